@@ -1,0 +1,6 @@
+import { DataSource } from 'typeorm';
+import { loadConfig } from './src/config/app-config.js';
+import { buildDataSourceOptions } from './src/database/data-source-options.js';
+
+/** The DataSource of the TypeORM CLI (`npm run migration:generate|run|revert`), from the same settings. */
+export default new DataSource(buildDataSourceOptions(loadConfig().database));

@@ -1,0 +1,7 @@
+import type { UserRole } from '../users/user.entity.js';
+
+/** Who is making a request: resolved from a bearer token by AuthService, the same for every transport. */
+export interface Actor {
+  id: number;
+  role: UserRole;
+}

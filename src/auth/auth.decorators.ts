@@ -1,0 +1,17 @@
+import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Actor } from './actor.js';
+
+export const REQUIRES_SIGN_IN = 'requiresSignIn';
+
+/** The route needs a valid bearer token (401 without one). Authorization is the services' job. */
+export const SignedIn = () => SetMetadata(REQUIRES_SIGN_IN, true);
+
+export interface RequestWithActor {
+  actor?: Actor | null;
+}
+
+/** The authenticated actor of an HTTP request, or null when anonymous. */
+export const CurrentActor = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Actor | null =>
+    context.switchToHttp().getRequest<RequestWithActor>().actor ?? null,
+);

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { AppConfig } from '../config/app-config.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { UsersService } from '../users/users.service.js';
+import type { Actor } from './actor.js';
+import { DECOY_HASH, verifyPassword } from './password-hasher.js';
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+
+/**
+ * Tokens in, actors out. Used by the HTTP guard, the GraphQL context and the WebSocket
+ * connection handshake alike, so every transport authenticates the same way.
+ */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly users: UsersService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async issueToken(email: string, password: string): Promise<IssuedToken> {
+    const user = await this.users.findWithPasswordHash(email);
+    // Verify against a decoy when the e-mail is unknown, so both failures take the same time.
+    const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    if (!user || !valid) throw DomainError.unauthenticated('The e-mail address or password is wrong');
+    const accessToken = await this.jwt.signAsync(
+      { sub: String(user.id) },
+      { algorithm: 'HS256', expiresIn: this.config.jwtExpiresInS },
+    );
+    return { accessToken, tokenType: 'Bearer', expiresIn: this.config.jwtExpiresInS };
+  }
+
+  /**
+   * The actor behind an `Authorization` header value: null when there is none, 401 when it
+   * is malformed, badly signed, expired, or names a user who no longer exists.
+   */
+  async authenticate(authorization: string | undefined | null): Promise<Actor | null> {
+    if (authorization === undefined || authorization === null || authorization === '') return null;
+    const match = BEARER.exec(authorization.trim());
+    if (!match) throw DomainError.unauthenticated('The Authorization header must be "Bearer <token>"');
+    let subject: string | undefined;
+    try {
+      const payload = await this.jwt.verifyAsync<{ sub?: unknown }>(match[1], { algorithms: ['HS256'] });
+      subject = typeof payload.sub === 'string' ? payload.sub : undefined;
+    } catch {
+      throw DomainError.unauthenticated('The bearer token is invalid or expired');
+    }
+    const id = subject !== undefined && /^[1-9]\d{0,9}$/.test(subject) ? Number(subject) : NaN;
+    const user = Number.isSafeInteger(id) ? await this.users.findById(id) : null;
+    if (!user) throw DomainError.unauthenticated('The bearer token is invalid or expired');
+    return { id: user.id, role: user.role };
+  }
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error.js';
+import type { Actor } from './actor.js';
+
+/**
+ * Who may change what: the one policy behind REST, GraphQL and subscriptions.
+ * Services call it with the actor and the resource; it throws 401/403 domain errors.
+ */
+@Injectable()
+export class AuthorizationPolicy {
+  requireActor(actor: Actor | null | undefined): Actor {
+    if (!actor) throw DomainError.unauthenticated();
+    return actor;
+  }
+
+  isAdmin(actor: Actor | null | undefined): boolean {
+    return actor?.role === 'admin';
+  }
+
+  /** Posts and comments: their author or an admin. */
+  assertCanModify(actor: Actor | null | undefined, resource: { authorId: number }, what: string): Actor {
+    const who = this.requireActor(actor);
+    if (who.role !== 'admin' && who.id !== resource.authorId) {
+      throw DomainError.forbidden(`Only the author of this ${what} or an admin may change it`);
+    }
+    return who;
+  }
+
+  /** Users: themselves or an admin. */
+  assertCanModifyUser(actor: Actor | null | undefined, userId: number): Actor {
+    const who = this.requireActor(actor);
+    if (who.role !== 'admin' && who.id !== userId) {
+      throw DomainError.forbidden('Only the user themselves or an admin may change this user');
+    }
+    return who;
+  }
+
+  /** Fields only admins may set: a user's role, a post's author. */
+  assertAdminFor(actor: Actor | null | undefined, field: string): Actor {
+    const who = this.requireActor(actor);
+    if (who.role !== 'admin') throw DomainError.forbidden(`Only admins may set ${field}`);
+    return who;
+  }
+
+  /** Whether an event about a resource may reach a subscriber. Every resource is public today. */
+  canSee(_actor: Actor | null | undefined, _resource: unknown): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The domain error codes. One table maps each to its HTTP status and problem title;
+ * the GraphQL formatter uses the code itself as `extensions.code`.
+ */
+export const ERROR_CODES = {
+  BAD_USER_INPUT: { status: 400, title: 'Bad Request' },
+  UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  NOT_FOUND: { status: 404, title: 'Not Found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
+  NOT_ACCEPTABLE: { status: 406, title: 'Not Acceptable' },
+  CONFLICT: { status: 409, title: 'Conflict' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition Failed' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
+  RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
+  INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const BY_STATUS = new Map<number, ErrorCode>(
+  Object.entries(ERROR_CODES).map(([code, { status }]) => [status, code as ErrorCode]),
+);
+
+/** The code for an HTTP status raised outside the domain (framework, body parser). */
+export function codeForStatus(status: number): ErrorCode {
+  return BY_STATUS.get(status) ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_USER_INPUT');
+}

@@ -1,0 +1,41 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { normalizeError } from './normalize-error.js';
+import { PROBLEM_CONTENT_TYPE, toProblemDetails } from './problem-details.js';
+
+/**
+ * The one place where a failure becomes an HTTP response: Nest routes it everything thrown in
+ * guards, pipes and handlers, and Fastify's own errors (body parser, size limit, 404) too.
+ * GraphQL errors are left to the GraphQL formatter, which uses the same `normalizeError`.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): unknown {
+    if (host.getType() !== 'http') throw exception;
+    const http = host.switchToHttp();
+    sendProblem(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+    return undefined;
+  }
+}
+
+export function sendProblem(
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  logger: Pick<Logger, 'error'>,
+): void {
+  const error = normalizeError(exception);
+  if (error.unexpected) {
+    logger.error(
+      `${request.method} ${request.url} failed: ${exception instanceof Error ? exception.stack : String(exception)}`,
+    );
+  }
+  if (reply.sent) return;
+  const path = request.url.split('?')[0];
+  reply.status(error.status).header('content-type', PROBLEM_CONTENT_TYPE);
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer');
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+  reply.send(JSON.stringify(toProblemDetails(error, path)));
+}

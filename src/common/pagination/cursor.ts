@@ -1,0 +1,66 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DomainError } from '../errors/domain-error.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** One page of a keyset-paged list: the items and the cursor of the next page, if there is one. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Keyset cursors are opaque to clients: base64url of `v1:<last id>`. */
+export function encodeCursor(id: number): string {
+  return Buffer.from(`v1:${id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, field = 'cursor'): number {
+  const match = /^v1:([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const id = match ? Number(match[1]) : NaN;
+  if (!(id <= 2_147_483_647) || Buffer.from(`v1:${id}`).toString('base64url') !== cursor) {
+    throw DomainError.badInput(`${field} is not a cursor this service issued`, [
+      { field, message: 'is not a valid cursor' },
+    ]);
+  }
+  return id;
+}
+
+/** Builds a page from `limit + 1` rows fetched in keyset order. */
+export function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+  const hasMore = rows.length > limit;
+  const items = hasMore ? rows.slice(0, limit) : rows;
+  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
+}
+
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value;
+
+/** `?limit=&cursor=` on every list. */
+export class PageQueryDto {
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'limit must be an integer from 1 to 100' })
+  @Min(1, { message: 'limit must be an integer from 1 to 100' })
+  @Max(MAX_PAGE_SIZE, { message: 'limit must be an integer from 1 to 100' })
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  cursor?: string;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** The id after which (in list order) the page starts. */
+  after?: number;
+}
+
+export function toPageRequest(query: { limit?: number; cursor?: string }): PageRequest {
+  return {
+    limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+  };
+}

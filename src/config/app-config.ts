@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+
+/**
+ * Every setting of the service, read once from the environment (and an optional `.env`).
+ * This is the only file that knows about process.env; everything else injects `AppConfig`.
+ */
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export interface DatabaseConfig {
+  type: 'sqlite' | 'postgres';
+  /** SQLite: a file path or ':memory:'. PostgreSQL: the connection URL. */
+  url: string;
+}
+
+export class AppConfig {
+  nodeEnv: NodeEnv;
+  port: number;
+  host: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  database: DatabaseConfig;
+  seedDemoData: boolean;
+  adminEmail?: string;
+  adminPassword?: string;
+  jwtSecret: string;
+  /** True when JWT_SECRET was not set and a random per-process secret is in use. */
+  jwtSecretGenerated: boolean;
+  jwtExpiresInS: number;
+  redisUrl?: string;
+  rateLimitMax: number;
+  rateLimitWindowS: number;
+  rateLimitAuthMax: number;
+  metricsEnabled: boolean;
+  corsOrigins: string[];
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  dbPoolSize: number;
+
+  get isProduction(): boolean {
+    return this.nodeEnv === 'production';
+  }
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(value)) return true;
+    if (['false', '0', 'no', 'off'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+}
+
+export function parseDatabaseUrl(url: string | undefined): DatabaseConfig | string {
+  if (url === undefined) return { type: 'sqlite', url: './data/blog.sqlite' };
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (path === '') return 'DATABASE_URL sqlite: needs a path, e.g. sqlite:./data/blog.sqlite or sqlite::memory:';
+    return { type: 'sqlite', url: path };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      return 'DATABASE_URL is not a valid postgres:// URL';
+    }
+    return { type: 'postgres', url };
+  }
+  return 'DATABASE_URL must start with sqlite: or postgres:// (or be unset for the embedded SQLite file)';
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The process environment over the settings of an optional `.env` file in the working directory. */
+export function readEnvironment(): Env {
+  const fromFile = existsSync('.env') ? parseDotenv(readFileSync('.env')) : {};
+  return { ...fromFile, ...process.env };
+}
+
+/** Builds the configuration from an environment; throws a ConfigError naming every bad setting. */
+export function loadConfig(env: Env = readEnvironment()): AppConfig {
+  const read = new Reader(env);
+  const config = new AppConfig();
+  config.nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
+  config.port = read.int('PORT', 3000, 0, 65535);
+  config.host = read.string('HOST', '0.0.0.0');
+  config.logLevel = read.oneOf('LOG_LEVEL', 'info', [
+    'fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent',
+  ] as const);
+
+  const database = parseDatabaseUrl(read.raw('DATABASE_URL'));
+  if (typeof database === 'string') read.problems.push(database);
+  else config.database = database;
+  config.dbPoolSize = read.int('DB_POOL_SIZE', 10, 1, 1000);
+  config.seedDemoData = read.bool('SEED_DEMO_DATA', true);
+
+  config.adminEmail = read.raw('ADMIN_EMAIL')?.toLowerCase();
+  config.adminPassword = read.raw('ADMIN_PASSWORD');
+  if (config.adminEmail !== undefined && !EMAIL.test(config.adminEmail)) {
+    read.problems.push('ADMIN_EMAIL must be an e-mail address');
+  }
+  if (config.adminPassword !== undefined && (config.adminPassword.length < 8 || config.adminPassword.length > 128)) {
+    read.problems.push('ADMIN_PASSWORD must be 8-128 characters');
+  }
+  if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
+    read.problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+
+  const secret = read.raw('JWT_SECRET');
+  if (secret === undefined && config.nodeEnv === 'production') {
+    read.problems.push('JWT_SECRET is required when NODE_ENV=production');
+  } else if (secret !== undefined && secret.length < 32) {
+    read.problems.push('JWT_SECRET must be at least 32 characters');
+  }
+  config.jwtSecretGenerated = secret === undefined;
+  config.jwtSecret = secret ?? randomBytes(32).toString('hex');
+  config.jwtExpiresInS = read.int('JWT_EXPIRES_IN', 3600, 60, 60 * 60 * 24 * 30);
+
+  config.redisUrl = read.raw('REDIS_URL');
+  if (config.redisUrl !== undefined && !/^rediss?:\/\//.test(config.redisUrl)) {
+    read.problems.push('REDIS_URL must start with redis:// or rediss://');
+  }
+  config.rateLimitMax = read.int('RATE_LIMIT_MAX', 1000, 0, 1_000_000_000);
+  config.rateLimitWindowS = read.int('RATE_LIMIT_WINDOW_S', 60, 1, 86_400);
+  config.rateLimitAuthMax = read.int('RATE_LIMIT_AUTH_MAX', 20, 0, 1_000_000_000);
+  config.metricsEnabled = read.bool('METRICS_ENABLED', true);
+  config.corsOrigins = (read.raw('CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of config.corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      read.problems.push(`CORS_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`);
+    }
+  }
+  config.trustProxy = read.bool('TRUST_PROXY', false);
+  config.bodyLimitBytes = read.int('BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576);
+  config.requestTimeoutMs = read.int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  config.shutdownTimeoutMs = read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000);
+
+  if (read.problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);
+  }
+  return config;
+}

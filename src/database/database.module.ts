@@ -1,0 +1,33 @@
+import { Global, Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import { buildDataSourceOptions } from './data-source-options.js';
+import { DemoSeeder } from './demo-seeder.js';
+import { runMigrations, withStartupLock } from './migration-runner.js';
+
+const logger = new Logger('Database');
+
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        ...buildDataSourceOptions(config.database, { poolSize: config.dbPoolSize }),
+        retryAttempts: 2,
+        retryDelay: 1000,
+      }),
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        const applied = await withStartupLock(dataSource, () => runMigrations(dataSource));
+        if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+        return dataSource;
+      },
+    }),
+  ],
+  providers: [TransactionRunner, DemoSeeder],
+  exports: [TransactionRunner],
+})
+export class DatabaseModule {}

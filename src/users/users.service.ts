@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { MoreThan, Repository } from 'typeorm';
+import type { Actor } from '../auth/actor.js';
+import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { hashPassword } from '../auth/password-hasher.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { normalizeError } from '../common/errors/normalize-error.js';
+import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
+import type { CreateUserDto } from './dto/create-user.dto.js';
+import type { UpdateUserDto } from './dto/update-user.dto.js';
+import { User, type UserRole } from './user.entity.js';
+
+@Injectable()
+export class UsersService {
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly policy: AuthorizationPolicy,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async create(input: CreateUserDto, role: UserRole = 'author'): Promise<User> {
+    const now = new Date();
+    const user = this.users.create({
+      name: input.name,
+      email: input.email.toLowerCase(),
+      passwordHash: await hashPassword(input.password),
+      avatarUrl: input.avatarUrl ?? null,
+      role,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      return await this.transactions.run((manager) => manager.save(user));
+    } catch (error) {
+      throw this.conflictOnDuplicateEmail(error);
+    }
+  }
+
+  async list(page: PageRequest): Promise<Page<User>> {
+    const rows = await this.users.find({
+      where: page.after === undefined ? {} : { id: MoreThan(page.after) },
+      order: { id: 'ASC' },
+      take: page.limit + 1,
+    });
+    return toPage(rows, page.limit);
+  }
+
+  async findById(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  async get(id: number): Promise<User> {
+    const user = await this.findById(id);
+    if (!user) throw DomainError.notFound('User', id);
+    return user;
+  }
+
+  /** For sign-in only: the one read that loads the password hash. */
+  async findWithPasswordHash(email: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('user')
+      .addSelect('user.passwordHash')
+      .where('user.email = :email', { email: email.toLowerCase() })
+      .getOne();
+  }
+
+  async update(id: number, input: UpdateUserDto, actor: Actor | null, options: WriteOptions = {}): Promise<User> {
+    this.policy.assertCanModifyUser(actor, id);
+    if (input.role !== undefined) this.policy.assertAdminFor(actor, 'role');
+    const changes: Partial<User> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.avatarUrl !== undefined) changes.avatarUrl = input.avatarUrl;
+    if (input.role !== undefined) changes.role = input.role;
+    if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+
+    return this.transactions.run(async (manager) => {
+      const current = await manager.findOneBy(User, { id });
+      if (!current) throw DomainError.notFound('User', id);
+      return updateVersioned(manager, User, current, changes, options.expectedVersion);
+    });
+  }
+
+  async delete(id: number, actor: Actor | null): Promise<void> {
+    this.policy.assertCanModifyUser(actor, id);
+    const result = await this.transactions.run((manager) => manager.delete(User, { id }));
+    if (!result.affected) throw DomainError.notFound('User', id);
+  }
+
+  async count(where: Partial<Pick<User, 'role'>> = {}): Promise<number> {
+    return this.users.countBy(where);
+  }
+
+  private conflictOnDuplicateEmail(error: unknown): unknown {
+    if (normalizeError(error).code === 'CONFLICT') {
+      return DomainError.conflict('A user with this e-mail address already exists');
+    }
+    return error;
+  }
+}
+

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { describe } from 'vitest';
+import { createApp } from '../../src/app.factory.js';
+import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
+import { createTestDatabase, DATABASES, type DatabaseKind, type TestDatabase, TEST_DATABASE_URL } from './databases.js';
+
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  /** The Node HTTP server, for supertest. */
+  server: ReturnType<NestFastifyApplication['getHttpServer']>;
+  config: AppConfig;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Settings as environment variables, over the test defaults. */
+  env?: Record<string, string>;
+  /** Keep the database for another app (durability tests); the caller drops it. */
+  database?: TestDatabase;
+  /** Use a SQLite file rather than memory. */
+  file?: boolean;
+}
+
+/** Starts the real application on a fresh database of the given kind, ready for supertest. */
+export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase(kind, { file: options.file }));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    DATABASE_URL: database.url,
+    SEED_DEMO_DATA: 'true',
+    RATE_LIMIT_MAX: '0',
+    RATE_LIMIT_AUTH_MAX: '0',
+    ...options.env,
+  });
+  const app = await createApp(config);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return {
+    app,
+    server: app.getHttpServer(),
+    config,
+    database,
+    close: async () => {
+      await app.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+/**
+ * Declares a suite once per test database: SQLite always, PostgreSQL when TEST_DATABASE_URL
+ * is set (otherwise a skipped suite says why).
+ */
+export function describeEachDatabase(name: string, body: (kind: DatabaseKind) => void): void {
+  for (const kind of DATABASES) describe(`${name} [${kind}]`, () => body(kind));
+  if (!TEST_DATABASE_URL) describe.skip(`${name} [postgres] (skipped: TEST_DATABASE_URL is not set)`, () => body('postgres'));
+}
