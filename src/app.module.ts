@@ -5,6 +5,9 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { CommentsModule } from './comments/comments.module.js';
+import { PostsModule } from './posts/posts.module.js';
+import { EventsModule } from './subscriptions/events.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({})
@@ -12,7 +15,17 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, PolicyModule, AuthModule, UsersModule, HealthModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        PolicyModule,
+        EventsModule,
+        AuthModule,
+        UsersModule,
+        PostsModule,
+        CommentsModule,
+        HealthModule,
+      ],
     };
   }
 }

@@ -11,6 +11,10 @@ import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
+import { Comment } from '../comments/comment.entity.js';
+import { Post } from '../posts/post.entity.js';
+import { event } from '../subscriptions/blog-events.js';
+import { EventPublisher } from '../subscriptions/event-publisher.js';
 import { User, type UserRole } from './user.entity.js';
 
 @Injectable()
@@ -19,6 +23,7 @@ export class UsersService {
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly policy: AuthorizationPolicy,
     private readonly transactions: TransactionRunner,
+    private readonly events: EventPublisher,
   ) {}
 
   async create(input: CreateUserDto, role: UserRole = 'author'): Promise<User> {
@@ -83,10 +88,25 @@ export class UsersService {
     });
   }
 
+  /** Deletes the user with their posts and comments, and announces every deletion. */
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.assertCanModifyUser(actor, id);
-    const result = await this.transactions.run((manager) => manager.delete(User, { id }));
-    if (!result.affected) throw DomainError.notFound('User', id);
+    const { posts, comments } = await this.transactions.run(async (manager) => {
+      if (!(await manager.existsBy(User, { id }))) throw DomainError.notFound('User', id);
+      const ownPosts = await manager.find(Post, { select: { id: true, authorId: true }, where: { authorId: id } });
+      const cascaded = await manager
+        .createQueryBuilder(Comment, 'comment')
+        .select(['comment.id', 'comment.postId', 'comment.authorId'])
+        .leftJoin(Post, 'post', 'post.id = comment.postId')
+        .where('comment.authorId = :id OR post.authorId = :id', { id })
+        .getMany();
+      await manager.delete(User, { id });
+      return { posts: ownPosts, comments: cascaded };
+    });
+    this.events.publish(
+      ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId })),
+      ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
+    );
   }
 
   async count(where: Partial<Pick<User, 'role'>> = {}): Promise<number> {

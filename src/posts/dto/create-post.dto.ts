@@ -1,0 +1,23 @@
+import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { Trim } from '../../common/validation/transforms.js';
+import { REQUIRED } from '../../users/dto/create-user.dto.js';
+
+export class CreatePostDto {
+  @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
+  @IsString()
+  @IsDefined(REQUIRED)
+  @Trim()
+  title: string;
+
+  @Length(1, 100_000, { message: 'body must be 1-100000 characters' })
+  @IsString()
+  @IsDefined(REQUIRED)
+  body: string;
+
+  /** Admins only: write the post on someone else's behalf. */
+  @Max(2_147_483_647)
+  @Min(1)
+  @IsInt({ message: 'authorId must be an integer' })
+  @IsOptional()
+  authorId?: number;
+}

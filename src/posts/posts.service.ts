@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, LessThan, Repository, type FindOptionsWhere } from 'typeorm';
+import type { Actor } from '../auth/actor.js';
+import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { Comment } from '../comments/comment.entity.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
+import { event } from '../subscriptions/blog-events.js';
+import { EventPublisher } from '../subscriptions/event-publisher.js';
+import { User } from '../users/user.entity.js';
+import type { CreatePostDto } from './dto/create-post.dto.js';
+import type { UpdatePostDto } from './dto/update-post.dto.js';
+import { Post } from './post.entity.js';
+
+export interface PostListRequest extends PageRequest {
+  authorId?: number;
+}
+
+@Injectable()
+export class PostsService {
+  constructor(
+    @InjectRepository(Post) private readonly posts: Repository<Post>,
+    private readonly policy: AuthorizationPolicy,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventPublisher,
+  ) {}
+
+  /** Newest first, keyset-paged on the primary key (or on (author_id, id) with authorId). */
+  async list(request: PostListRequest): Promise<Page<Post>> {
+    const where: FindOptionsWhere<Post> = {};
+    if (request.authorId !== undefined) where.authorId = request.authorId;
+    if (request.after !== undefined) where.id = LessThan(request.after);
+    const rows = await this.posts.find({ where, order: { id: 'DESC' }, take: request.limit + 1 });
+    return toPage(rows, request.limit);
+  }
+
+  async count(authorId?: number): Promise<number> {
+    return this.posts.countBy(authorId === undefined ? {} : { authorId });
+  }
+
+  findById(id: number): Promise<Post | null> {
+    return this.posts.findOneBy({ id });
+  }
+
+  async get(id: number): Promise<Post> {
+    const post = await this.findById(id);
+    if (!post) throw DomainError.notFound('Post', id);
+    return post;
+  }
+
+  /** For batching: the posts with these ids, in no particular order. */
+  findByIds(ids: readonly number[]): Promise<Post[]> {
+    return this.posts.findBy({ id: In([...ids]) });
+  }
+
+  async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
+    const who = this.policy.requireActor(actor);
+    if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
+    const authorId = input.authorId ?? who.id;
+    const post = await this.transactions.run(async (manager) => {
+      if (authorId !== who.id && !(await manager.existsBy(User, { id: authorId }))) {
+        throw DomainError.badInput(`authorId ${authorId} is not a user`, [
+          { field: 'authorId', message: `authorId ${authorId} is not a user` },
+        ]);
+      }
+      const now = new Date();
+      return manager.save(manager.create(Post, { title: input.title, body: input.body, authorId, createdAt: now, updatedAt: now }));
+    });
+    this.events.publish(event('postCreated', post));
+    return post;
+  }
+
+  async update(id: number, input: UpdatePostDto, actor: Actor | null, options: WriteOptions = {}): Promise<Post> {
+    this.policy.requireActor(actor);
+    const post = await this.transactions.run(async (manager) => {
+      const current = await manager.findOneBy(Post, { id });
+      if (!current) throw DomainError.notFound('Post', id);
+      this.policy.assertCanModify(actor, current, 'post');
+      const changes: Partial<Post> = {};
+      if (input.title !== undefined) changes.title = input.title;
+      if (input.body !== undefined) changes.body = input.body;
+      return updateVersioned(manager, Post, current, changes, options.expectedVersion);
+    });
+    this.events.publish(event('postUpdated', post));
+    return post;
+  }
+
+  async delete(id: number, actor: Actor | null): Promise<void> {
+    this.policy.requireActor(actor);
+    const { post, comments } = await this.transactions.run(async (manager) => {
+      const current = await manager.findOneBy(Post, { id });
+      if (!current) throw DomainError.notFound('Post', id);
+      this.policy.assertCanModify(actor, current, 'post');
+      const cascaded = await manager.find(Comment, { select: { id: true, postId: true, authorId: true }, where: { postId: id } });
+      await manager.delete(Post, { id });
+      return { post: current, comments: cascaded };
+    });
+    this.events.publish(
+      ...comments.map((comment) => event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId })),
+      event('postDeleted', { id: post.id, authorId: post.authorId }),
+    );
+  }
+}
