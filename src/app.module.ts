@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module.js';
 import { PolicyModule } from './auth/policy.module.js';
 import type { AppConfig } from './config/app-config.js';
+import { RepresentationModule } from './common/representation/representation.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -25,6 +26,7 @@ export class AppModule {
         PostsModule,
         CommentsModule,
         HealthModule,
+        RepresentationModule,
       ],
     };
   }

@@ -37,6 +37,12 @@ export class PostsService {
     return toPage(rows, request.limit);
   }
 
+  /** A user's posts, newest first; 404 when the user does not exist. */
+  async listForAuthor(authorId: number, request: PageRequest): Promise<Page<Post>> {
+    if (!(await this.posts.manager.existsBy(User, { id: authorId }))) throw DomainError.notFound('User', authorId);
+    return this.list({ ...request, authorId });
+  }
+
   async count(authorId?: number): Promise<number> {
     return this.posts.countBy(authorId === undefined ? {} : { authorId });
   }

@@ -11,6 +11,7 @@ export interface UserView {
   createdAt: string;
   updatedAt: string;
   _links: Links;
+  [field: string]: unknown;
 }
 
 export function toUserView(user: User): UserView {

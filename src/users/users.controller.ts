@@ -3,37 +3,40 @@ import type { FastifyReply } from 'fastify';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { IfMatch } from '../common/representation/etag.js';
 import { userPath } from '../common/representation/links.js';
+import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
-import { toUserView, type UserView } from './user.view.js';
+import type { User } from './user.entity.js';
+import { toUserView } from './user.view.js';
 import { UsersService } from './users.service.js';
+
+const toResource = (user: User) => new Resource('user', toUserView(user), user.version);
 
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @Get()
-  async list(@Query() query: PageQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UserView[]> {
+  async list(@Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.users.list(request);
-    if (page.nextCursor) {
-      reply.header('link', `</users?limit=${request.limit}&cursor=${page.nextCursor}>; rel="next"`);
-    }
-    return page.items.map(toUserView);
+    const next = nextPageHref('/users', page.nextCursor, { limit: request.limit });
+    return new ResourceList('user', page.items.map(toUserView), next);
   }
 
   @Post()
-  async create(@Body() input: CreateUserDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UserView> {
+  async create(@Body() input: CreateUserDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<Resource> {
     const user = await this.users.create(input);
     reply.header('location', userPath(user.id));
-    return toUserView(user);
+    return toResource(user);
   }
 
   @Get(':id')
-  async get(@Param('id', ParseIdPipe) id: number): Promise<UserView> {
-    return toUserView(await this.users.get(id));
+  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
+    return toResource(await this.users.get(id));
   }
 
   @Patch(':id')
@@ -42,8 +45,9 @@ export class UsersController {
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateUserDto,
     @CurrentActor() actor: Actor,
-  ): Promise<UserView> {
-    return toUserView(await this.users.update(id, input, actor));
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Resource> {
+    return toResource(await this.users.update(id, input, actor, { expectedVersion }));
   }
 
   @Delete(':id')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { MoreThan, Repository } from 'typeorm';
+import { In, MoreThan, Repository } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { hashPassword } from '../auth/password-hasher.js';
@@ -55,6 +55,11 @@ export class UsersService {
 
   async findById(id: number): Promise<User | null> {
     return this.users.findOneBy({ id });
+  }
+
+  /** For batching: the users with these ids, in no particular order. */
+  findByIds(ids: readonly number[]): Promise<User[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.users.findBy({ id: In([...ids]) });
   }
 
   async get(id: number): Promise<User> {

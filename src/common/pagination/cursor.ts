@@ -34,7 +34,7 @@ export function toPage<T extends { id: number }>(rows: T[], limit: number): Page
   return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
 }
 
-const toInteger = ({ value }: { value: unknown }) =>
+export const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value;
 
 /** `?limit=&cursor=` on every list. */

@@ -1,0 +1,65 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import type { Actor } from '../auth/actor.js';
+import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
+import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { IfMatch } from '../common/representation/etag.js';
+import { commentPath } from '../common/representation/links.js';
+import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
+import { ParseIdPipe } from '../common/validation/validation.pipe.js';
+import type { Comment } from './comment.entity.js';
+import { toCommentView } from './comment.view.js';
+import { CommentsService } from './comments.service.js';
+import { CreateCommentDto } from './dto/create-comment.dto.js';
+import { UpdateCommentDto } from './dto/update-comment.dto.js';
+
+const toResource = (comment: Comment) => new Resource('comment', toCommentView(comment), comment.version);
+
+@Controller()
+export class CommentsController {
+  constructor(private readonly comments: CommentsService) {}
+
+  @Get('posts/:id/comments')
+  async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
+    const request = toPageRequest(query);
+    const page = await this.comments.listForPost(postId, request);
+    const next = nextPageHref(`/posts/${postId}/comments`, page.nextCursor, { limit: request.limit });
+    return new ResourceList('comment', page.items.map(toCommentView), next);
+  }
+
+  @Post('posts/:id/comments')
+  @SignedIn()
+  async create(
+    @Param('id', ParseIdPipe) postId: number,
+    @Body() input: CreateCommentDto,
+    @CurrentActor() actor: Actor,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Resource> {
+    const comment = await this.comments.create(postId, input, actor);
+    reply.header('location', commentPath(comment.id));
+    return toResource(comment);
+  }
+
+  @Get('comments/:id')
+  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
+    return toResource(await this.comments.get(id));
+  }
+
+  @Patch('comments/:id')
+  @SignedIn()
+  async update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() input: UpdateCommentDto,
+    @CurrentActor() actor: Actor,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Resource> {
+    return toResource(await this.comments.update(id, input, actor, { expectedVersion }));
+  }
+
+  @Delete('comments/:id')
+  @SignedIn()
+  @HttpCode(204)
+  async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
+    await this.comments.delete(id, actor);
+  }
+}

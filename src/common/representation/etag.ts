@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { Format } from './media-types.js';
+
+const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', html: '-html' };
+
+/**
+ * Strong ETags: `"<version>"` for JSON, `"<version>-hal"`, `"<version>-xml"` for the other
+ * renderings of the same fields. An HTML page also shows related data (author, comments), so
+ * its tag is a digest of the page itself.
+ */
+export function etagFor(format: Format, version: number, body: string): string {
+  if (format === 'html') return `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
+  return `"${version}${SUFFIX[format]}"`;
+}
+
+/** RFC 9110 weak comparison for If-None-Match: does any listed tag match? */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/**
+ * The version an If-Match header demands, for the service's conditional write:
+ * undefined without the header or with `*`; -1 (never current) for a tag this service did not
+ * issue, a weak tag, or an HTML digest, so the write fails with 412 rather than going ahead.
+ */
+export function expectedVersion(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  for (const tag of header.split(',')) {
+    const match = /^"(\d{1,10})(?:-hal|-xml)?"$/.exec(tag.trim());
+    if (match) return Number(match[1]);
+  }
+  return -1;
+}
+
+/** `@IfMatch() version?: number` — the version the client's If-Match requires. */
+export const IfMatch = createParamDecorator((_data: unknown, context: ExecutionContext) =>
+  expectedVersion(context.switchToHttp().getRequest<FastifyRequest>().headers['if-match']),
+);

@@ -1,0 +1,12 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { PageQueryDto, toInteger } from '../../common/pagination/cursor.js';
+
+export class ListPostsQuery extends PageQueryDto {
+  @Max(2_147_483_647, { message: 'authorId must be a positive integer' })
+  @Min(1, { message: 'authorId must be a positive integer' })
+  @IsInt({ message: 'authorId must be a positive integer' })
+  @Transform(toInteger)
+  @IsOptional()
+  authorId?: number;
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import type { Actor } from '../auth/actor.js';
+import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
+import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { IfMatch } from '../common/representation/etag.js';
+import { postPath } from '../common/representation/links.js';
+import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
+import { ParseIdPipe } from '../common/validation/validation.pipe.js';
+import { CreatePostDto } from './dto/create-post.dto.js';
+import { ListPostsQuery } from './dto/list-posts.query.js';
+import { UpdatePostDto } from './dto/update-post.dto.js';
+import type { Post as PostEntity } from './post.entity.js';
+import { toPostView } from './post.view.js';
+import { PostsService } from './posts.service.js';
+
+const toResource = (post: PostEntity) => new Resource('post', toPostView(post), post.version);
+
+@Controller()
+export class PostsController {
+  constructor(private readonly posts: PostsService) {}
+
+  @Get('posts')
+  async list(@Query() query: ListPostsQuery): Promise<ResourceList> {
+    const request = toPageRequest(query);
+    const page = await this.posts.list({ ...request, authorId: query.authorId });
+    const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId });
+    return new ResourceList('post', page.items.map(toPostView), next);
+  }
+
+  @Get('users/:id/posts')
+  async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
+    const request = toPageRequest(query);
+    const page = await this.posts.listForAuthor(authorId, request);
+    const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit });
+    return new ResourceList('post', page.items.map(toPostView), next);
+  }
+
+  @Post('posts')
+  @SignedIn()
+  async create(
+    @Body() input: CreatePostDto,
+    @CurrentActor() actor: Actor,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Resource> {
+    const post = await this.posts.create(input, actor);
+    reply.header('location', postPath(post.id));
+    return toResource(post);
+  }
+
+  @Get('posts/:id')
+  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
+    return toResource(await this.posts.get(id));
+  }
+
+  @Patch('posts/:id')
+  @SignedIn()
+  async update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() input: UpdatePostDto,
+    @CurrentActor() actor: Actor,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Resource> {
+    return toResource(await this.posts.update(id, input, actor, { expectedVersion }));
+  }
+
+  @Delete('posts/:id')
+  @SignedIn()
+  @HttpCode(204)
+  async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
+    await this.posts.delete(id, actor);
+  }
+}
