@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
+import { setupOpenApi } from './common/openapi/openapi.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import type { AppConfig } from './config/app-config.js';
 
@@ -46,6 +47,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
         scriptSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         frameAncestors: ["'none'"],
+        // Plain-HTTP deployments (behind no TLS) must still load their own assets.
+        upgradeInsecureRequests: null,
       },
     },
     crossOriginEmbedderPolicy: false,
@@ -59,6 +62,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   app.useGlobalFilters(new ProblemDetailsFilter());
   app.useGlobalPipes(createValidationPipe());
+  setupOpenApi(app);
   return app;
 }
 

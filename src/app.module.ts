@@ -2,7 +2,9 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module.js';
 import { PolicyModule } from './auth/policy.module.js';
 import type { AppConfig } from './config/app-config.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { RepresentationModule } from './common/representation/representation.module.js';
+import { RedisModule } from './redis/redis.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -19,6 +21,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        RedisModule,
+        RateLimitModule,
         PolicyModule,
         EventsModule,
         AuthModule,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { UsersService } from '../users/users.service.js';
 import type { Actor } from './actor.js';
 import { DECOY_HASH, verifyPassword } from './password-hasher.js';
@@ -24,9 +25,17 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
+    private readonly limiter: RateLimiter,
   ) {}
 
-  async issueToken(email: string, password: string): Promise<IssuedToken> {
+  /**
+   * Signs in. Attempts are limited per client address and per e-mail address
+   * (RATE_LIMIT_AUTH_MAX per window), the same for REST and GraphQL.
+   */
+  async issueToken(email: string, password: string, clientAddress = 'unknown'): Promise<IssuedToken> {
+    const { rateLimitAuthMax, rateLimitWindowS } = this.config;
+    await this.limiter.consume(`auth-ip:${clientAddress}`, rateLimitAuthMax, rateLimitWindowS);
+    await this.limiter.consume(`auth-email:${email.toLowerCase()}`, rateLimitAuthMax, rateLimitWindowS);
     const user = await this.users.findWithPasswordHash(email);
     // Verify against a decoy when the e-mail is unknown, so both failures take the same time.
     const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);

@@ -1,13 +1,20 @@
-import { Body, Controller, Post } from '@nestjs/common';
+import { Body, Controller, Ip, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../common/openapi/api-docs.decorators.js';
+import { TOKEN_SCHEMA } from '../common/openapi/schemas.js';
 import { AuthService, type IssuedToken } from './auth.service.js';
 import { CreateTokenDto } from './dto/create-token.dto.js';
 
+@ApiTags('auth')
 @Controller('tokens')
 export class TokensController {
   constructor(private readonly auth: AuthService) {}
 
   @Post()
-  create(@Body() input: CreateTokenDto): Promise<IssuedToken> {
-    return this.auth.issueToken(input.email, input.password);
+  @ApiOperation({ summary: 'Sign in: trade an e-mail and password for a bearer token' })
+  @ApiResponse({ status: 201, description: 'A JWT bearer token', content: { 'application/json': { schema: TOKEN_SCHEMA } } })
+  @ApiProblems(400, 401, 413, 415, 429)
+  create(@Body() input: CreateTokenDto, @Ip() clientAddress: string): Promise<IssuedToken> {
+    return this.auth.issueToken(input.email, input.password, clientAddress);
   }
 }

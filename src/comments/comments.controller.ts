@@ -1,7 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
+import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import { COMMENT_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { commentPath } from '../common/representation/links.js';
@@ -15,11 +18,14 @@ import { UpdateCommentDto } from './dto/update-comment.dto.js';
 
 const toResource = (comment: Comment) => new Resource('comment', toCommentView(comment), comment.version);
 
+@ApiTags('comments')
 @Controller()
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
   @Get('posts/:id/comments')
+  @ApiOperation({ summary: "A post's comments, oldest first" })
+  @ApiGetList(COMMENT_SCHEMA)
   async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.comments.listForPost(postId, request);
@@ -29,6 +35,8 @@ export class CommentsController {
 
   @Post('posts/:id/comments')
   @SignedIn()
+  @ApiOperation({ summary: 'Comment on a post' })
+  @ApiWrite(201, 'The comment; Location names it', COMMENT_SCHEMA)
   async create(
     @Param('id', ParseIdPipe) postId: number,
     @Body() input: CreateCommentDto,
@@ -41,12 +49,17 @@ export class CommentsController {
   }
 
   @Get('comments/:id')
+  @ApiOperation({ summary: 'One comment' })
+  @ApiGetOne(COMMENT_SCHEMA)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
     return toResource(await this.comments.get(id));
   }
 
   @Patch('comments/:id')
   @SignedIn()
+  @ApiOperation({ summary: 'Change a comment (its author or an admin)' })
+  @ApiIfMatch()
+  @ApiWrite(200, 'The changed comment', COMMENT_SCHEMA, 412)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateCommentDto,
@@ -58,6 +71,8 @@ export class CommentsController {
 
   @Delete('comments/:id')
   @SignedIn()
+  @ApiOperation({ summary: 'Delete a comment (its author or an admin)' })
+  @ApiWrite(204, 'Deleted')
   @HttpCode(204)
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.comments.delete(id, actor);

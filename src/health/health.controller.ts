@@ -1,10 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { PROBLEM_CONTENT_TYPE } from '../common/errors/problem-details.js';
 
 type Checks = Record<string, { status: string; [key: string]: unknown }>;
 
+@ApiTags('operations')
 @Controller('health')
 export class HealthController {
   constructor(
@@ -14,6 +16,7 @@ export class HealthController {
 
   /** 200 `{status: "ok", checks}` when the database answers; 503 problem+json naming what is down. */
   @Get()
+  @ApiOperation({ summary: 'Liveness and database reachability (503 when the database is down)' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     try {
       const result = await this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]);

@@ -1,7 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
+import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import { POST_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { postPath } from '../common/representation/links.js';
@@ -16,11 +19,14 @@ import { PostsService } from './posts.service.js';
 
 const toResource = (post: PostEntity) => new Resource('post', toPostView(post), post.version);
 
+@ApiTags('posts')
 @Controller()
 export class PostsController {
   constructor(private readonly posts: PostsService) {}
 
   @Get('posts')
+  @ApiOperation({ summary: 'Posts, newest first (filter by authorId)' })
+  @ApiGetList(POST_SCHEMA)
   async list(@Query() query: ListPostsQuery): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.posts.list({ ...request, authorId: query.authorId });
@@ -29,6 +35,9 @@ export class PostsController {
   }
 
   @Get('users/:id/posts')
+  @ApiTags('users')
+  @ApiOperation({ summary: "A user's posts, newest first" })
+  @ApiGetList(POST_SCHEMA)
   async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.posts.listForAuthor(authorId, request);
@@ -38,6 +47,8 @@ export class PostsController {
 
   @Post('posts')
   @SignedIn()
+  @ApiOperation({ summary: 'Write a post (authorId: admins only)' })
+  @ApiWrite(201, 'The post; Location names it', POST_SCHEMA)
   async create(
     @Body() input: CreatePostDto,
     @CurrentActor() actor: Actor,
@@ -49,12 +60,17 @@ export class PostsController {
   }
 
   @Get('posts/:id')
+  @ApiOperation({ summary: 'One post' })
+  @ApiGetOne(POST_SCHEMA)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
     return toResource(await this.posts.get(id));
   }
 
   @Patch('posts/:id')
   @SignedIn()
+  @ApiOperation({ summary: 'Change a post (its author or an admin)' })
+  @ApiIfMatch()
+  @ApiWrite(200, 'The changed post', POST_SCHEMA, 412)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdatePostDto,
@@ -66,6 +82,8 @@ export class PostsController {
 
   @Delete('posts/:id')
   @SignedIn()
+  @ApiOperation({ summary: 'Delete a post and its comments (its author or an admin)' })
+  @ApiWrite(204, 'Deleted')
   @HttpCode(204)
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.posts.delete(id, actor);

@@ -1,7 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
+import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import { USER_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { userPath } from '../common/representation/links.js';
@@ -15,11 +18,14 @@ import { UsersService } from './users.service.js';
 
 const toResource = (user: User) => new Resource('user', toUserView(user), user.version);
 
+@ApiTags('users')
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @Get()
+  @ApiOperation({ summary: 'Users, oldest first' })
+  @ApiGetList(USER_SCHEMA)
   async list(@Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.users.list(request);
@@ -28,6 +34,8 @@ export class UsersController {
   }
 
   @Post()
+  @ApiOperation({ summary: 'Sign up' })
+  @ApiWrite(201, 'The user; Location names it', USER_SCHEMA, 409)
   async create(@Body() input: CreateUserDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<Resource> {
     const user = await this.users.create(input);
     reply.header('location', userPath(user.id));
@@ -35,12 +43,17 @@ export class UsersController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'One user' })
+  @ApiGetOne(USER_SCHEMA)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
     return toResource(await this.users.get(id));
   }
 
   @Patch(':id')
   @SignedIn()
+  @ApiOperation({ summary: 'Change a user (themselves or an admin; role: admins only)' })
+  @ApiIfMatch()
+  @ApiWrite(200, 'The changed user', USER_SCHEMA, 412)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateUserDto,
@@ -52,6 +65,8 @@ export class UsersController {
 
   @Delete(':id')
   @SignedIn()
+  @ApiOperation({ summary: 'Delete a user with their posts and comments' })
+  @ApiWrite(204, 'Deleted')
   @HttpCode(204)
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.users.delete(id, actor);

@@ -1,7 +1,9 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Length } from 'class-validator';
 import { REQUIRED } from '../../users/dto/create-user.dto.js';
 
 export class CreateCommentDto {
+  @ApiProperty({ minLength: 1, maxLength: 10000, example: 'Nice post' })
   @Length(1, 10_000, { message: 'body must be 1-10000 characters' })
   @IsString()
   @IsDefined(REQUIRED)

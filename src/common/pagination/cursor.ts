@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { DomainError } from '../errors/domain-error.js';
@@ -39,6 +40,7 @@ export const toInteger = ({ value }: { value: unknown }) =>
 
 /** `?limit=&cursor=` on every list. */
 export class PageQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Transform(toInteger)
   @IsInt({ message: 'limit must be an integer from 1 to 100' })
@@ -46,6 +48,7 @@ export class PageQueryDto {
   @Max(MAX_PAGE_SIZE, { message: 'limit must be an integer from 1 to 100' })
   limit?: number;
 
+  @ApiPropertyOptional({ description: 'Opaque; from the Link rel="next" of the previous page' })
   @IsOptional()
   @IsString()
   @MaxLength(64)

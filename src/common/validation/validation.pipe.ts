@@ -17,9 +17,20 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
   });
 }
 
+/**
+ * Leaves single path and query values as the strings they arrived as: the stock pipe would
+ * turn `@Param('id') id: number` into `+value` before ParseIdPipe sees it, so `/users/01`
+ * or `/users/1e3` would pass as ids 1 and 1000.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown): unknown {
+    return value;
+  }
+}
+
 /** Request bodies and queries: unknown fields are refused, types are not coerced. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

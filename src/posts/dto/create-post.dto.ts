@@ -1,20 +1,24 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 import { REQUIRED } from '../../users/dto/create-user.dto.js';
 
 export class CreatePostDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Hello', description: 'Trimmed' })
   @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
   @IsString()
   @IsDefined(REQUIRED)
   @Trim()
   title: string;
 
+  @ApiProperty({ minLength: 1, maxLength: 100000, example: 'My first post' })
   @Length(1, 100_000, { message: 'body must be 1-100000 characters' })
   @IsString()
   @IsDefined(REQUIRED)
   body: string;
 
   /** Admins only: write the post on someone else's behalf. */
+  @ApiPropertyOptional({ type: 'integer', description: 'Admins only: the author, if not yourself' })
   @Max(2_147_483_647)
   @Min(1)
   @IsInt({ message: 'authorId must be an integer' })

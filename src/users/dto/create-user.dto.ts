@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 
@@ -7,12 +8,14 @@ export const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, 
 export const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
 
 export class CreateUserDto {
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Carol Writer' })
   @Length(1, 100)
   @IsString()
   @IsDefined(REQUIRED)
   @Trim()
   name: string;
 
+  @ApiProperty({ format: 'email', maxLength: 320, example: 'carol@example.com', description: 'Unique, case-insensitively; stored lower-cased' })
   @IsEmail({}, { message: 'email must be a valid e-mail address' })
   @MaxLength(320)
   @IsString()
@@ -20,11 +23,13 @@ export class CreateUserDto {
   @Trim()
   email: string;
 
+  @ApiProperty({ minLength: 8, maxLength: 128, example: 'carol-password', format: 'password' })
   @Length(8, 128)
   @IsString()
   @IsDefined(REQUIRED)
   password: string;
 
+  @ApiPropertyOptional({ format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png' })
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
   @IsString()

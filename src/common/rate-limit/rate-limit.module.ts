@@ -1,0 +1,30 @@
+import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import type { FastifyInstance } from 'fastify';
+import { AppConfig } from '../../config/app-config.js';
+import { RateLimiter } from './rate-limiter.js';
+
+/**
+ * RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_S per client address, on every route (REST,
+ * GraphQL, docs), checked in a Fastify hook before any other work. The stricter sign-in limit
+ * is applied by AuthService, so REST and GraphQL share it.
+ */
+@Global()
+@Module({ providers: [ThrottlerStorageService, RateLimiter], exports: [RateLimiter] })
+export class RateLimitModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const { rateLimitMax, rateLimitWindowS } = this.config;
+    if (rateLimitMax <= 0) return;
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onRequest', async (request) => {
+      await this.limiter.consume(`ip:${request.ip}`, rateLimitMax, rateLimitWindowS);
+    });
+  }
+}

@@ -1,0 +1,26 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
+import type { Redis } from 'ioredis';
+
+// A fixed window per key: the first hit starts the window, the counter dies with it.
+const INCREMENT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {hits, ttl}`;
+
+/** @nestjs/throttler's storage contract, counted in Redis so that every instance shares the limits. */
+export class RedisThrottlerStorage implements ThrottlerStorage {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'blog:rate:',
+  ) {}
+
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const [hits, ttlMs] = (await this.redis.eval(INCREMENT, 1, this.prefix + key, ttl)) as [number, number];
+    const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+    const isBlocked = hits > limit;
+    return { totalHits: hits, timeToExpire: seconds, isBlocked, timeToBlockExpire: isBlocked ? seconds : 0 };
+  }
+}
