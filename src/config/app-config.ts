@@ -28,6 +28,7 @@ export class AppConfig {
   jwtSecretGenerated: boolean;
   jwtExpiresInS: number;
   redisUrl?: string;
+  redisKeyPrefix: string;
   rateLimitMax: number;
   rateLimitWindowS: number;
   rateLimitAuthMax: number;
@@ -38,6 +39,16 @@ export class AppConfig {
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
   dbPoolSize: number;
+  /** GraphQL: introspection (and "Did you mean" hints) on; default outside production only. */
+  graphqlIntrospection: boolean;
+  graphqlMaxDepth: number;
+  graphqlMaxComplexity: number;
+  graphqlMaxAliases: number;
+  graphqlMaxTokens: number;
+  graphqlMaxDocumentBytes: number;
+  /** `apq`: automatic persisted queries; `only`: only the manifest's documents run; `off`. */
+  graphqlPersistedQueries: 'apq' | 'only' | 'off';
+  graphqlPersistedQueriesFile?: string;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -160,6 +171,7 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   if (config.redisUrl !== undefined && !/^rediss?:\/\//.test(config.redisUrl)) {
     read.problems.push('REDIS_URL must start with redis:// or rediss://');
   }
+  config.redisKeyPrefix = read.string('REDIS_KEY_PREFIX', 'blog:');
   config.rateLimitMax = read.int('RATE_LIMIT_MAX', 1000, 0, 1_000_000_000);
   config.rateLimitWindowS = read.int('RATE_LIMIT_WINDOW_S', 60, 1, 86_400);
   config.rateLimitAuthMax = read.int('RATE_LIMIT_AUTH_MAX', 20, 0, 1_000_000_000);
@@ -177,6 +189,20 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   config.bodyLimitBytes = read.int('BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576);
   config.requestTimeoutMs = read.int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   config.shutdownTimeoutMs = read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000);
+
+  config.graphqlIntrospection = read.bool('GRAPHQL_INTROSPECTION', config.nodeEnv !== 'production');
+  config.graphqlMaxDepth = read.int('GRAPHQL_MAX_DEPTH', 10, 1, 1000);
+  config.graphqlMaxComplexity = read.int('GRAPHQL_MAX_COMPLEXITY', 1000, 1, 1_000_000_000);
+  config.graphqlMaxAliases = read.int('GRAPHQL_MAX_ALIASES', 50, 0, 100_000);
+  config.graphqlMaxTokens = read.int('GRAPHQL_MAX_TOKENS', 5000, 100, 1_000_000);
+  config.graphqlMaxDocumentBytes = read.int('GRAPHQL_MAX_DOCUMENT_BYTES', 102_400, 1024, 100 * 1_048_576);
+  config.graphqlPersistedQueries = read.oneOf('GRAPHQL_PERSISTED_QUERIES', 'apq', ['apq', 'only', 'off'] as const);
+  config.graphqlPersistedQueriesFile = read.raw('GRAPHQL_PERSISTED_QUERIES_FILE');
+  if (config.graphqlPersistedQueries === 'only' && config.graphqlPersistedQueriesFile === undefined) {
+    read.problems.push('GRAPHQL_PERSISTED_QUERIES_FILE is required when GRAPHQL_PERSISTED_QUERIES=only');
+  } else if (config.graphqlPersistedQueriesFile !== undefined && !existsSync(config.graphqlPersistedQueriesFile)) {
+    read.problems.push(`GRAPHQL_PERSISTED_QUERIES_FILE: no such file "${config.graphqlPersistedQueriesFile}"`);
+  }
 
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);

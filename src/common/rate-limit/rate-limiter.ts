@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
+import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../redis/redis.module.js';
 import { DomainError } from '../errors/domain-error.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
@@ -18,8 +19,9 @@ export class RateLimiter {
   constructor(
     private readonly memoryStorage: ThrottlerStorageService,
     @Inject(REDIS) redis: Redis | null,
+    config: AppConfig,
   ) {
-    if (redis) this.redisStorage = new RedisThrottlerStorage(redis);
+    if (redis) this.redisStorage = new RedisThrottlerStorage(redis, `${config.redisKeyPrefix}rate:`);
   }
 
   /** Counts one hit; throws RATE_LIMITED with Retry-After once `limit` hits fall in the window. */

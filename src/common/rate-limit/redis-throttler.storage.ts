@@ -14,7 +14,7 @@ return {hits, ttl}`;
 export class RedisThrottlerStorage implements ThrottlerStorage {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix = 'blog:rate:',
+    private readonly prefix: string,
   ) {}
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {

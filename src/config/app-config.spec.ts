@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDatabaseUrl } from './app-config.js';
+
+const SECRET = 'x'.repeat(32);
+
+/** The ConfigError thrown by loadConfig(env), failing the test when nothing is thrown. */
+function configError(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('uses the documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.nodeEnv).toBe('development');
+    expect(config.isProduction).toBe(false);
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.logLevel).toBe('info');
+    expect(config.database).toEqual({ type: 'sqlite', url: './data/blog.sqlite' });
+    expect(config.seedDemoData).toBe(true);
+    expect(config.adminEmail).toBeUndefined();
+    expect(config.adminPassword).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.rateLimitMax).toBe(1000);
+    expect(config.rateLimitWindowS).toBe(60);
+    expect(config.rateLimitAuthMax).toBe(20);
+    expect(config.metricsEnabled).toBe(true);
+    expect(config.corsOrigins).toEqual([]);
+    expect(config.trustProxy).toBe(false);
+    expect(config.bodyLimitBytes).toBe(1_048_576);
+  });
+
+  it('generates a random JWT secret outside production when none is set', () => {
+    const first = loadConfig({});
+    const second = loadConfig({});
+    expect(first.jwtSecretGenerated).toBe(true);
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(first.jwtSecret).not.toBe(second.jwtSecret);
+  });
+
+  it('reads every setting it is given', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: 'postgres://u:p@db.example.com:5433/blog',
+      SEED_DEMO_DATA: 'false',
+      ADMIN_EMAIL: 'Root@Example.COM',
+      ADMIN_PASSWORD: 'root-password',
+      JWT_SECRET: SECRET,
+      REDIS_URL: 'redis://cache:6379',
+      RATE_LIMIT_MAX: '0',
+      RATE_LIMIT_WINDOW_S: '30',
+      RATE_LIMIT_AUTH_MAX: '5',
+      METRICS_ENABLED: 'false',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      TRUST_PROXY: 'true',
+      BODY_LIMIT_BYTES: '2048',
+    });
+    expect(config.isProduction).toBe(true);
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.logLevel).toBe('warn');
+    expect(config.database).toEqual({ type: 'postgres', url: 'postgres://u:p@db.example.com:5433/blog' });
+    expect(config.seedDemoData).toBe(false);
+    expect(config.adminEmail).toBe('root@example.com');
+    expect(config.adminPassword).toBe('root-password');
+    expect(config.jwtSecret).toBe(SECRET);
+    expect(config.jwtSecretGenerated).toBe(false);
+    expect(config.redisUrl).toBe('redis://cache:6379');
+    expect(config.rateLimitMax).toBe(0);
+    expect(config.rateLimitWindowS).toBe(30);
+    expect(config.rateLimitAuthMax).toBe(5);
+    expect(config.metricsEnabled).toBe(false);
+    expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(config.trustProxy).toBe(true);
+    expect(config.bodyLimitBytes).toBe(2048);
+  });
+
+  it('treats an empty value as unset', () => {
+    const config = loadConfig({ PORT: '', DATABASE_URL: '  ', SEED_DEMO_DATA: '' });
+    expect(config.port).toBe(3000);
+    expect(config.database.type).toBe('sqlite');
+    expect(config.seedDemoData).toBe(true);
+  });
+
+  describe('refuses a bad value with a message naming the setting', () => {
+    const cases: [string, Record<string, string>][] = [
+      ['PORT', { PORT: 'abc' }],
+      ['PORT', { PORT: '70000' }],
+      ['PORT', { PORT: '80.5' }],
+      ['RATE_LIMIT_MAX', { RATE_LIMIT_MAX: '-1' }],
+      ['RATE_LIMIT_WINDOW_S', { RATE_LIMIT_WINDOW_S: '0' }],
+      ['RATE_LIMIT_AUTH_MAX', { RATE_LIMIT_AUTH_MAX: 'many' }],
+      ['SEED_DEMO_DATA', { SEED_DEMO_DATA: 'maybe' }],
+      ['METRICS_ENABLED', { METRICS_ENABLED: 'sometimes' }],
+      ['TRUST_PROXY', { TRUST_PROXY: '2' }],
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+      ['DATABASE_URL', { DATABASE_URL: 'sqlite:' }],
+      ['DATABASE_URL', { DATABASE_URL: 'postgres://[bad' }],
+      ['REDIS_URL', { REDIS_URL: 'http://x' }],
+      ['CORS_ORIGINS', { CORS_ORIGINS: 'bad' }],
+      ['CORS_ORIGINS', { CORS_ORIGINS: 'https://ok.example.com,https://x.example.com/path' }],
+      ['ADMIN_PASSWORD', { ADMIN_EMAIL: 'root@example.com' }],
+      ['ADMIN_EMAIL', { ADMIN_PASSWORD: 'root-password' }],
+      ['ADMIN_EMAIL', { ADMIN_EMAIL: 'not-an-address', ADMIN_PASSWORD: 'root-password' }],
+      ['ADMIN_PASSWORD', { ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: 'short' }],
+      ['JWT_SECRET', { NODE_ENV: 'production' }],
+      ['JWT_SECRET', { JWT_SECRET: 'too-short-secret' }],
+      ['NODE_ENV', { NODE_ENV: 'staging' }],
+      ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+      ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '1mb' }],
+      ['JWT_EXPIRES_IN', { JWT_EXPIRES_IN: '1h' }],
+    ];
+    it.each(cases)('%s in %j', (setting, env) => {
+      const error = configError(env);
+      expect(error.message).toContain(setting);
+    });
+  });
+
+  it('names every bad setting at once', () => {
+    const error = configError({ PORT: 'abc', RATE_LIMIT_MAX: '-1', REDIS_URL: 'http://x' });
+    expect(error.message).toContain('PORT');
+    expect(error.message).toContain('RATE_LIMIT_MAX');
+    expect(error.message).toContain('REDIS_URL');
+  });
+
+  it('accepts production with a long enough JWT secret', () => {
+    const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET });
+    expect(config.isProduction).toBe(true);
+    expect(config.jwtSecret).toBe(SECRET);
+  });
+
+  it('accepts the usual spellings of booleans', () => {
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ TRUST_PROXY: yes }).trustProxy).toBe(true);
+    for (const no of ['false', 'False', '0', 'no', 'off']) expect(loadConfig({ SEED_DEMO_DATA: no }).seedDemoData).toBe(false);
+  });
+
+  it('accepts rediss:// and RATE_LIMIT_MAX=0 (limit off)', () => {
+    expect(loadConfig({ REDIS_URL: 'rediss://secure:6380' }).redisUrl).toBe('rediss://secure:6380');
+    expect(loadConfig({ RATE_LIMIT_MAX: '0' }).rateLimitMax).toBe(0);
+  });
+});
+
+describe('DATABASE_URL parsing', () => {
+  it('defaults to the embedded SQLite file', () => {
+    expect(parseDatabaseUrl(undefined)).toEqual({ type: 'sqlite', url: './data/blog.sqlite' });
+  });
+
+  it('reads sqlite:<path>', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:./tmp/blog.db' }).database).toEqual({ type: 'sqlite', url: './tmp/blog.db' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/blog.sqlite' }).database).toEqual({
+      type: 'sqlite',
+      url: '/var/lib/blog.sqlite',
+    });
+  });
+
+  it('reads sqlite::memory:', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ type: 'sqlite', url: ':memory:' });
+  });
+
+  it('reads postgres:// and postgresql:// URLs as they are', () => {
+    const url = 'postgres://postgres@127.0.0.1:5432/test';
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ type: 'postgres', url });
+    const long = 'postgresql://user:secret@db:5432/blog?sslmode=require';
+    expect(loadConfig({ DATABASE_URL: long }).database).toEqual({ type: 'postgres', url: long });
+  });
+
+  it('returns a message naming DATABASE_URL for anything else', () => {
+    expect(parseDatabaseUrl('mysql://x')).toMatch(/DATABASE_URL/);
+    expect(parseDatabaseUrl('blog.sqlite')).toMatch(/DATABASE_URL/);
+  });
+});
