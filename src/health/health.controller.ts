@@ -1,8 +1,10 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
 import { PROBLEM_CONTENT_TYPE } from '../common/errors/problem-details.js';
+import { REDIS } from '../redis/redis.module.js';
 
 type Checks = Record<string, { status: string; [key: string]: unknown }>;
 
@@ -12,18 +14,37 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
+    @Inject(REDIS) private readonly redis: Redis | null,
   ) {}
+
+  /** Redis is optional for serving: its state is reported, but only the database decides 200/503. */
+  private async redisCheck(): Promise<Checks> {
+    if (!this.redis) return {};
+    const started = Date.now();
+    const up = await Promise.race([
+      this.redis.ping().then(() => true, () => false),
+      new Promise<boolean>((resolve) => setTimeout(resolve, 1000, false).unref()),
+    ]);
+    return { redis: up ? { status: 'up', responseTime: Date.now() - started } : { status: 'down' } };
+  }
 
   /** 200 `{status: "ok", checks}` when the database answers; 503 problem+json naming what is down. */
   @Get()
   @ApiOperation({ summary: 'Liveness and database reachability (503 when the database is down)' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     try {
-      const result = await this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]);
-      return { status: 'ok', checks: result.details, uptimeSeconds: Math.round(process.uptime()) };
+      const [result, redis] = await Promise.all([
+        this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]),
+        this.redisCheck(),
+      ]);
+      return { status: 'ok', checks: { ...result.details, ...redis }, uptimeSeconds: Math.round(process.uptime()) };
     } catch (error) {
-      const details = ((error as { response?: { details?: Checks } }).response?.details ?? {}) as Checks;
+      const details = {
+        ...((error as { response?: { details?: Checks } }).response?.details ?? {}),
+        ...(await this.redisCheck()),
+      } as Checks;
       const down = Object.entries(details).filter(([, check]) => check.status !== 'up').map(([name]) => name);
+      // `down` names every failing dependency; only the database's failure makes this a 503.
       reply.status(503).header('content-type', PROBLEM_CONTENT_TYPE).header('retry-after', '5');
       return {
         type: '/problems/service-unavailable',

@@ -1,11 +1,51 @@
-import { Global, Module } from '@nestjs/common';
-import { PubSub } from 'graphql-subscriptions';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { RedisPubSub } from 'graphql-redis-subscriptions';
+import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
+import { Redis } from 'ioredis';
+import { AppConfig } from '../config/app-config.js';
+import { createRedisClient } from '../redis/redis.module.js';
 import { EventPublisher, PUB_SUB } from './event-publisher.js';
 
-/** The event bus: in-process for now. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Payloads cross Redis as JSON: turn the timestamps back into Dates. */
+const reviveDates = (key: string, value: unknown) =>
+  (key === 'createdAt' || key === 'updatedAt') && typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value;
+
+function createPubSub(config: AppConfig): PubSubEngine {
+  if (!config.redisUrl) return new PubSub();
+  const logger = new Logger('Events');
+  // The subscriber keeps its offline queue: (re)subscriptions wait for Redis to come back.
+  const subscriber = new Redis(config.redisUrl, {
+    connectionName: 'blog-events-subscriber',
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  subscriber.on('error', (error) => logger.debug(`Redis subscriber: ${error.message}`));
+  return new RedisPubSub({
+    publisher: createRedisClient(config.redisUrl, 'events-publisher'),
+    subscriber,
+    reviver: reviveDates,
+    triggerTransform: (trigger) => `${config.redisKeyPrefix}events:${String(trigger)}`,
+  });
+}
+
+/**
+ * The event bus behind subscriptions: in-process by default, Redis pub/sub with REDIS_URL so
+ * a write on one instance reaches subscribers on every instance.
+ */
 @Global()
 @Module({
-  providers: [{ provide: PUB_SUB, useFactory: () => new PubSub() }, EventPublisher],
+  providers: [{ provide: PUB_SUB, inject: [AppConfig], useFactory: createPubSub }, EventPublisher],
   exports: [PUB_SUB, EventPublisher],
 })
-export class EventsModule {}
+export class EventsModule implements OnApplicationShutdown {
+  constructor(@Inject(PUB_SUB) private readonly pubSub: PubSubEngine) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.pubSub instanceof RedisPubSub) {
+      const clients = [this.pubSub.getPublisher(), this.pubSub.getSubscriber()];
+      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    }
+  }
+}
