@@ -1,23 +1,13 @@
 import helmet from '@fastify/helmet';
-import type { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
+import { loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import type { AppConfig } from './config/app-config.js';
-
-const NEST_LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  silent: [],
-};
 
 /** Builds the whole application (not yet listening): used by main.ts and by the tests. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -28,16 +18,17 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     forceCloseConnections: 'idle',
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
-    logger: false,
+    ...loggerOptions(config),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: NEST_LOG_LEVELS[config.logLevel],
+    logger: new PinoNestLogger(adapter.getInstance().log),
     abortOnError: false,
     // Fastify's own JSON parser only: forms and text are refused with 415.
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   configureBodyParsing(fastify);
+  registerRequestLogging(fastify);
 
   await app.register(helmet as never, {
     contentSecurityPolicy: {

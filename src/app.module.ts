@@ -7,7 +7,9 @@ import { RepresentationModule } from './common/representation/representation.mod
 import { RedisModule } from './redis/redis.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { GraphQLApiModule } from './graphql/graphql-api.module.js';
 import { HealthModule } from './health/health.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { PostsModule } from './posts/posts.module.js';
 import { EventsModule } from './subscriptions/events.module.js';
@@ -20,6 +22,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        MetricsModule,
         DatabaseModule,
         RedisModule,
         RateLimitModule,
@@ -31,6 +34,7 @@ export class AppModule {
         CommentsModule,
         HealthModule,
         RepresentationModule,
+        GraphQLApiModule,
       ],
     };
   }

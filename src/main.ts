@@ -14,11 +14,11 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+  const app = await createApp(config);
   const logger = new Logger('Main');
   if (config.jwtSecretGenerated) {
     logger.warn('JWT_SECRET is not set: using a random secret, so tokens end with this process');
   }
-  const app = await createApp(config);
   await app.listen(config.port, config.host);
   logger.log(`Listening on ${await app.getUrl()} (database: ${config.database.type})`);
 
@@ -32,7 +32,13 @@ async function bootstrap(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Node closes idle keep-alive connections once, when closing starts; a connection whose
+    // request was in flight then would stay open until its keep-alive timeout. Sweep them.
+    const server = app.getHttpServer() as import('node:http').Server;
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
     await app.close();
+    clearInterval(sweep);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -6,6 +6,7 @@ import { UsersModule } from '../users/users.module.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { TokensController } from './tokens.controller.js';
+import { TokensResolver } from './tokens.resolver.js';
 
 @Module({
   imports: [
@@ -20,7 +21,7 @@ import { TokensController } from './tokens.controller.js';
     }),
   ],
   controllers: [TokensController],
-  providers: [AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [AuthService, TokensResolver, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

@@ -1,14 +1,19 @@
+import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { Post } from '../posts/post.entity.js';
 import { User } from '../users/user.entity.js';
 
+/** Also the GraphQL `Comment` type (author and post are resolved fields; never the version). */
+@ObjectType('Comment')
 @Entity({ name: 'comments' })
 @Index('idx_comments_post_id_id', ['postId', 'id'])
 @Index('idx_comments_author_id', ['authorId'])
 export class Comment {
+  @Field(() => Int)
   @PrimaryGeneratedColumn()
   id: number;
 
+  @Field(() => Int)
   @Column({ name: 'post_id', type: 'integer' })
   postId: number;
 
@@ -16,9 +21,11 @@ export class Comment {
   @JoinColumn({ name: 'post_id', foreignKeyConstraintName: 'FK_comments_post' })
   post?: Post;
 
+  @Field(() => String)
   @Column({ type: 'text' })
   body: string;
 
+  @Field(() => Int)
   @Column({ name: 'author_id', type: 'integer' })
   authorId: number;
 
@@ -26,9 +33,11 @@ export class Comment {
   @JoinColumn({ name: 'author_id', foreignKeyConstraintName: 'FK_comments_author' })
   author?: User;
 
+  @Field(() => GraphQLISODateTime)
   @Column({ name: 'created_at' })
   createdAt: Date;
 
+  @Field(() => GraphQLISODateTime)
   @Column({ name: 'updated_at' })
   updatedAt: Date;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { MoreThan, Repository, type FindOptionsWhere } from 'typeorm';
+import { In, MoreThan, Repository, type FindOptionsWhere } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -35,6 +35,53 @@ export class CommentsService {
 
   findById(id: number): Promise<Comment | null> {
     return this.comments.findOneBy({ id });
+  }
+
+  /** For batching: the comments with these ids, in no particular order. */
+  findByIds(ids: readonly number[]): Promise<Comment[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.comments.findBy({ id: In([...ids]) });
+  }
+
+  /**
+   * For batching: one page (oldest first, after `request.after`) of the comments of each of
+   * these posts, in one statement whatever the number of posts. With `withAuthors`, each
+   * comment's author is joined in (`comment.author`), so the page costs no further statement.
+   */
+  async listForPosts(
+    postIds: readonly number[],
+    request: PageRequest,
+    options: { withAuthors?: boolean } = {},
+  ): Promise<Map<number, Comment[]>> {
+    const byPost = new Map<number, Comment[]>(postIds.map((id) => [id, []]));
+    if (postIds.length === 0) return byPost;
+    const after = request.after === undefined ? '' : ' AND ranked.id > :after';
+    const query = this.comments
+      .createQueryBuilder('comment')
+      .where(
+        `comment.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER ` +
+          `(PARTITION BY ranked.post_id ORDER BY ranked.id) AS rn FROM ${this.comments.metadata.tableName} ranked ` +
+          `WHERE ranked.post_id IN (:...postIds)${after}) page WHERE page.rn <= :limit)`,
+        { postIds: [...postIds], limit: request.limit, ...(request.after === undefined ? {} : { after: request.after }) },
+      )
+      .orderBy('comment.id', 'ASC');
+    if (options.withAuthors) query.leftJoinAndSelect('comment.author', 'author');
+    for (const comment of await query.getMany()) byPost.get(comment.postId)?.push(comment);
+    return byPost;
+  }
+
+  /** For batching: the number of comments of each of these posts, in one statement. */
+  async countForPosts(postIds: readonly number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>(postIds.map((id) => [id, 0]));
+    if (postIds.length === 0) return counts;
+    const rows = await this.comments
+      .createQueryBuilder('comment')
+      .select('comment.postId', 'postId')
+      .addSelect('COUNT(*)', 'count')
+      .where('comment.postId IN (:...postIds)', { postIds: [...postIds] })
+      .groupBy('comment.postId')
+      .getRawMany<{ postId: number | string; count: number | string }>();
+    for (const row of rows) counts.set(Number(row.postId), Number(row.count));
+    return counts;
   }
 
   async get(id: number): Promise<Comment> {

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { DemoSeeder } from './demo-seeder.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
@@ -13,9 +15,13 @@ const logger = new Logger('Database');
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        ...buildDataSourceOptions(config.database, { poolSize: config.dbPoolSize }),
+      inject: [AppConfig, MetricsService],
+      useFactory: (config: AppConfig, metrics: MetricsService) => ({
+        ...buildDataSourceOptions(config.database, {
+          poolSize: config.dbPoolSize,
+          // Counts every statement sent: db_queries_total.
+          logger: new QueryCountingLogger(() => metrics.recordDbQuery()),
+        }),
         retryAttempts: 2,
         retryDelay: 1000,
       }),

@@ -62,6 +62,28 @@ export class PostsService {
     return this.posts.findBy({ id: In([...ids]) });
   }
 
+  /**
+   * For batching: one page (newest first, before `request.after`) of the posts of each of
+   * these authors, in one statement whatever the number of authors.
+   */
+  async listForAuthors(authorIds: readonly number[], request: PageRequest): Promise<Map<number, Post[]>> {
+    const byAuthor = new Map<number, Post[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return byAuthor;
+    const after = request.after === undefined ? '' : ' AND ranked.id < :after';
+    const rows = await this.posts
+      .createQueryBuilder('post')
+      .where(
+        `post.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER ` +
+          `(PARTITION BY ranked.author_id ORDER BY ranked.id DESC) AS rn FROM ${this.posts.metadata.tableName} ranked ` +
+          `WHERE ranked.author_id IN (:...authorIds)${after}) page WHERE page.rn <= :limit)`,
+        { authorIds: [...authorIds], limit: request.limit, ...(request.after === undefined ? {} : { after: request.after }) },
+      )
+      .orderBy('post.id', 'DESC')
+      .getMany();
+    for (const post of rows) byAuthor.get(post.authorId)?.push(post);
+    return byAuthor;
+  }
+
   async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
     const who = this.policy.requireActor(actor);
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');

@@ -1,18 +1,24 @@
+import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, PrimaryGeneratedColumn, Unique, VersionColumn } from 'typeorm';
 
 export const USER_ROLES = ['admin', 'author'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
+/** Also the GraphQL `User` type: the password hash and the version are not fields of it. */
+@ObjectType('User')
 @Entity({ name: 'users' })
 @Unique('UQ_users_email', ['email'])
 export class User {
+  @Field(() => Int)
   @PrimaryGeneratedColumn()
   id: number;
 
+  @Field(() => String)
   @Column({ type: 'varchar', length: 100 })
   name: string;
 
   /** Stored lower-cased, so the unique index makes e-mails unique case-insensitively on every database. */
+  @Field(() => String)
   @Column({ type: 'varchar', length: 320 })
   email: string;
 
@@ -20,15 +26,19 @@ export class User {
   @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
   passwordHash: string;
 
+  @Field(() => String, { nullable: true })
   @Column({ name: 'avatar_url', type: 'varchar', length: 2048, nullable: true })
   avatarUrl: string | null;
 
+  @Field(() => String)
   @Column({ type: 'varchar', length: 16 })
   role: UserRole;
 
+  @Field(() => GraphQLISODateTime)
   @Column({ name: 'created_at' })
   createdAt: Date;
 
+  @Field(() => GraphQLISODateTime)
   @Column({ name: 'updated_at' })
   updatedAt: Date;
 

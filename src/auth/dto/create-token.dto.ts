@@ -1,9 +1,13 @@
+import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 import { REQUIRED } from '../../users/dto/create-user.dto.js';
 
+/** The body of POST /tokens and GraphQL's CreateTokenInput. */
+@InputType('CreateTokenInput')
 export class CreateTokenDto {
+  @Field(() => String)
   @ApiProperty({ format: 'email', example: 'alice@example.com' })
   @MaxLength(320)
   @IsString()
@@ -11,6 +15,7 @@ export class CreateTokenDto {
   @Trim()
   email: string;
 
+  @Field(() => String)
   @ApiProperty({ format: 'password', example: 'alice-password' })
   @MaxLength(128)
   @IsString()

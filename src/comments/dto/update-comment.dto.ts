@@ -1,8 +1,12 @@
+import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Length } from 'class-validator';
 import { REQUIRED } from '../../users/dto/create-user.dto.js';
 
+/** The body of PATCH /comments/{id} and GraphQL's UpdateCommentInput. */
+@InputType('UpdateCommentInput')
 export class UpdateCommentDto {
+  @Field(() => String)
   @ApiProperty({ minLength: 1, maxLength: 10000, example: 'Nice post' })
   @Length(1, 10_000, { message: 'body must be 1-10000 characters' })
   @IsString()

@@ -8,6 +8,17 @@ import { AVAILABLE_MEDIA_TYPES, CONTENT_TYPES, type Format, negotiateFormat } fr
 import { Resource, ResourceList } from './resource.js';
 import { renderXml } from './xml.renderer.js';
 
+/** Adds Accept to Vary, keeping what is there (CORS adds Origin). */
+function varyOnAccept(reply: FastifyReply): void {
+  const current = reply.getHeader('vary');
+  const names = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.some((name) => name === '*' || name.toLowerCase() === 'accept')) return;
+  reply.header('vary', [...names, 'Accept'].join(', '));
+}
+
 /**
  * The one place where resources become bytes. Controllers return a Resource or ResourceList;
  * this picks the format from Accept (406 on a GET that accepts none of ours, before any work),
@@ -23,6 +34,8 @@ export class RepresentationInterceptor implements NestInterceptor {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const safe = request.method === 'GET' || request.method === 'HEAD';
     const negotiated = negotiateFormat(request.headers.accept);
+    // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
+    if (safe) varyOnAccept(reply);
     if (negotiated === null && safe) {
       throw new DomainError(
         'NOT_ACCEPTABLE',
@@ -47,7 +60,8 @@ export class RepresentationInterceptor implements NestInterceptor {
     safe: boolean,
   ): Promise<string | undefined> {
     const body = await this.serialize(resource, format);
-    reply.header('vary', 'Accept').header('content-type', CONTENT_TYPES[format]);
+    varyOnAccept(reply);
+    reply.header('content-type', CONTENT_TYPES[format]);
     if (resource instanceof ResourceList) {
       if (resource.nextHref) reply.header('link', `<${resource.nextHref}>; rel="next"`);
       return body;

@@ -5,14 +5,19 @@ import type { Resource, ResourceList, ResourceView } from './resource.js';
 // Characters XML 1.0 cannot carry (control characters) become U+FFFD instead of breaking the document.
 const BUILDER_OPTIONS = { version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' } as const;
 
+// xmlbuilder2 leaves anything shaped like an entity (`&amp;`, `&#60;`, `&nbsp;`) unescaped, so user
+// text "&amp;" would read back as "&" and "&nbsp;" would break the document. Escaping every `&`
+// first makes each one `&amp;`, which it then keeps as is.
+const escapeAmpersands = (text: string) => text.replaceAll('&', '&amp;');
+
 function appendView(parent: XMLBuilder, kind: string, view: ResourceView): void {
   const element = parent.ele(kind);
   for (const [name, value] of Object.entries(view)) {
     if (name === '_links') continue;
     const child = element.ele(name);
-    if (value !== null && value !== undefined) child.txt(String(value));
+    if (value !== null && value !== undefined) child.txt(escapeAmpersands(String(value)));
   }
-  for (const [rel, link] of Object.entries(view._links)) element.ele('link', { rel, href: link.href });
+  for (const [rel, link] of Object.entries(view._links)) element.ele('link', { rel, href: escapeAmpersands(link.href) });
 }
 
 /** `<post>` with one child element a field and `<link rel href/>` a link; lists as `<posts>`. */

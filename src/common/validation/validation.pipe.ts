@@ -26,6 +26,33 @@ class StrictValidationPipe extends ValidationPipe {
   protected override transformPrimitive(value: unknown): unknown {
     return value;
   }
+
+  /** A NUL character is refused in any string (PostgreSQL cannot store it in text): 400, naming the field. */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const field = fieldWithNul(value, metadata.data ?? '');
+    if (field !== undefined) {
+      const name = field || metadata.type;
+      throw DomainError.badInput(`${name} must not contain NUL characters`, [
+        { field: name, message: 'must not contain NUL characters' },
+      ]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/** The path of the first string (or key) holding U+0000, or undefined. */
+function fieldWithNul(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null || depth > 32) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return childPath;
+    const found = fieldWithNul(child, childPath, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Request bodies and queries: unknown fields are refused, types are not coerced. */

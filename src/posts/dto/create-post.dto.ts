@@ -1,9 +1,13 @@
+import { Field, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 import { REQUIRED } from '../../users/dto/create-user.dto.js';
 
+/** The body of POST /posts and GraphQL's CreatePostInput. */
+@InputType('CreatePostInput')
 export class CreatePostDto {
+  @Field(() => String)
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Hello', description: 'Trimmed' })
   @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
   @IsString()
@@ -11,6 +15,7 @@ export class CreatePostDto {
   @Trim()
   title: string;
 
+  @Field(() => String)
   @ApiProperty({ minLength: 1, maxLength: 100000, example: 'My first post' })
   @Length(1, 100_000, { message: 'body must be 1-100000 characters' })
   @IsString()
@@ -18,6 +23,7 @@ export class CreatePostDto {
   body: string;
 
   /** Admins only: write the post on someone else's behalf. */
+  @Field(() => Int, { nullable: true, description: 'Admins only: the author, if not yourself' })
   @ApiPropertyOptional({ type: 'integer', description: 'Admins only: the author, if not yourself' })
   @Max(2_147_483_647)
   @Min(1)

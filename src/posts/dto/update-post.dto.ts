@@ -1,18 +1,23 @@
+import { Field, InputType } from '@nestjs/graphql';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
-import { Trim } from '../../common/validation/transforms.js';
+import { IsString, Length, ValidateIf } from 'class-validator';
+import { OMITTED_OR_NOT_NULL, Trim } from '../../common/validation/transforms.js';
 
+/** The body of PATCH /posts/{id} and GraphQL's UpdatePostInput. */
+@InputType('UpdatePostInput')
 export class UpdatePostDto {
+  @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
   @IsString()
-  @IsOptional()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
   @Trim()
   title?: string;
 
+  @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ minLength: 1, maxLength: 100000 })
   @Length(1, 100_000, { message: 'body must be 1-100000 characters' })
   @IsString()
-  @IsOptional()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
   body?: string;
 }

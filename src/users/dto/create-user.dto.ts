@@ -1,3 +1,4 @@
+import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
@@ -7,7 +8,10 @@ export const REQUIRED = { message: '$property is required' };
 export const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 export const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
 
+/** The body of POST /users and GraphQL's CreateUserInput: one set of rules for both. */
+@InputType('CreateUserInput')
 export class CreateUserDto {
+  @Field(() => String)
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Carol Writer' })
   @Length(1, 100)
   @IsString()
@@ -15,6 +19,7 @@ export class CreateUserDto {
   @Trim()
   name: string;
 
+  @Field(() => String)
   @ApiProperty({ format: 'email', maxLength: 320, example: 'carol@example.com', description: 'Unique, case-insensitively; stored lower-cased' })
   @IsEmail({}, { message: 'email must be a valid e-mail address' })
   @MaxLength(320)
@@ -23,13 +28,15 @@ export class CreateUserDto {
   @Trim()
   email: string;
 
+  @Field(() => String)
   @ApiProperty({ minLength: 8, maxLength: 128, example: 'carol-password', format: 'password' })
   @Length(8, 128)
   @IsString()
   @IsDefined(REQUIRED)
   password: string;
 
-  @ApiPropertyOptional({ format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png' })
+  @Field(() => String, { nullable: true })
+  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png' })
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
   @IsString()

@@ -1,19 +1,24 @@
+import { Field, InputType } from '@nestjs/graphql';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { Trim } from '../../common/validation/transforms.js';
+import { OMITTED_OR_NOT_NULL, Trim } from '../../common/validation/transforms.js';
 import { USER_ROLES, type UserRole } from '../user.entity.js';
 import { AVATAR_URL_MESSAGE, HTTP_URL } from './create-user.dto.js';
 
+/** The body of PATCH /users/{id} and GraphQL's UpdateUserInput. */
+@InputType('UpdateUserInput')
 export class UpdateUserDto {
+  @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
   @Length(1, 100)
   @IsString()
-  @IsOptional()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
   @Trim()
   name?: string;
 
   /** null removes the avatar. */
-  @ApiPropertyOptional({ format: 'uri', maxLength: 2048, nullable: true, description: 'null removes the avatar' })
+  @Field(() => String, { nullable: true, description: 'null removes the avatar' })
+  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, description: 'null removes the avatar' })
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
   @IsString()
@@ -21,15 +26,17 @@ export class UpdateUserDto {
   @IsOptional()
   avatarUrl?: string | null;
 
+  @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ minLength: 8, maxLength: 128, format: 'password' })
   @Length(8, 128)
   @IsString()
-  @IsOptional()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
   password?: string;
 
   /** Admins only; the service enforces it. */
+  @Field(() => String, { nullable: true, description: '"admin" or "author"; admins only' })
   @ApiPropertyOptional({ enum: ['admin', 'author'], description: 'Admins only' })
   @IsIn(USER_ROLES, { message: 'role must be "admin" or "author"' })
-  @IsOptional()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
   role?: UserRole;
 }

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { LoggerService } from '@nestjs/common';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { AppConfig } from '../../config/app-config.js';
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Fastify's pino logger: JSON lines, the request id on each, secrets redacted. A client's
+ * `X-Request-Id` is honoured when it is a plain token (else a new UUID), and echoed back.
+ */
+export function loggerOptions(config: AppConfig): Pick<
+  FastifyServerOptions,
+  'logger' | 'disableRequestLogging' | 'genReqId' | 'requestIdHeader' | 'requestIdLogLabel'
+> {
+  return {
+    logger: {
+      level: config.logLevel,
+      base: undefined,
+      redact: { paths: ['req.headers.authorization', 'password', '*.password', 'accessToken', '*.accessToken'], remove: true },
+    },
+    disableRequestLogging: true,
+    requestIdHeader: false,
+    requestIdLogLabel: 'requestId',
+    genReqId: (request: IncomingMessage) => {
+      const header = request.headers['x-request-id'];
+      return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
+    },
+  };
+}
+
+/** One log line per request, after the response: method, route, status, duration. No headers, no bodies. */
+export function registerRequestLogging(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const status = reply.statusCode;
+    const line = {
+      method: request.method,
+      url: request.url,
+      route: request.routeOptions.url,
+      status,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    if (status >= 500) request.log.error(line, 'request failed');
+    else request.log.info(line, 'request');
+    done();
+  });
+}
+
+/** Nest's own log calls go to the same pino logger, so every line is JSON. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly pino: FastifyBaseLogger) {}
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, params: unknown[]) {
+    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? params[params.length - 1] : undefined;
+    if (message instanceof Error) this.pino[level]({ context, err: message }, message.message);
+    else this.pino[level]({ context }, typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  log(message: unknown, ...params: unknown[]) {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]) {
+    // Nest passes (message, stack, context): keep the stack in the log, never in a response.
+    const [stack, context] = params;
+    this.pino.error({ context: typeof context === 'string' ? context : undefined, stack }, String(message));
+  }
+  warn(message: unknown, ...params: unknown[]) {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]) {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]) {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]) {
+    this.write('fatal', message, params);
+  }
+}

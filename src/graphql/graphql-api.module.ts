@@ -1,0 +1,113 @@
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { GraphQLModule } from '@nestjs/graphql';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { AuthModule } from '../auth/auth.module.js';
+import { CommentsModule } from '../comments/comments.module.js';
+import { AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { PostsModule } from '../posts/posts.module.js';
+import { REDIS } from '../redis/redis.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { createFormatError } from './format-error.js';
+import { GraphQLContextFactory } from './graphql-context.js';
+import { graphiqlLandingPagePlugin, registerGraphiqlAssets } from './ide/graphiql.js';
+import { LoadersFactory } from './loaders.js';
+import { loadPersistedQueryManifest } from './persisted-queries/manifest.js';
+import { RedisApqCache } from './persisted-queries/redis-apq-cache.js';
+import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
+import { queryLimitsPlugin } from './plugins/query-limits.plugin.js';
+import { requestGatePlugin } from './plugins/request-gate.plugin.js';
+
+export const GRAPHQL_PATH = '/graphql';
+/** How long an automatically persisted query is kept (seconds). */
+const APQ_TTL_S = 24 * 60 * 60;
+
+/** What the GraphQL server is built from: the context factory and the per-request loaders. */
+@Module({
+  imports: [AuthModule, UsersModule, PostsModule, CommentsModule],
+  providers: [LoadersFactory, GraphQLContextFactory],
+  exports: [LoadersFactory, GraphQLContextFactory],
+})
+export class GraphQLSupportModule {}
+
+/** The IDE is a development aid: never served in production. */
+const ideEnabled = (config: AppConfig) => !config.isProduction;
+
+export function buildGraphQLOptions(
+  config: AppConfig,
+  contexts: GraphQLContextFactory,
+  metrics: MetricsService,
+  redis: Redis | null,
+): ApolloDriverConfig {
+  const only = config.graphqlPersistedQueries === 'only';
+  const allowList = only ? loadPersistedQueryManifest(config.graphqlPersistedQueriesFile!) : undefined;
+  return {
+    path: GRAPHQL_PATH,
+    // The schema lives in memory; `npm run schema:print` writes schema.gql (and a test keeps it current).
+    autoSchemaFile: true,
+    sortSchema: true,
+    introspection: config.graphqlIntrospection,
+    // "Did you mean ...?" would reveal the schema that introspection hides.
+    hideSchemaDetailsFromClientErrors: !config.graphqlIntrospection,
+    includeStacktraceInErrorResponses: false,
+    // Our formatError maps every error (HTTP exceptions included) itself.
+    autoTransformHttpErrors: false,
+    formatError: createFormatError({
+      exposeInternalMessages: config.nodeEnv === 'development',
+      hideSuggestions: !config.graphqlIntrospection,
+      logger: new Logger('GraphQL'),
+    }),
+    csrfPrevention: true,
+    parseOptions: { maxTokens: config.graphqlMaxTokens },
+    persistedQueries:
+      config.graphqlPersistedQueries === 'off'
+        ? false
+        : { ttl: APQ_TTL_S, cache: redis ? new RedisApqCache(redis, config.redisKeyPrefix) : undefined },
+    // Nest's GraphiQL loads from a CDN; ours is served locally (ide/graphiql.ts).
+    graphiql: false,
+    context: (request: Parameters<GraphQLContextFactory['forHttp']>[0], reply: Parameters<GraphQLContextFactory['forHttp']>[1]) =>
+      contexts.forHttp(request, reply),
+    plugins: [
+      requestGatePlugin({ maxDocumentBytes: config.graphqlMaxDocumentBytes, allowList }),
+      queryLimitsPlugin({
+        maxDepth: config.graphqlMaxDepth,
+        maxAliases: config.graphqlMaxAliases,
+        maxComplexity: config.graphqlMaxComplexity,
+      }),
+      operationMetricsPlugin(metrics),
+      ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
+    ],
+    // Subscriptions (graphql-transport-ws on this path) plug in here:
+    // subscriptions: { 'graphql-ws': { path: GRAPHQL_PATH, onConnect, ... } },
+    // with a context per event from contexts.forActor(actor) and checkQueryLimits in onSubscribe.
+  };
+}
+
+/**
+ * The GraphQL endpoint, POST and GET /graphql (Apollo Server on Fastify), code-first: the
+ * resolvers live in their feature modules (posts.resolver.ts, ...). Limits, persisted queries,
+ * error shaping and metrics are Apollo plugins configured here.
+ */
+@Module({
+  imports: [
+    GraphQLModule.forRootAsync<ApolloDriverConfig>({
+      driver: ApolloDriver,
+      imports: [GraphQLSupportModule],
+      inject: [AppConfig, GraphQLContextFactory, MetricsService, REDIS],
+      useFactory: buildGraphQLOptions,
+    }),
+  ],
+})
+export class GraphQLApiModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (ideEnabled(this.config)) registerGraphiqlAssets(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AppConfig } from '../config/app-config.js';
+import { BLOG_EVENT_NAMES } from '../subscriptions/blog-events.js';
+
+type HttpSeries = { requests: Counter.Internal; duration: Histogram.Internal<string> };
+
+export const GRAPHQL_OPERATION_TYPES = ['query', 'mutation', 'subscription', 'invalid'] as const;
+export type GraphQLOperationLabel = (typeof GRAPHQL_OPERATION_TYPES)[number];
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (so that several applications in
+ * one process, as in the tests, never collide). Everything that records a metric goes
+ * through here; GET /metrics renders the registry.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to sending its response',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly graphqlOperations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations received, by operation type ("invalid" when none could be resolved)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly dbQueries = new Counter({
+    name: 'db_queries_total',
+    help: 'SQL statements sent to the database',
+    registers: [this.registry],
+  });
+
+  readonly wsConnections = new Gauge({
+    name: 'ws_connections',
+    help: 'Open WebSocket (graphql-ws) connections',
+    registers: [this.registry],
+  });
+
+  readonly subscriptionEvents = new Counter({
+    name: 'subscription_events_total',
+    help: 'Events delivered to subscribers, by event name',
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
+
+  /** Label children by "method status route", so the per-response cost is one Map lookup. */
+  private readonly httpSeries = new Map<string, HttpSeries>();
+  private readonly graphqlSeries = new Map<string, Counter.Internal>();
+
+  constructor(config: AppConfig) {
+    // Every known series starts at 0, so dashboards see it before the first event.
+    for (const type of GRAPHQL_OPERATION_TYPES) {
+      const series = this.graphqlOperations.labels(type);
+      series.inc(0);
+      this.graphqlSeries.set(type, series);
+    }
+    for (const name of BLOG_EVENT_NAMES) this.subscriptionEvents.labels(name).inc(0);
+    if (config.metricsEnabled) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** One answered HTTP request; `route` is the route template (e.g. /posts/:id), never the URL. */
+  recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.httpSeries.get(key);
+    if (series === undefined) {
+      const labels = { method, route, status: String(status) };
+      series = { requests: this.httpRequests.labels(labels), duration: this.httpRequestDuration.labels(labels) };
+      this.httpSeries.set(key, series);
+    }
+    series.requests.inc();
+    series.duration.observe(seconds);
+  }
+
+  recordGraphQLOperation(type: GraphQLOperationLabel): void {
+    this.graphqlSeries.get(type)?.inc();
+  }
+
+  recordDbQuery(): void {
+    this.dbQueries.inc();
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,58 @@
+import { ArgsType, Field, Int, ObjectType } from '@nestjs/graphql';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
+import { PageInfo } from '../../graphql/models/page-info.model.js';
+import { AfterArg, FirstArg } from '../../graphql/models/page.args.js';
+import { Post } from '../post.entity.js';
+
+@ObjectType('PostEdge')
+export class PostEdge {
+  @Field(() => String)
+  cursor: string;
+
+  @Field(() => Post)
+  node: Post;
+}
+
+/** A page of posts, newest first. `totalCount` is a resolved field, counted only when selected. */
+@ObjectType('PostConnection')
+export class PostConnection {
+  @Field(() => [PostEdge])
+  edges: PostEdge[];
+
+  @Field(() => [Post])
+  nodes: Post[];
+
+  @Field(() => PageInfo)
+  pageInfo: PageInfo;
+
+  /** Not a field: the filter that totalCount counts with. */
+  authorId?: number;
+}
+
+/** Query.posts(first, after, authorId). */
+@ArgsType()
+export class PostsArgs {
+  @FirstArg(DEFAULT_PAGE_SIZE)
+  first: number;
+
+  @AfterArg()
+  after?: string | null;
+
+  @Field(() => Int, { nullable: true, description: "Only this author's posts" })
+  @Max(2_147_483_647, { message: 'authorId must be a positive integer' })
+  @Min(1, { message: 'authorId must be a positive integer' })
+  @IsInt({ message: 'authorId must be a positive integer' })
+  @IsOptional()
+  authorId?: number | null;
+}
+
+/** User.posts(first, after): the user's posts, newest first. */
+@ArgsType()
+export class UserPostsArgs {
+  @FirstArg(DEFAULT_PAGE_SIZE)
+  first: number;
+
+  @AfterArg()
+  after?: string | null;
+}
