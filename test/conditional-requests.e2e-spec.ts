@@ -1,0 +1,171 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { expectProblem } from './support/problems.js';
+import { createComment, createPost, createUser } from './support/resources.js';
+import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+
+const STRONG_ETAG = /^"[^"]+"$/;
+
+describeEachDatabase('conditional requests', (kind) => {
+  let app: TestApp;
+  let adminToken: string;
+  let aliceToken: string;
+  let bobToken: string;
+  const http = () => request(app.server);
+
+  beforeAll(async () => {
+    app = await startTestApp(kind);
+    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  });
+  afterAll(() => app?.close());
+
+  describe('ETag and If-None-Match', () => {
+    it('GET /posts/{id}, /comments/{id}, /users/{id} carry an ETag; If-None-Match with it answers 304 with no body', async () => {
+      for (const path of ['/posts/1', '/comments/1', '/users/2']) {
+        const first = await http().get(path).expect(200);
+        const etag = first.headers.etag as string;
+        expect(etag, path).toMatch(STRONG_ETAG);
+        const again = await http().get(path).expect(200);
+        expect(again.headers.etag).toBe(etag);
+
+        const notModified = await http().get(path).set('If-None-Match', etag).expect(304);
+        expect(notModified.text ?? '', path).toBe('');
+        expect(notModified.headers['content-length'] ?? '0').toBe('0');
+        expect(notModified.headers.etag).toBe(etag);
+
+        expect((await http().get(path).set('If-None-Match', '"nope"').expect(200)).body).toEqual(first.body);
+        await http().get(path).set('If-None-Match', `"other", ${etag}`).expect(304);
+        await http().get(path).set('If-None-Match', `W/${etag}`).expect(304);
+        await http().get(path).set('If-None-Match', '*').expect(304);
+      }
+    });
+
+    it('each format has its own ETag, and a tag of one format does not match another', async () => {
+      const tags = new Map<string, string>();
+      for (const accept of ['application/json', 'application/hal+json', 'application/xml', 'text/html']) {
+        const response = await http().get('/posts/1').set('Accept', accept).expect(200);
+        expect(response.headers.etag, accept).toMatch(STRONG_ETAG);
+        tags.set(accept, response.headers.etag as string);
+        await http().get('/posts/1').set('Accept', accept).set('If-None-Match', response.headers.etag as string).expect(304);
+      }
+      expect(new Set(tags.values()).size).toBe(4);
+      const jsonTag = tags.get('application/json')!;
+      expect(tags.get('application/hal+json')).toBe(jsonTag.replace(/"$/, '-hal"'));
+      expect(tags.get('application/xml')).toBe(jsonTag.replace(/"$/, '-xml"'));
+      await http().get('/posts/1').set('Accept', 'application/xml').set('If-None-Match', jsonTag).expect(200);
+    });
+
+    it('after a change the old ETag no longer matches: 200 with the new representation and a new ETag', async () => {
+      const post = await createPost(app, aliceToken, { title: 'Version one' });
+      const comment = await createComment(app, bobToken, post.id, 'First words');
+      const user = await createUser(app);
+      const changes: [string, string, Record<string, unknown>][] = [
+        [`/posts/${post.id}`, aliceToken, { title: 'Version two' }],
+        [`/comments/${comment.id}`, bobToken, { body: 'Second words' }],
+        [`/users/${user.id}`, user.token, { name: 'Renamed' }],
+      ];
+      for (const [path, token, change] of changes) {
+        const before = await http().get(path).expect(200);
+        const oldTag = before.headers.etag as string;
+        await http().get(path).set('If-None-Match', oldTag).expect(304);
+        const patched = await http().patch(path).set(bearer(token)).send(change).expect(200);
+        expect(patched.headers.etag, path).toMatch(STRONG_ETAG);
+        expect(patched.headers.etag).not.toBe(oldTag);
+
+        const after = await http().get(path).set('If-None-Match', oldTag).expect(200);
+        expect(after.body).toMatchObject(change);
+        expect(after.headers.etag).toBe(patched.headers.etag);
+        await http().get(path).set('If-None-Match', after.headers.etag as string).expect(304);
+      }
+    });
+
+    it("the HTML page's ETag changes when a new comment shows on it", async () => {
+      const post = await createPost(app, aliceToken);
+      const page = await http().get(`/posts/${post.id}`).set('Accept', 'text/html').expect(200);
+      const tag = page.headers.etag as string;
+      await http().get(`/posts/${post.id}`).set('Accept', 'text/html').set('If-None-Match', tag).expect(304);
+      await createComment(app, bobToken, post.id, 'Shows on the page');
+      const changed = await http().get(`/posts/${post.id}`).set('Accept', 'text/html').set('If-None-Match', tag).expect(200);
+      expect(changed.text).toContain('Shows on the page');
+      expect(changed.headers.etag).not.toBe(tag);
+    });
+  });
+
+  describe('If-Match', () => {
+    it('PATCH /posts/{id} with a stale If-Match: 412 and nothing changes; with the current one: 200 and a new ETag', async () => {
+      const post = await createPost(app, aliceToken, { title: 'Original', body: 'Original body' });
+      const first = await http().get(`/posts/${post.id}`).expect(200);
+      const v1 = first.headers.etag as string;
+      const second = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', v1).send({ title: 'Second' }).expect(200);
+      const v2 = second.headers.etag as string;
+      expect(v2).not.toBe(v1);
+      expect(second.body.title).toBe('Second');
+
+      const stale = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', v1).send({ title: 'Lost update', body: 'x' });
+      expectProblem(stale, 412, 'PRECONDITION_FAILED');
+      const unchanged = await http().get(`/posts/${post.id}`).expect(200);
+      expect(unchanged.body).toEqual(second.body);
+      expect(unchanged.headers.etag).toBe(v2);
+
+      for (const tag of ['"999999"', '"nonsense"', 'W/' + v2, v2.replace(/"$/, '-html"')]) {
+        expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', tag).send({ title: 'No' }), 412);
+      }
+      expect((await http().get(`/posts/${post.id}`).expect(200)).body).toEqual(second.body);
+
+      const xmlTag = (await http().get(`/posts/${post.id}`).set('Accept', 'application/xml').expect(200)).headers.etag as string;
+      const viaXml = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', xmlTag).send({ title: 'Third' }).expect(200);
+      expect(viaXml.body.title).toBe('Third');
+      const any = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', '*').send({ title: 'Fourth' }).expect(200);
+      expect(any.body.title).toBe('Fourth');
+    });
+
+    it('PATCH /comments/{id} and /users/{id} with a stale If-Match: 412 and nothing changes', async () => {
+      const comment = await createComment(app, bobToken, 1, 'Comment v1');
+      const commentTag = (await http().get(`/comments/${comment.id}`).expect(200)).headers.etag as string;
+      await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).set('If-Match', commentTag).send({ body: 'Comment v2' }).expect(200);
+      expectProblem(
+        await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).set('If-Match', commentTag).send({ body: 'Comment v3' }),
+        412,
+        'PRECONDITION_FAILED',
+      );
+      expect((await http().get(`/comments/${comment.id}`).expect(200)).body.body).toBe('Comment v2');
+
+      const user = await createUser(app);
+      const userTag = (await http().get(`/users/${user.id}`).expect(200)).headers.etag as string;
+      await http().patch(`/users/${user.id}`).set(bearer(user.token)).set('If-Match', userTag).send({ name: 'Name v2' }).expect(200);
+      expectProblem(
+        await http().patch(`/users/${user.id}`).set(bearer(user.token)).set('If-Match', userTag).send({ name: 'Name v3' }),
+        412,
+        'PRECONDITION_FAILED',
+      );
+      expect((await http().get(`/users/${user.id}`).expect(200)).body.name).toBe('Name v2');
+    });
+
+    it('authorization and existence come first: 403 or 404 rather than 412', async () => {
+      const post = await createPost(app, aliceToken);
+      const tag = (await http().get(`/posts/${post.id}`).expect(200)).headers.etag as string;
+      expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(bobToken)).set('If-Match', tag).send({ title: 'x' }), 403);
+      expectProblem(await http().patch('/posts/999999').set(bearer(adminToken)).set('If-Match', tag).send({ title: 'x' }), 404);
+    });
+
+    it('two concurrent PATCHes with the same ETag: exactly one 200 and one 412, and the winner\'s title is stored', async () => {
+      for (let round = 0; round < 5; round += 1) {
+        const post = await createPost(app, aliceToken, { title: `Race ${round}` });
+        const tag = (await http().get(`/posts/${post.id}`).expect(200)).headers.etag as string;
+        const titles = [`Alice wins ${round}`, `Admin wins ${round}`];
+        const [a, b] = await Promise.all([
+          http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', tag).send({ title: titles[0] }),
+          http().patch(`/posts/${post.id}`).set(bearer(adminToken)).set('If-Match', tag).send({ title: titles[1] }),
+        ]);
+        expect([a.status, b.status].sort(), `round ${round}: ${a.text} / ${b.text}`).toEqual([200, 412]);
+        const [winner, loser] = a.status === 200 ? [a, b] : [b, a];
+        expectProblem(loser, 412, 'PRECONDITION_FAILED');
+        const stored = await http().get(`/posts/${post.id}`).expect(200);
+        expect(stored.body.title).toBe(winner.body.title);
+        expect(titles).toContain(stored.body.title);
+        expect(stored.headers.etag).toBe(winner.headers.etag);
+      }
+    });
+  });
+});

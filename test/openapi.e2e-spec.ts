@@ -1,0 +1,166 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+
+/** CONTRACT §2, in OpenAPI's path syntax (/graphql and /metrics are not resource routes; /docs is the UI itself). */
+const OPERATIONS: [string, string][] = [
+  ['get', '/posts'],
+  ['post', '/posts'],
+  ['get', '/posts/{id}'],
+  ['patch', '/posts/{id}'],
+  ['delete', '/posts/{id}'],
+  ['get', '/posts/{id}/comments'],
+  ['post', '/posts/{id}/comments'],
+  ['get', '/comments/{id}'],
+  ['patch', '/comments/{id}'],
+  ['delete', '/comments/{id}'],
+  ['get', '/users'],
+  ['post', '/users'],
+  ['get', '/users/{id}'],
+  ['get', '/users/{id}/posts'],
+  ['patch', '/users/{id}'],
+  ['delete', '/users/{id}'],
+  ['post', '/tokens'],
+  ['get', '/health'],
+];
+
+/** The writable fields each request body must describe. */
+const BODIES: Record<string, string[]> = {
+  'post /posts': ['title', 'body', 'authorId'],
+  'patch /posts/{id}': ['title', 'body'],
+  'post /posts/{id}/comments': ['body'],
+  'patch /comments/{id}': ['body'],
+  'post /users': ['name', 'email', 'password', 'avatarUrl'],
+  'patch /users/{id}': ['name', 'avatarUrl', 'password', 'role'],
+  'post /tokens': ['email', 'password'],
+};
+
+interface Schema {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+}
+interface Operation {
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+  parameters?: { name: string; in: string }[];
+}
+interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas?: Record<string, Schema>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
+}
+
+describeEachDatabase('OpenAPI', (kind) => {
+  let app: TestApp;
+  let spec: OpenApiDocument;
+  const http = () => request(app.server);
+
+  const resolve = (schema: Schema): Schema => {
+    if (!schema.$ref) return schema;
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    const target = spec.components.schemas?.[name];
+    expect(target, schema.$ref).toBeDefined();
+    return target!;
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp(kind);
+    const response = await http().get('/docs-json').expect(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    spec = response.body as OpenApiDocument;
+  });
+  afterAll(() => app?.close());
+
+  describe('/docs-json', () => {
+    it('is an OpenAPI 3 document with a title and bearer authentication', () => {
+      expect(spec.openapi).toMatch(/^3\.\d+\.\d+$/);
+      expect(spec.info.title).toEqual(expect.any(String));
+      expect(Object.values(spec.components.securitySchemes ?? {})).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    });
+
+    it('lists every path and method of CONTRACT §2', () => {
+      for (const [method, path] of OPERATIONS) {
+        expect(spec.paths[path], path).toBeDefined();
+        expect(spec.paths[path][method], `${method.toUpperCase()} ${path}`).toBeDefined();
+      }
+      // ... and no verbs in paths, nothing that is not a resource of the contract.
+      for (const path of Object.keys(spec.paths)) {
+        expect(['/posts', '/comments', '/users', '/tokens', '/health', '/metrics', '/graphql'].some((root) => path.startsWith(root)), path).toBe(true);
+      }
+    });
+
+    it('describes the request body of every POST and PATCH as JSON with its fields', () => {
+      for (const [operation, fields] of Object.entries(BODIES)) {
+        const [method, path] = operation.split(' ');
+        const body = spec.paths[path][method].requestBody;
+        expect(body, operation).toBeDefined();
+        const schema = resolve(body!.content['application/json'].schema);
+        expect(schema.type, operation).toBe('object');
+        expect(Object.keys(schema.properties ?? {}).sort(), operation).toEqual([...fields].sort());
+      }
+      const createPost = resolve(spec.paths['/posts'].post.requestBody!.content['application/json'].schema);
+      expect(createPost.required?.sort()).toEqual(['body', 'title']);
+      expect(createPost.properties!.title.type).toBe('string');
+      expect(createPost.properties!.authorId.type).toBe('integer');
+      for (const operation of ['post /users', 'patch /users/{id}']) {
+        const [method, path] = operation.split(' ');
+        const schema = resolve(spec.paths[path][method].requestBody!.content['application/json'].schema);
+        for (const [field, property] of Object.entries(schema.properties!)) expect(property.type, `${operation} ${field}`).toBe('string');
+      }
+    });
+
+    it('documents the responses: representations with _links, lists with limit and cursor, problem+json errors', () => {
+      const post = spec.paths['/posts/{id}'].get.responses['200'].content!;
+      expect(Object.keys(post).sort()).toEqual(['application/hal+json', 'application/json', 'application/xml', 'text/html']);
+      const postSchema = resolve(post['application/json'].schema);
+      expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'title', 'updatedAt']);
+      const list = resolve(spec.paths['/posts'].get.responses['200'].content!['application/json'].schema);
+      expect(list.type).toBe('array');
+      expect((spec.paths['/posts'].get.parameters ?? []).map((parameter) => parameter.name)).toEqual(
+        expect.arrayContaining(['limit', 'cursor', 'authorId']),
+      );
+      expect(spec.paths['/posts'].post.responses['201']).toBeDefined();
+      expect(spec.paths['/posts/{id}'].delete.responses['204']).toBeDefined();
+      expect(Object.keys(spec.paths['/posts/{id}'].get.responses['404'].content!)).toEqual(['application/problem+json']);
+      expect(spec.paths['/posts/{id}'].patch.responses['412']).toBeDefined();
+    });
+  });
+
+  describe('/docs', () => {
+    it('serves an HTML UI whose scripts and styles all load from the same origin, and answer 200', async () => {
+      for (const page of ['/docs', '/docs/']) {
+        const response = await http().get(page).expect(200);
+        expect(response.headers['content-type']).toMatch(/^text\/html/);
+        const html = response.text;
+        const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+        expect(scripts.length).toBeGreaterThan(0);
+        const urls: string[] = [];
+        for (const [, attributes, inline] of scripts) {
+          const src = /\bsrc\s*=\s*["']([^"']+)["']/i.exec(attributes)?.[1];
+          // The CSP allows only 'self' scripts: an inline script would not run.
+          expect(src, `a <script> without src: ${inline.slice(0, 80)}`).toBeDefined();
+          urls.push(src!);
+        }
+        for (const [, href] of html.matchAll(/<link\b[^>]*\bhref\s*=\s*["']([^"']+)["']/gi)) urls.push(href);
+        expect(html).not.toMatch(/(src|href)\s*=\s*["'](https?:)?\/\/(?!www\.w3\.org)/i);
+        for (const url of urls) {
+          const resolved = new URL(url, `http://blog.test${page}`);
+          expect(resolved.origin, url).toBe('http://blog.test');
+          const asset = await http().get(resolved.pathname + resolved.search);
+          expect(asset.status, resolved.pathname).toBe(200);
+          if (url.endsWith('.js')) expect(asset.headers['content-type'], url).toMatch(/javascript/);
+        }
+      }
+    });
+
+    it('its scripts load the spec from this service, not from elsewhere', async () => {
+      const init = await http().get('/docs/swagger-ui-init.js').expect(200);
+      expect(init.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z0-9.-]+\.[a-z]{2,}\/[^"']*\.(js|css|json)/i);
+      expect(init.text).toContain('/posts/{id}/comments');
+    });
+  });
+});
