@@ -8,6 +8,7 @@ import { COMMENT_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { commentPath } from '../common/representation/links.js';
+import { NegotiatedRepresentations } from '../common/representation/representation.interceptor.js';
 import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import type { Comment } from './comment.entity.js';
@@ -19,6 +20,7 @@ import { UpdateCommentDto } from './dto/update-comment.dto.js';
 const toResource = (comment: Comment) => new Resource('comment', toCommentView(comment), comment.version);
 
 @ApiTags('comments')
+@NegotiatedRepresentations()
 @Controller()
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}

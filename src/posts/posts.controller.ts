@@ -8,6 +8,7 @@ import { POST_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { postPath } from '../common/representation/links.js';
+import { NegotiatedRepresentations } from '../common/representation/representation.interceptor.js';
 import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
@@ -20,6 +21,7 @@ import { PostsService } from './posts.service.js';
 const toResource = (post: PostEntity) => new Resource('post', toPostView(post), post.version);
 
 @ApiTags('posts')
+@NegotiatedRepresentations()
 @Controller()
 export class PostsController {
   constructor(private readonly posts: PostsService) {}

@@ -8,6 +8,7 @@ import { USER_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { userPath } from '../common/representation/links.js';
+import { NegotiatedRepresentations } from '../common/representation/representation.interceptor.js';
 import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
@@ -19,6 +20,7 @@ import { UsersService } from './users.service.js';
 const toResource = (user: User) => new Resource('user', toUserView(user), user.version);
 
 @ApiTags('users')
+@NegotiatedRepresentations()
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}

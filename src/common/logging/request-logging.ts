@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
-import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
 
@@ -12,7 +12,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function loggerOptions(config: AppConfig): Pick<
   FastifyServerOptions,
-  'logger' | 'disableRequestLogging' | 'genReqId' | 'requestIdHeader' | 'requestIdLogLabel'
+  'logger' | 'logController' | 'genReqId' | 'requestIdHeader'
 > {
   return {
     logger: {
@@ -20,9 +20,8 @@ export function loggerOptions(config: AppConfig): Pick<
       base: undefined,
       redact: { paths: ['req.headers.authorization', 'password', '*.password', 'accessToken', '*.accessToken'], remove: true },
     },
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest({ requestIdLogLabel: 'requestId' }),
     requestIdHeader: false,
-    requestIdLogLabel: 'requestId',
     genReqId: (request: IncomingMessage) => {
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
@@ -30,26 +29,33 @@ export function loggerOptions(config: AppConfig): Pick<
   };
 }
 
-/** One log line per request, after the response: method, route, status, duration. No headers, no bodies. */
+/** Echoes the request id on every response. */
 export function registerRequestLogging(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const status = reply.statusCode;
+}
+
+/**
+ * Fastify logs two lines per request by default; this logs one, after the response: method,
+ * route, status, duration, client address. Never headers or bodies (no tokens, no passwords).
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = {
       method: request.method,
       url: request.url,
       route: request.routeOptions.url,
-      status,
+      status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ip: request.ip,
     };
-    if (status >= 500) request.log.error(line, 'request failed');
+    if (error || reply.statusCode >= 500) request.log.error({ ...line, err: error ?? undefined }, 'request failed');
     else request.log.info(line, 'request');
-    done();
-  });
+  }
 }
 
 /** Nest's own log calls go to the same pino logger, so every line is JSON. */

@@ -1,4 +1,5 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { DomainError } from '../errors/domain-error.js';
@@ -7,6 +8,11 @@ import { HtmlRenderer } from './html.renderer.js';
 import { AVAILABLE_MEDIA_TYPES, CONTENT_TYPES, type Format, negotiateFormat } from './media-types.js';
 import { Resource, ResourceList } from './resource.js';
 import { renderXml } from './xml.renderer.js';
+
+const NEGOTIATED = 'representation:negotiated';
+
+/** Marks a controller whose routes serve resources in every format (others, like /health, stay JSON). */
+export const NegotiatedRepresentations = () => SetMetadata(NEGOTIATED, true);
 
 /** Adds Accept to Vary, keeping what is there (CORS adds Origin). */
 function varyOnAccept(reply: FastifyReply): void {
@@ -26,10 +32,14 @@ function varyOnAccept(reply: FastifyReply): void {
  */
 @Injectable()
 export class RepresentationInterceptor implements NestInterceptor {
-  constructor(private readonly html: HtmlRenderer) {}
+  constructor(
+    private readonly html: HtmlRenderer,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
+    if (!this.reflector.get<boolean>(NEGOTIATED, context.getClass())) return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const safe = request.method === 'GET' || request.method === 'HEAD';

@@ -1,0 +1,243 @@
+/**
+ * The bench dataset: deterministic (a seeded PRNG), loaded straight into the database the
+ * service's migrations created, in one transaction. Rows look like what the service writes:
+ * timestamps as TypeORM stores them, `version` 1, passwords as `scrypt$N$r$p$salt$key`.
+ *
+ * Usage as a script (the driver imports it instead):
+ *   node bench/dataset.mjs --database sqlite:/tmp/x.sqlite [--users 200 --posts 2000 --comments-per-post 10 --seed 42]
+ */
+import { Buffer } from 'node:buffer';
+import { createHash, scryptSync } from 'node:crypto';
+import process from 'node:process';
+import { BENCH_PASSWORD, log, mulberry32, parseDatabaseUrl, randomInt, sqliteDatetime, userEmail } from './shared.mjs';
+
+export const DEFAULT_SIZES = { users: 200, posts: 2000, commentsPerPost: 10, seed: 42 };
+
+const WORDS = (
+  'the a of and to in is it that for on with as was at by be this from or an are not have had but ' +
+  'service request query index cursor page post comment author reader writer schema table column row ' +
+  'latency throughput cache batch loader resolver field type mutation subscription event socket stream ' +
+  'database transaction commit rollback migration version header token secret policy admin user ' +
+  'fast slow simple careful honest quiet bright early late small large clear open closed steady ' +
+  'write read ship measure test deploy review refactor debug profile tune scale split merge keep drop ' +
+  'morning evening river mountain garden window coffee letter street market island forest harbour ' +
+  'because although whenever before after between without around through during under over'
+).split(' ');
+
+// A few words that exercise escaping and multi-byte text in every representation.
+const SPICE = ['"quoted"', 'café', 'naïve', 'Zürich', '—', 'back\\slash', '<tag>', 'a&b', "it's", '日本語', 'emoji 🚀', 'tab\there'];
+
+const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Edsger', 'Zoë', 'José', 'Łukasz', 'Chloé', 'Søren', 'Amara', 'Kenji', 'Priya', "O'Neil", 'Mia'];
+const LAST = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen', 'Dijkstra', 'Müller', 'García', 'Nowak', 'Dubois', 'Kierkegaard', 'Okafor', 'Tanaka', 'Sharma', 'Smith', 'Rossi'];
+
+function words(random, count) {
+  const out = [];
+  for (let i = 0; i < count; i++) out.push(random() < 0.02 ? SPICE[randomInt(random, 0, SPICE.length - 1)] : WORDS[randomInt(random, 0, WORDS.length - 1)]);
+  return out;
+}
+
+function sentence(random) {
+  const parts = words(random, randomInt(random, 6, 16));
+  if (random() < 0.3) parts[randomInt(random, 1, parts.length - 1)] += ',';
+  const text = parts.join(' ');
+  const end = random() < 0.1 ? '?' : random() < 0.05 ? '!' : '.';
+  return text[0].toUpperCase() + text.slice(1) + end;
+}
+
+/** Paragraphs of sentences until about `length` characters. */
+function prose(random, length) {
+  const paragraphs = [];
+  let current = [];
+  let size = 0;
+  while (size < length) {
+    const next = sentence(random);
+    current.push(next);
+    size += next.length + 1;
+    if (current.length >= randomInt(random, 3, 6)) {
+      paragraphs.push(current.join(' '));
+      current = [];
+      size += 1;
+    }
+  }
+  if (current.length > 0) paragraphs.push(current.join(' '));
+  return paragraphs.join('\n\n');
+}
+
+function title(random) {
+  const text = words(random, randomInt(random, 3, 10)).join(' ');
+  return text[0].toUpperCase() + text.slice(1);
+}
+
+/** The service's password format, for the bench password: one scrypt, reused for every user. */
+export function benchPasswordHash(seed = DEFAULT_SIZES.seed) {
+  const salt = createHash('sha256').update(`blog-bench-salt:${seed}`).digest().subarray(0, 16);
+  const key = scryptSync(BENCH_PASSWORD.normalize('NFC'), salt, 32, { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+  return ['scrypt', 16384, 8, 1, Buffer.from(salt).toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/**
+ * Calls `sink.user`, `sink.post`, `sink.comment` with every row, in id order (ids from 1).
+ * User 1 is an admin, the others authors; two users in three have an avatar.
+ */
+export function generateDataset(options, sink) {
+  const { users, posts, commentsPerPost, seed } = { ...DEFAULT_SIZES, ...options };
+  const random = mulberry32(seed);
+  const passwordHash = benchPasswordHash(seed);
+  const start = Date.UTC(2025, 0, 1);
+
+  for (let id = 1; id <= users; id++) {
+    const created = new Date(start + id * 60_000 + randomInt(random, 0, 59_999));
+    sink.user({
+      id,
+      name: `${FIRST[randomInt(random, 0, FIRST.length - 1)]} ${LAST[randomInt(random, 0, LAST.length - 1)]}`,
+      email: userEmail(id),
+      passwordHash,
+      avatarUrl: id % 3 === 0 ? null : `https://avatars.bench.example/u/${id}.png`,
+      role: id === 1 ? 'admin' : 'author',
+      createdAt: created,
+      updatedAt: created,
+    });
+  }
+
+  const postsStart = start + 30 * 86_400_000;
+  const postTimes = new Float64Array(posts + 1);
+  for (let id = 1; id <= posts; id++) {
+    const created = postsStart + id * 45_000 + randomInt(random, 0, 44_999);
+    postTimes[id] = created;
+    const updated = random() < 0.1 ? created + randomInt(random, 1, 86_400_000) : created;
+    sink.post({
+      id,
+      title: title(random),
+      body: prose(random, randomInt(random, 900, 1150)),
+      authorId: randomInt(random, 1, users),
+      createdAt: new Date(created),
+      updatedAt: new Date(updated),
+    });
+  }
+
+  let commentId = 0;
+  for (let postId = 1; postId <= posts; postId++) {
+    let at = postTimes[postId];
+    for (let k = 0; k < commentsPerPost; k++) {
+      at += randomInt(random, 1_000, 3_600_000);
+      commentId++;
+      sink.comment({
+        id: commentId,
+        postId,
+        body: prose(random, randomInt(random, 40, 400)),
+        authorId: randomInt(random, 1, users),
+        createdAt: new Date(at),
+        updatedAt: new Date(at),
+      });
+    }
+  }
+  return { users, posts, comments: commentId };
+}
+
+/** Loads the dataset into a migrated, empty SQLite file in one transaction. */
+export async function loadSqlite(file, options) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    const existing = db.prepare('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM posts) AS n').get();
+    if (existing.n !== 0) throw new Error(`${file} is not empty: the bench loads into a fresh database`);
+    const user = db.prepare(
+      'INSERT INTO users (id, name, email, password_hash, avatar_url, role, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
+    );
+    const post = db.prepare(
+      'INSERT INTO posts (id, title, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
+    );
+    const comment = db.prepare(
+      'INSERT INTO comments (id, post_id, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
+    );
+    const counts = db.transaction(() =>
+      generateDataset(options, {
+        user: (u) => user.run(u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, sqliteDatetime(u.createdAt), sqliteDatetime(u.updatedAt)),
+        post: (p) => post.run(p.id, p.title, p.body, p.authorId, sqliteDatetime(p.createdAt), sqliteDatetime(p.updatedAt)),
+        comment: (c) => comment.run(c.id, c.postId, c.body, c.authorId, sqliteDatetime(c.createdAt), sqliteDatetime(c.updatedAt)),
+      }),
+    )();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return counts;
+  } finally {
+    db.close();
+  }
+}
+
+const PG_COLUMNS = {
+  users: [['id', 'int'], ['name', 'text'], ['email', 'text'], ['password_hash', 'text'], ['avatar_url', 'text'], ['role', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
+  posts: [['id', 'int'], ['title', 'text'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
+  comments: [['id', 'int'], ['post_id', 'int'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
+};
+
+/** Loads the dataset into a migrated, empty PostgreSQL database in one transaction (batched unnest inserts). */
+export async function loadPostgres(url, options) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM posts) AS n');
+    if (Number(rows[0].n) !== 0) throw new Error('the database is not empty: the bench loads into a fresh database');
+    // generateDataset is synchronous: collect the rows, then insert them table by table.
+    const rowsOf = { users: [], posts: [], comments: [] };
+    const counts = generateDataset(options, {
+      user: (u) => rowsOf.users.push([u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, u.createdAt.toISOString(), u.updatedAt.toISOString()]),
+      post: (p) => rowsOf.posts.push([p.id, p.title, p.body, p.authorId, p.createdAt.toISOString(), p.updatedAt.toISOString()]),
+      comment: (c) => rowsOf.comments.push([c.id, c.postId, c.body, c.authorId, c.createdAt.toISOString(), c.updatedAt.toISOString()]),
+    });
+    await client.query('BEGIN');
+    for (const table of ['users', 'posts', 'comments']) {
+      const columns = PG_COLUMNS[table];
+      const select = columns.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
+      const sql = `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}, version) SELECT *, 1 FROM unnest(${select})`;
+      for (let from = 0; from < rowsOf[table].length; from += 2000) {
+        const batch = rowsOf[table].slice(from, from + 2000);
+        await client.query(sql, columns.map((_, index) => batch.map((row) => row[index])));
+      }
+    }
+    for (const table of ['users', 'posts', 'comments']) {
+      await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT MAX(id) FROM ${table}))`);
+    }
+    await client.query('COMMIT');
+    await client.query('ANALYZE');
+    return counts;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function loadDataset(databaseUrl, options) {
+  const database = parseDatabaseUrl(databaseUrl);
+  return database.type === 'postgres' ? loadPostgres(database.url, options) : loadSqlite(database.url, options);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const value = (name) => {
+    const index = args.indexOf(name);
+    return index >= 0 ? args[index + 1] : undefined;
+  };
+  const databaseUrl = value('--database');
+  if (!databaseUrl) {
+    log('usage: node bench/dataset.mjs --database sqlite:<file>|postgres://… [--users N --posts N --comments-per-post N --seed N]');
+    process.exit(2);
+  }
+  const options = {
+    users: Number(value('--users') ?? DEFAULT_SIZES.users),
+    posts: Number(value('--posts') ?? DEFAULT_SIZES.posts),
+    commentsPerPost: Number(value('--comments-per-post') ?? DEFAULT_SIZES.commentsPerPost),
+    seed: Number(value('--seed') ?? DEFAULT_SIZES.seed),
+  };
+  loadDataset(databaseUrl, options).then(
+    (counts) => process.stderr.write(`loaded ${JSON.stringify(counts)}\n`),
+    (error) => {
+      log(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,386 @@
+/**
+ * The floor: the fastest honest server for the bench scenarios, written by hand with node:http
+ * and prepared statements (better-sqlite3 in WAL mode, or pg). It answers the same bytes as the
+ * service for exactly these requests, and nothing more:
+ *
+ *   GET  /posts/{id}                      the post
+ *   GET  /posts?limit=&cursor=            newest first, with the same `Link` header
+ *   GET  /posts/{id}/comments?limit=&cursor=   oldest first
+ *   POST /graphql   the post page query   (3 statements: post, author, comments joined with authors)
+ *   POST /graphql   the createPost mutation (HS256 bearer token checked by hand, 2 statements)
+ *   GET  /health, GET /metrics (db_queries_total: statements sent)
+ *
+ * The difference between the service and this is what the framework, the ORM and the
+ * general-purpose GraphQL execution cost. Configuration from the environment:
+ *   DATABASE_URL=sqlite:<file>|postgres://…  JWT_SECRET=…  PORT=0  HOST=127.0.0.1  DB_POOL_SIZE=10
+ * Prints one JSON line `{"msg":"Listening on http://HOST:PORT"}` when ready.
+ */
+import { Buffer } from 'node:buffer';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import process from 'node:process';
+import { URLSearchParams } from 'node:url';
+import {
+  CREATE_POST_MUTATION,
+  DEFAULT_LIMIT,
+  GRAPHQL_COMMENTS_FIRST,
+  POST_PAGE_QUERY,
+  decodeCursor,
+  encodeCursor,
+  isoFromSqlite,
+  parseDatabaseUrl,
+  sqliteDatetime,
+  log,
+} from './shared.mjs';
+
+let statements = 0;
+
+const POST_COLUMNS = 'id, title, body, author_id, created_at, updated_at';
+const COMMENT_COLUMNS = 'id, post_id, body, author_id, created_at, updated_at';
+
+/** SQLite: synchronous prepared statements; the same methods as the pg store, returning values. */
+async function sqliteStore(file) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const sql = {
+    post: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE id = ?`),
+    posts: db.prepare(`SELECT ${POST_COLUMNS} FROM posts ORDER BY id DESC LIMIT ?`),
+    postsAfter: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE id < ? ORDER BY id DESC LIMIT ?`),
+    postExists: db.prepare('SELECT 1 AS found FROM posts WHERE id = ?'),
+    comments: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? ORDER BY id LIMIT ?`),
+    commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND id > ? ORDER BY id LIMIT ?`),
+    author: db.prepare('SELECT name, avatar_url FROM users WHERE id = ?'),
+    commentsWithAuthors: db.prepare(
+      'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? ORDER BY c.id LIMIT ?',
+    ),
+    actor: db.prepare('SELECT id, role FROM users WHERE id = ?'),
+    insertPost: db.prepare('INSERT INTO posts (title, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, 1)'),
+  };
+  const run = (statement, method, ...args) => {
+    statements++;
+    return statement[method](...args);
+  };
+  return {
+    iso: isoFromSqlite,
+    post: (id) => run(sql.post, 'get', id) ?? null,
+    posts: (limit, after) => (after === undefined ? run(sql.posts, 'all', limit) : run(sql.postsAfter, 'all', after, limit)),
+    postExists: (id) => run(sql.postExists, 'get', id) !== undefined,
+    comments: (postId, limit, after) =>
+      after === undefined ? run(sql.comments, 'all', postId, limit) : run(sql.commentsAfter, 'all', postId, after, limit),
+    author: (id) => run(sql.author, 'get', id) ?? null,
+    commentsWithAuthors: (postId, limit) => run(sql.commentsWithAuthors, 'all', postId, limit),
+    actor: (id) => run(sql.actor, 'get', id) ?? null,
+    insertPost: (title, body, authorId, now) => {
+      const at = sqliteDatetime(now);
+      return Number(run(sql.insertPost, 'run', title, body, authorId, at, at).lastInsertRowid);
+    },
+    close: () => db.close(),
+  };
+}
+
+/** PostgreSQL: named (server-side prepared) statements over a pool. */
+async function postgresStore(url, poolSize) {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const query = async (name, text, values) => {
+    statements++;
+    return (await pool.query({ name, text, values })).rows;
+  };
+  const one = async (name, text, values) => (await query(name, text, values))[0] ?? null;
+  await pool.query('SELECT 1');
+  return {
+    iso: (date) => date.toISOString(),
+    post: (id) => one('post', `SELECT ${POST_COLUMNS} FROM posts WHERE id = $1`, [id]),
+    posts: (limit, after) =>
+      after === undefined
+        ? query('posts', `SELECT ${POST_COLUMNS} FROM posts ORDER BY id DESC LIMIT $1`, [limit])
+        : query('posts_after', `SELECT ${POST_COLUMNS} FROM posts WHERE id < $1 ORDER BY id DESC LIMIT $2`, [after, limit]),
+    postExists: async (id) => (await one('post_exists', 'SELECT 1 AS found FROM posts WHERE id = $1', [id])) !== null,
+    comments: (postId, limit, after) =>
+      after === undefined
+        ? query('comments', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 ORDER BY id LIMIT $2`, [postId, limit])
+        : query('comments_after', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [postId, after, limit]),
+    author: (id) => one('author', 'SELECT name, avatar_url FROM users WHERE id = $1', [id]),
+    commentsWithAuthors: (postId, limit) =>
+      query(
+        'comments_with_authors',
+        'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = $1 ORDER BY c.id LIMIT $2',
+        [postId, limit],
+      ),
+    actor: (id) => one('actor', 'SELECT id, role FROM users WHERE id = $1', [id]),
+    insertPost: async (title, body, authorId, now) =>
+      (
+        await one(
+          'insert_post',
+          'INSERT INTO posts (title, body, author_id, created_at, updated_at, version) VALUES ($1, $2, $3, $4, $4, 1) RETURNING id',
+          [title, body, authorId, now],
+        )
+      ).id,
+    close: () => pool.end(),
+  };
+}
+
+// The JSON views of the service (post.view.ts, comment.view.ts), field for field, in the same order.
+const postView = (store, row) => ({
+  id: row.id,
+  title: row.title,
+  body: row.body,
+  authorId: row.author_id,
+  createdAt: store.iso(row.created_at),
+  updatedAt: store.iso(row.updated_at),
+  _links: {
+    self: { href: `/posts/${row.id}` },
+    author: { href: `/users/${row.author_id}` },
+    comments: { href: `/posts/${row.id}/comments` },
+  },
+});
+
+const commentView = (store, row) => ({
+  id: row.id,
+  postId: row.post_id,
+  body: row.body,
+  authorId: row.author_id,
+  createdAt: store.iso(row.created_at),
+  updatedAt: store.iso(row.updated_at),
+  _links: {
+    self: { href: `/comments/${row.id}` },
+    post: { href: `/posts/${row.post_id}` },
+    author: { href: `/users/${row.author_id}` },
+  },
+});
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const ID = /^[1-9]\d{0,9}$/;
+
+class HttpError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+function send(response, status, body, headers = {}) {
+  response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), ...headers });
+  response.end(body);
+}
+
+function problem(response, status, detail, instance) {
+  const titles = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
+  const body = JSON.stringify({ type: 'about:blank', title: titles[status] ?? 'Error', status, detail, instance });
+  send(response, status, body, { 'content-type': 'application/problem+json; charset=utf-8' });
+}
+
+/** `limit` (1-100, default 20) and `cursor` of a list, as the service validates them. */
+function pageRequest(search) {
+  if (search === '') return { limit: DEFAULT_LIMIT, after: undefined };
+  const params = new URLSearchParams(search);
+  let limit = DEFAULT_LIMIT;
+  const rawLimit = params.get('limit');
+  if (rawLimit !== null) {
+    if (!/^\d{1,3}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > 100) {
+      throw new HttpError(400, 'limit must be an integer from 1 to 100');
+    }
+    limit = Number(rawLimit);
+  }
+  const cursor = params.get('cursor');
+  let after;
+  if (cursor !== null) {
+    after = decodeCursor(cursor);
+    if (after === null) throw new HttpError(400, 'cursor is not a cursor this service issued');
+  }
+  return { limit, after };
+}
+
+/** One page of `limit + 1` rows in keyset order: the items and the `Link` header of the next page. */
+function page(rows, limit, path) {
+  if (rows.length <= limit) return { items: rows, headers: {} };
+  const items = rows.slice(0, limit);
+  const next = `${path}?limit=${limit}&cursor=${encodeCursor(items[items.length - 1].id)}`;
+  return { items, headers: { link: `<${next}>; rel="next"` } };
+}
+
+/** HS256 JWT check by hand: signature, algorithm, expiry; the subject is the user id. */
+function verifyBearer(header, secret) {
+  const match = /^Bearer ([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(header ?? '');
+  if (!match) return null;
+  const expected = createHmac('sha256', secret).update(`${match[1]}.${match[2]}`).digest();
+  const given = Buffer.from(match[3], 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  try {
+    const head = JSON.parse(Buffer.from(match[1], 'base64url').toString('utf8'));
+    const claims = JSON.parse(Buffer.from(match[2], 'base64url').toString('utf8'));
+    if (head.alg !== 'HS256') return null;
+    if (typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now()) return null;
+    if (typeof claims.nbf === 'number' && claims.nbf * 1000 > Date.now()) return null;
+    return typeof claims.sub === 'string' && ID.test(claims.sub) ? Number(claims.sub) : null;
+  } catch {
+    return null;
+  }
+}
+
+const graphqlError = (message, code) => ({ errors: [{ message, extensions: { code } }], data: null });
+
+async function postPage(store, variables) {
+  const id = variables?.id;
+  if (!Number.isInteger(id)) return graphqlError('Variable "$id" of required type "Int!" was not provided.', 'BAD_USER_INPUT');
+  const post = await store.post(id);
+  if (post === null) return { data: { post: null } };
+  const [author, comments] = await Promise.all([
+    store.author(post.author_id),
+    store.commentsWithAuthors(post.id, GRAPHQL_COMMENTS_FIRST),
+  ]);
+  return {
+    data: {
+      post: {
+        title: post.title,
+        body: post.body,
+        author: { name: author.name, avatarUrl: author.avatar_url },
+        comments: comments.map((comment) => ({ body: comment.body, author: { name: comment.author_name } })),
+      },
+    },
+  };
+}
+
+async function createPost(store, variables, authorization, secret) {
+  const userId = verifyBearer(authorization, secret);
+  const actor = userId === null ? null : await store.actor(userId);
+  if (actor === null) return graphqlError('Sign in to do this', 'UNAUTHENTICATED');
+  const input = variables?.input ?? {};
+  const title = typeof input.title === 'string' ? input.title.trim() : null;
+  const body = typeof input.body === 'string' ? input.body : null;
+  if (title === null || title.length < 1 || title.length > 200 || body === null || body.length < 1 || body.length > 100_000) {
+    return graphqlError('Invalid input', 'BAD_USER_INPUT');
+  }
+  const id = await store.insertPost(title, body, actor.id, new Date());
+  return { data: { createPost: { id, title } } };
+}
+
+function readBody(request) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    request.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > 1_048_576) reject(new HttpError(413, 'body over the limit'));
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+async function graphql(store, request, response, secret) {
+  let document;
+  try {
+    document = JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, 'the body is not JSON');
+  }
+  // Only the bench's own documents: this is a floor, not a GraphQL server.
+  let result;
+  if (document?.query === POST_PAGE_QUERY) result = await postPage(store, document.variables);
+  else if (document?.query === CREATE_POST_MUTATION) {
+    result = await createPost(store, document.variables, request.headers.authorization, secret);
+  } else result = graphqlError('The floor serves only the bench documents', 'GRAPHQL_VALIDATION_FAILED');
+  send(response, result.errors && !result.data ? 400 : 200, `${JSON.stringify(result)}\n`);
+}
+
+async function handle(store, request, response, secret) {
+  const url = request.url ?? '/';
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  const search = mark < 0 ? '' : url.slice(mark + 1);
+
+  if (request.method === 'POST' && path === '/graphql') return graphql(store, request, response, secret);
+  if (request.method !== 'GET') throw new HttpError(405, `${request.method} is not served by the floor`);
+
+  if (path === '/posts') {
+    const { limit, after } = pageRequest(search);
+    const { items, headers } = page(await store.posts(limit + 1, after), limit, '/posts');
+    return send(response, 200, JSON.stringify(items.map((row) => postView(store, row))), headers);
+  }
+  if (path.startsWith('/posts/')) {
+    const rest = path.slice('/posts/'.length);
+    const slash = rest.indexOf('/');
+    const idText = slash < 0 ? rest : rest.slice(0, slash);
+    if (!ID.test(idText)) throw new HttpError(400, 'id must be a positive integer');
+    const id = Number(idText);
+    if (slash < 0) {
+      const row = await store.post(id);
+      if (row === null) throw new HttpError(404, `Post ${id} does not exist`);
+      return send(response, 200, JSON.stringify(postView(store, row)));
+    }
+    if (rest.slice(slash) === '/comments') {
+      const { limit, after } = pageRequest(search);
+      if (!(await store.postExists(id))) throw new HttpError(404, `Post ${id} does not exist`);
+      const { items, headers } = page(await store.comments(id, limit + 1, after), limit, `/posts/${id}/comments`);
+      return send(response, 200, JSON.stringify(items.map((row) => commentView(store, row))), headers);
+    }
+  }
+  if (path === '/health') return send(response, 200, '{"status":"ok"}');
+  if (path === '/metrics') {
+    const body = `# HELP db_queries_total SQL statements sent to the database\n# TYPE db_queries_total counter\ndb_queries_total ${statements}\n`;
+    return send(response, 200, body, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+  }
+  throw new HttpError(404, `${path} is not served by the floor`);
+}
+
+export async function startFloor({ databaseUrl, jwtSecret, port = 0, host = '127.0.0.1', poolSize = 10 }) {
+  const database = parseDatabaseUrl(databaseUrl);
+  const store = database.type === 'postgres' ? await postgresStore(database.url, poolSize) : await sqliteStore(database.url);
+  const server = createServer((request, response) => {
+    handle(store, request, response, jwtSecret).catch((error) => {
+      if (response.headersSent) return response.destroy();
+      if (error instanceof HttpError) return problem(response, error.status, error.message, request.url);
+      log(error);
+      problem(response, 500, 'The floor failed', request.url);
+    });
+  });
+  server.keepAliveTimeout = 72_000;
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  return {
+    url: `http://${host}:${address.port}`,
+    close: async () => {
+      await new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await store.close();
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { DATABASE_URL, JWT_SECRET, PORT, HOST, DB_POOL_SIZE } = process.env;
+  if (!DATABASE_URL || !JWT_SECRET) {
+    log('floor: DATABASE_URL and JWT_SECRET are required');
+    process.exit(2);
+  }
+  startFloor({
+    databaseUrl: DATABASE_URL,
+    jwtSecret: JWT_SECRET,
+    port: Number(PORT ?? 0),
+    host: HOST ?? '127.0.0.1',
+    poolSize: Number(DB_POOL_SIZE ?? 10),
+  }).then(
+    (floor) => {
+      process.stdout.write(`${JSON.stringify({ msg: `Listening on ${floor.url}` })}\n`);
+      const stop = () => floor.close().then(() => process.exit(0), () => process.exit(1));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
+    (error) => {
+      log('floor: start-up failed:', error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,879 @@
+/**
+ * `npm run bench`: the service against a hand-written floor (bench/floor.mjs) on the same data.
+ *
+ *  1. A fresh database (SQLite file in a temp dir, or a new PostgreSQL database with --database);
+ *     the production build (`node dist/src/main.js`) starts once so its migrations create the
+ *     schema, and stops.
+ *  2. The deterministic dataset (bench/dataset.mjs) goes straight into it, in one transaction.
+ *  3. The service starts again (cold start and idle RSS are taken), and the floor beside it.
+ *  4. Each scenario's response is fetched from both and must be byte-for-byte identical.
+ *  5. autocannon rounds, interleaved (service, floor, service, floor, …); SQL statements per
+ *     request from each server's db_queries_total.
+ *  6. Subscription fan-out (bench/fanout.mjs), in-process bus, then through Redis when given.
+ *  7. A markdown table on stdout, everything in bench/results/latest.json. Progress goes to stderr.
+ *
+ * Run `node bench/run.mjs --help` for the flags. The driver builds nothing: `npm run bench` does.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { setTimeout } from 'node:timers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, URL } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { DEFAULT_SIZES, loadDataset } from './dataset.mjs';
+import { measureFanout } from './fanout.mjs';
+import {
+  BENCH_PASSWORD,
+  CREATE_POST_MUTATION,
+  POST_PAGE_QUERY,
+  encodeCursor,
+  log,
+  mulberry32,
+  out,
+  randomInt,
+  userEmail,
+} from './shared.mjs';
+
+const { fetch, AbortSignal } = globalThis;
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SERVICE_ENTRY = path.join(ROOT, 'dist', 'src', 'main.js');
+const FLOOR_ENTRY = path.join(ROOT, 'bench', 'floor.mjs');
+const JWT_SECRET = 'bench-jwt-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+const HELP = `Usage: npm run bench -- [flags]     (or: node bench/run.mjs [flags] after npm run build)
+
+Dataset   --users N (${DEFAULT_SIZES.users})  --posts N (${DEFAULT_SIZES.posts})  --comments-per-post N (${DEFAULT_SIZES.commentsPerPost})  --seed N (${DEFAULT_SIZES.seed})
+Load      --rounds N (3)  --duration S (5)  --connections N (32)  --warmup S (1; 0 = none)
+Fan-out   --subscribers N (1000)  --events N (20)  --event-spacing MS (250)
+Database  --database postgres://user@host:port/db   a fresh database is created beside db and dropped after
+Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --redis off to skip)
+Other     --scenarios a,b   only these (rest-post, rest-posts, rest-comments, graphql-post-page,
+                            graphql-create-post, fanout, fanout-redis)
+          --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
+          --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
+          --allow-mismatch  measure a scenario even when the two servers answer differently
+          --timeout MIN (20) stop everything and exit after this long
+`;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+function readOptions(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      users: { type: 'string' },
+      posts: { type: 'string' },
+      'comments-per-post': { type: 'string' },
+      seed: { type: 'string' },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      warmup: { type: 'string' },
+      subscribers: { type: 'string' },
+      events: { type: 'string' },
+      'event-spacing': { type: 'string' },
+      database: { type: 'string' },
+      redis: { type: 'string' },
+      scenarios: { type: 'string' },
+      quick: { type: 'boolean' },
+      out: { type: 'string' },
+      keep: { type: 'boolean' },
+      'allow-mismatch': { type: 'boolean' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const quick = values.quick === true;
+  const number = (name, fallback, min, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = values[name];
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got "${raw}")`);
+    return value;
+  };
+  const integer = (name, fallback, min, max) => {
+    const value = number(name, fallback, min, max);
+    if (!Number.isInteger(value)) throw new UsageError(`--${name} must be a whole number`);
+    return value;
+  };
+  const redis = values.redis ?? process.env.TEST_REDIS_URL ?? process.env.REDIS_URL;
+  if (redis !== undefined && redis !== 'off' && !/^rediss?:\/\//.test(redis)) throw new UsageError('--redis must be a redis:// URL or "off"');
+  if (values.database !== undefined && !/^postgres(ql)?:\/\//.test(values.database)) {
+    throw new UsageError('--database must be a postgres:// URL (SQLite is the default)');
+  }
+  const scenarios = values.scenarios?.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of scenarios ?? []) {
+    if (!SCENARIO_IDS.includes(name)) throw new UsageError(`--scenarios: unknown "${name}" (known: ${SCENARIO_IDS.join(', ')})`);
+  }
+  return {
+    help: values.help === true,
+    users: integer('users', DEFAULT_SIZES.users, 2, 10_000_000),
+    posts: integer('posts', DEFAULT_SIZES.posts, 1, 100_000_000),
+    commentsPerPost: integer('comments-per-post', DEFAULT_SIZES.commentsPerPost, 0, 10_000),
+    seed: integer('seed', DEFAULT_SIZES.seed, 0, 2 ** 32 - 1),
+    rounds: integer('rounds', quick ? 1 : 3, 1, 100),
+    duration: number('duration', quick ? 2 : 5, 0.5, 3600),
+    connections: integer('connections', 32, 1, 10_000),
+    warmup: number('warmup', quick ? 0.5 : 1, 0, 600),
+    subscribers: integer('subscribers', quick ? 200 : 1000, 1, 100_000),
+    events: integer('events', quick ? 5 : 20, 1, 10_000),
+    eventSpacing: integer('event-spacing', 250, 0, 60_000),
+    database: values.database,
+    redis: redis === 'off' ? undefined : redis,
+    scenarios,
+    out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results', 'latest.json')),
+    keep: values.keep === true,
+    allowMismatch: values['allow-mismatch'] === true,
+    timeoutMin: number('timeout', 20, 1, 24 * 60),
+  };
+}
+
+class UsageError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: everything started registers how to stop it; it runs on success, error and signals.
+
+const cleanups = [];
+let cleaningUp = null;
+
+function runCleanups() {
+  cleaningUp ??= (async () => {
+    while (cleanups.length > 0) {
+      const step = cleanups.pop();
+      try {
+        await step();
+      } catch (error) {
+        log(`cleanup: ${error instanceof Error ? error.message : error}`);
+      }
+    }
+  })();
+  return cleaningUp;
+}
+
+async function abort(reason, code) {
+  log(`\nbench: ${reason}; stopping everything it started`);
+  await runCleanups();
+  process.exit(code);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes (the service, the floor)
+
+/** Spawns a Node process; keeps its last output lines; `stop()` sends SIGTERM, then SIGKILL after 15 s. */
+function startProcess(label, entry, env) {
+  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const state = { label, child, lines: [], port: null, exitCode: null };
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      state.exitCode = code ?? signal ?? 'unknown';
+      resolve(state.exitCode);
+    });
+    child.once('error', (error) => {
+      state.lines.push(`spawn error: ${error.message}`);
+      state.exitCode = 'spawn-error';
+      resolve(state.exitCode);
+    });
+  });
+  const onLine = (line) => {
+    if (line.trim() === '') return;
+    state.lines.push(line);
+    if (state.lines.length > 40) state.lines.shift();
+    if (state.port === null) {
+      let text = line;
+      try {
+        const parsed = JSON.parse(line);
+        if (typeof parsed?.msg === 'string') text = parsed.msg;
+      } catch {
+        // not JSON: look at the raw line
+      }
+      const match = /Listening on https?:\/\/\S*?:(\d+)/.exec(text);
+      if (match) state.port = Number(match[1]);
+    }
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        onLine(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+      }
+    });
+  }
+  let stopping = null;
+  state.exited = exited;
+  state.stop = () => {
+    stopping ??= (async () => {
+      if (state.exitCode !== null) return state.exitCode;
+      child.kill('SIGTERM');
+      const code = await Promise.race([exited, sleep(15_000).then(() => null)]);
+      if (code !== null) return code;
+      log(`${label} did not stop within 15 s of SIGTERM: killing it`);
+      child.kill('SIGKILL');
+      return exited;
+    })();
+    return stopping;
+  };
+  cleanups.push(() => state.stop());
+  return state;
+}
+
+/**
+ * The TCP port a process listens on, from /proc (its socket inodes against /proc/net/tcp*):
+ * with LOG_LEVEL=warn the service does not log its "Listening on" line.
+ */
+async function listeningPort(pid) {
+  const inodes = new Set();
+  let fds = [];
+  try {
+    fds = await readdir(`/proc/${pid}/fd`);
+  } catch {
+    return null;
+  }
+  for (const fd of fds) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`));
+      if (match) inodes.add(match[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  for (const table of ['tcp', 'tcp6']) {
+    const text = await readFile(`/proc/${pid}/net/${table}`, 'utf8').catch(() => '');
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && fields[3] === '0A' && inodes.has(fields[9])) return parseInt(fields[1].split(':')[1], 16);
+    }
+  }
+  return null;
+}
+
+async function rssMb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : null;
+}
+
+const lastLines = (proc) => proc.lines.slice(-15).map((line) => `    ${line}`).join('\n');
+
+/** Waits for the first 200 on `path`; returns the base URL and the time from spawn. */
+async function waitReady(proc, startedAt, healthPath, timeoutMs = 90_000) {
+  const deadline = startedAt + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) {
+      throw new Error(`${proc.label} exited (${proc.exitCode}) before it was ready. Last output:\n${lastLines(proc)}`);
+    }
+    if (proc.port === null) proc.port = await listeningPort(proc.child.pid);
+    if (proc.port !== null) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${proc.port}${healthPath}`, { signal: AbortSignal.timeout(2000) });
+        await response.arrayBuffer();
+        if (response.status === 200) return { url: `http://127.0.0.1:${proc.port}`, readyMs: performance.now() - startedAt };
+      } catch {
+        // not yet
+      }
+    }
+    if (performance.now() > deadline) throw new Error(`${proc.label} not ready after ${timeoutMs / 1000} s. Last output:\n${lastLines(proc)}`);
+    await sleep(10);
+  }
+}
+
+function serviceEnv(databaseUrl, extra = {}) {
+  const env = { ...process.env };
+  // The service must see only the bench's settings, not a developer's .env overrides or Redis.
+  for (const name of ['REDIS_URL', 'DATABASE_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'METRICS_ENABLED', 'GRAPHQL_PERSISTED_QUERIES', 'GRAPHQL_PERSISTED_QUERIES_FILE']) {
+    delete env[name];
+  }
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    JWT_SECRET,
+    DATABASE_URL: databaseUrl,
+    SEED_DEMO_DATA: 'false',
+    RATE_LIMIT_MAX: '0',
+    RATE_LIMIT_AUTH_MAX: '0',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    METRICS_ENABLED: 'true',
+    ...extra,
+  };
+}
+
+async function startService(databaseUrl, label, extra) {
+  const startedAt = performance.now();
+  const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra));
+  const { url, readyMs } = await waitReady(proc, startedAt, '/health');
+  return Object.assign(proc, { url, coldStartMs: readyMs });
+}
+
+async function startFloor(databaseUrl) {
+  const startedAt = performance.now();
+  const proc = startProcess('floor', FLOOR_ENTRY, {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  });
+  const { url, readyMs } = await waitReady(proc, startedAt, '/health');
+  return Object.assign(proc, { url, coldStartMs: readyMs });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases
+
+async function prepareDatabase(options, tempDir) {
+  if (!options.database) {
+    const file = path.join(tempDir, 'bench.sqlite');
+    return { kind: 'SQLite', url: `sqlite:${file}`, describe: `SQLite file ${file}`, drop: async () => {} };
+  }
+  const { default: pg } = await import('pg');
+  const admin = new URL(options.database);
+  const name = `blog_bench_${Date.now()}_${process.pid}`;
+  const client = new pg.Client({ connectionString: options.database });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const target = new URL(options.database);
+  target.pathname = `/${name}`;
+  const drop = async () => {
+    if (options.keep) return log(`kept PostgreSQL database ${name}`);
+    const dropper = new pg.Client({ connectionString: options.database });
+    await dropper.connect();
+    try {
+      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    } finally {
+      await dropper.end();
+    }
+  };
+  admin.password = admin.password ? '***' : '';
+  return { kind: 'PostgreSQL', url: target.toString(), describe: `PostgreSQL database ${name} (on ${admin.host})`, drop };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+const SCENARIO_IDS = ['rest-post', 'rest-posts', 'rest-comments', 'graphql-post-page', 'graphql-create-post', 'fanout', 'fanout-redis'];
+
+const POST_BODY = `${'A bench post, written to measure the cost of a write. '.repeat(9)}The end.`;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/**
+ * Each scenario: `request(random, n, ctx)` gives {method, path, headers?, body?} for the n-th
+ * request (n = 0 is the template; random ids come from `random`); `samples(ctx)` the requests
+ * the identity check compares; `dynamic` whether every request differs (setupRequest).
+ */
+function scenarios(ctx) {
+  const randomPost = (random) => randomInt(random, 1, ctx.posts);
+  const checkIds = [...new Set([1, Math.ceil(ctx.posts / 2), ctx.posts])];
+  return [
+    {
+      id: 'rest-post',
+      name: 'REST GET /posts/{id}',
+      dynamic: true,
+      request: (random) => ({ method: 'GET', path: `/posts/${randomPost(random)}` }),
+      samples: () => checkIds.map((id) => ({ method: 'GET', path: `/posts/${id}` })),
+    },
+    {
+      id: 'rest-posts',
+      name: 'REST GET /posts?limit=20',
+      dynamic: false,
+      compareHeaders: ['link'],
+      request: () => ({ method: 'GET', path: '/posts?limit=20' }),
+      samples: () => [
+        { method: 'GET', path: '/posts?limit=20' },
+        { method: 'GET', path: '/posts' },
+        { method: 'GET', path: `/posts?limit=5&cursor=${encodeCursor(Math.max(1, ctx.posts - 10))}` },
+      ],
+    },
+    {
+      id: 'rest-comments',
+      name: 'REST GET /posts/{id}/comments',
+      dynamic: true,
+      compareHeaders: ['link'],
+      request: (random) => ({ method: 'GET', path: `/posts/${randomPost(random)}/comments` }),
+      samples: () => [
+        ...checkIds.map((id) => ({ method: 'GET', path: `/posts/${id}/comments` })),
+        { method: 'GET', path: '/posts/1/comments?limit=3' },
+        { method: 'GET', path: `/posts/1/comments?limit=3&cursor=${encodeCursor(2)}` },
+      ],
+    },
+    {
+      id: 'graphql-post-page',
+      name: 'GraphQL post page',
+      graphql: true,
+      dynamic: true,
+      request: (random) => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ query: POST_PAGE_QUERY, variables: { id: randomPost(random) } }),
+      }),
+      samples: () =>
+        checkIds.map((id) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: POST_PAGE_QUERY, variables: { id } }) })),
+    },
+    {
+      id: 'graphql-create-post',
+      name: 'GraphQL createPost',
+      graphql: true,
+      write: true,
+      dynamic: true,
+      request: (_random, n, target) => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${ctx.token}` },
+        body: JSON.stringify({ query: CREATE_POST_MUTATION, variables: { input: { title: `Bench post ${target} ${n}`, body: POST_BODY } } }),
+      }),
+      // Both servers get the same title; the ids they assign differ, so ids are masked in the comparison.
+      samples: () => [
+        {
+          method: 'POST',
+          path: '/graphql',
+          headers: { ...JSON_HEADERS, authorization: `Bearer ${ctx.token}` },
+          body: JSON.stringify({ query: CREATE_POST_MUTATION, variables: { input: { title: '  Identity check  ', body: POST_BODY } } }),
+        },
+      ],
+      normalize: (body) => body.replace(/"id":\d+/g, '"id":0'),
+    },
+  ];
+}
+
+async function send(baseUrl, request) {
+  const response = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+function firstDifference(a, b) {
+  let index = 0;
+  while (index < a.length && index < b.length && a[index] === b[index]) index++;
+  const excerpt = (text) => text.slice(Math.max(0, index - 60), index + 60).replace(/\n/g, '\\n');
+  return `first difference at character ${index} (lengths ${a.length} / ${b.length}):\n      service: …${excerpt(a)}…\n      floor:   …${excerpt(b)}…`;
+}
+
+/**
+ * The identity check: for each sample request, status, body and the listed headers must be
+ * equal. Returns {status: 'ok'} or {status: 'unavailable'|'mismatch', reason}.
+ */
+async function checkScenario(scenario, service, floor) {
+  for (const request of scenario.samples()) {
+    const label = `${request.method} ${request.path}${request.body ? ` ${request.body.slice(0, 80)}…` : ''}`;
+    let fromService;
+    try {
+      fromService = await send(service.url, request);
+    } catch (error) {
+      return { status: 'unavailable', reason: `service: ${label}: ${error.message}` };
+    }
+    if (scenario.graphql && (fromService.status !== 200 || fromService.body.startsWith('{"errors"'))) {
+      const detail = fromService.body.slice(0, 200).replace(/\s+/g, ' ');
+      return { status: 'unavailable', reason: `GraphQL not available on the service (HTTP ${fromService.status}: ${detail})` };
+    }
+    const fromFloor = await send(floor.url, request);
+    const normalize = scenario.normalize ?? ((body) => body);
+    if (fromService.status !== fromFloor.status) {
+      return { status: 'mismatch', reason: `${label}: HTTP ${fromService.status} from the service, ${fromFloor.status} from the floor` };
+    }
+    const a = normalize(fromService.body);
+    const b = normalize(fromFloor.body);
+    if (a !== b) return { status: 'mismatch', reason: `${label}: bodies differ; ${firstDifference(a, b)}` };
+    for (const header of scenario.compareHeaders ?? []) {
+      const x = fromService.headers.get(header);
+      const y = fromFloor.headers.get(header);
+      if (x !== y) return { status: 'mismatch', reason: `${label}: header ${header} differs: service ${JSON.stringify(x)}, floor ${JSON.stringify(y)}` };
+    }
+    const typeOf = (response) => (response.headers.get('content-type') ?? '').split(';')[0].trim();
+    if (typeOf(fromService) !== typeOf(fromFloor)) {
+      return { status: 'mismatch', reason: `${label}: content-type ${typeOf(fromService)} from the service, ${typeOf(fromFloor)} from the floor` };
+    }
+  }
+  return { status: 'ok' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+async function dbQueries(baseUrl) {
+  try {
+    const response = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+    const text = await response.text();
+    if (response.status !== 200) return null;
+    let total = null;
+    for (const match of text.matchAll(/^db_queries_total(?:\{[^}]*\})?\s+(\S+)/gm)) total = (total ?? 0) + Number(match[1]);
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/** One autocannon run; resolves with autocannon's raw (non-aggregated) result. */
+function cannon(scenario, target, seconds, seed, connections) {
+  const random = mulberry32(seed);
+  let n = 0;
+  const template = scenario.request(random, n, target.name);
+  const request = { ...template };
+  if (scenario.dynamic) {
+    request.setupRequest = (req) => {
+      const next = scenario.request(random, ++n, target.name);
+      req.path = next.path;
+      if (next.body !== undefined) req.body = next.body;
+      return req;
+    };
+  }
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: target.url,
+        connections,
+        duration: seconds,
+        timeout: 10,
+        skipAggregateResult: true,
+        requests: [request],
+        // A GraphQL error answers 200: count it as a failure too.
+        ...(scenario.graphql ? { verifyBody: (body) => !body.startsWith('{"errors"') } : {}),
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/**
+ * db_queries_total once it has stopped moving: requests cut off when a round ends are still
+ * being answered for a moment (autocannon stops counting them, the server does not).
+ */
+async function settledDbQueries(baseUrl) {
+  let last = await dbQueries(baseUrl);
+  for (let attempt = 0; attempt < 40 && last !== null; attempt++) {
+    await sleep(50);
+    const now = await dbQueries(baseUrl);
+    if (now === last) break;
+    last = now;
+  }
+  return last;
+}
+
+async function measureRound(scenario, target, options, seed) {
+  const before = await settledDbQueries(target.url);
+  const raw = await cannon(scenario, target, options.duration, seed, options.connections);
+  const after = await settledDbQueries(target.url);
+  const one = autocannon.aggregateResult([raw], { url: target.url, connections: options.connections, duration: options.duration });
+  return {
+    raw,
+    completed: raw.totalCompletedRequests,
+    // The server also answers the requests cut off when the round ends: count them for SQL/req.
+    sent: raw.totalRequests,
+    reqPerSec: raw.totalCompletedRequests / raw.duration,
+    p50: one.latency.p50,
+    p99: one.latency.p99,
+    errors: raw.errors + raw.timeouts + raw.non2xx + raw.mismatches,
+    sqlStatements: before === null || after === null ? null : after - before,
+  };
+}
+
+function summarize(rounds, target, options) {
+  const all = autocannon.aggregateResult(rounds.map((round) => round.raw), { url: target.url, connections: options.connections, duration: options.duration });
+  const completed = rounds.reduce((sum, round) => sum + round.completed, 0);
+  const sent = rounds.reduce((sum, round) => sum + round.sent, 0);
+  const sql = rounds.every((round) => round.sqlStatements !== null) ? rounds.reduce((sum, round) => sum + round.sqlStatements, 0) : null;
+  return {
+    reqPerSec: rounds.reduce((sum, round) => sum + round.reqPerSec, 0) / rounds.length,
+    reqPerSecRounds: rounds.map((round) => Math.round(round.reqPerSec)),
+    p50: all.latency.p50,
+    p99: all.latency.p99,
+    errors: rounds.reduce((sum, round) => sum + round.errors, 0),
+    completed,
+    sqlPerRequest: sql === null || sent === 0 ? null : sql / sent,
+    rounds: rounds.map(({ raw: _raw, ...round }) => round),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const fmt = {
+  int: (value) => (value === null || value === undefined ? 'n/a' : Math.round(value).toLocaleString('en-US')),
+  ms: (value) => {
+    if (value === null || value === undefined) return 'n/a';
+    if (Number.isInteger(value) || value >= 100) return value.toFixed(0);
+    return value.toFixed(value >= 10 ? 1 : 2);
+  },
+  sql: (value) => (value === null || value === undefined ? 'n/a' : value.toFixed(2)),
+  ratio: (value) => (value === null || value === undefined ? '' : value.toFixed(2)),
+};
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model?.trim() ?? 'unknown',
+    cores: cpus.length,
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()} ${os.release()}`,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    loadAverageAtStart: os.loadavg().map((value) => Math.round(value * 100) / 100),
+  };
+}
+
+/** The commit measured, and whether the working tree differs from it. */
+function gitState() {
+  const run = (args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 5000 });
+  const head = run(['rev-parse', '--short', 'HEAD']);
+  if (head.status !== 0) return null;
+  const status = run(['status', '--porcelain', '--untracked-files=no']);
+  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
+}
+
+function renderMarkdown(report) {
+  const lines = [];
+  const { options, dataset, service, floor } = report;
+  const git = report.git ? ` at ${report.git.commit}${report.git.dirty ? ' (with uncommitted changes)' : ''}` : '';
+  lines.push(`## Blog service bench${git} (${report.startedAt})`, '');
+  lines.push(
+    `- Machine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGb} GB, Node ${report.machine.node}, ${report.machine.platform}; load average at start ${report.machine.loadAverageAtStart.join(' / ')}`,
+  );
+  lines.push(
+    `- Database: ${report.database}; dataset ${fmt.int(dataset.users)} users, ${fmt.int(dataset.posts)} posts, ${fmt.int(dataset.comments)} comments (seed ${options.seed}), loaded in ${fmt.int(dataset.loadMs)} ms`,
+  );
+  lines.push(
+    `- Load: autocannon, ${options.connections} connections, ${options.rounds} round(s) of ${options.duration} s per target, interleaved service/floor, ${options.warmup} s warm-up each`,
+  );
+  lines.push(
+    `- Service: cold start ${fmt.int(service.coldStartMs)} ms (spawn → first 200 on /health; ${fmt.int(service.firstStartMs)} ms on the first start, with migrations), idle RSS ${fmt.ms(service.idleRssMb)} MB; floor: cold start ${fmt.int(floor.coldStartMs)} ms, idle RSS ${fmt.ms(floor.idleRssMb)} MB`,
+  );
+  lines.push('');
+  lines.push('| Scenario | Target | req/s | p50 ms | p99 ms | errors | SQL/req | service/floor |');
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const scenario of report.scenarios) {
+    if (scenario.status !== 'measured') {
+      lines.push(`| ${scenario.name} | — | ${scenario.status === 'mismatch' ? 'MISMATCH' : 'skipped'} | | | | | |`);
+      continue;
+    }
+    const { service: s, floor: f } = scenario;
+    lines.push(`| ${scenario.name}${scenario.mismatch ? ' (ANSWERS DIFFER)' : ''} | service | ${fmt.int(s.reqPerSec)} | ${fmt.ms(s.p50)} | ${fmt.ms(s.p99)} | ${s.errors} | ${fmt.sql(s.sqlPerRequest)} | ${fmt.ratio(scenario.ratio)} |`);
+    lines.push(`| | floor | ${fmt.int(f.reqPerSec)} | ${fmt.ms(f.p50)} | ${fmt.ms(f.p99)} | ${f.errors} | ${fmt.sql(f.sqlPerRequest)} | |`);
+  }
+  for (const fan of report.fanout) {
+    const name = `Subscription fan-out${fan.redis ? ' via Redis' : ''} (${fmt.int(fan.subscribers)} subscribers × ${fan.events} events)`;
+    if (!fan.available) {
+      lines.push(`| ${name} | service | not available | | | | | |`);
+      continue;
+    }
+    lines.push(`| ${name} | service | — | ${fmt.ms(fan.p50)} | ${fmt.ms(fan.p99)} | ${fan.missed} lost | n/a | |`);
+  }
+  lines.push('');
+  lines.push('req/s: mean over rounds. p50/p99: over all rounds\' 2xx responses, whole milliseconds as autocannon records them');
+  lines.push('(fan-out: over all deliveries to all subscribers, event received − mutation sent).');
+  lines.push('errors: connection errors + timeouts + non-2xx + GraphQL error bodies. SQL/req: db_queries_total delta / requests sent.');
+  lines.push('service/floor: the ratio of req/s.');
+  if (report.notes.length > 0) {
+    lines.push('', 'Notes:');
+    for (const note of report.notes) lines.push(`- ${note}`);
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  let options;
+  try {
+    options = readOptions(process.argv.slice(2));
+  } catch (error) {
+    log(`${error.message}\n\n${HELP}`);
+    return 2;
+  }
+  if (options.help) {
+    out(HELP);
+    return 0;
+  }
+  setTimeout(() => void abort(`timed out after ${options.timeoutMin} min`, 1), options.timeoutMin * 60_000).unref();
+  if (!existsSync(SERVICE_ENTRY)) {
+    log(`${path.relative(ROOT, SERVICE_ENTRY)} is missing: run \`npm run build\` first (\`npm run bench\` does).`);
+    return 1;
+  }
+  const wanted = (id) => !options.scenarios || options.scenarios.includes(id);
+  const report = {
+    startedAt: new Date().toISOString(),
+    machine: machine(),
+    git: gitState(),
+    options: { ...options, help: undefined, database: options.database ? 'postgres' : 'sqlite', redis: options.redis ? 'yes' : 'no' },
+    notes: [],
+    scenarios: [],
+    fanout: [],
+  };
+  let exitCode = 0;
+
+  const tempDir = await mkdtemp(path.join(os.tmpdir(), 'blog-bench-'));
+  cleanups.push(() => (options.keep ? log(`kept ${tempDir}`) : rm(tempDir, { recursive: true, force: true })));
+  const database = await prepareDatabase(options, tempDir);
+  cleanups.push(() => database.drop());
+  report.database = database.describe;
+  log(`bench: ${database.describe}`);
+
+  // 1. Schema: the service's own migrations.
+  log('bench: first start (migrations)…');
+  const migrating = await startService(database.url, 'service (migrations)');
+  const firstStartMs = migrating.coldStartMs;
+  await migrating.stop();
+
+  // 2. Dataset.
+  log(`bench: loading ${options.users} users, ${options.posts} posts, ${options.commentsPerPost} comments per post…`);
+  const loadStarted = performance.now();
+  const counts = await loadDataset(database.url, options);
+  report.dataset = { ...counts, loadMs: performance.now() - loadStarted };
+
+  // 3. The service (cold start, idle RSS) and the floor.
+  log('bench: starting the service and the floor…');
+  let service = await startService(database.url, 'service');
+  await sleep(500);
+  report.service = { coldStartMs: service.coldStartMs, firstStartMs, idleRssMb: await rssMb(service.child.pid) };
+  const floor = await startFloor(database.url);
+  await sleep(200);
+  report.floor = { coldStartMs: floor.coldStartMs, idleRssMb: await rssMb(floor.child.pid) };
+  log(`  service ${service.url} (cold start ${Math.round(service.coldStartMs)} ms), floor ${floor.url}`);
+  if ((await dbQueries(service.url)) === null) report.notes.push('The service\'s /metrics has no db_queries_total: SQL/req is n/a for it.');
+
+  const tokenResponse = await send(service.url, {
+    method: 'POST',
+    path: '/tokens',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ email: userEmail(2), password: BENCH_PASSWORD }),
+  });
+  const token = tokenResponse.status === 201 || tokenResponse.status === 200 ? JSON.parse(tokenResponse.body).accessToken : null;
+  if (!token) throw new Error(`POST /tokens for ${userEmail(2)} answered HTTP ${tokenResponse.status}: ${tokenResponse.body.slice(0, 200)}`);
+
+  const ctx = { posts: options.posts, token };
+  const targets = [
+    { name: 'service', url: service.url },
+    { name: 'floor', url: floor.url },
+  ];
+
+  try {
+    await measureScenarios(options, ctx, report, { service, floor, targets, wanted });
+  } catch (error) {
+    exitCode = 1;
+    const reason = error instanceof Error ? error.message : String(error);
+    log(`\nERROR: the measurements stopped: ${reason}`);
+    report.notes.push(`ERROR: the measurements stopped: ${reason.replace(/\n\s*/g, ' | ')}`);
+  }
+  if (report.scenarios.some((scenario) => scenario.status === 'mismatch' || scenario.mismatch)) exitCode = 1;
+  await floor.stop();
+
+  // 6. Fan-out: in-process bus, then Redis.
+  const fanoutOptions = { token, subscribers: options.subscribers, events: options.events, spacingMs: options.eventSpacing };
+  const fanout = async (redis, run) => {
+    let result;
+    try {
+      result = await run();
+    } catch (error) {
+      result = { available: false, reason: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
+    }
+    report.fanout.push({ redis, subscribers: options.subscribers, events: options.events, ...result });
+    if (!result.available) report.notes.push(`Subscription fan-out${redis ? ' via Redis' : ''} not available: ${result.reason}`);
+  };
+  if (wanted('fanout') && service.exitCode === null) {
+    log('bench: subscription fan-out…');
+    await fanout(false, () => measureFanout({ ...fanoutOptions, baseUrl: service.url, runId: `${process.pid}-local` }));
+  }
+  if (wanted('fanout-redis') && options.redis) {
+    log('bench: subscription fan-out through Redis (restarting the service with REDIS_URL)…');
+    await service.stop();
+    await fanout(true, async () => {
+      service = await startService(database.url, 'service (redis)', {
+        REDIS_URL: options.redis,
+        REDIS_KEY_PREFIX: `blog-bench-${process.pid}-${randomBytes(3).toString('hex')}:`,
+      });
+      return measureFanout({ ...fanoutOptions, baseUrl: service.url, runId: `${process.pid}-redis` });
+    });
+  } else if (wanted('fanout-redis')) {
+    report.notes.push('Fan-out via Redis not run: give --redis redis://… or set TEST_REDIS_URL / REDIS_URL.');
+  }
+  await service.stop();
+
+  // 7. Results.
+  report.finishedAt = new Date().toISOString();
+  out(renderMarkdown(report));
+  await mkdir(path.dirname(options.out), { recursive: true });
+  await writeFile(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  log(`\nbench: results in ${path.relative(process.cwd(), options.out) || options.out}`);
+  return exitCode;
+}
+
+/** 4. The identity check, then 5. interleaved rounds, one scenario after another. */
+async function measureScenarios(options, ctx, report, { service, floor, targets, wanted }) {
+  let seed = options.seed * 1000;
+  for (const scenario of scenarios(ctx)) {
+    if (!wanted(scenario.id)) continue;
+    for (const server of [service, floor]) {
+      if (server.exitCode !== null) throw new Error(`${server.label} exited (${server.exitCode}). Last output:\n${lastLines(server)}`);
+    }
+    const entry = { id: scenario.id, name: scenario.name };
+    report.scenarios.push(entry);
+    const check = await checkScenario(scenario, service, floor);
+    if (check.status !== 'ok') {
+      entry.status = check.status;
+      entry.reason = check.reason;
+      if (check.status === 'mismatch') {
+        log(`\nERROR: scenario "${scenario.name}": the service and the floor answer differently:\n  ${check.reason}\n`);
+        report.notes.push(`MISMATCH in "${scenario.name}": ${check.reason.replace(/\n\s*/g, ' | ')}`);
+        if (!options.allowMismatch) continue;
+      } else {
+        log(`bench: skipping "${scenario.name}": ${check.reason}`);
+        report.notes.push(`Skipped "${scenario.name}": ${check.reason}`);
+        continue;
+      }
+    }
+    log(`bench: ${scenario.name}`);
+    if (options.warmup > 0) {
+      for (const target of targets) await cannon(scenario, target, options.warmup, seed++, options.connections);
+    }
+    const rounds = { service: [], floor: [] };
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const target of targets) {
+        const result = await measureRound(scenario, target, options, seed++);
+        rounds[target.name].push(result);
+        log(`  round ${round} ${target.name.padEnd(7)} ${fmt.int(result.reqPerSec).padStart(7)} req/s  p50 ${fmt.ms(result.p50)} ms  p99 ${fmt.ms(result.p99)} ms  errors ${result.errors}`);
+      }
+    }
+    entry.status = 'measured';
+    if (check.status === 'mismatch') entry.mismatch = true;
+    entry.service = summarize(rounds.service, targets[0], options);
+    entry.floor = summarize(rounds.floor, targets[1], options);
+    entry.ratio = entry.floor.reqPerSec > 0 ? entry.service.reqPerSec / entry.floor.reqPerSec : null;
+  }
+}
+
+process.once('SIGINT', () => void abort('interrupted', 130));
+process.once('SIGTERM', () => void abort('terminated', 143));
+process.on('unhandledRejection', (error) => void abort(`unhandled rejection: ${error instanceof Error ? error.stack : error}`, 1));
+
+main().then(
+  async (code) => {
+    await runCleanups();
+    process.exit(code);
+  },
+  async (error) => {
+    log(`\nbench failed: ${error instanceof Error ? error.message : error}`);
+    await runCleanups();
+    process.exit(1);
+  },
+);

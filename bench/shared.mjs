@@ -1,0 +1,88 @@
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
+import { inspect } from 'node:util';
+
+/**
+ * What the driver, the floor server, the dataset loader and the fan-out measurement share:
+ * the GraphQL documents of the scenarios, the bench account, the PRNG, timestamp formats.
+ */
+
+/** Progress and errors go to stderr, so that stdout carries only the results table. */
+export function log(...parts) {
+  process.stderr.write(`${parts.map((part) => (typeof part === 'string' ? part : inspect(part))).join(' ')}\n`);
+}
+
+/** Results to stdout. */
+export function out(text = '') {
+  process.stdout.write(`${text}\n`);
+}
+
+/** Every bench user signs in with this password (its scrypt hash is computed once per dataset). */
+export const BENCH_PASSWORD = 'bench-password-2718';
+
+export const userEmail = (id) => `bench-user-${id}@bench.example`;
+
+/** The post page: one round trip, a small constant number of SQL statements (CONTRACT §4). */
+export const POST_PAGE_QUERY =
+  'query PostPage($id: Int!) { post(id: $id) { title body author { name avatarUrl } comments { body author { name } } } }';
+
+export const CREATE_POST_MUTATION =
+  'mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { id title } }';
+
+export const POST_CREATED_SUBSCRIPTION = 'subscription PostCreated { postCreated { id title author { name } } }';
+
+/** The page size GraphQL's `Post.comments` uses when `first` is not given (CONTRACT §4). */
+export const GRAPHQL_COMMENTS_FIRST = 50;
+
+/** The page size of REST lists when `limit` is not given (CONTRACT §2). */
+export const DEFAULT_LIMIT = 20;
+
+/** A small, fast, seedable PRNG (mulberry32): the same seed gives the same dataset and request mix. */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function random() {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An integer in [min, max], both included. */
+export const randomInt = (random, min, max) => min + Math.floor(random() * (max - min + 1));
+
+/**
+ * How TypeORM stores a Date in a SQLite `datetime` column: 'YYYY-MM-DD HH:MM:SS.SSS' in UTC
+ * (DateUtils.mixedDateToUtcDatetimeString).
+ */
+export function sqliteDatetime(date) {
+  return date.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+const SQLITE_DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
+
+/** The ISO string TypeORM hydrates a SQLite `datetime` into (then Date#toISOString in the views). */
+export function isoFromSqlite(value) {
+  if (SQLITE_DATETIME.test(value)) return `${value.replace(' ', 'T')}Z`;
+  let text = String(value);
+  if (/^\d\d\d\d-\d\d-\d\d \d\d:\d\d/.test(text)) text = text.replace(' ', 'T');
+  if (/^\d\d\d\d-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d\d\d)?)?$/.test(text)) text += 'Z';
+  return new Date(text).toISOString();
+}
+
+/** Keyset cursors as the service issues them: base64url of `v1:<last id>`. */
+export const encodeCursor = (id) => Buffer.from(`v1:${id}`).toString('base64url');
+
+export function decodeCursor(cursor) {
+  const match = /^v1:([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const id = match ? Number(match[1]) : NaN;
+  return id <= 2_147_483_647 && encodeCursor(id) === cursor ? id : null;
+}
+
+/** `sqlite:<path>` or `postgres://…` (the service's DATABASE_URL forms). */
+export function parseDatabaseUrl(url) {
+  if (/^postgres(ql)?:\/\//.test(url)) return { type: 'postgres', url };
+  if (url.startsWith('sqlite:')) return { type: 'sqlite', url: url.slice('sqlite:'.length).replace(/^\/\//, '') };
+  throw new Error(`unsupported database URL: ${url}`);
+}
