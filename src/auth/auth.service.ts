@@ -13,7 +13,8 @@ export interface IssuedToken {
   expiresIn: number;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+// The scheme is case-insensitive (RFC 9110 §11.1).
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 
 /**
  * Tokens in, actors out. Used by the HTTP guard, the GraphQL context and the WebSocket

@@ -162,6 +162,13 @@ describe('DATABASE_URL parsing', () => {
     });
   });
 
+  it('reads the URL form sqlite://<path> too', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:///var/lib/blog.sqlite' }).database).toEqual({
+      type: 'sqlite',
+      url: '/var/lib/blog.sqlite',
+    });
+  });
+
   it('reads sqlite::memory:', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ type: 'sqlite', url: ':memory:' });
   });
