@@ -38,9 +38,15 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     RATE_LIMIT_AUTH_MAX: '0',
     ...options.env,
   });
-  const app = await createApp(config);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  let app: NestFastifyApplication;
+  try {
+    app = await createApp(config);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  } catch (error) {
+    if (!options.database) await database.drop().catch(() => undefined);
+    throw error;
+  }
   return {
     app,
     server: app.getHttpServer(),
