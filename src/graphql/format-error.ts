@@ -15,6 +15,11 @@ const SUGGESTION = / ?Did you mean(.+?)\?$/;
 /** Extensions that never reach a client: Apollo's debugging aids and transport details. */
 const PRIVATE_EXTENSIONS = new Set(['stacktrace', 'exception', 'originalError', 'http', 'code']);
 
+/** TypeORM's and the drivers' errors may quote SQL: never shown, not even in development. */
+function isDatabaseError(error: Error): boolean {
+  return error.name === 'QueryFailedError' || 'driverError' in error || 'query' in error || 'sql' in error;
+}
+
 /** The error and what it wraps, outermost first (GraphQLError.originalError links them). */
 function chainOf(error: unknown): unknown[] {
   const chain: unknown[] = [];
@@ -74,7 +79,7 @@ export function createFormatError(options: FormatErrorOptions) {
         options.logger.error(`GraphQL ${formatted.path?.join('.') ?? 'request'} failed: ${detail}`);
       }
       if (code === 'INTERNAL_SERVER_ERROR') {
-        message = options.exposeInternalMessages && cause instanceof Error ? cause.message : INTERNAL_MESSAGE;
+        message = options.exposeInternalMessages && cause instanceof Error && !isDatabaseError(cause) ? cause.message : INTERNAL_MESSAGE;
       }
     }
 

@@ -2,7 +2,7 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AuthModule } from '../auth/auth.module.js';
 import { CommentsModule } from '../comments/comments.module.js';
@@ -68,8 +68,7 @@ export function buildGraphQLOptions(
         : { ttl: APQ_TTL_S, cache: redis ? new RedisApqCache(redis, config.redisKeyPrefix) : undefined },
     // Nest's GraphiQL loads from a CDN; ours is served locally (ide/graphiql.ts).
     graphiql: false,
-    context: (request: Parameters<GraphQLContextFactory['forHttp']>[0], reply: Parameters<GraphQLContextFactory['forHttp']>[1]) =>
-      contexts.forHttp(request, reply),
+    context: (request: FastifyRequest, reply: FastifyReply) => contexts.forHttp(request, reply),
     plugins: [
       requestGatePlugin({ maxDocumentBytes: config.graphqlMaxDocumentBytes, allowList }),
       queryLimitsPlugin({

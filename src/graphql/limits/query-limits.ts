@@ -178,8 +178,23 @@ export function checkQueryLimits(
   variables?: Record<string, unknown> | null,
   operationName?: string | null,
 ): readonly GraphQLError[] {
-  const structural = validate(schema, document, [depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases)]);
-  if (structural.length > 0) return structural;
+  const structural = checkStructure(schema, document, limits);
+  return structural.length > 0 ? structural : checkComplexity(schema, document, limits, variables, operationName);
+}
+
+/** Depth and aliases: a property of the document alone, so callers may cache it per document. */
+export function checkStructure(schema: GraphQLSchema, document: DocumentNode, limits: QueryLimits): readonly GraphQLError[] {
+  return validate(schema, document, [depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases)]);
+}
+
+/** The complexity budget, which depends on the variables (and on the operation chosen). */
+export function checkComplexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  limits: QueryLimits,
+  variables?: Record<string, unknown> | null,
+  operationName?: string | null,
+): readonly GraphQLError[] {
   let errors: readonly GraphQLError[];
   try {
     errors = validate(schema, document, [complexityLimitRule(limits.maxComplexity, variables ?? {}, operationName ?? undefined)]);

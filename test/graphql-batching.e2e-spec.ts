@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
+import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
+import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * SQL statements per GraphQL request, counted by the app itself (db_queries_total, fed by a
+ * TypeORM logger that sees every statement). Related resources go through per-request
+ * DataLoaders, so the count of a page does not grow with the number of items on it.
+ */
+const POST_PAGE = '{ post(id: $id) { title body author { name avatarUrl } comments { body author { name } } } }';
+const FRONT_PAGE = '{ posts(first: 20) { nodes { author { name } comments { author { name } } } } }';
+
+describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => {
+  let app: TestApp;
+  let tokens: string[];
+  let busyPostId: number;
+
+  /** Runs a query anonymously and returns its data and how many SQL statements it sent. */
+  async function measure(query: string, variables?: Record<string, unknown>) {
+    const before = await metricValue(app, 'db_queries_total');
+    const result = await graphql(app, query, variables);
+    const after = await metricValue(app, 'db_queries_total');
+    return { result, statements: after - before };
+  }
+
+  beforeAll(async () => {
+    // The front-page query below asks for up to 20 × 50 comments: over the default
+    // complexity budget (see graphql-limits), so this suite raises it.
+    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COMPLEXITY: '100000' } });
+    tokens = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+    for (let index = 0; index < 3; index++) {
+      const email = `batch-${index}@example.com`;
+      await graphql(app, 'mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', {
+        input: { name: `Batch ${index}`, email, password: 'batch-password', avatarUrl: `https://example.com/${index}.png` },
+      });
+      const issued = await graphql(app, 'mutation($e: String!) { createToken(input: { email: $e, password: "batch-password" }) { accessToken } }', { e: email });
+      tokens.push(expectData(issued).createToken.accessToken);
+    }
+    // 24 more posts by six authors, each with comments by several others; one busy post with 40 comments.
+    for (let index = 0; index < 24; index++) {
+      const author = tokens[index % tokens.length];
+      const created = await graphql(app, 'mutation($t: String!) { createPost(input: { title: $t, body: "b" }) { id } }', { t: `Post ${index}` }, { token: author });
+      const postId = expectData(created).createPost.id;
+      const commenters = index % 4;
+      for (let c = 0; c < commenters; c++) {
+        await graphql(app, 'mutation($p: Int!) { createComment(input: { postId: $p, body: "c" }) { id } }', { p: postId }, { token: tokens[(index + c + 1) % tokens.length] });
+      }
+      busyPostId = postId;
+    }
+    for (let c = 0; c < 40; c++) {
+      await graphql(app, 'mutation($p: Int!) { createComment(input: { postId: $p, body: "busy" }) { id } }', { p: busyPostId }, { token: tokens[c % tokens.length] });
+    }
+  }, 120_000);
+  afterAll(() => app?.close());
+
+  it('the post page costs at most 3 statements, with 2 comments or with 43', async () => {
+    const small = await measure(`query($id: Int!) ${POST_PAGE}`, { id: 1 });
+    expect(expectData(small.result).post.comments).toHaveLength(2);
+    const busy = await measure(`query($id: Int!) ${POST_PAGE}`, { id: busyPostId });
+    const { post } = expectData(busy.result);
+    expect(post.comments).toHaveLength(43);
+    expect(new Set(post.comments.map((comment: { author: { name: string } }) => comment.author.name)).size).toBe(6);
+    console.log(`[${kind}] post page: ${small.statements} statements with 2 comments, ${busy.statements} with 43`);
+    expect(small.statements).toBeLessThanOrEqual(3);
+    expect(busy.statements).toBe(small.statements);
+  });
+
+  it('posts(first: 20) with authors and comments with their authors costs at most 4 statements', async () => {
+    const { result, statements } = await measure(FRONT_PAGE);
+    const { posts } = expectData(result);
+    expect(posts.nodes).toHaveLength(20);
+    const comments = posts.nodes.flatMap((node: { comments: unknown[] }) => node.comments);
+    expect(comments.length).toBeGreaterThan(40);
+    console.log(`[${kind}] posts(first: 20) with authors and ${comments.length} comments with authors: ${statements} statements`);
+    expect(statements).toBeLessThanOrEqual(4);
+  });
+
+  it('totalCount costs one COUNT, and only when selected', async () => {
+    const without = await measure('{ posts(first: 5) { nodes { id } } }');
+    const withCount = await measure('{ posts(first: 5) { totalCount nodes { id } } }');
+    expect(expectData(withCount.result).posts.totalCount).toBe(29);
+    expect(without.statements).toBe(1);
+    expect(withCount.statements).toBe(2);
+  });
+
+  it('every list and relation is batched: users → posts → comments → post, author and counts', async () => {
+    const query = `{ users(first: 10) { nodes { name posts(first: 10) { title commentCount author { name }
+      comments(first: 10) { body author { name posts(first: 2) { id } } post { title } } } } } }`;
+    const { result, statements } = await measure(query);
+    const { users } = expectData(result);
+    expect(users.nodes.length).toBeGreaterThanOrEqual(6);
+    console.log(`[${kind}] users → posts → comments → authors → posts: ${statements} statements`);
+    // users, posts per user, comment counts, comments with authors, posts per comment author (the rest is cached).
+    expect(statements).toBeLessThanOrEqual(6);
+  });
+
+  it('aliased lookups by id share one statement per type', async () => {
+    const { result, statements } = await measure(
+      '{ a: post(id: 1) { id } b: post(id: 2) { id } c: post(id: 3) { id } u: user(id: 1) { id } v: user(id: 2) { id } x: comment(id: 1) { id } }',
+    );
+    expect(expectData(result)).toEqual({ a: { id: 1 }, b: { id: 2 }, c: { id: 3 }, u: { id: 1 }, v: { id: 2 }, x: { id: 1 } });
+    expect(statements).toBe(3);
+  });
+
+  it('comments per post are paged in the same single statement (first/after per post)', async () => {
+    const { result, statements } = await measure('{ posts(first: 20) { nodes { id comments(first: 2) { id postId } } } }');
+    const { posts } = expectData(result);
+    for (const node of posts.nodes) {
+      expect(node.comments.length).toBeLessThanOrEqual(2);
+      expect(node.comments.every((comment: { postId: number }) => comment.postId === node.id)).toBe(true);
+    }
+    expect(statements).toBe(2);
+  });
+
+  describe('under the default limits', () => {
+    let defaults: TestApp;
+    beforeAll(async () => {
+      defaults = await startTestApp(kind);
+    });
+    afterAll(() => defaults?.close());
+
+    it('the front-page query with the default 50 comments per post is over the complexity budget', async () => {
+      const result = await graphql(defaults, FRONT_PAGE);
+      expect(result.status).toBe(400);
+      expect(expectError(result, 'QUERY_TOO_COMPLEX').extensions.complexity).toBe(2081);
+      // Asking for fewer comments per post fits: 1 + 20 × (1 + 2 + 1 + 10 × 2) = 481.
+      const fewer = await graphql(defaults, '{ posts(first: 20) { nodes { author { name } comments(first: 10) { author { name } } } } }');
+      expect(expectData(fewer).posts.nodes.length).toBe(5);
+    });
+  });
+});
