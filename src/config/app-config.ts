@@ -29,6 +29,9 @@ export class AppConfig {
   jwtExpiresInS: number;
   redisUrl?: string;
   redisKeyPrefix: string;
+  subscriptionsMaxConnections: number;
+  subscriptionsMaxPerConnection: number;
+  subscriptionsKeepAliveMs: number;
   rateLimitMax: number;
   rateLimitWindowS: number;
   rateLimitAuthMax: number;
@@ -172,6 +175,9 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
     read.problems.push('REDIS_URL must start with redis:// or rediss://');
   }
   config.redisKeyPrefix = read.string('REDIS_KEY_PREFIX', 'blog:');
+  config.subscriptionsMaxConnections = read.int('SUBSCRIPTIONS_MAX_CONNECTIONS', 10_000, 1, 1_000_000);
+  config.subscriptionsMaxPerConnection = read.int('SUBSCRIPTIONS_MAX_PER_CONNECTION', 100, 1, 100_000);
+  config.subscriptionsKeepAliveMs = read.int('SUBSCRIPTIONS_KEEPALIVE_MS', 15_000, 0, 3_600_000);
   config.rateLimitMax = read.int('RATE_LIMIT_MAX', 1000, 0, 1_000_000_000);
   config.rateLimitWindowS = read.int('RATE_LIMIT_WINDOW_S', 60, 1, 86_400);
   config.rateLimitAuthMax = read.int('RATE_LIMIT_AUTH_MAX', 20, 0, 1_000_000_000);

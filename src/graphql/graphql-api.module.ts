@@ -4,17 +4,15 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { AuthModule } from '../auth/auth.module.js';
-import { CommentsModule } from '../comments/comments.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { PostsModule } from '../posts/posts.module.js';
 import { REDIS } from '../redis/redis.module.js';
-import { UsersModule } from '../users/users.module.js';
+import { SubscriptionsModule } from '../subscriptions/subscriptions.module.js';
+import { SubscriptionTransports } from '../subscriptions/subscription-transports.js';
 import { createFormatError } from './format-error.js';
 import { GraphQLContextFactory } from './graphql-context.js';
 import { graphiqlLandingPagePlugin, registerGraphiqlAssets } from './ide/graphiql.js';
-import { LoadersFactory } from './loaders.js';
+import { GraphQLSupportModule } from './graphql-support.module.js';
 import { loadPersistedQueryManifest } from './persisted-queries/manifest.js';
 import { RedisApqCache } from './persisted-queries/redis-apq-cache.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
@@ -25,13 +23,6 @@ export const GRAPHQL_PATH = '/graphql';
 /** How long an automatically persisted query is kept (seconds). */
 const APQ_TTL_S = 24 * 60 * 60;
 
-/** What the GraphQL server is built from: the context factory and the per-request loaders. */
-@Module({
-  imports: [AuthModule, UsersModule, PostsModule, CommentsModule],
-  providers: [LoadersFactory, GraphQLContextFactory],
-  exports: [LoadersFactory, GraphQLContextFactory],
-})
-export class GraphQLSupportModule {}
 
 /** The IDE is a development aid: never served in production. */
 const ideEnabled = (config: AppConfig) => !config.isProduction;
@@ -41,6 +32,7 @@ export function buildGraphQLOptions(
   contexts: GraphQLContextFactory,
   metrics: MetricsService,
   redis: Redis | null,
+  transports: SubscriptionTransports,
 ): ApolloDriverConfig {
   const only = config.graphqlPersistedQueries === 'only';
   const allowList = only ? loadPersistedQueryManifest(config.graphqlPersistedQueriesFile!) : undefined;
@@ -79,9 +71,8 @@ export function buildGraphQLOptions(
       operationMetricsPlugin(metrics),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
     ],
-    // Subscriptions (graphql-transport-ws on this path) plug in here:
-    // subscriptions: { 'graphql-ws': { path: GRAPHQL_PATH, onConnect, ... } },
-    // with a context per event from contexts.forActor(actor) and checkQueryLimits in onSubscribe.
+    // graphql-transport-ws on the same path; auth, limits and caps live in SubscriptionTransports.
+    subscriptions: { 'graphql-ws': { path: GRAPHQL_PATH, ...(transports.graphqlWsOptions() as object) } },
   };
 }
 
@@ -94,8 +85,8 @@ export function buildGraphQLOptions(
   imports: [
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
-      imports: [GraphQLSupportModule],
-      inject: [AppConfig, GraphQLContextFactory, MetricsService, REDIS],
+      imports: [GraphQLSupportModule, SubscriptionsModule],
+      inject: [AppConfig, GraphQLContextFactory, MetricsService, REDIS, SubscriptionTransports],
       useFactory: buildGraphQLOptions,
     }),
   ],
