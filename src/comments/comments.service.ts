@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, MoreThan, Repository, type FindOptionsWhere } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
+import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
 import { Post } from '../posts/post.entity.js';
 import { event } from '../subscriptions/blog-events.js';
 import { EventPublisher } from '../subscriptions/event-publisher.js';
+import { prefixedUserColumns, userFromPrefixedRow } from '../users/user.rows.js';
 import { Comment } from './comment.entity.js';
+import { COMMENT_COLUMNS, commentFromRow, type CommentRow } from './comment.rows.js';
 import type { CreateCommentDto } from './dto/create-comment.dto.js';
 import type { UpdateCommentDto } from './dto/update-comment.dto.js';
 
@@ -18,28 +21,44 @@ import type { UpdateCommentDto } from './dto/update-comment.dto.js';
 export class CommentsService {
   constructor(
     @InjectRepository(Comment) private readonly comments: Repository<Comment>,
-    @InjectRepository(Post) private readonly posts: Repository<Post>,
     private readonly policy: AuthorizationPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.byIdStatement = sql.statement(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.id = $1`);
+    this.postExistsStatement = sql.statement('SELECT 1 AS found FROM posts WHERE id = $1');
+    this.pageStatements = ['', ' AND c.id > $2'].map((after) =>
+      sql.statement(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.post_id = $1${after} ORDER BY c.id LIMIT $${after ? 3 : 2}`),
+    );
+  }
+
+  private readonly byIdStatement: string;
+  private readonly postExistsStatement: string;
+  private readonly pageStatements: string[];
 
   /** A post's comments, oldest first, keyset-paged on (post_id, id). 404 when the post is missing. */
   async listForPost(postId: number, request: PageRequest): Promise<Page<Comment>> {
-    if (!(await this.posts.existsBy({ id: postId }))) throw DomainError.notFound('Post', postId);
-    const where: FindOptionsWhere<Comment> = { postId };
-    if (request.after !== undefined) where.id = MoreThan(request.after);
-    const rows = await this.comments.find({ where, order: { id: 'ASC' }, take: request.limit + 1 });
-    return toPage(rows, request.limit);
+    const [post] = await this.sql.rows(this.postExistsStatement, [postId]);
+    if (!post) throw DomainError.notFound('Post', postId);
+    const rows =
+      request.after === undefined
+        ? await this.sql.rows<CommentRow>(this.pageStatements[0], [postId, request.limit + 1])
+        : await this.sql.rows<CommentRow>(this.pageStatements[1], [postId, request.after, request.limit + 1]);
+    return toPage(rows.map(commentFromRow), request.limit);
   }
 
-  findById(id: number): Promise<Comment | null> {
-    return this.comments.findOneBy({ id });
+  async findById(id: number): Promise<Comment | null> {
+    const [row] = await this.sql.rows<CommentRow>(this.byIdStatement, [id]);
+    return row ? commentFromRow(row) : null;
   }
 
   /** For batching: the comments with these ids, in no particular order. */
-  findByIds(ids: readonly number[]): Promise<Comment[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.comments.findBy({ id: In([...ids]) });
+  async findByIds(ids: readonly number[]): Promise<Comment[]> {
+    if (ids.length === 0) return [];
+    const placeholders = ids.map((_, index) => `$${index + 1}`).join(', ');
+    const rows = await this.sql.rows<CommentRow>(this.sql.statement(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.id IN (${placeholders})`), ids);
+    return rows.map(commentFromRow);
   }
 
   /**
@@ -54,18 +73,26 @@ export class CommentsService {
   ): Promise<Map<number, Comment[]>> {
     const byPost = new Map<number, Comment[]>(postIds.map((id) => [id, []]));
     if (postIds.length === 0) return byPost;
-    const after = request.after === undefined ? '' : ' AND ranked.id > :after';
-    const query = this.comments
-      .createQueryBuilder('comment')
-      .where(
-        `comment.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER ` +
-          `(PARTITION BY ranked.post_id ORDER BY ranked.id) AS rn FROM ${this.comments.metadata.tableName} ranked ` +
-          `WHERE ranked.post_id IN (:...postIds)${after}) page WHERE page.rn <= :limit)`,
-        { postIds: [...postIds], limit: request.limit, ...(request.after === undefined ? {} : { after: request.after }) },
-      )
-      .orderBy('comment.id', 'ASC');
-    if (options.withAuthors) query.leftJoinAndSelect('comment.author', 'author');
-    for (const comment of await query.getMany()) byPost.get(comment.postId)?.push(comment);
+    const params: number[] = [...postIds];
+    const placeholders = postIds.map((_, index) => `$${index + 1}`).join(', ');
+    let after = '';
+    if (request.after !== undefined) {
+      params.push(request.after);
+      after = ` AND ranked.id > $${params.length}`;
+    }
+    params.push(request.limit);
+    const authors = options.withAuthors ? `, ${prefixedUserColumns('author_')}` : '';
+    const join = options.withAuthors ? ' JOIN users u ON u.id = c.author_id' : '';
+    const statement = this.sql.statement(
+      `SELECT ${COMMENT_COLUMNS}${authors} FROM comments c${join} WHERE c.id IN (SELECT page.id FROM ` +
+        `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.post_id ORDER BY ranked.id) AS rn ` +
+        `FROM comments ranked WHERE ranked.post_id IN (${placeholders})${after}) page WHERE page.rn <= $${params.length}) ORDER BY c.id`,
+    );
+    for (const row of await this.sql.rows<CommentRow & Record<string, unknown>>(statement, params)) {
+      const comment = commentFromRow(row);
+      if (options.withAuthors) comment.author = userFromPrefixedRow(row, 'author_');
+      byPost.get(comment.postId)?.push(comment);
+    }
     return byPost;
   }
 

@@ -2,6 +2,7 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
@@ -33,7 +34,7 @@ const logger = new Logger('Database');
       },
     }),
   ],
-  providers: [TransactionRunner, DemoSeeder],
-  exports: [TransactionRunner],
+  providers: [TransactionRunner, Sql, DemoSeeder],
+  exports: [TransactionRunner, Sql],
 })
 export class DatabaseModule {}

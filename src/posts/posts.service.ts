@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, LessThan, Repository, type FindOptionsWhere } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { Comment } from '../comments/comment.entity.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
+import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
 import { event } from '../subscriptions/blog-events.js';
@@ -14,6 +15,7 @@ import { User } from '../users/user.entity.js';
 import type { CreatePostDto } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
 import { Post } from './post.entity.js';
+import { POST_COLUMNS, postFromRow, type PostRow } from './post.rows.js';
 
 export interface PostListRequest extends PageRequest {
   authorId?: number;
@@ -26,15 +28,28 @@ export class PostsService {
     private readonly policy: AuthorizationPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.byIdStatement = sql.statement(`SELECT ${POST_COLUMNS} FROM posts p WHERE p.id = $1`);
+    // [no filter, after, authorId, authorId + after]: newest first on the primary key or (author_id, id).
+    this.listStatements = ['', 'p.id < $1', 'p.author_id = $1', 'p.author_id = $1 AND p.id < $2'].map((where) => {
+      const limit = `$${where.split('$').length}`;
+      return sql.statement(`SELECT ${POST_COLUMNS} FROM posts p ${where ? `WHERE ${where} ` : ''}ORDER BY p.id DESC LIMIT ${limit}`);
+    });
+  }
+
+  private readonly byIdStatement: string;
+  private readonly listStatements: string[];
 
   /** Newest first, keyset-paged on the primary key (or on (author_id, id) with authorId). */
   async list(request: PostListRequest): Promise<Page<Post>> {
-    const where: FindOptionsWhere<Post> = {};
-    if (request.authorId !== undefined) where.authorId = request.authorId;
-    if (request.after !== undefined) where.id = LessThan(request.after);
-    const rows = await this.posts.find({ where, order: { id: 'DESC' }, take: request.limit + 1 });
-    return toPage(rows, request.limit);
+    const params: number[] = [];
+    if (request.authorId !== undefined) params.push(request.authorId);
+    if (request.after !== undefined) params.push(request.after);
+    params.push(request.limit + 1);
+    const statement = this.listStatements[(request.authorId !== undefined ? 2 : 0) + (request.after !== undefined ? 1 : 0)];
+    const rows = await this.sql.rows<PostRow>(statement, params);
+    return toPage(rows.map(postFromRow), request.limit);
   }
 
   /** A user's posts, newest first; 404 when the user does not exist. */
@@ -47,8 +62,9 @@ export class PostsService {
     return this.posts.countBy(authorId === undefined ? {} : { authorId });
   }
 
-  findById(id: number): Promise<Post | null> {
-    return this.posts.findOneBy({ id });
+  async findById(id: number): Promise<Post | null> {
+    const [row] = await this.sql.rows<PostRow>(this.byIdStatement, [id]);
+    return row ? postFromRow(row) : null;
   }
 
   async get(id: number): Promise<Post> {
@@ -58,8 +74,11 @@ export class PostsService {
   }
 
   /** For batching: the posts with these ids, in no particular order. */
-  findByIds(ids: readonly number[]): Promise<Post[]> {
-    return this.posts.findBy({ id: In([...ids]) });
+  async findByIds(ids: readonly number[]): Promise<Post[]> {
+    if (ids.length === 0) return [];
+    const placeholders = ids.map((_, index) => `$${index + 1}`).join(', ');
+    const rows = await this.sql.rows<PostRow>(this.sql.statement(`SELECT ${POST_COLUMNS} FROM posts p WHERE p.id IN (${placeholders})`), ids);
+    return rows.map(postFromRow);
   }
 
   /**

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, MoreThan, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { hashPassword } from '../auth/password-hasher.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
+import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
@@ -16,6 +17,7 @@ import { Post } from '../posts/post.entity.js';
 import { event } from '../subscriptions/blog-events.js';
 import { EventPublisher } from '../subscriptions/event-publisher.js';
 import { User, type UserRole } from './user.entity.js';
+import { USER_COLUMNS, userFromRow, type UserRow } from './user.rows.js';
 
 @Injectable()
 export class UsersService {
@@ -24,7 +26,16 @@ export class UsersService {
     private readonly policy: AuthorizationPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.byIdStatement = sql.statement(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`);
+    this.listStatements = ['', 'WHERE u.id > $1 '].map((where) =>
+      sql.statement(`SELECT ${USER_COLUMNS} FROM users u ${where}ORDER BY u.id LIMIT $${where ? 2 : 1}`),
+    );
+  }
+
+  private readonly byIdStatement: string;
+  private readonly listStatements: string[];
 
   async create(input: CreateUserDto, role: UserRole = 'author'): Promise<User> {
     const now = new Date();
@@ -45,21 +56,24 @@ export class UsersService {
   }
 
   async list(page: PageRequest): Promise<Page<User>> {
-    const rows = await this.users.find({
-      where: page.after === undefined ? {} : { id: MoreThan(page.after) },
-      order: { id: 'ASC' },
-      take: page.limit + 1,
-    });
-    return toPage(rows, page.limit);
+    const rows =
+      page.after === undefined
+        ? await this.sql.rows<UserRow>(this.listStatements[0], [page.limit + 1])
+        : await this.sql.rows<UserRow>(this.listStatements[1], [page.after, page.limit + 1]);
+    return toPage(rows.map(userFromRow), page.limit);
   }
 
   async findById(id: number): Promise<User | null> {
-    return this.users.findOneBy({ id });
+    const [row] = await this.sql.rows<UserRow>(this.byIdStatement, [id]);
+    return row ? userFromRow(row) : null;
   }
 
   /** For batching: the users with these ids, in no particular order. */
-  findByIds(ids: readonly number[]): Promise<User[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.users.findBy({ id: In([...ids]) });
+  async findByIds(ids: readonly number[]): Promise<User[]> {
+    if (ids.length === 0) return [];
+    const placeholders = ids.map((_, index) => `$${index + 1}`).join(', ');
+    const rows = await this.sql.rows<UserRow>(this.sql.statement(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (${placeholders})`), ids);
+    return rows.map(userFromRow);
   }
 
   async get(id: number): Promise<User> {
