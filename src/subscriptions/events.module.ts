@@ -12,6 +12,23 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const reviveDates = (key: string, value: unknown) =>
   (key === 'createdAt' || key === 'updatedAt') && typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value;
 
+/**
+ * graphql-redis-subscriptions applies `triggerTransform` to subscribe() only, never to
+ * publish(): publishing must name the same prefixed channel, or no subscriber ever hears it.
+ */
+class PrefixedRedisPubSub extends RedisPubSub {
+  constructor(
+    options: ConstructorParameters<typeof RedisPubSub>[0],
+    private readonly channel: (trigger: string) => string,
+  ) {
+    super({ ...options, triggerTransform: (trigger) => channel(String(trigger)) });
+  }
+
+  override publish<T>(trigger: string, payload: T): Promise<void> {
+    return super.publish(this.channel(trigger), payload);
+  }
+}
+
 function createPubSub(config: AppConfig): PubSubEngine {
   if (!config.redisUrl) return new PubSub();
   const logger = new Logger('Events');
@@ -22,12 +39,10 @@ function createPubSub(config: AppConfig): PubSubEngine {
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
   subscriber.on('error', (error) => logger.debug(`Redis subscriber: ${error.message}`));
-  return new RedisPubSub({
-    publisher: createRedisClient(config.redisUrl, 'events-publisher'),
-    subscriber,
-    reviver: reviveDates,
-    triggerTransform: (trigger) => `${config.redisKeyPrefix}events:${String(trigger)}`,
-  });
+  return new PrefixedRedisPubSub(
+    { publisher: createRedisClient(config.redisUrl, 'events-publisher'), subscriber, reviver: reviveDates },
+    (trigger) => `${config.redisKeyPrefix}events:${trigger}`,
+  );
 }
 
 /**

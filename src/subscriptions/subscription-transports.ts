@@ -2,7 +2,19 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyInstance } from 'fastify';
-import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLSchema,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { ServerOptions, SubscribePayload } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
@@ -12,6 +24,7 @@ import { AuthService } from '../auth/auth.service.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { type GraphQLContext, GraphQLContextFactory } from '../graphql/graphql-context.js';
+import { createFormatError } from '../graphql/format-error.js';
 import { checkQueryLimits } from '../graphql/limits/query-limits.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 
@@ -48,13 +61,38 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     private readonly moduleRef: ModuleRef,
   ) {}
 
+  /** The same error shaping as HTTP (codes, masking, no schema hints when introspection is off). */
+  private formatter?: ReturnType<typeof createFormatError>;
+
+  private formatErrors(errors: readonly GraphQLError[]): GraphQLError[] {
+    this.formatter ??= createFormatError({
+      exposeInternalMessages: this.config.nodeEnv === 'development',
+      hideSuggestions: !this.config.graphqlIntrospection,
+      logger: this.logger,
+    });
+    // Formatted errors are plain JSON objects; the transports only serialize them.
+    return errors.map((error) => this.formatter!(error.toJSON(), error) as GraphQLError);
+  }
+
+  private formatResult<T extends ExecutionResult>(result: T): T {
+    return result.errors ? { ...result, errors: this.formatErrors(result.errors) } : result;
+  }
+
   private get schema(): GraphQLSchema {
     this.schemaHost ??= this.moduleRef.get(GraphQLSchemaHost, { strict: false });
     return this.schemaHost.schema;
   }
 
-  /** Parse, validate and limit one operation: its execution arguments, or the errors to answer with. */
+  /** prepareOperation, counted in graphql_operations_total{type} like HTTP operations ("invalid" when refused). */
   private prepare(payload: SubscribePayload, contextValue: GraphQLContext): ExecutionArgs | readonly GraphQLError[] {
+    const prepared = this.prepareOperation(payload, contextValue);
+    const operation = isErrors(prepared) ? null : getOperationAST(prepared.document, prepared.operationName);
+    this.metrics.recordGraphQLOperation(operation ? operation.operation : 'invalid');
+    return prepared;
+  }
+
+  /** Parse, validate and limit one operation: its execution arguments, or the errors to answer with. */
+  private prepareOperation(payload: SubscribePayload, contextValue: GraphQLContext): ExecutionArgs | readonly GraphQLError[] {
     if (typeof payload.query !== 'string' || payload.query.length > this.config.graphqlMaxDocumentBytes) {
       return [codeError('The query must be a GraphQL document within the size limit', 'BAD_USER_INPUT')];
     }
@@ -65,7 +103,9 @@ export class SubscriptionTransports implements OnApplicationShutdown {
       return [codeError(error instanceof Error ? error.message : 'Syntax error', 'GRAPHQL_PARSE_FAILED')];
     }
     const variables = (payload.variables ?? {}) as Record<string, unknown>;
-    const invalid = validate(this.schema, document);
+    // With introspection off, __schema and __type are refused here too, as Apollo does over HTTP.
+    const rules = this.config.graphqlIntrospection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+    const invalid = validate(this.schema, document, rules);
     if (invalid.length > 0) {
       return invalid.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
     }
@@ -88,16 +128,17 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     };
   }
 
-  private admit(): boolean {
+  /** Both transports share the cap; only WebSockets count in the ws_connections gauge. */
+  private admit(transport: 'ws' | 'sse'): boolean {
     if (this.liveConnections >= this.config.subscriptionsMaxConnections) return false;
     this.liveConnections += 1;
-    this.metrics.wsConnections.inc();
+    if (transport === 'ws') this.metrics.wsConnections.inc();
     return true;
   }
 
-  private release(): void {
+  private release(transport: 'ws' | 'sse'): void {
     this.liveConnections -= 1;
-    this.metrics.wsConnections.dec();
+    if (transport === 'ws') this.metrics.wsConnections.dec();
   }
 
   /** Options for graphql-ws, spread by @nestjs/graphql into its `useServer` call. */
@@ -113,7 +154,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         } catch {
           return false; // graphql-ws closes with 4403 Forbidden
         }
-        if (!this.admit()) {
+        if (!this.admit('ws')) {
           connection.socket.close(1013, 'Too many live connections; try again later');
           return false;
         }
@@ -125,7 +166,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         clearInterval(ctx.extra.keepAlive);
         if (ctx.extra.counted) {
           ctx.extra.counted = false;
-          this.release();
+          this.release('ws');
         }
       },
       onSubscribe: (ctx, _id, payload) => {
@@ -135,6 +176,8 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         }
         return this.prepare(payload, this.contexts.forActor(ctx.extra.actor ?? null));
       },
+      onNext: (_ctx, _id, _payload, _args, result) => this.formatResult(result) as FormattedExecutionResult,
+      onError: (_ctx, _id, _payload, errors) => this.formatErrors(errors),
     };
   }
 
@@ -175,18 +218,19 @@ export class SubscriptionTransports implements OnApplicationShutdown {
       onSubscribe: (request, params) => {
         const prepared = this.prepare(params as SubscribePayload, this.contexts.forActor(actors.get(request.raw) ?? null));
         if (!isErrors(prepared)) return prepared as ExecutionArgs & { contextValue: Record<PropertyKey, unknown> };
-        return [JSON.stringify({ errors: prepared.map((error) => error.toJSON()) }), {
+        return [JSON.stringify({ errors: this.formatErrors(prepared) }), {
           status: 400,
           statusText: 'Bad Request',
           headers: { 'content-type': 'application/json; charset=utf-8' },
         }];
       },
+      onNext: (_ctx, _request, result) => this.formatResult(result as ExecutionResult),
     });
     fastify.route({
       method: ['GET', 'POST'],
       url: SSE_PATH,
       handler: async (request, reply) => {
-        if (!this.admit()) {
+        if (!this.admit('sse')) {
           reply.status(503).header('retry-after', '5').send({ errors: [{ message: 'Too many live connections', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
           return reply;
         }
@@ -195,7 +239,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         request.raw.socket.setTimeout(0); // an event stream may be quiet for long
         response.once('close', () => {
           this.streams.delete(response);
-          this.release();
+          this.release('sse');
         });
         reply.hijack();
         try {
