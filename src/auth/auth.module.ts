@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
@@ -14,7 +15,9 @@ import { TokensResolver } from './tokens.resolver.js';
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        secret: config.jwtSecret,
+        // A KeyObject, not the string: given a string, jsonwebtoken first tries (and fails) to
+        // parse it as a PEM public key on every verification, which cost more than the rest.
+        secret: createSecretKey(Buffer.from(config.jwtSecret)) as unknown as string,
         signOptions: { algorithm: 'HS256' },
         verifyOptions: { algorithms: ['HS256'] },
       }),
