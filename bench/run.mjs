@@ -24,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, URL } from 'node:url';
+import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { DEFAULT_SIZES, loadDataset } from './dataset.mjs';
@@ -143,10 +143,10 @@ class UsageError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Cleanup: everything started registers how to stop it; it runs on success, error and signals.
 
-const cleanups = [];
+export const cleanups = [];
 let cleaningUp = null;
 
-function runCleanups() {
+export function runCleanups() {
   cleaningUp ??= (async () => {
     while (cleanups.length > 0) {
       const step = cleanups.pop();
@@ -160,7 +160,7 @@ function runCleanups() {
   return cleaningUp;
 }
 
-async function abort(reason, code) {
+export async function abort(reason, code) {
   log(`\nbench: ${reason}; stopping everything it started`);
   await runCleanups();
   process.exit(code);
@@ -260,7 +260,7 @@ async function listeningPort(pid) {
   return null;
 }
 
-async function rssMb(pid) {
+export async function rssMb(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
   return match ? Number(match[1]) / 1024 : null;
@@ -312,7 +312,7 @@ function serviceEnv(databaseUrl, extra = {}) {
   };
 }
 
-async function startService(databaseUrl, label, extra) {
+export async function startService(databaseUrl, label, extra) {
   const startedAt = performance.now();
   const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra));
   const { url, readyMs } = await waitReady(proc, startedAt, '/health');
@@ -335,7 +335,7 @@ async function startFloor(databaseUrl) {
 // ---------------------------------------------------------------------------------------------
 // Databases
 
-async function prepareDatabase(options, tempDir) {
+export async function prepareDatabase(options, tempDir) {
   if (!options.database) {
     const file = path.join(tempDir, 'bench.sqlite');
     return { kind: 'SQLite', url: `sqlite:${file}`, describe: `SQLite file ${file}`, drop: async () => {} };
@@ -454,7 +454,7 @@ function scenarios(ctx) {
   ];
 }
 
-async function send(baseUrl, request) {
+export async function send(baseUrl, request) {
   const response = await fetch(`${baseUrl}${request.path}`, {
     method: request.method,
     headers: request.headers,
@@ -526,7 +526,7 @@ async function dbQueries(baseUrl) {
 }
 
 /** One autocannon run; resolves with autocannon's raw (non-aggregated) result. */
-function cannon(scenario, target, seconds, seed, connections) {
+export function cannon(scenario, target, seconds, seed, connections) {
   const random = mulberry32(seed);
   let n = 0;
   const template = scenario.request(random, n, target.name);
@@ -571,7 +571,7 @@ async function settledDbQueries(baseUrl) {
   return last;
 }
 
-async function measureRound(scenario, target, options, seed) {
+export async function measureRound(scenario, target, options, seed) {
   const before = await settledDbQueries(target.url);
   const raw = await cannon(scenario, target, options.duration, seed, options.connections);
   const after = await settledDbQueries(target.url);
@@ -589,7 +589,7 @@ async function measureRound(scenario, target, options, seed) {
   };
 }
 
-function summarize(rounds, target, options) {
+export function summarize(rounds, target, options) {
   const all = autocannon.aggregateResult(rounds.map((round) => round.raw), { url: target.url, connections: options.connections, duration: options.duration });
   const completed = rounds.reduce((sum, round) => sum + round.completed, 0);
   const sent = rounds.reduce((sum, round) => sum + round.sent, 0);
@@ -609,7 +609,7 @@ function summarize(rounds, target, options) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-const fmt = {
+export const fmt = {
   int: (value) => (value === null || value === undefined ? 'n/a' : Math.round(value).toLocaleString('en-US')),
   ms: (value) => {
     if (value === null || value === undefined) return 'n/a';
@@ -620,7 +620,7 @@ const fmt = {
   ratio: (value) => (value === null || value === undefined ? '' : value.toFixed(2)),
 };
 
-function machine() {
+export function machine() {
   const cpus = os.cpus();
   return {
     cpu: cpus[0]?.model?.trim() ?? 'unknown',
@@ -633,7 +633,7 @@ function machine() {
 }
 
 /** The commit measured, and whether the working tree differs from it. */
-function gitState() {
+export function gitState() {
   const run = (args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 5000 });
   const head = run(['rev-parse', '--short', 'HEAD']);
   if (head.status !== 0) return null;
@@ -862,18 +862,21 @@ async function measureScenarios(options, ctx, report, { service, floor, targets,
   }
 }
 
-process.once('SIGINT', () => void abort('interrupted', 130));
-process.once('SIGTERM', () => void abort('terminated', 143));
-process.on('unhandledRejection', (error) => void abort(`unhandled rejection: ${error instanceof Error ? error.stack : error}`, 1));
+// Run only as a script: bench/scale.mjs imports the helpers above.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.once('SIGINT', () => void abort('interrupted', 130));
+  process.once('SIGTERM', () => void abort('terminated', 143));
+  process.on('unhandledRejection', (error) => void abort(`unhandled rejection: ${error instanceof Error ? error.stack : error}`, 1));
 
-main().then(
-  async (code) => {
-    await runCleanups();
-    process.exit(code);
-  },
-  async (error) => {
-    log(`\nbench failed: ${error instanceof Error ? error.message : error}`);
-    await runCleanups();
-    process.exit(1);
-  },
-);
+  main().then(
+    async (code) => {
+      await runCleanups();
+      process.exit(code);
+    },
+    async (error) => {
+      log(`\nbench failed: ${error instanceof Error ? error.message : error}`);
+      await runCleanups();
+      process.exit(1);
+    },
+  );
+}
