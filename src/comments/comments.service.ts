@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
@@ -119,11 +120,19 @@ export class CommentsService {
 
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
-    const comment = await this.transactions.run(async (manager) => {
-      if (!(await manager.existsBy(Post, { id: postId }))) throw DomainError.notFound('Post', postId);
-      const now = new Date();
-      return manager.save(manager.create(Comment, { postId, body: input.body, authorId: who.id, createdAt: now, updatedAt: now }));
-    });
+    const comment = await this.transactions
+      .run(async (manager) => {
+        if (!(await manager.existsBy(Post, { id: postId }))) throw DomainError.notFound('Post', postId);
+        const now = new Date();
+        return manager.save(manager.create(Comment, { postId, body: input.body, authorId: who.id, createdAt: now, updatedAt: now }));
+      })
+      .catch(async (error: unknown) => {
+        // The post was deleted between the check and the insert (PostgreSQL, read committed).
+        if (isForeignKeyViolation(error) && (await this.sql.rows(this.postExistsStatement, [postId])).length === 0) {
+          throw DomainError.notFound('Post', postId);
+        }
+        throw error;
+      });
     this.events.publish(event('commentCreated', comment));
     return comment;
   }
@@ -146,7 +155,8 @@ export class CommentsService {
       const current = await manager.findOneBy(Comment, { id });
       if (!current) throw DomainError.notFound('Comment', id);
       this.policy.assertCanModify(actor, current, 'comment');
-      await manager.delete(Comment, { id });
+      // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
+      if ((await manager.delete(Comment, { id })).affected === 0) throw DomainError.notFound('Comment', id);
       return current;
     });
     this.events.publish(event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }));

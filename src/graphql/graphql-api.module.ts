@@ -62,7 +62,11 @@ export function buildGraphQLOptions(
     graphiql: false,
     context: (request: FastifyRequest, reply: FastifyReply) => contexts.forHttp(request, reply),
     plugins: [
-      requestGatePlugin({ maxDocumentBytes: config.graphqlMaxDocumentBytes, allowList }),
+      requestGatePlugin({
+        maxDocumentBytes: config.graphqlMaxDocumentBytes,
+        maxNesting: Math.max(256, config.graphqlMaxDepth + 32),
+        allowList,
+      }),
       queryLimitsPlugin({
         maxDepth: config.graphqlMaxDepth,
         maxAliases: config.graphqlMaxAliases,

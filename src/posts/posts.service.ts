@@ -142,7 +142,8 @@ export class PostsService {
       if (!current) throw DomainError.notFound('Post', id);
       this.policy.assertCanModify(actor, current, 'post');
       const cascaded = await manager.find(Comment, { select: { id: true, postId: true, authorId: true }, where: { postId: id } });
-      await manager.delete(Post, { id });
+      // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
+      if ((await manager.delete(Post, { id })).affected === 0) throw DomainError.notFound('Post', id);
       return { post: current, comments: cascaded };
     });
     this.events.publish(

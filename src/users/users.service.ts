@@ -119,7 +119,8 @@ export class UsersService {
         .leftJoin(Post, 'post', 'post.id = comment.postId')
         .where('comment.authorId = :id OR post.authorId = :id', { id })
         .getMany();
-      await manager.delete(User, { id });
+      // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
+      if ((await manager.delete(User, { id })).affected === 0) throw DomainError.notFound('User', id);
       return { posts: ownPosts, comments: cascaded };
     });
     this.events.publish(

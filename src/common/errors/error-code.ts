@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, title: 'Conflict' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition Failed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
+  URI_TOO_LONG: { status: 414, title: 'URI Too Long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },

@@ -24,6 +24,8 @@ const DB_UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error',
   'Connection is not established',
   'database is locked',
+  // node-postgres's query_timeout: the server stopped answering (a network partition).
+  'Query read timeout',
 ];
 
 function isDatabaseUnavailable(error: { code?: unknown; message?: unknown; driverError?: unknown }): boolean {
@@ -36,6 +38,14 @@ function isDatabaseUnavailable(error: { code?: unknown; message?: unknown; drive
 function isUniqueViolation(error: { code?: unknown; driverError?: unknown }): boolean {
   const code = (error.driverError as { code?: unknown } | undefined)?.code ?? error.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** A row refers to one that a concurrent transaction has just deleted (a post, a user). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as { code?: unknown; driverError?: unknown };
+  const code = (candidate.driverError as { code?: unknown } | undefined)?.code ?? candidate.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
 function fromCode(code: ErrorCode, detail: string, extra: Partial<NormalizedError> = {}): NormalizedError {
@@ -72,6 +82,7 @@ export function normalizeError(error: unknown): NormalizedError {
       return fromCode(code, detail, { status, title: ERROR_CODES[code]?.title ?? 'Error' });
     }
     if (isUniqueViolation(candidate)) return fromCode('CONFLICT', 'The resource conflicts with an existing one');
+    if (isForeignKeyViolation(candidate)) return fromCode('CONFLICT', 'A resource this one refers to was deleted meanwhile');
     if (isDatabaseUnavailable(candidate)) {
       return fromCode('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly', {
         headers: { 'retry-after': '5' },
@@ -86,6 +97,8 @@ const FASTIFY_DETAILS: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be JSON (Content-Type: application/json)',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty but Content-Type says JSON',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
+  FST_ERR_BAD_URL: 'The request URL is not valid (a malformed percent-encoding)',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path segment is longer than the limit',
 };
 
 function fastifyDetail(code: unknown, message: string): string {

@@ -3,6 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
+import { sendProblem } from '../errors/problem-details.filter.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -12,7 +13,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function loggerOptions(config: AppConfig): Pick<
   FastifyServerOptions,
-  'logger' | 'logController' | 'genReqId' | 'requestIdHeader'
+  'logger' | 'logController' | 'genReqId' | 'requestIdHeader' | 'frameworkErrors'
 > {
   return {
     logger: {
@@ -26,7 +27,23 @@ export function loggerOptions(config: AppConfig): Pick<
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
     },
+    frameworkErrors: answerFrameworkError,
   };
+}
+
+/**
+ * The router refuses a malformed URL (`/posts/%zz`, 400) or an over-long path segment (414)
+ * before any hook, filter or error handler runs, and Fastify would answer with its own JSON.
+ * Answered here as problem+json like every other error, with the request id, nosniff, and the
+ * one log line (no hook runs for these requests).
+ */
+function answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+  sendProblem(error, request, reply, request.log);
+  request.log.info(
+    { method: request.method, url: request.url, route: null, status: reply.statusCode, ip: request.ip },
+    'request',
+  );
 }
 
 /** Echoes the request id on every response. */
@@ -48,7 +65,7 @@ class OneLinePerRequest extends LogController {
     const line = {
       method: request.method,
       url: request.url,
-      route: request.routeOptions.url,
+      route: request.routeOptions.url ?? null,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ip: request.ip,

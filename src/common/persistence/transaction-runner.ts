@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { normalizeError } from '../errors/normalize-error.js';
 
 /**
  * Runs a unit of work in one database transaction.
@@ -21,9 +22,36 @@ export class TransactionRunner {
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!this.serialize) return this.dataSource.transaction(work);
+    if (!this.serialize) return this.postgresTransaction(work);
     const result = this.tail.then(() => this.dataSource.transaction(work));
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * DataSource.transaction, except when the connection itself failed (the server went silent
+   * or away): a ROLLBACK would wait as long again on a dead connection, so the connection is
+   * dropped instead (the server rolls back what it had), and the pool does not reuse it.
+   */
+  private async postgresTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner() as QueryRunner & { releasePostgresConnection?: (error?: Error) => Promise<void> };
+    let broken: Error | undefined;
+    try {
+      await runner.startTransaction();
+      const result = await work(runner.manager);
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (normalizeError(error).code === 'SERVICE_UNAVAILABLE') {
+        broken = error as Error;
+      } else if (runner.isTransactionActive) {
+        // As DataSource.transaction: the work's error is the one to report.
+        await runner.rollbackTransaction().catch((rollbackError: unknown) => (broken = rollbackError as Error));
+      }
+      throw error;
+    } finally {
+      if (broken && runner.releasePostgresConnection) await runner.releasePostgresConnection(broken);
+      else await runner.release();
+    }
   }
 }

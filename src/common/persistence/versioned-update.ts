@@ -35,7 +35,11 @@ export async function updateVersioned<T extends Versioned>(
       version: expectedVersion,
     })
     .execute();
-  if (result.affected === 0) throw preconditionFailed();
+  if (result.affected === 0) {
+    // Without If-Match, no row matched because a concurrent DELETE removed it: 404, not 412.
+    if (expectedVersion === undefined) throw DomainError.notFound(manager.getRepository(entity).metadata.name, current.id);
+    throw preconditionFailed();
+  }
   return (await manager.getRepository(entity).findOneBy({ id: current.id } as never))!;
 }
 

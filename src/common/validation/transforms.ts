@@ -1,4 +1,5 @@
 import { Transform } from 'class-transformer';
+import { ValidateBy, type ValidationOptions } from 'class-validator';
 
 /** Trims strings and leaves anything else for the type check to refuse. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
@@ -8,3 +9,23 @@ export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? 
  * `title: null`) is then refused as not a string instead of reaching a NOT NULL column.
  */
 export const OMITTED_OR_NOT_NULL = (_: object, value: unknown): boolean => value !== undefined;
+
+/**
+ * At most `max` characters counted as the database counts them (Unicode code points), placed
+ * above @Length / @MaxLength: class-validator does not count U+FE0E/U+FE0F variation selectors,
+ * so a title of 150 "a\uFE0F" passed as 150 characters and PostgreSQL's varchar(200) refused
+ * it with an error (500).
+ */
+export function MaxChars(max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxChars',
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || value.length <= max || [...value].length <= max,
+        defaultMessage: () => `$property must be shorter than or equal to ${max} characters`,
+      },
+    },
+    options,
+  );
+}

@@ -29,6 +29,16 @@ class StrictValidationPipe extends ValidationPipe {
 
   /** A NUL character is refused in any string (PostgreSQL cannot store it in text): 400, naming the field. */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // `custom` parameters (the GraphQL context, root, info) are the server's own objects, not input:
+    // never walked (their object graphs have cycles) nor validated, as the stock pipe does.
+    if (metadata.type === 'custom') return super.transform(value, metadata);
+    // class-transformer recurses without a bound: a body nested 10,000 deep overflowed the stack (500).
+    if (nestedDeeperThan(value, MAX_NESTING)) {
+      const name = metadata.data || metadata.type;
+      throw DomainError.badInput(`${name} is nested more than ${MAX_NESTING} levels deep`, [
+        { field: name, message: `must not nest more than ${MAX_NESTING} levels deep` },
+      ]);
+    }
     const field = fieldWithNul(value, metadata.data ?? '');
     if (field !== undefined) {
       const name = field || metadata.type;
@@ -38,6 +48,20 @@ class StrictValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata);
   }
+}
+
+const MAX_NESTING = 32;
+
+/** Whether objects and arrays nest deeper than `limit` (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The path of the first string (or key) holding U+0000, or undefined. */

@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { Trim } from '../../common/validation/transforms.js';
+import { MaxChars, Trim } from '../../common/validation/transforms.js';
 import { REQUIRED } from '../../users/dto/create-user.dto.js';
 
 /** The body of POST /posts and GraphQL's CreatePostInput. */
@@ -9,6 +9,7 @@ import { REQUIRED } from '../../users/dto/create-user.dto.js';
 export class CreatePostDto {
   @Field(() => String)
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Hello', description: 'Trimmed' })
+  @MaxChars(200, { message: 'title must be 1-200 characters (after trimming)' })
   @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
   @IsString()
   @IsDefined(REQUIRED)

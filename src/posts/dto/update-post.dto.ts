@@ -1,13 +1,14 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Length, ValidateIf } from 'class-validator';
-import { OMITTED_OR_NOT_NULL, Trim } from '../../common/validation/transforms.js';
+import { MaxChars, OMITTED_OR_NOT_NULL, Trim } from '../../common/validation/transforms.js';
 
 /** The body of PATCH /posts/{id} and GraphQL's UpdatePostInput. */
 @InputType('UpdatePostInput')
 export class UpdatePostDto {
   @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @MaxChars(200, { message: 'title must be 1-200 characters (after trimming)' })
   @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
   @IsString()
   @ValidateIf(OMITTED_OR_NOT_NULL)

@@ -1,7 +1,7 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { Trim } from '../../common/validation/transforms.js';
+import { MaxChars, Trim } from '../../common/validation/transforms.js';
 
 // Decorators run bottom-up and the first failure is reported: presence, then type, then size.
 export const REQUIRED = { message: '$property is required' };
@@ -13,6 +13,7 @@ export const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL o
 export class CreateUserDto {
   @Field(() => String)
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Carol Writer' })
+  @MaxChars(100)
   @Length(1, 100)
   @IsString()
   @IsDefined(REQUIRED)
@@ -21,6 +22,7 @@ export class CreateUserDto {
 
   @Field(() => String)
   @ApiProperty({ format: 'email', maxLength: 320, example: 'carol@example.com', description: 'Unique, case-insensitively; stored lower-cased' })
+  @MaxChars(320)
   @IsEmail({}, { message: 'email must be a valid e-mail address' })
   @MaxLength(320)
   @IsString()
@@ -37,6 +39,7 @@ export class CreateUserDto {
 
   @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png' })
+  @MaxChars(2048, AVATAR_URL_MESSAGE)
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
   @IsString()

@@ -1,7 +1,7 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { OMITTED_OR_NOT_NULL, Trim } from '../../common/validation/transforms.js';
+import { MaxChars, OMITTED_OR_NOT_NULL, Trim } from '../../common/validation/transforms.js';
 import { USER_ROLES, type UserRole } from '../user.entity.js';
 import { AVATAR_URL_MESSAGE, HTTP_URL } from './create-user.dto.js';
 
@@ -10,6 +10,7 @@ import { AVATAR_URL_MESSAGE, HTTP_URL } from './create-user.dto.js';
 export class UpdateUserDto {
   @Field(() => String, { nullable: true })
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
+  @MaxChars(100)
   @Length(1, 100)
   @IsString()
   @ValidateIf(OMITTED_OR_NOT_NULL)
@@ -19,6 +20,7 @@ export class UpdateUserDto {
   /** null removes the avatar. */
   @Field(() => String, { nullable: true, description: 'null removes the avatar' })
   @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, description: 'null removes the avatar' })
+  @MaxChars(2048, AVATAR_URL_MESSAGE)
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
   @IsString()
