@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
-import { loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
+import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import type { AppConfig } from './config/app-config.js';
@@ -19,6 +19,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
     ...loggerOptions(config),
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(adapter.getInstance().log),

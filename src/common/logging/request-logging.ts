@@ -13,7 +13,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function loggerOptions(config: AppConfig): Pick<
   FastifyServerOptions,
-  'logger' | 'logController' | 'genReqId' | 'requestIdHeader' | 'frameworkErrors'
+  'logger' | 'logController' | 'genReqId' | 'requestIdHeader'
 > {
   return {
     logger: {
@@ -27,7 +27,6 @@ export function loggerOptions(config: AppConfig): Pick<
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
     },
-    frameworkErrors: answerFrameworkError,
   };
 }
 
@@ -37,7 +36,7 @@ export function loggerOptions(config: AppConfig): Pick<
  * Answered here as problem+json like every other error, with the request id, nosniff, and the
  * one log line (no hook runs for these requests).
  */
-function answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   sendProblem(error, request, reply, request.log);
   request.log.info(
