@@ -3,7 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import { PROBLEM_CONTENT_TYPE } from '../common/errors/problem-details.js';
+import { ERROR_CODES } from '../common/errors/error-code.js';
+import { PROBLEM_CONTENT_TYPE, toProblemDetails } from '../common/errors/problem-details.js';
 import { REDIS } from '../redis/redis.module.js';
 
 type Checks = Record<string, { status: string; [key: string]: unknown }>;
@@ -46,13 +47,12 @@ export class HealthController {
       const down = Object.entries(details).filter(([, check]) => check.status !== 'up').map(([name]) => name);
       // `down` names every failing dependency; only the database's failure makes this a 503.
       reply.status(503).header('content-type', PROBLEM_CONTENT_TYPE).header('retry-after', '5');
+      const problem = toProblemDetails(
+        { code: 'SERVICE_UNAVAILABLE', ...ERROR_CODES.SERVICE_UNAVAILABLE, detail: `Unavailable: ${down.join(', ') || 'database'}`, unexpected: false },
+        '/health',
+      );
       return {
-        type: '/problems/service-unavailable',
-        title: 'Service Unavailable',
-        status: 503,
-        detail: `Unavailable: ${down.join(', ') || 'database'}`,
-        instance: '/health',
-        code: 'SERVICE_UNAVAILABLE',
+        ...problem,
         checks: Object.fromEntries(Object.entries(details).map(([name, check]) => [name, { status: check.status }])),
       };
     }
