@@ -39,6 +39,9 @@ import {
   out,
   randomInt,
   userEmail,
+  UsageError,
+  checkDatabaseFlag,
+  numericFlags,
 } from './shared.mjs';
 
 const { fetch, AbortSignal } = globalThis;
@@ -94,23 +97,10 @@ function readOptions(argv) {
     },
   });
   const quick = values.quick === true;
-  const number = (name, fallback, min, max = Number.MAX_SAFE_INTEGER) => {
-    const raw = values[name];
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got "${raw}")`);
-    return value;
-  };
-  const integer = (name, fallback, min, max) => {
-    const value = number(name, fallback, min, max);
-    if (!Number.isInteger(value)) throw new UsageError(`--${name} must be a whole number`);
-    return value;
-  };
+  const { number, integer } = numericFlags(values);
   const redis = values.redis ?? process.env.TEST_REDIS_URL ?? process.env.REDIS_URL;
   if (redis !== undefined && redis !== 'off' && !/^rediss?:\/\//.test(redis)) throw new UsageError('--redis must be a redis:// URL or "off"');
-  if (values.database !== undefined && !/^postgres(ql)?:\/\//.test(values.database)) {
-    throw new UsageError('--database must be a postgres:// URL (SQLite is the default)');
-  }
+  checkDatabaseFlag(values.database);
   const scenarios = values.scenarios?.split(',').map((name) => name.trim()).filter(Boolean);
   for (const name of scenarios ?? []) {
     if (!SCENARIO_IDS.includes(name)) throw new UsageError(`--scenarios: unknown "${name}" (known: ${SCENARIO_IDS.join(', ')})`);
@@ -137,8 +127,6 @@ function readOptions(argv) {
     timeoutMin: number('timeout', 20, 1, 24 * 60),
   };
 }
-
-class UsageError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: everything started registers how to stop it; it runs on success, error and signals.

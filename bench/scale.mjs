@@ -57,7 +57,19 @@ import {
   startService,
   summarize,
 } from './run.mjs';
-import { POST_PAGE_QUERY, encodeCursor, log, mulberry32, out, parseDatabaseUrl, randomInt, sqliteDatetime } from './shared.mjs';
+import {
+  POST_PAGE_QUERY,
+  UsageError,
+  checkDatabaseFlag,
+  encodeCursor,
+  log,
+  mulberry32,
+  numericFlags,
+  out,
+  parseDatabaseUrl,
+  randomInt,
+  sqliteDatetime,
+} from './shared.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_ENTRY = path.join(ROOT, 'dist', 'src', 'main.js');
@@ -74,8 +86,6 @@ Other     --min-free-gb N (20) refuse to run with less free disk than this
           --out FILE (bench/results/scale.json)  --keep (keep the temp dir / database)
           --timeout MIN (120) stop everything and exit after this long
 `;
-
-class UsageError extends Error {}
 
 function readOptions(argv) {
   const { values } = parseArgs({
@@ -99,21 +109,8 @@ function readOptions(argv) {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const number = (name, fallback, min, max = Number.MAX_SAFE_INTEGER) => {
-    const raw = values[name];
-    if (raw === undefined) return fallback;
-    const value = Number(raw.replace(/_/g, ''));
-    if (!Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got "${raw}")`);
-    return value;
-  };
-  const integer = (name, fallback, min, max) => {
-    const value = number(name, fallback, min, max);
-    if (!Number.isInteger(value)) throw new UsageError(`--${name} must be a whole number`);
-    return value;
-  };
-  if (values.database !== undefined && !/^postgres(ql)?:\/\//.test(values.database)) {
-    throw new UsageError('--database must be a postgres:// URL (SQLite is the default)');
-  }
+  const { number, integer } = numericFlags(values);
+  checkDatabaseFlag(values.database);
   const options = {
     help: values.help === true,
     users: integer('users', 1000, 1, 10_000_000),

@@ -86,3 +86,36 @@ export function parseDatabaseUrl(url) {
   if (url.startsWith('sqlite:')) return { type: 'sqlite', url: url.slice('sqlite:'.length).replace(/^\/\//, '') };
   throw new Error(`unsupported database URL: ${url}`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Command-line flags shared by run.mjs, scale.mjs and soak.mjs
+
+/** A bad flag: the scripts print its message and the usage, and exit 2. */
+export class UsageError extends Error {}
+
+/**
+ * Readers of numeric flags from `parseArgs` values: `number(name, fallback, min, max)` and
+ * `integer(...)`, which also refuses fractions. `_` separators are allowed (`--posts 1_000_000`).
+ */
+export function numericFlags(values) {
+  const number = (name, fallback, min, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = values[name];
+    if (raw === undefined) return fallback;
+    const value = Number(raw.replace(/_/g, ''));
+    if (!Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got "${raw}")`);
+    return value;
+  };
+  const integer = (name, fallback, min, max) => {
+    const value = number(name, fallback, min, max);
+    if (!Number.isInteger(value)) throw new UsageError(`--${name} must be a whole number`);
+    return value;
+  };
+  return { number, integer };
+}
+
+/** `--database`: unset (SQLite) or a postgres:// URL. */
+export function checkDatabaseFlag(value) {
+  if (value !== undefined && !/^postgres(ql)?:\/\//.test(value)) {
+    throw new UsageError('--database must be a postgres:// URL (SQLite is the default)');
+  }
+}

@@ -34,7 +34,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, URL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { POST_PAGE_QUERY, log, mulberry32, out, randomInt } from './shared.mjs';
+import { POST_PAGE_QUERY, checkDatabaseFlag, log, mulberry32, numericFlags, out, randomInt } from './shared.mjs';
 
 const { fetch, AbortSignal } = globalThis;
 
@@ -59,8 +59,6 @@ const HELP = `Usage: npm run soak -- [flags]     (or: node bench/soak.mjs [flags
 // ---------------------------------------------------------------------------------------------
 // Options and cleanup
 
-class UsageError extends Error {}
-
 function readOptions(argv) {
   const { values } = parseArgs({
     args: argv,
@@ -76,16 +74,8 @@ function readOptions(argv) {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const number = (name, fallback, min, max) => {
-    const raw = values[name];
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got "${raw}")`);
-    return value;
-  };
-  if (values.database !== undefined && !/^postgres(ql)?:\/\//.test(values.database)) {
-    throw new UsageError('--database must be a postgres:// URL (SQLite is the default)');
-  }
+  const { number } = numericFlags(values);
+  checkDatabaseFlag(values.database);
   const duration = number('duration', 60, 1, 24 * 3600);
   return {
     help: values.help === true,
