@@ -1,3 +1,4 @@
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -62,6 +63,9 @@ export function buildGraphQLOptions(
     graphiql: false,
     context: (request: FastifyRequest, reply: FastifyReply) => contexts.forHttp(request, reply),
     plugins: [
+      // Apollo's default cache-control plugin wraps every field resolver to compute a Cache-Control
+      // header nobody here sets (@cacheControl is not used): a cost on every field for nothing.
+      ApolloServerPluginCacheControlDisabled(),
       requestGatePlugin({
         maxDocumentBytes: config.graphqlMaxDocumentBytes,
         maxNesting: Math.max(256, config.graphqlMaxDepth + 32),

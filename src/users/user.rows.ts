@@ -33,8 +33,14 @@ export const prefixedUserColumns = (prefix: string) =>
   USER_COLUMNS.split(', ').map((column) => `${column} AS ${prefix}${column.slice(2)}`).join(', ');
 
 export function userFromPrefixedRow(row: Record<string, unknown>, prefix: string): User {
-  const fields = Object.fromEntries(
-    ['id', 'name', 'email', 'avatar_url', 'role', 'created_at', 'updated_at', 'version'].map((name) => [name, row[prefix + name]]),
-  );
-  return userFromRow(fields as unknown as UserRow);
+  return userFromRow({
+    id: row[`${prefix}id`],
+    name: row[`${prefix}name`],
+    email: row[`${prefix}email`],
+    avatar_url: row[`${prefix}avatar_url`],
+    role: row[`${prefix}role`],
+    created_at: row[`${prefix}created_at`],
+    updated_at: row[`${prefix}updated_at`],
+    version: row[`${prefix}version`],
+  } as UserRow);
 }

@@ -1,6 +1,6 @@
 import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { checkQueryLimits } from './query-limits.js';
+import { checkQueryLimits, complexityVariables } from './query-limits.js';
 
 const schema = buildSchema(`
   type Query { post(id: Int!): Post posts(first: Int = 20): [Post!]! }
@@ -51,5 +51,14 @@ describe('checkQueryLimits (shared by HTTP and WebSocket operations)', () => {
 
   it('reports variables that do not fit their types as BAD_USER_INPUT', () => {
     expect(check('query($n: Int) { posts(first: $n) { id } }', { n: 'many' })).toMatchObject([{ code: 'BAD_USER_INPUT' }]);
+  });
+
+  it('names the variables that can change the complexity: in `first` and in directives, through fragments', () => {
+    const document = parse(
+      'query($id: Int!, $n: Int, $m: Int, $show: Boolean!, $after: String) { post(id: $id) { comments(first: $n) @include(if: $show) { id } } ...F } ' +
+        'fragment F on Query { posts(first: $m) { id } }',
+    );
+    expect(complexityVariables(document)).toEqual(['m', 'n', 'show']);
+    expect(complexityVariables(parse('query($id: Int!) { post(id: $id) { title } }'))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  type ASTNode,
   type ASTVisitor,
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -10,6 +11,7 @@ import {
   validate,
   type ValidationContext,
   type ValidationRule,
+  visit,
 } from 'graphql';
 import { type ComplexityEstimator, createComplexityRule, simpleEstimator } from 'graphql-query-complexity';
 
@@ -185,6 +187,30 @@ export function checkQueryLimits(
 /** Depth and aliases: a property of the document alone, so callers may cache it per document. */
 export function checkStructure(schema: GraphQLSchema, document: DocumentNode, limits: QueryLimits): readonly GraphQLError[] {
   return validate(schema, document, [depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases)]);
+}
+
+/**
+ * The variables whose values can change what `checkComplexity` finds: those used in a `first`
+ * argument (firstArgumentEstimator) or in a directive (@skip/@include decide which fields count).
+ * Every other estimator ignores arguments, so other variables (an `$id`, say) never matter.
+ */
+export function complexityVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      Variable(variable) {
+        names.add(variable.name.value);
+      },
+    });
+  visit(document, {
+    Argument(argument) {
+      if (argument.name.value === 'first') collect(argument.value);
+    },
+    Directive(directive) {
+      for (const argument of directive.arguments ?? []) collect(argument.value);
+    },
+  });
+  return [...names].sort();
 }
 
 /** The complexity budget, which depends on the variables (and on the operation chosen). */

@@ -1,11 +1,15 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { type DocumentNode, GraphQLError, Kind } from 'graphql';
-import { checkComplexity, checkStructure, type QueryLimits } from '../limits/query-limits.js';
+import { type DocumentNode, GraphQLError } from 'graphql';
+import { checkComplexity, checkStructure, complexityVariables, type QueryLimits } from '../limits/query-limits.js';
 
-/** A document with one operation and no variables costs the same every time it comes. */
-function isFixed(document: DocumentNode): boolean {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  return operations.length === 1 && !operations[0].variableDefinitions?.length;
+/** Distinct variable values remembered per document before its cache starts over. */
+const MAX_COSTS_PER_DOCUMENT = 64;
+
+interface DocumentLimits {
+  structural: readonly GraphQLError[];
+  /** The variables whose values can change the complexity (`first`, @skip/@include). */
+  costVariables: readonly string[];
+  costs: Map<string, readonly GraphQLError[]>;
 }
 
 /**
@@ -13,23 +17,33 @@ function isFixed(document: DocumentNode): boolean {
  * validated and resolved, before it executes: over a limit is HTTP 400 with QUERY_TOO_DEEP or
  * QUERY_TOO_COMPLEX. Runs per request rather than as a cached validation rule because the
  * complexity depends on the variables; what depends on the document alone is remembered per
- * document (Apollo hands the same parsed document to every request with the same text).
+ * document (Apollo hands the same parsed document to every request with the same text), and
+ * the complexity per value of the few variables that can change it — so the post page asked
+ * for with a thousand different `$id`s is measured once.
  */
 export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin {
-  const byDocument = new WeakMap<DocumentNode, readonly GraphQLError[]>();
-  const fixedCost = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const byDocument = new WeakMap<DocumentNode, DocumentLimits>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, request, operationName }) {
-          let errors = byDocument.get(document);
-          if (!errors) byDocument.set(document, (errors = checkStructure(schema, document, limits)));
+          let known = byDocument.get(document);
+          if (!known) {
+            known = { structural: checkStructure(schema, document, limits), costVariables: complexityVariables(document), costs: new Map() };
+            byDocument.set(document, known);
+          }
+          let errors = known.structural;
           if (errors.length === 0) {
-            if (isFixed(document)) {
-              errors = fixedCost.get(document);
-              if (!errors) fixedCost.set(document, (errors = checkComplexity(schema, document, limits)));
+            const variables = request.variables ?? {};
+            const key = `${operationName ?? ''}\u0000${JSON.stringify(known.costVariables.map((name) => variables[name] ?? null))}`;
+            const cached = known.costs.get(key);
+            if (cached) {
+              errors = cached;
             } else {
-              errors = checkComplexity(schema, document, limits, request.variables, operationName);
+              errors = checkComplexity(schema, document, limits, variables, operationName);
+              if (known.costs.size >= MAX_COSTS_PER_DOCUMENT) known.costs.clear();
+              // Variables that do not fit their types are reported by this walk; such answers are not kept.
+              if (errors.every((error) => error.extensions.code !== 'BAD_USER_INPUT')) known.costs.set(key, errors);
             }
           }
           const [error] = errors;
