@@ -27,6 +27,7 @@ import { type GraphQLContext, GraphQLContextFactory } from '../graphql/graphql-c
 import { createFormatError } from '../graphql/format-error.js';
 import { checkQueryLimits } from '../graphql/limits/query-limits.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { SharedExecution } from './shared-execution.js';
 
 export const SSE_PATH = '/graphql/stream';
 
@@ -52,6 +53,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
   private schemaHost?: GraphQLSchemaHost;
   private liveConnections = 0;
   private readonly streams = new Set<ServerResponse>();
+  private readonly shared = new SharedExecution();
 
   constructor(
     private readonly auth: AuthService,
@@ -74,8 +76,14 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     return errors.map((error) => this.formatter!(error.toJSON(), error) as GraphQLError);
   }
 
+  /** Subscribers sharing an execution share its formatting too (and an internal error is logged once). */
+  private readonly formatted = new WeakMap<ExecutionResult, ExecutionResult>();
+
   private formatResult<T extends ExecutionResult>(result: T): T {
-    return result.errors ? { ...result, errors: this.formatErrors(result.errors) } : result;
+    if (!result.errors) return result;
+    let formatted = this.formatted.get(result);
+    if (!formatted) this.formatted.set(result, (formatted = { ...result, errors: this.formatErrors(result.errors) }));
+    return formatted as T;
   }
 
   private get schema(): GraphQLSchema {
@@ -111,6 +119,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     }
     const limited = checkQueryLimits(this.schema, document, this.limits, variables, payload.operationName ?? undefined);
     if (limited.length > 0) return limited;
+    this.shared.remember(document, payload.query);
     return {
       schema: this.schema,
       document,
@@ -176,6 +185,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         }
         return this.prepare(payload, this.contexts.forActor(ctx.extra.actor ?? null));
       },
+      subscribe: (args) => this.shared.subscribe(args),
       onNext: (_ctx, _id, _payload, _args, result) => this.formatResult(result) as FormattedExecutionResult,
       onError: (_ctx, _id, _payload, errors) => this.formatErrors(errors),
     };
@@ -202,6 +212,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     const actors = new WeakMap<object, Actor | null>();
     const handler = createSseHandler<Record<PropertyKey, unknown>>({
       authenticate: () => null, // distinct connections mode only
+      subscribe: (args) => this.shared.subscribe(args),
       onConnect: async (request) => {
         try {
           actors.set(request.raw, await this.auth.authenticate(request.raw.headers.authorization));

@@ -1,0 +1,73 @@
+import { createSourceEventStream, type DocumentNode, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+
+type Stream = AsyncIterableIterator<ExecutionResult>;
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/**
+ * `subscribe` for both live transports: graphql-js's own, except that subscribers who asked the
+ * same operation (same text, operation name and variables) share one execution per event.
+ *
+ * graphql-js executes the selection set once per subscriber per event; with 1,000 dashboards
+ * subscribed to `postCreated { id title author { name } }` that is 1,000 identical executions
+ * of every post. The result depends only on the event and the operation — every field reachable
+ * from a subscription is public, and who may see the event at all is decided per subscriber
+ * before it gets here (SubscriptionGateway) — so the first subscriber's execution serves the rest.
+ * Results are kept per event object (the bus hands every subscriber the same one), so they go
+ * when the event does.
+ */
+export class SharedExecution {
+  /** The text each document was parsed from: every subscriber's document is a separate parse. */
+  private readonly sources = new WeakMap<DocumentNode, string>();
+  private readonly perEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+  remember(document: DocumentNode, query: string): void {
+    this.sources.set(document, query);
+  }
+
+  async subscribe(args: ExecutionArgs): Promise<Stream | ExecutionResult> {
+    const stream = await createSourceEventStream(args);
+    if (!isAsyncIterable(stream)) return stream as ExecutionResult;
+    const source = this.sources.get(args.document);
+    const key = source === undefined ? undefined : `${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${source}`;
+    return mapStream(stream as AsyncIterableIterator<unknown>, (event) => this.execute(args, event, key));
+  }
+
+  private execute(args: ExecutionArgs, event: unknown, key: string | undefined): Promise<ExecutionResult> {
+    const run = () => Promise.resolve(execute({ ...args, rootValue: event }));
+    if (key === undefined || typeof event !== 'object' || event === null) return run();
+    let results = this.perEvent.get(event);
+    if (!results) this.perEvent.set(event, (results = new Map()));
+    let result = results.get(key);
+    if (!result) results.set(key, (result = run()));
+    return result;
+  }
+}
+
+/** Maps each value of an async iterator; `return` and `throw` reach the source at once. */
+function mapStream<T, R>(source: AsyncIterableIterator<T>, map: (value: T) => Promise<R>): AsyncIterableIterator<R> {
+  const close = () => source.return?.() ?? Promise.resolve({ done: true as const, value: undefined });
+  const stream: AsyncIterableIterator<R> = {
+    async next() {
+      const result = await source.next();
+      if (result.done) return { done: true, value: undefined };
+      try {
+        return { done: false, value: await map(result.value) };
+      } catch (error) {
+        await close();
+        throw error;
+      }
+    },
+    async return() {
+      await close();
+      return { done: true, value: undefined };
+    },
+    async throw(error?: unknown) {
+      await close();
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => stream,
+  };
+  return stream;
+}
