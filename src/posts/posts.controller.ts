@@ -8,7 +8,7 @@ import { POST_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/representation/etag.js';
 import { postPath } from '../common/representation/links.js';
-import { NegotiatedRepresentations } from '../common/representation/representation.interceptor.js';
+import { NegotiatedRepresentations } from '../common/representation/representation.hooks.js';
 import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';

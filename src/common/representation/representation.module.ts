@@ -1,12 +1,22 @@
-import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import { CommentsModule } from '../../comments/comments.module.js';
 import { UsersModule } from '../../users/users.module.js';
 import { HtmlRenderer } from './html.renderer.js';
-import { RepresentationInterceptor } from './representation.interceptor.js';
+import { RepresentationHooks } from './representation.hooks.js';
 
 @Module({
   imports: [UsersModule, CommentsModule],
-  providers: [HtmlRenderer, { provide: APP_INTERCEPTOR, useClass: RepresentationInterceptor }],
+  providers: [HtmlRenderer, RepresentationHooks],
 })
-export class RepresentationModule {}
+export class RepresentationModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly hooks: RepresentationHooks,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+  }
+}

@@ -8,7 +8,7 @@ export type ResourceView = { _links: Links } & Record<string, unknown>;
 const PLURAL: Record<ResourceKind, string> = { post: 'posts', comment: 'comments', user: 'users' };
 
 /**
- * What controllers return for one resource. The representation interceptor renders it in the
+ * What controllers return for one resource. The representation hooks render it in the
  * negotiated format and derives the ETag from `version`.
  */
 export class Resource {

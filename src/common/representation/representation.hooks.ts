@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../errors/domain-error.js';
+import { etagFor, ifNoneMatchHits } from './etag.js';
+import { HtmlRenderer } from './html.renderer.js';
+import { AVAILABLE_MEDIA_TYPES, CONTENT_TYPES, type Format, negotiateFormat } from './media-types.js';
+import { Resource, ResourceList } from './resource.js';
+import { renderXml } from './xml.renderer.js';
+
+/** Fastify route config of the routes that serve resources in every format. */
+interface NegotiatedRouteConfig {
+  negotiated?: boolean;
+}
+
+/**
+ * Marks a controller whose routes serve resources in every format (others, like /health, stay
+ * JSON). It sets Fastify route config on each route — `{ negotiated: true }` — which the
+ * representation hooks read: Fastify hooks rather than a Nest interceptor, because Nest runs an
+ * interceptor through rxjs and async resources on every request and resolver call, which cost
+ * more than everything else a `GET /posts/{id}` does besides writing to the socket.
+ */
+export function NegotiatedRepresentations(): ClassDecorator {
+  return (target) => {
+    const prototype = target.prototype as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const method = Object.getOwnPropertyDescriptor(prototype, name)?.value as unknown;
+      if (name === 'constructor' || typeof method !== 'function') continue;
+      const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, method) ?? {}) as object;
+      Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, negotiated: true }, method);
+    }
+  };
+}
+
+/** Adds Accept to Vary, keeping what is there (CORS adds Origin). */
+function varyOnAccept(reply: FastifyReply): void {
+  const current = reply.getHeader('vary');
+  if (current === undefined) {
+    reply.header('vary', 'Accept');
+    return;
+  }
+  const names = (Array.isArray(current) ? current.join(',') : String(current))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.some((name) => name === '*' || name.toLowerCase() === 'accept')) return;
+  reply.header('vary', [...names, 'Accept'].join(', '));
+}
+
+const isSafe = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+
+/** Stands for "no body" between the preSerialization hook and the serializer (a 304). */
+const NO_BODY = Symbol('no body');
+
+/** Strings from the hook go out as they are; anything else a negotiated route sends is JSON. */
+const serializeRendered = (payload: unknown): string => (payload === NO_BODY ? (undefined as unknown as string) : typeof payload === 'string' ? payload : JSON.stringify(payload));
+
+/**
+ * The one place where resources become bytes. Controllers return a Resource or ResourceList;
+ * on a negotiated route, `onRequest` picks the format from Accept (406 on a GET that accepts
+ * none of ours, before any work) and `preSerialization` renders what the controller returned,
+ * adding Vary, Content-Type, ETag (with If-None-Match → 304) and Link.
+ */
+@Injectable()
+export class RepresentationHooks {
+  constructor(private readonly html: HtmlRenderer) {}
+
+  register(fastify: FastifyInstance): void {
+    fastify.decorateRequest('representationFormat', null);
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if ((request.routeOptions.config as NegotiatedRouteConfig | undefined)?.negotiated !== true) return done();
+      const safe = isSafe(request);
+      const negotiated = negotiateFormat(request.headers.accept);
+      // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
+      if (safe) varyOnAccept(reply);
+      if (negotiated === null && safe) {
+        return done(
+          new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${AVAILABLE_MEDIA_TYPES.join(', ')}`),
+        );
+      }
+      // A write has already happened by the time it renders: answer it in JSON rather than 406.
+      request.representationFormat = negotiated ?? 'json';
+      reply.serializer(serializeRendered);
+      done();
+    });
+    fastify.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const format = request.representationFormat;
+      if (format === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
+      return this.render(payload, format, request, reply);
+    });
+  }
+
+  private async render(resource: Resource | ResourceList, format: Format, request: FastifyRequest, reply: FastifyReply): Promise<string | typeof NO_BODY> {
+    const body = await this.serialize(resource, format);
+    varyOnAccept(reply);
+    reply.header('content-type', CONTENT_TYPES[format]);
+    if (resource instanceof ResourceList) {
+      if (resource.nextHref) reply.header('link', `<${resource.nextHref}>; rel="next"`);
+      return body;
+    }
+    const etag = etagFor(format, resource.version, body);
+    reply.header('etag', etag);
+    if (isSafe(request) && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+      reply.status(304);
+      return NO_BODY;
+    }
+    return body;
+  }
+
+  private serialize(resource: Resource | ResourceList, format: Format): string | Promise<string> {
+    switch (format) {
+      case 'xml':
+        return renderXml(resource);
+      case 'html':
+        return this.html.render(resource);
+      default:
+        return JSON.stringify(resource instanceof Resource ? resource.view : resource.items);
+    }
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The format a negotiated route answers in; null on other routes. */
+    representationFormat: Format | null;
+  }
+}
