@@ -9,7 +9,6 @@ import { type Page, type PageRequest, toPage } from '../common/pagination/cursor
 import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
-import { Post } from '../posts/post.entity.js';
 import { event } from '../subscriptions/blog-events.js';
 import { EventPublisher } from '../subscriptions/event-publisher.js';
 import { prefixedUserColumns, userFromPrefixedRow } from '../users/user.rows.js';
@@ -29,6 +28,9 @@ export class CommentsService {
   ) {
     this.byIdStatement = sql.statement(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.id = $1`);
     this.postExistsStatement = sql.statement('SELECT 1 AS found FROM posts WHERE id = $1');
+    this.insertStatement = sql.statement(
+      `INSERT INTO comments (post_id, body, author_id, created_at, updated_at, version) VALUES ($1, $2, $3, $4, $5, 1) RETURNING ${COMMENT_COLUMNS.replaceAll('c.', '')}`,
+    );
     this.pageStatements = ['', ' AND c.id > $2'].map((after) =>
       sql.statement(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.post_id = $1${after} ORDER BY c.id LIMIT $${after ? 3 : 2}`),
     );
@@ -36,6 +38,7 @@ export class CommentsService {
 
   private readonly byIdStatement: string;
   private readonly postExistsStatement: string;
+  private readonly insertStatement: string;
   private readonly pageStatements: string[];
 
   /** A post's comments, oldest first, keyset-paged on (post_id, id). 404 when the post is missing. */
@@ -118,21 +121,22 @@ export class CommentsService {
     return comment;
   }
 
+  /**
+   * One statement (INSERT … RETURNING), atomic by itself. A post that does not exist (or was
+   * deleted meanwhile) is caught by the foreign key, then told apart from a vanished author.
+   */
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
-    const comment = await this.transactions
-      .run(async (manager) => {
-        if (!(await manager.existsBy(Post, { id: postId }))) throw DomainError.notFound('Post', postId);
-        const now = new Date();
-        return manager.save(manager.create(Comment, { postId, body: input.body, authorId: who.id, createdAt: now, updatedAt: now }));
-      })
+    const now = this.sql.timestamp(new Date());
+    const [row] = await this.transactions
+      .single(() => this.sql.rows<CommentRow>(this.insertStatement, [postId, input.body, who.id, now, now]))
       .catch(async (error: unknown) => {
-        // The post was deleted between the check and the insert (PostgreSQL, read committed).
         if (isForeignKeyViolation(error) && (await this.sql.rows(this.postExistsStatement, [postId])).length === 0) {
           throw DomainError.notFound('Post', postId);
         }
         throw error;
       });
+    const comment = commentFromRow(row);
     this.events.publish(event('commentCreated', comment));
     return comment;
   }

@@ -5,6 +5,7 @@ import type { Actor } from '../auth/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { Comment } from '../comments/comment.entity.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
@@ -31,6 +32,9 @@ export class PostsService {
     private readonly sql: Sql,
   ) {
     this.byIdStatement = sql.statement(`SELECT ${POST_COLUMNS} FROM posts p WHERE p.id = $1`);
+    this.insertStatement = sql.statement(
+      `INSERT INTO posts (title, body, author_id, created_at, updated_at, version) VALUES ($1, $2, $3, $4, $5, 1) RETURNING ${POST_COLUMNS.replaceAll('p.', '')}`,
+    );
     // [no filter, after, authorId, authorId + after]: newest first on the primary key or (author_id, id).
     this.listStatements = ['', 'p.id < $1', 'p.author_id = $1', 'p.author_id = $1 AND p.id < $2'].map((where) => {
       const limit = `$${where.split('$').length}`;
@@ -39,6 +43,7 @@ export class PostsService {
   }
 
   private readonly byIdStatement: string;
+  private readonly insertStatement: string;
   private readonly listStatements: string[];
 
   /** Newest first, keyset-paged on the primary key (or on (author_id, id) with authorId). */
@@ -103,19 +108,26 @@ export class PostsService {
     return byAuthor;
   }
 
+  /**
+   * One statement (INSERT … RETURNING), atomic by itself. An authorId that names no user is
+   * caught by the foreign key rather than checked first.
+   */
   async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
     const who = this.policy.requireActor(actor);
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
     const authorId = input.authorId ?? who.id;
-    const post = await this.transactions.run(async (manager) => {
-      if (authorId !== who.id && !(await manager.existsBy(User, { id: authorId }))) {
-        throw DomainError.badInput(`authorId ${authorId} is not a user`, [
-          { field: 'authorId', message: `authorId ${authorId} is not a user` },
-        ]);
-      }
-      const now = new Date();
-      return manager.save(manager.create(Post, { title: input.title, body: input.body, authorId, createdAt: now, updatedAt: now }));
-    });
+    const now = this.sql.timestamp(new Date());
+    const [row] = await this.transactions
+      .single(() => this.sql.rows<PostRow>(this.insertStatement, [input.title, input.body, authorId, now, now]))
+      .catch((error: unknown) => {
+        if (authorId !== who.id && isForeignKeyViolation(error)) {
+          throw DomainError.badInput(`authorId ${authorId} is not a user`, [
+            { field: 'authorId', message: `authorId ${authorId} is not a user` },
+          ]);
+        }
+        throw error;
+      });
+    const post = postFromRow(row);
     this.events.publish(event('postCreated', post));
     return post;
   }

@@ -21,6 +21,11 @@ export class Sql {
     return this.sqlite ? text.replace(/\$\d+/g, '?') : text;
   }
 
+  /** A timestamp as a parameter, stored as TypeORM stores it: a UTC `YYYY-MM-DD HH:MM:SS.SSS` text on SQLite. */
+  timestamp(date: Date): Date | string {
+    return this.sqlite ? date.toISOString().replace('T', ' ').replace('Z', '') : date;
+  }
+
   rows<T>(statement: string, params: readonly unknown[]): Promise<T[]> {
     return this.dataSource.query(statement, params as unknown[]);
   }

@@ -23,7 +23,20 @@ export class TransactionRunner {
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.serialize) return this.postgresTransaction(work);
-    const result = this.tail.then(() => this.dataSource.transaction(work));
+    return this.queued(() => this.dataSource.transaction(work));
+  }
+
+  /**
+   * A write that is one statement, atomic by itself: no BEGIN/COMMIT around it (two statements
+   * fewer). On SQLite it still waits its turn, so that it never runs on the shared connection
+   * inside another caller's open transaction, whose rollback would take it along.
+   */
+  single<T>(work: () => Promise<T>): Promise<T> {
+    return this.serialize ? this.queued(work) : work();
+  }
+
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
     this.tail = result.catch(() => undefined);
     return result;
   }
