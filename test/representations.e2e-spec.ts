@@ -49,6 +49,28 @@ describeEachDatabase('representations', (kind) => {
       }
     });
 
+    it('HEAD answers the headers GET would, in each format, with no body', async () => {
+      for (const accept of ['application/json', 'application/xml', 'text/html']) {
+        const full = await get('/posts/1', accept).expect(200);
+        const head = await http().head('/posts/1').set('Accept', accept).expect(200);
+        expect(head.headers['content-type'], accept).toBe(full.headers['content-type']);
+        expect(head.headers.etag, accept).toBe(full.headers.etag);
+        expect(head.headers['content-length'], accept).toBe(full.headers['content-length']);
+        expectVaryAccept(head);
+        expect(head.text ?? '', accept).toBe('');
+      }
+      await http().head('/posts/1').set('Accept', 'image/png').expect(406);
+    });
+
+    it('routes outside the resource API are not negotiated: JSON whatever Accept says, no Vary: Accept', async () => {
+      const health = await get('/health', 'application/xml').expect(200);
+      expect(health.headers['content-type']).toMatch(/^application\/json/);
+      expect(String(health.headers.vary ?? '').toLowerCase()).not.toContain('accept');
+      const token = await http().post('/tokens').set('Accept', 'text/html').send(ALICE).expect(201);
+      expect(token.headers['content-type']).toMatch(/^application\/json/);
+      expect(token.body.accessToken).toEqual(expect.any(String));
+    });
+
     it('HAL: the same body as JSON, named application/hal+json', async () => {
       for (const path of RESOURCE_PATHS) {
         const json = await get(path, 'application/json').expect(200);

@@ -52,8 +52,15 @@ const isSafe = (request: FastifyRequest) => request.method === 'GET' || request.
 /** Stands for "no body" between the preSerialization hook and the serializer (a 304). */
 const NO_BODY = Symbol('no body');
 
-/** Strings from the hook go out as they are; anything else a negotiated route sends is JSON. */
-const serializeRendered = (payload: unknown): string => (payload === NO_BODY ? (undefined as unknown as string) : typeof payload === 'string' ? payload : JSON.stringify(payload));
+/**
+ * The reply serializer of negotiated routes: what the hook rendered goes out as it is, anything
+ * else (an error's problem+json, say) is JSON, and NO_BODY becomes no payload at all, so that a
+ * 304 carries no Content-Length.
+ */
+function serializeRendered(payload: unknown): string {
+  if (payload === NO_BODY) return undefined as unknown as string;
+  return typeof payload === 'string' ? payload : JSON.stringify(payload);
+}
 
 /**
  * The one place where resources become bytes. Controllers return a Resource or ResourceList;
