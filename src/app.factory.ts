@@ -3,6 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
+import { trustFunction } from './common/http/client-address.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
@@ -13,7 +14,7 @@ import type { AppConfig } from './config/app-config.js';
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustFunction(config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     requestTimeout: config.requestTimeoutMs,

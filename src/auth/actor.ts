@@ -4,4 +4,6 @@ import type { UserRole } from '../users/user.entity.js';
 export interface Actor {
   id: number;
   role: UserRole;
+  /** When the credential stops being valid (Unix seconds); absent when it never expires. */
+  expiresAt?: number;
 }

@@ -57,15 +57,17 @@ export class AuthService {
     const match = BEARER.exec(authorization.trim());
     if (!match) throw DomainError.unauthenticated('The Authorization header must be "Bearer <token>"');
     let subject: string | undefined;
+    let expiresAt: number | undefined;
     try {
-      const payload = await this.jwt.verifyAsync<{ sub?: unknown }>(match[1], { algorithms: ['HS256'] });
+      const payload = await this.jwt.verifyAsync<{ sub?: unknown; exp?: unknown }>(match[1], { algorithms: ['HS256'] });
       subject = typeof payload.sub === 'string' ? payload.sub : undefined;
+      expiresAt = typeof payload.exp === 'number' ? payload.exp : undefined;
     } catch {
       throw DomainError.unauthenticated('The bearer token is invalid or expired');
     }
     const id = subject !== undefined && /^[1-9]\d{0,9}$/.test(subject) ? Number(subject) : NaN;
     const user = Number.isSafeInteger(id) ? await this.users.findById(id) : null;
     if (!user) throw DomainError.unauthenticated('The bearer token is invalid or expired');
-    return { id: user.id, role: user.role };
+    return { id: user.id, role: user.role, expiresAt };
   }
 }

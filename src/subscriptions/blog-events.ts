@@ -28,3 +28,14 @@ export interface BlogEvent<K extends BlogEventName = BlogEventName> {
 export function event<K extends BlogEventName>(name: K, payload: BlogEvents[K]): BlogEvent<K> {
   return { name, payload };
 }
+
+/**
+ * Not a subscription field: said on the bus whenever what a user's credentials grant may have
+ * changed (deleted, role or password changed, tokens revoked), so every instance can look again
+ * at what it holds for that user (open sockets and streams, cached credential checks).
+ */
+export const CREDENTIALS_CHANGED = 'credentialsChanged';
+
+export interface CredentialsChanged {
+  userId: number;
+}

@@ -100,11 +100,13 @@ export class UsersService {
     if (input.role !== undefined) changes.role = input.role;
     if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
 
-    return this.transactions.run(async (manager) => {
+    const updated = await this.transactions.run(async (manager) => {
       const current = await manager.findOneBy(User, { id });
       if (!current) throw DomainError.notFound('User', id);
       return updateVersioned(manager, User, current, changes, options.expectedVersion);
     });
+    if (changes.role !== undefined || changes.passwordHash !== undefined) this.events.credentialsChanged(id);
+    return updated;
   }
 
   /** Deletes the user with their posts and comments, and announces every deletion. */
@@ -123,6 +125,7 @@ export class UsersService {
       if ((await manager.delete(User, { id })).affected === 0) throw DomainError.notFound('User', id);
       return { posts: ownPosts, comments: cascaded };
     });
+    this.events.credentialsChanged(id);
     this.events.publish(
       ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId })),
       ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
