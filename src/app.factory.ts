@@ -8,6 +8,7 @@ import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { graphqlRateLimitResponder } from './graphql/graphql-error-responder.js';
 import type { AppConfig } from './config/app-config.js';
 
 /** Builds the whole application (not yet listening): used by main.ts and by the tests. */
@@ -40,7 +41,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     exposedHeaders: ['Location', 'Link', 'ETag', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });
-  app.useGlobalFilters(new ProblemDetailsFilter());
+  app.useGlobalFilters(new ProblemDetailsFilter([graphqlRateLimitResponder]));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app);
   return app;

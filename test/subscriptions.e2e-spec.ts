@@ -69,6 +69,8 @@ function liveClients(getApp: () => TestApp, getUrls: () => ListeningApp) {
     await Promise.all(clients.splice(0).map((client) => client.dispose()));
     expected = new Map();
     await waitForNoSubscribers(getApp());
+    // Sockets hold their slot from the upgrade until the server has seen them close.
+    await until('every socket to be closed', async () => (await metricValue(getApp(), 'ws_connections')) === 0);
   };
 
   return { connect, subscribe, cleanUp };

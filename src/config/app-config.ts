@@ -32,6 +32,10 @@ export class AppConfig {
   subscriptionsMaxConnections: number;
   subscriptionsMaxPerConnection: number;
   subscriptionsKeepAliveMs: number;
+  /** WebSockets and event streams per client address, counted from the upgrade on. */
+  subscriptionsMaxPerAddress: number;
+  /** What the distinct subscriptions of one address may cost per event (complexity). */
+  subscriptionsMaxComplexityPerAddress: number;
   rateLimitMax: number;
   rateLimitWindowS: number;
   rateLimitAuthMax: number;
@@ -52,6 +56,10 @@ export class AppConfig {
   /** `apq`: automatic persisted queries; `only`: only the manifest's documents run; `off`. */
   graphqlPersistedQueries: 'apq' | 'only' | 'off';
   graphqlPersistedQueriesFile?: string;
+  /** Bytes of automatically persisted queries kept (in Redis, or in this process). */
+  graphqlApqMaxBytes: number;
+  /** New automatically persisted queries one address may register per RATE_LIMIT_WINDOW_S. */
+  graphqlApqRegistrationsMax: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -178,6 +186,8 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   config.subscriptionsMaxConnections = read.int('SUBSCRIPTIONS_MAX_CONNECTIONS', 10_000, 1, 1_000_000);
   config.subscriptionsMaxPerConnection = read.int('SUBSCRIPTIONS_MAX_PER_CONNECTION', 100, 1, 100_000);
   config.subscriptionsKeepAliveMs = read.int('SUBSCRIPTIONS_KEEPALIVE_MS', 15_000, 0, 3_600_000);
+  config.subscriptionsMaxPerAddress = read.int('SUBSCRIPTIONS_MAX_PER_ADDRESS', 100, 1, 1_000_000);
+  config.subscriptionsMaxComplexityPerAddress = read.int('SUBSCRIPTIONS_MAX_COMPLEXITY_PER_ADDRESS', 5000, 1, 1_000_000_000);
   config.rateLimitMax = read.int('RATE_LIMIT_MAX', 1000, 0, 1_000_000_000);
   config.rateLimitWindowS = read.int('RATE_LIMIT_WINDOW_S', 60, 1, 86_400);
   config.rateLimitAuthMax = read.int('RATE_LIMIT_AUTH_MAX', 20, 0, 1_000_000_000);
@@ -204,6 +214,8 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   config.graphqlMaxDocumentBytes = read.int('GRAPHQL_MAX_DOCUMENT_BYTES', 102_400, 1024, 100 * 1_048_576);
   config.graphqlPersistedQueries = read.oneOf('GRAPHQL_PERSISTED_QUERIES', 'apq', ['apq', 'only', 'off'] as const);
   config.graphqlPersistedQueriesFile = read.raw('GRAPHQL_PERSISTED_QUERIES_FILE');
+  config.graphqlApqMaxBytes = read.int('GRAPHQL_APQ_MAX_MB', 16, 1, 65_536) * 1_048_576;
+  config.graphqlApqRegistrationsMax = read.int('GRAPHQL_APQ_REGISTRATIONS_MAX', 100, 0, 1_000_000_000);
   if (config.graphqlPersistedQueries === 'only' && config.graphqlPersistedQueriesFile === undefined) {
     read.problems.push('GRAPHQL_PERSISTED_QUERIES_FILE is required when GRAPHQL_PERSISTED_QUERIES=only');
   } else if (config.graphqlPersistedQueriesFile !== undefined && !existsSync(config.graphqlPersistedQueriesFile)) {

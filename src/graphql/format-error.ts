@@ -1,6 +1,23 @@
+import { HeaderMap } from '@apollo/server';
 import type { Logger } from '@nestjs/common';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { normalizeError } from '../common/errors/normalize-error.js';
+
+/**
+ * A failure before any operation runs (a bad credential, a rate limit, the database down while
+ * checking a token) as a GraphQL error: its HTTP status (401 with WWW-Authenticate: Bearer, 429
+ * or 503 with Retry-After) for Apollo, its code and message for the formatter.
+ */
+export function toGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  const normalized = normalizeError(error);
+  const headers = new HeaderMap(Object.entries(normalized.headers ?? {}));
+  if (normalized.status === 401) headers.set('www-authenticate', 'Bearer');
+  return new GraphQLError(normalized.detail, {
+    originalError: error instanceof Error ? error : undefined,
+    extensions: { code: normalized.code, http: { status: normalized.status, headers } },
+  });
+}
 
 export interface FormatErrorOptions {
   /** Development only: an internal error keeps its own message (never its stack). */

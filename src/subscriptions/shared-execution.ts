@@ -26,12 +26,13 @@ export class SharedExecution {
     this.sources.set(document, query);
   }
 
-  async subscribe(args: ExecutionArgs): Promise<Stream | ExecutionResult> {
+  /** `onEnd` is called once when the stream ends, however it ends. */
+  async subscribe(args: ExecutionArgs, onEnd?: () => void): Promise<Stream | ExecutionResult> {
     const stream = await createSourceEventStream(args);
     if (!isAsyncIterable(stream)) return stream as ExecutionResult;
     const source = this.sources.get(args.document);
     const key = source === undefined ? undefined : `${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${source}`;
-    return mapStream(stream as AsyncIterableIterator<unknown>, (event) => this.execute(args, event, key));
+    return mapStream(stream as AsyncIterableIterator<unknown>, (event) => this.execute(args, event, key), onEnd);
   }
 
   private execute(args: ExecutionArgs, event: unknown, key: string | undefined): Promise<ExecutionResult> {
@@ -46,12 +47,18 @@ export class SharedExecution {
 }
 
 /** Maps each value of an async iterator; `return` and `throw` reach the source at once. */
-function mapStream<T, R>(source: AsyncIterableIterator<T>, map: (value: T) => Promise<R>): AsyncIterableIterator<R> {
-  const close = () => source.return?.() ?? Promise.resolve({ done: true as const, value: undefined });
+function mapStream<T, R>(source: AsyncIterableIterator<T>, map: (value: T) => Promise<R>, onEnd = () => {}): AsyncIterableIterator<R> {
+  const close = () => {
+    onEnd();
+    return source.return?.() ?? Promise.resolve({ done: true as const, value: undefined });
+  };
   const stream: AsyncIterableIterator<R> = {
     async next() {
       const result = await source.next();
-      if (result.done) return { done: true, value: undefined };
+      if (result.done) {
+        onEnd();
+        return { done: true, value: undefined };
+      }
       try {
         return { done: false, value: await map(result.value) };
       } catch (error) {

@@ -24,5 +24,6 @@ export class SubscriptionsModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.transports.registerSse(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+    this.transports.attachWebSocket(this.adapterHost.httpAdapter.getHttpServer());
   }
 }

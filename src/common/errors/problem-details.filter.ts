@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { normalizeError } from './normalize-error.js';
+import { type NormalizedError, normalizeError } from './normalize-error.js';
 import { PROBLEM_CONTENT_TYPE, toProblemDetails } from './problem-details.js';
 
 /**
@@ -8,14 +8,22 @@ import { PROBLEM_CONTENT_TYPE, toProblemDetails } from './problem-details.js';
  * guards, pipes and handlers, and Fastify's own errors (body parser, size limit, 404) too.
  * GraphQL errors are left to the GraphQL formatter, which uses the same `normalizeError`.
  */
+/**
+ * Answers an error in another shape where a protocol asks for one (a GraphQL endpoint's clients
+ * read `errors`, not a problem document); returns false to leave it to problem+json.
+ */
+export type ErrorResponder = (error: NormalizedError, request: FastifyRequest, reply: FastifyReply) => boolean;
+
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly responders: readonly ErrorResponder[] = []) {}
+
   catch(exception: unknown, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') throw exception;
     const http = host.switchToHttp();
-    sendProblem(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+    sendProblem(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger, this.responders);
     return undefined;
   }
 }
@@ -25,6 +33,7 @@ export function sendProblem(
   request: FastifyRequest,
   reply: FastifyReply,
   logger: Pick<Logger, 'error'>,
+  responders: readonly ErrorResponder[] = [],
 ): void {
   const error = normalizeError(exception);
   if (error.unexpected) {
@@ -33,6 +42,7 @@ export function sendProblem(
     );
   }
   if (reply.sent) return;
+  if (responders.some((respond) => respond(error, request, reply))) return;
   const path = request.url.split('?')[0];
   reply.status(error.status).header('content-type', PROBLEM_CONTENT_TYPE);
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../../config/app-config.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter, requestKey } from './rate-limiter.js';
 
 /**
  * RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_S per client address, on every route (REST,
@@ -24,7 +24,7 @@ export class RateLimitModule implements OnModuleInit {
     if (rateLimitMax <= 0) return;
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', async (request) => {
-      await this.limiter.consume(`ip:${request.ip}`, rateLimitMax, rateLimitWindowS);
+      await this.limiter.consume(requestKey(request.ip), rateLimitMax, rateLimitWindowS);
     });
   }
 }

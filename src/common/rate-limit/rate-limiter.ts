@@ -6,6 +6,9 @@ import { REDIS } from '../../redis/redis.module.js';
 import { DomainError } from '../errors/domain-error.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 
+/** The key of the general limit (RATE_LIMIT_MAX) for a client address, whichever transport counts it. */
+export const requestKey = (address: string) => `ip:${address}`;
+
 /**
  * Counts hits per key in fixed windows: in this process (@nestjs/throttler's storage) or,
  * with REDIS_URL, in Redis so all instances share one count. If Redis is unreachable the

@@ -25,7 +25,10 @@ const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
 
 const INIT_SCRIPT = `'use strict';
 (function () {
-  var fetcher = GraphiQL.createFetcher({ url: new URL(${JSON.stringify('/graphql')}, window.location.href).toString() });
+  var url = new URL(${JSON.stringify('/graphql')}, window.location.href);
+  var subscriptionUrl = new URL(url.href);
+  subscriptionUrl.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  var fetcher = GraphiQL.createFetcher({ url: url.toString(), subscriptionUrl: subscriptionUrl.toString() });
   ReactDOM.createRoot(document.getElementById('graphiql')).render(
     React.createElement(GraphiQL, { fetcher: fetcher, defaultEditorToolsVisibility: true, shouldPersistHeaders: true }),
   );

@@ -151,11 +151,17 @@ export const firstArgumentEstimator: ComplexityEstimator = ({ field, args, child
 export const COMPLEXITY_ESTIMATORS = [firstArgumentEstimator, simpleEstimator({ defaultComplexity: 1 })];
 
 /** Needs the request's variables (a `first: $n` counts $n), so it runs per request, not per cached document. */
-export function complexityLimitRule(maxComplexity: number, variables: Record<string, unknown> = {}, operationName?: string): ValidationRule {
+export function complexityLimitRule(
+  maxComplexity: number,
+  variables: Record<string, unknown> = {},
+  operationName?: string,
+  onComplete?: (complexity: number) => void,
+): ValidationRule {
   return createComplexityRule({
     maximumComplexity: maxComplexity,
     variables,
     operationName,
+    onComplete,
     estimators: COMPLEXITY_ESTIMATORS,
     // Bounds the walk itself: every field costs at least 1, so more nodes than this is over budget anyway.
     maxQueryNodes: Math.max(10_000, 2 * maxComplexity),
@@ -221,20 +227,45 @@ export function checkComplexity(
   variables?: Record<string, unknown> | null,
   operationName?: string | null,
 ): readonly GraphQLError[] {
+  return measureComplexity(schema, document, limits, variables, operationName).errors;
+}
+
+export interface ComplexityMeasure {
+  /** The operation's complexity (the budget when the walk gave up). */
+  complexity: number;
+  errors: readonly GraphQLError[];
+}
+
+/** The complexity of the operation and, when it is over the budget, why. */
+export function measureComplexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  limits: QueryLimits,
+  variables?: Record<string, unknown> | null,
+  operationName?: string | null,
+): ComplexityMeasure {
+  let complexity = 0;
   let errors: readonly GraphQLError[];
   try {
-    errors = validate(schema, document, [complexityLimitRule(limits.maxComplexity, variables ?? {}, operationName ?? undefined)]);
+    const rule = complexityLimitRule(limits.maxComplexity, variables ?? {}, operationName ?? undefined, (measured) => (complexity = measured));
+    errors = validate(schema, document, [rule]);
   } catch (error) {
     // graphql-query-complexity throws once it has walked maxQueryNodes nodes.
-    return [limitError(QUERY_TOO_COMPLEX, `The query is too complex; at most ${limits.maxComplexity} is allowed`, undefined, {
-      maxComplexity: limits.maxComplexity,
-      reason: error instanceof Error ? error.message : String(error),
-    })];
+    return {
+      complexity: limits.maxComplexity,
+      errors: [limitError(QUERY_TOO_COMPLEX, `The query is too complex; at most ${limits.maxComplexity} is allowed`, undefined, {
+        maxComplexity: limits.maxComplexity,
+        reason: error instanceof Error ? error.message : String(error),
+      })],
+    };
   }
   // Other errors of the complexity rule are variables that do not fit their types.
-  return errors.map((error) =>
-    error.extensions.code === QUERY_TOO_COMPLEX
-      ? error
-      : new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
-  );
+  return {
+    complexity,
+    errors: errors.map((error) =>
+      error.extensions.code === QUERY_TOO_COMPLEX
+        ? error
+        : new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
+    ),
+  };
 }
