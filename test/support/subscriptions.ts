@@ -62,7 +62,7 @@ export interface WsClient {
  * `token` goes into connection_init as `authorization: "Bearer <token>"`; `authorization`
  * overrides the whole value.
  */
-export function wsClient(url: string, options: { token?: string; authorization?: string } = {}): WsClient {
+export function wsClient(url: string, options: { token?: string; authorization?: string; webSocketImpl?: unknown } = {}): WsClient {
   const closes: { code: number; reason: string }[] = [];
   let onConnected!: () => void;
   let onClosed!: (event: { code: number; reason: string }) => void;
@@ -71,7 +71,7 @@ export function wsClient(url: string, options: { token?: string; authorization?:
   const authorization = options.authorization ?? (options.token ? `Bearer ${options.token}` : undefined);
   const client = createClient({
     url,
-    webSocketImpl: WebSocket,
+    webSocketImpl: options.webSocketImpl ?? WebSocket,
     lazy: false,
     retryAttempts: 0,
     shouldRetry: () => false,
