@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { RedisPubSub } from 'graphql-redis-subscriptions';
 import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
@@ -30,7 +31,8 @@ class PrefixedRedisPubSub extends RedisPubSub {
 }
 
 function createPubSub(config: AppConfig): PubSubEngine {
-  if (!config.redisUrl) return new PubSub();
+  // Every subscriber is a listener of its event's name: thousands are normal, not a leak.
+  if (!config.redisUrl) return new PubSub({ eventEmitter: new EventEmitter().setMaxListeners(0) });
   const logger = new Logger('Events');
   // The subscriber keeps its offline queue: (re)subscriptions wait for Redis to come back.
   const subscriber = new Redis(config.redisUrl, {
