@@ -1,13 +1,12 @@
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module.js';
-import { createFormatError } from './format-error.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.js';
@@ -37,11 +36,7 @@ export function buildGraphQLOptions(
     includeStacktraceInErrorResponses: false,
     // Our formatError maps every error (HTTP exceptions included) itself.
     autoTransformHttpErrors: false,
-    formatError: createFormatError({
-      exposeInternalMessages: config.nodeEnv === 'development',
-      hideSuggestions: !config.graphqlIntrospection,
-      logger: new Logger('GraphQL'),
-    }),
+    formatError: gate.formatError,
     // No credential is ever a cookie, so a cross-site request carries none: stock clients' GET
     // queries without a Content-Type (urql's default) are answered.
     csrfPrevention: false,

@@ -20,7 +20,7 @@ import { normalizeError } from '../common/errors/normalize-error.js';
 import { clientAddress, trustFunction } from '../common/http/client-address.js';
 import { RateLimiter, requestKey } from '../common/rate-limit/rate-limiter.js';
 import { AppConfig } from '../config/app-config.js';
-import { createFormatError, toGraphQLError } from '../graphql/format-error.js';
+import { toGraphQLError } from '../graphql/format-error.js';
 import { type AdmittedOperation, type Caller, OperationGate } from '../graphql/gate/operation-gate.js';
 import { type GraphQLContext, GraphQLContextFactory } from '../graphql/graphql-context.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -95,16 +95,9 @@ export class SubscriptionTransports implements OnApplicationShutdown {
   }
 
   /** The same error shaping as HTTP (codes, masking, no schema hints when introspection is off). */
-  private formatter?: ReturnType<typeof createFormatError>;
-
   private formatErrors(errors: readonly GraphQLError[]): GraphQLError[] {
-    this.formatter ??= createFormatError({
-      exposeInternalMessages: this.config.nodeEnv === 'development',
-      hideSuggestions: !this.config.graphqlIntrospection,
-      logger: this.logger,
-    });
     // Formatted errors are plain JSON objects; the transports only serialize them.
-    return errors.map((error) => this.formatter!(error.toJSON(), error) as GraphQLError);
+    return errors.map((error) => this.gate.formatError(error.toJSON(), error) as GraphQLError);
   }
 
   /** Subscribers sharing an execution share its formatting too (and an internal error is logged once). */

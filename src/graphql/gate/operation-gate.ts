@@ -20,7 +20,8 @@ import { AuthService } from '../../auth/auth.service.js';
 import { RateLimiter, requestKey } from '../../common/rate-limit/rate-limiter.js';
 import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../redis/redis.module.js';
-import { toGraphQLError } from '../format-error.js';
+import { Logger } from '@nestjs/common';
+import { createFormatError, toGraphQLError } from '../format-error.js';
 import { checkStructure, complexityVariables, measureComplexity, type QueryLimits } from '../limits/query-limits.js';
 import { loadPersistedQueryManifest } from '../persisted-queries/manifest.js';
 import {
@@ -177,6 +178,8 @@ export class OperationGate {
   private readonly maxNesting: number;
   private readonly validationRules;
   readonly subscriptions: SubscriptionBudget;
+  /** The one formatter of GraphQL errors, for Apollo and the live transports alike. */
+  readonly formatError: ReturnType<typeof createFormatError>;
 
   constructor(
     private readonly auth: AuthService,
@@ -195,6 +198,11 @@ export class OperationGate {
       this.persisted = redis ? new RedisPersistedQueryStore(redis, config.redisKeyPrefix, options) : new MemoryPersistedQueryStore(options);
     }
     this.subscriptions = new SubscriptionBudget(config.subscriptionsMaxComplexityPerAddress);
+    this.formatError = createFormatError({
+      exposeInternalMessages: config.nodeEnv === 'development',
+      hideSuggestions: !config.graphqlIntrospection,
+      logger: new Logger('GraphQL'),
+    });
   }
 
   /** The actor behind a credential, checked afresh: 401 (a DomainError) when it no longer holds. */
