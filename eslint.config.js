@@ -2,7 +2,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'src/schema.gql'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'src/schema.gql', '.dependency-cruiser.cjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

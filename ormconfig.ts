@@ -1,4 +1,6 @@
 import { DataSource } from 'typeorm';
+// Loads every feature module, so that each resource (and its entity) is declared.
+import './src/app.module.js';
 import { loadConfig } from './src/config/app-config.js';
 import { buildDataSourceOptions } from './src/database/data-source-options.js';
 

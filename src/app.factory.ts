@@ -6,9 +6,9 @@ import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js'
 import { trustFunction } from './common/http/client-address.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
-import { setupOpenApi } from './common/openapi/openapi.js';
+import { setupOpenApi } from './api/rest/openapi.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
-import { graphqlRateLimitResponder } from './graphql/graphql-error-responder.js';
+import { graphqlRateLimitResponder } from './api/graphql/graphql-error-responder.js';
 import type { AppConfig } from './config/app-config.js';
 
 /** Builds the whole application (not yet listening): used by main.ts and by the tests. */

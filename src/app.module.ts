@@ -3,17 +3,21 @@ import { AuthModule } from './auth/auth.module.js';
 import { PolicyModule } from './auth/policy.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
-import { RepresentationModule } from './common/representation/representation.module.js';
+import { RepresentationModule } from './api/rest/representation.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
-import { GraphQLApiModule } from './graphql/graphql-api.module.js';
+import { GraphQLApiModule } from './api/graphql/graphql-api.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { PostsModule } from './posts/posts.module.js';
-import { EventsModule } from './subscriptions/events.module.js';
+import { EventsModule } from './events/events.module.js';
 import { UsersModule } from './users/users.module.js';
+import { TokensModule } from './tokens/tokens.module.js';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { DemoModule } from './demo/demo.module.js';
+import { OidcModule } from './oidc/oidc.module.js';
 
 @Module({})
 export class AppModule {
@@ -32,6 +36,10 @@ export class AppModule {
         UsersModule,
         PostsModule,
         CommentsModule,
+        TokensModule,
+        ApiKeysModule,
+        OidcModule.forRoot(config),
+        DemoModule,
         HealthModule,
         RepresentationModule,
         GraphQLApiModule,

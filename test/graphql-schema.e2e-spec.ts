@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { buildSchema, type GraphQLField, type GraphQLSchema, isInputObjectType, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderSchemaFile, SCHEMA_FILE } from '../src/graphql/schema-file.js';
+import { renderSchemaFile, SCHEMA_FILE } from '../src/api/graphql/schema-file.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /** The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions). */

@@ -355,7 +355,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
         expect(error.extensions.fieldErrors).toEqual([{ field, message: expect.any(String) }]);
       }
       // A new password works for sign-in.
-      expectData(await update(user.id, { password: 'a-new-password' }, user.token));
+      expectData(await update(user.id, { password: 'a-new-password', currentPassword: 'graphql-password' }, user.token));
       expectData(await gql('mutation($e: String!) { createToken(input: { email: $e, password: "a-new-password" }) { accessToken } }', { e: user.email }));
     });
 

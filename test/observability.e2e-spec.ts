@@ -145,8 +145,8 @@ describe('observability (the built server, NODE_ENV=production, LOG_LEVEL=info)'
       const graphqlToken = (JSON.parse(viaGraphQL.text) as { data: { createToken: { accessToken: string } } }).data.createToken.accessToken;
       const auth = { authorization: `Bearer ${token}` };
       expect((await call('POST', '/posts', { headers: auth, body: { title: 'Observed post', body: 'b' } })).status).toBe(201);
-      expect((await call('PATCH', `/users/${userId}`, { headers: auth, body: { password: newPassword } })).status).toBe(200);
       expect((await call('POST', '/graphql', { headers: { authorization: `Bearer ${graphqlToken}` }, body: { query: 'mutation { createPost(input: { title: "t", body: "b" }) { id } }' } })).status).toBe(200);
+      expect((await call('PATCH', `/users/${userId}`, { headers: auth, body: { password: newPassword, currentPassword: password } })).status).toBe(200);
       // Failures too: a wrong password, a forged token, a malformed body with a password in it.
       expect((await call('POST', '/tokens', { body: { email, password: `${password}-wrong` } })).status).toBe(401);
       expect((await call('GET', '/posts/1', { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);

@@ -31,7 +31,7 @@ const BODIES: Record<string, string[]> = {
   'post /posts/{id}/comments': ['body'],
   'patch /comments/{id}': ['body'],
   'post /users': ['name', 'email', 'password', 'avatarUrl'],
-  'patch /users/{id}': ['name', 'avatarUrl', 'password', 'role'],
+  'patch /users/{id}': ['name', 'avatarUrl', 'password', 'currentPassword', 'role'],
   'post /tokens': ['email', 'password'],
 };
 

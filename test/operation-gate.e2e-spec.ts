@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { OperationGate as OperationGateRef } from '../src/graphql/gate/operation-gate.js';
+import { OperationGate as OperationGateRef } from '../src/api/graphql/gate/operation-gate.js';
 import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, createTestDatabase } from './support/databases.js';
 import { expectError, graphql, metricValue } from './support/graphql-client.js';

@@ -202,7 +202,8 @@ describeEachDatabase('security', (kind) => {
     {
       name: 'PATCH /users/{id} (password)',
       setup: userTarget,
-      send: (target, token) => withToken(http().patch(`/users/${target.id}`), token).send({ password: 'another-password' }),
+      // The owner confirms with the current password; an admin needs none.
+      send: (target, token) => withToken(http().patch(`/users/${target.id}`), token).send({ password: 'another-password', currentPassword: 'matrix-password' }),
       expected: [401, 403, 200, 200],
     },
     {
@@ -430,7 +431,7 @@ describeEachDatabase('security', (kind) => {
         const withEmail = await http().post('/users').send({ name: 'E-mail', email, password: 'email-password' });
         expect([201, 400], withEmail.text).toContain(withEmail.status);
         if (withEmail.status === 201) {
-          expect(withEmail.body.email).toBe(email.toLowerCase());
+          expect(withEmail.body.email).toBe(email.normalize('NFKC').toLowerCase());
           await http().post('/tokens').send({ email, password: 'email-password' }).expect(201);
         } else {
           expectProblem(withEmail, 400, 'BAD_USER_INPUT');
@@ -685,7 +686,9 @@ describeEachDatabase('security', (kind) => {
 describeEachDatabase('security: sign-in limits across addresses and transports', (kind) => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: '0', RATE_LIMIT_AUTH_MAX: '3', RATE_LIMIT_WINDOW_S: '60' } });
+    app = await startTestApp(kind, {
+      env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: '0', RATE_LIMIT_AUTH_MAX: '3', RATE_LIMIT_ACCOUNT_MAX: '6', RATE_LIMIT_WINDOW_S: '60' },
+    });
   });
   afterAll(() => app?.close());
 
@@ -695,18 +698,58 @@ describeEachDatabase('security: sign-in limits across addresses and transports',
   const signInGraphQL = (email: string, password: string, from: string) =>
     graphql(app, 'mutation($input: CreateTokenInput!) { createToken(input: $input) { accessToken } }', { input: { email, password } }, { headers: { 'X-Forwarded-For': from } });
 
-  it('per e-mail: REST and GraphQL attempts from ever new addresses share one count; then even the right password is 429', async () => {
+  it("an attacker's failures from one address never lock the victim out from another (no lock-out by wrong passwords)", async () => {
     const email = `victim.${unique()}@example.com`;
     await request(app.server).post('/users').set('X-Forwarded-For', address()).send({ name: 'Victim', email, password: 'victim-password' }).expect(201);
-    await signIn(email, 'guess-1', '203.0.113.1').expect(401);
-    expect((await signInGraphQL(email.toUpperCase(), 'guess-2', '203.0.113.2')).body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
-    await signIn(` ${email} `, 'guess-3', '203.0.113.3').expect(401);
-    const rest = await signIn(email, 'victim-password', '203.0.113.4');
-    expectProblem(rest, 429, 'RATE_LIMITED');
-    expect(rest.headers['retry-after']).toMatch(/^\d+$/);
-    const viaGraphQL = await signInGraphQL(email, 'victim-password', '203.0.113.5');
+    const attacker = '203.0.113.66';
+    await signIn(email, 'guess-1', attacker).expect(401);
+    expect((await signInGraphQL(email.toUpperCase(), 'guess-2', attacker)).body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+    await signIn(` ${email} `, 'guess-3', attacker).expect(401);
+    // The attacker's pair (e-mail, address) is spent, even with the right password ...
+    const spent = await signIn(email, 'victim-password', attacker);
+    expectProblem(spent, 429, 'RATE_LIMITED');
+    expect(spent.headers['retry-after']).toMatch(/^\d+$/);
+    // ... and the victim, from their own address, signs in over both transports.
+    await signIn(email, 'victim-password', '203.0.113.4').expect(201);
+    expect((await signInGraphQL(email, 'victim-password', '203.0.113.5')).body.data?.createToken.accessToken).toEqual(expect.any(String));
+  });
+
+  it('per e-mail, from all addresses together: RATE_LIMIT_ACCOUNT_MAX failures stop distributed guessing, then even the right password is 429', async () => {
+    const email = `guessed.${unique()}@example.com`;
+    await request(app.server).post('/users').set('X-Forwarded-For', address()).send({ name: 'Guessed', email, password: 'guessed-password' }).expect(201);
+    for (let i = 1; i <= 6; i += 1) await signIn(email, `guess-${i}`, `203.0.113.${100 + i}`).expect(401);
+    expectProblem(await signIn(email, 'guessed-password', '203.0.113.200'), 429, 'RATE_LIMITED');
+    const viaGraphQL = await signInGraphQL(email, 'guessed-password', '203.0.113.201');
     expect(viaGraphQL.body.errors?.map((error) => error.extensions.code)).toEqual(['RATE_LIMITED']);
     expect(JSON.stringify(viaGraphQL.body)).not.toContain('accessToken":"');
+  });
+
+  it('aliases do not multiply the allowance: each sign-in of one GraphQL document counts on its own', async () => {
+    const email = `aliased.${unique()}@example.com`;
+    await request(app.server).post('/users').set('X-Forwarded-For', address()).send({ name: 'Aliased', email, password: 'aliased-password' }).expect(201);
+    const from = '192.0.2.99';
+    const aliases = Array.from({ length: 6 }, (_, i) => `s${i}: createToken(input: { email: "${email}", password: "aliased-password" }) { accessToken }`);
+    const response = await graphql(app, `mutation { ${aliases.join(' ')} }`, undefined, { headers: { 'X-Forwarded-For': from } });
+    // Three sign-ins were allowed; the fourth is refused (and, the field being non-null, ends the document).
+    expect(response.body.errors?.map((error) => error.extensions.code)).toEqual(['RATE_LIMITED']);
+    expect(response.body.errors?.[0].path).toEqual(['s3']);
+    expectProblem(await signIn(email, 'aliased-password', from), 429, 'RATE_LIMITED');
+  });
+
+  it('sign-ups: RATE_LIMIT_SIGNUP_MAX per address, each aliased createUser counting on its own, over REST and GraphQL', async () => {
+    const limited = await startTestApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_SIGNUP_MAX: '2' } });
+    try {
+      const from = '192.0.2.150';
+      const signUp = (i: number) => `u${i}: createUser(input: { name: "N", email: "signup.${i}.${unique()}@example.com", password: "signup-password" }) { id }`;
+      const response = await graphql(limited, `mutation { ${[0, 1, 2, 3].map(signUp).join(' ')} }`, undefined, { headers: { 'X-Forwarded-For': from } });
+      expect(response.body.errors?.map((error) => error.extensions.code)).toEqual(['RATE_LIMITED']);
+      expect(response.body.errors?.[0].path).toEqual(['u2']);
+      const rest = await request(limited.server).post('/users').set('X-Forwarded-For', from).send({ name: 'N', email: `signup.rest.${unique()}@example.com`, password: 'signup-password' });
+      expectProblem(rest, 429, 'RATE_LIMITED');
+      await request(limited.server).post('/users').set('X-Forwarded-For', '192.0.2.151').send({ name: 'N', email: `signup.other.${unique()}@example.com`, password: 'signup-password' }).expect(201);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('per address: one address trying many e-mails is stopped at the limit, over both transports', async () => {

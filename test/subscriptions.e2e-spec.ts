@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { PostsService } from '../src/posts/posts.service.js';
-import type { BlogEventName } from '../src/subscriptions/blog-events.js';
+import type { BlogEventName } from '../src/events/blog-events.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
 import {

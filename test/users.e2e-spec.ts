@@ -353,7 +353,7 @@ describeEachDatabase('users', (kind) => {
       const response = await http()
         .patch(`/users/${user.id}`)
         .set(bearer(token))
-        .send({ password: 'brand-new-password' })
+        .send({ password: 'brand-new-password', currentPassword: input.password })
         .expect(200);
       expectNoSecrets(response);
       await tokenFor(app, { email: input.email, password: 'brand-new-password' });

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Actor } from './actor.js';
+import type { Actor } from '../common/actor.js';
 
 export const REQUIRES_SIGN_IN = 'requiresSignIn';
 

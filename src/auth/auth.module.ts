@@ -3,15 +3,15 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config.js';
-import { UsersModule } from '../users/users.module.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
-import { TokensController } from './tokens.controller.js';
-import { TokensResolver } from './tokens.resolver.js';
 
+/**
+ * Credentials: tokens in, actors out, for every transport. The accounts behind them come from
+ * whichever module provides `AccountLookup` globally (the users feature).
+ */
 @Module({
   imports: [
-    UsersModule,
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
@@ -23,8 +23,7 @@ import { TokensResolver } from './tokens.resolver.js';
       }),
     }),
   ],
-  controllers: [TokensController],
-  providers: [AuthService, TokensResolver, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

@@ -1,11 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
-import { UsersService } from '../users/users.service.js';
-import type { Actor } from './actor.js';
-import { DECOY_HASH, verifyPassword } from './password-hasher.js';
+import type { Actor } from '../common/actor.js';
+import { AccountLookup } from './account-lookup.js';
+import { ApiKeyVerifier, ExternalTokenVerifier } from './credential-verifiers.js';
 
 export interface IssuedToken {
   accessToken: string;
@@ -13,38 +12,38 @@ export interface IssuedToken {
   expiresIn: number;
 }
 
-// The scheme is case-insensitive (RFC 9110 §11.1).
-const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
+// The scheme is case-insensitive (RFC 9110 §11.1). The credential is a JWT or an API key.
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|blog_[A-Za-z0-9_-]{1,200})$/i;
+const API_KEY_PREFIX = 'blog_';
+
+/** The `alg` of a JWT's header, without trusting anything else in it. */
+function algorithmOf(token: string): unknown {
+  try {
+    return (JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as { alg?: unknown }).alg;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * Tokens in, actors out. Used by the HTTP guard, the GraphQL context and the WebSocket
- * connection handshake alike, so every transport authenticates the same way.
+ * Tokens in, actors out (and tokens out, for sign-in). Used by the HTTP guard and the
+ * operation gate alike, so every transport authenticates the same way.
  */
 @Injectable()
 export class AuthService {
   constructor(
     private readonly jwt: JwtService,
-    private readonly users: UsersService,
+    private readonly accounts: AccountLookup,
     private readonly config: AppConfig,
-    private readonly limiter: RateLimiter,
+    @Optional() private readonly apiKeys?: ApiKeyVerifier,
+    @Optional() private readonly external?: ExternalTokenVerifier,
   ) {}
 
-  /**
-   * Signs in. Attempts are limited per client address and per e-mail address
-   * (RATE_LIMIT_AUTH_MAX per window), the same for REST and GraphQL.
-   */
-  async issueToken(email: string, password: string, clientAddress = 'unknown'): Promise<IssuedToken> {
-    const { rateLimitAuthMax, rateLimitWindowS } = this.config;
-    await this.limiter.consume(`auth-ip:${clientAddress}`, rateLimitAuthMax, rateLimitWindowS);
-    await this.limiter.consume(`auth-email:${email.toLowerCase()}`, rateLimitAuthMax, rateLimitWindowS);
-    const user = await this.users.findWithPasswordHash(email);
-    // Verify against a decoy when the e-mail is unknown, so both failures take the same time.
-    const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
-    if (!user || !valid) throw DomainError.unauthenticated('The e-mail address or password is wrong');
-    const accessToken = await this.jwt.signAsync(
-      { sub: String(user.id) },
-      { algorithm: 'HS256', expiresIn: this.config.jwtExpiresInS },
-    );
+  /** A bearer token for this user, valid for JWT_EXPIRES_IN_S. */
+  async issue(userId: number): Promise<IssuedToken> {
+    // `iat` to the millisecond (a NumericDate may be fractional), so a token issued right after a
+    // revocation is told apart from one issued right before it.
+    const accessToken = await this.jwt.signAsync({ sub: String(userId), iat: Date.now() / 1000 }, { algorithm: 'HS256', expiresIn: this.config.jwtExpiresInS });
     return { accessToken, tokenType: 'Bearer', expiresIn: this.config.jwtExpiresInS };
   }
 
@@ -56,18 +55,30 @@ export class AuthService {
     if (authorization === undefined || authorization === null || authorization === '') return null;
     const match = BEARER.exec(authorization.trim());
     if (!match) throw DomainError.unauthenticated('The Authorization header must be "Bearer <token>"');
+    const credential = match[1];
+    if (credential.startsWith(API_KEY_PREFIX)) {
+      const actor = this.apiKeys ? await this.apiKeys.verify(credential) : null;
+      if (!actor) throw DomainError.unauthenticated('The API key is invalid, expired or revoked');
+      return actor;
+    }
+    if (this.external && algorithmOf(credential) !== 'HS256') return this.external.verify(credential);
     let subject: string | undefined;
     let expiresAt: number | undefined;
+    let issuedAt: number | undefined;
     try {
-      const payload = await this.jwt.verifyAsync<{ sub?: unknown; exp?: unknown }>(match[1], { algorithms: ['HS256'] });
+      const payload = await this.jwt.verifyAsync<{ sub?: unknown; exp?: unknown; iat?: unknown }>(credential, { algorithms: ['HS256'] });
       subject = typeof payload.sub === 'string' ? payload.sub : undefined;
       expiresAt = typeof payload.exp === 'number' ? payload.exp : undefined;
+      issuedAt = typeof payload.iat === 'number' ? payload.iat : undefined;
     } catch {
       throw DomainError.unauthenticated('The bearer token is invalid or expired');
     }
     const id = subject !== undefined && /^[1-9]\d{0,9}$/.test(subject) ? Number(subject) : NaN;
-    const user = Number.isSafeInteger(id) ? await this.users.findById(id) : null;
+    const user = Number.isSafeInteger(id) ? await this.accounts.findAccount(id) : null;
     if (!user) throw DomainError.unauthenticated('The bearer token is invalid or expired');
+    if (user.tokensValidAfter && (issuedAt === undefined || issuedAt * 1000 < user.tokensValidAfter.getTime())) {
+      throw DomainError.unauthenticated('The bearer token was revoked (a password change or a sign-out everywhere); sign in again');
+    }
     return { id: user.id, role: user.role, expiresAt };
   }
 }

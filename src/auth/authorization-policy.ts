@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../common/actor.js';
 
 /**
  * Who may change what: the one policy behind REST, GraphQL and subscriptions.
@@ -8,13 +8,26 @@ import type { Actor } from './actor.js';
  */
 @Injectable()
 export class AuthorizationPolicy {
+  /** A signed-in actor allowed to write: an API key needs the `write` scope (403 INSUFFICIENT_SCOPE). */
   requireActor(actor: Actor | null | undefined): Actor {
+    const who = this.requireSignedIn(actor);
+    if (who.scopes && !who.scopes.includes('write')) {
+      throw new DomainError('INSUFFICIENT_SCOPE', 'This API key may only read (scope "read"); writing needs the "write" scope');
+    }
+    return who;
+  }
+
+  /** A signed-in actor, whatever its scopes: for the reads that need one. */
+  requireSignedIn(actor: Actor | null | undefined): Actor {
     if (!actor) throw DomainError.unauthenticated();
     return actor;
   }
 
-  isAdmin(actor: Actor | null | undefined): boolean {
-    return actor?.role === 'admin';
+  /** What only a person may do, never an API key (creating keys): 403 INSUFFICIENT_SCOPE for a key. */
+  requirePerson(actor: Actor | null | undefined): Actor {
+    const who = this.requireActor(actor);
+    if (who.apiKeyId !== undefined) throw new DomainError('INSUFFICIENT_SCOPE', 'An API key cannot create API keys');
+    return who;
   }
 
   /** Posts and comments: their author or an admin. */

@@ -1,23 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
-import { COMMENT_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
-import { IfMatch } from '../common/representation/etag.js';
-import { commentPath } from '../common/representation/links.js';
-import { NegotiatedRepresentations } from '../common/representation/representation.hooks.js';
-import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
+import { IfMatch } from '../common/resource/etag.js';
+import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
+import { nextPageHref, type Resource, type ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
-import type { Comment } from './comment.entity.js';
-import { toCommentView } from './comment.view.js';
+import { COMMENT_RESOURCE } from './comment.resource.js';
 import { CommentsService } from './comments.service.js';
 import { CreateCommentDto } from './dto/create-comment.dto.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
-
-const toResource = (comment: Comment) => new Resource('comment', toCommentView(comment), comment.version);
 
 @ApiTags('comments')
 @NegotiatedRepresentations()
@@ -27,18 +22,18 @@ export class CommentsController {
 
   @Get('posts/:id/comments')
   @ApiOperation({ summary: "A post's comments, oldest first" })
-  @ApiGetList(COMMENT_SCHEMA)
+  @ApiGetList(COMMENT_RESOURCE.schema)
   async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.comments.listForPost(postId, request);
     const next = nextPageHref(`/posts/${postId}/comments`, page.nextCursor, { limit: request.limit });
-    return new ResourceList('comment', page.items.map(toCommentView), next);
+    return COMMENT_RESOURCE.list(page.items, next);
   }
 
   @Post('posts/:id/comments')
   @SignedIn()
   @ApiOperation({ summary: 'Comment on a post' })
-  @ApiWrite(201, 'The comment; Location names it', COMMENT_SCHEMA)
+  @ApiWrite(201, 'The comment; Location names it', COMMENT_RESOURCE.schema)
   async create(
     @Param('id', ParseIdPipe) postId: number,
     @Body() input: CreateCommentDto,
@@ -46,29 +41,29 @@ export class CommentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Resource> {
     const comment = await this.comments.create(postId, input, actor);
-    reply.header('location', commentPath(comment.id));
-    return toResource(comment);
+    reply.header('location', COMMENT_RESOURCE.path(comment.id));
+    return COMMENT_RESOURCE.one(comment);
   }
 
   @Get('comments/:id')
   @ApiOperation({ summary: 'One comment' })
-  @ApiGetOne(COMMENT_SCHEMA)
+  @ApiGetOne(COMMENT_RESOURCE.schema)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return toResource(await this.comments.get(id));
+    return COMMENT_RESOURCE.one(await this.comments.get(id));
   }
 
   @Patch('comments/:id')
   @SignedIn()
   @ApiOperation({ summary: 'Change a comment (its author or an admin)' })
   @ApiIfMatch()
-  @ApiWrite(200, 'The changed comment', COMMENT_SCHEMA, 412)
+  @ApiWrite(200, 'The changed comment', COMMENT_RESOURCE.schema, 412)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateCommentDto,
     @CurrentActor() actor: Actor,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Resource> {
-    return toResource(await this.comments.update(id, input, actor, { expectedVersion }));
+    return COMMENT_RESOURCE.one(await this.comments.update(id, input, actor, { expectedVersion }));
   }
 
   @Delete('comments/:id')

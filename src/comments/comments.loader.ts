@@ -1,48 +1,56 @@
+import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
+import { inKeyOrder, keyedBy, type LoaderSet, type Loaders, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
+import { pageKey } from '../common/graphql/page.args.js';
 import type { PageRequest } from '../common/pagination/cursor.js';
-import type { User } from '../users/user.entity.js';
-import { inKeyOrder, MAX_BATCH_SIZE } from '../users/users.loader.js';
+import { UserLoaders } from '../users/users.loader.js';
 import type { Comment } from './comment.entity.js';
-import type { CommentsService } from './comments.service.js';
+import { CommentsService } from './comments.service.js';
 
-export function createCommentByIdLoader(comments: CommentsService): DataLoader<number, Comment | null> {
-  return new DataLoader(async (ids) => inKeyOrder(ids, await comments.findByIds(ids)), { maxBatchSize: MAX_BATCH_SIZE });
+export interface CommentLoaderSet {
+  byId: DataLoader<number, Comment | null>;
+  /**
+   * One page of comments per post (Post.comments), for every post of the request in one
+   * statement. With `withAuthors` the authors come in the same statement and prime the
+   * request's user loader.
+   */
+  byPost: (page: PageRequest, withAuthors: boolean) => DataLoader<number, Comment[]>;
+  /** Post.commentCount: one GROUP BY for every post of the request. */
+  countByPost: DataLoader<number, number>;
 }
 
-/**
- * One page of comments per post (Post.comments), for every post of the request in one
- * statement. With `withAuthors` the authors come in the same statement and are handed to
- * `onAuthor` (the request's user loader primes its cache with them).
- */
-export function createCommentsByPostLoader(
-  comments: CommentsService,
-  page: PageRequest,
-  withAuthors: boolean,
-  onAuthor: (author: User) => void,
-): DataLoader<number, Comment[]> {
-  return new DataLoader(
-    async (postIds) => {
-      const byPost = await comments.listForPosts(postIds, page, { withAuthors });
-      return postIds.map((id) => {
-        const list = byPost.get(id) ?? [];
-        for (const comment of list) {
-          if (comment.author) onAuthor(comment.author);
-          delete comment.author;
-        }
-        return list;
-      });
-    },
-    { maxBatchSize: MAX_BATCH_SIZE },
-  );
-}
+@Injectable()
+export class CommentLoaders implements LoaderSet<CommentLoaderSet> {
+  constructor(
+    private readonly comments: CommentsService,
+    private readonly users: UserLoaders,
+  ) {}
 
-/** Post.commentCount: one GROUP BY for every post of the request. */
-export function createCommentCountByPostLoader(comments: CommentsService): DataLoader<number, number> {
-  return new DataLoader(
-    async (postIds) => {
-      const counts = await comments.countForPosts(postIds);
-      return postIds.map((id) => counts.get(id) ?? 0);
-    },
-    { maxBatchSize: MAX_BATCH_SIZE },
-  );
+  create(loaders: Loaders): CommentLoaderSet {
+    const options = { maxBatchSize: MAX_BATCH_SIZE };
+    const byPage = keyedBy(
+      ({ page, withAuthors }: { page: PageRequest; withAuthors: boolean }) =>
+        new DataLoader<number, Comment[]>(async (postIds) => {
+          const pages = await this.comments.listForPosts(postIds, page, { withAuthors });
+          const authors = withAuthors ? loaders.of(this.users).byId : undefined;
+          return postIds.map((id) => {
+            const list = pages.get(id) ?? [];
+            for (const comment of list) {
+              if (comment.author) authors?.prime(comment.author.id, comment.author);
+              delete comment.author;
+            }
+            return list;
+          });
+        }, options),
+      ({ page, withAuthors }) => `${pageKey(page)}:${withAuthors}`,
+    );
+    return {
+      byId: new DataLoader(async (ids) => inKeyOrder(ids, await this.comments.findByIds(ids)), options),
+      byPost: (page, withAuthors) => byPage({ page, withAuthors }),
+      countByPost: new DataLoader(async (postIds) => {
+        const counts = await this.comments.countForPosts(postIds);
+        return postIds.map((id) => counts.get(id) ?? 0);
+      }, options),
+    };
+  }
 }

@@ -1,15 +1,38 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CommentsController } from './comments.controller.js';
-import { Post } from '../posts/post.entity.js';
+import { PostsModule, withAuthorNames } from '../posts/posts.module.js';
+import { POST_RESOURCE } from '../posts/post.resource.js';
+import { UsersModule } from '../users/users.module.js';
+import { UsersService } from '../users/users.service.js';
 import { Comment } from './comment.entity.js';
-import { CommentsResolver } from './comments.resolver.js';
+import { COMMENT_RESOURCE } from './comment.resource.js';
+import { CommentsController } from './comments.controller.js';
+import { CommentLoaders } from './comments.loader.js';
+import { CommentsRepository } from './comments.repository.js';
+import { CommentsResolver, PostCommentsResolver } from './comments.resolver.js';
 import { CommentsService } from './comments.service.js';
 
+const COMMENTS_ON_POST_PAGE = 100;
+
 @Module({
-  imports: [TypeOrmModule.forFeature([Comment, Post])],
+  imports: [TypeOrmModule.forFeature([Comment]), UsersModule, PostsModule],
   controllers: [CommentsController],
-  providers: [CommentsService, CommentsResolver],
-  exports: [CommentsService],
+  providers: [CommentsRepository, CommentsService, CommentLoaders, CommentsResolver, PostCommentsResolver],
+  exports: [CommentsService, CommentsRepository],
 })
-export class CommentsModule {}
+export class CommentsModule implements OnModuleInit {
+  constructor(
+    private readonly users: UsersService,
+    private readonly comments: CommentsService,
+  ) {}
+
+  /** Pages show authors' names rather than ids; a post's page shows its first comments. */
+  onModuleInit(): void {
+    COMMENT_RESOURCE.setPageData('author', async (view) => ({ author: (await this.users.namesOf([view.authorId as number])).get(view.authorId as number) }));
+    COMMENT_RESOURCE.setListData((views) => withAuthorNames(this.users, views));
+    POST_RESOURCE.setPageData('comments', async (post) => {
+      const page = await this.comments.listForPost(post.id as number, { limit: COMMENTS_ON_POST_PAGE });
+      return { comments: await withAuthorNames(this.users, page.items.map((comment) => COMMENT_RESOURCE.view(comment))), moreComments: page.nextCursor !== null };
+    });
+  }
+}

@@ -1,21 +1,34 @@
-import { Args, Context, Int, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import type { GraphQLContext } from '../graphql/graphql-context.js';
-import { required } from '../graphql/required.js';
+import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLContext } from '../common/graphql/graphql-context.js';
+import { toPageRequest } from '../common/graphql/page.args.js';
+import { required } from '../common/graphql/required.js';
+import { selectsField } from '../common/graphql/selection.js';
+import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
 import { Post } from '../posts/post.entity.js';
+import { PostLoaders } from '../posts/posts.loader.js';
 import { User } from '../users/user.entity.js';
+import { UserLoaders } from '../users/users.loader.js';
 import { Comment } from './comment.entity.js';
+import { CommentLoaders } from './comments.loader.js';
 import { CommentsService } from './comments.service.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
-import { CreateCommentInput } from './models/comment.inputs.js';
+import { CommentsArgs, CreateCommentInput } from './models/comment.inputs.js';
 
 /** Comments over GraphQL: thin over CommentsService; related resources through the DataLoaders. */
 @Resolver(() => Comment)
 export class CommentsResolver {
-  constructor(private readonly comments: CommentsService) {}
+  constructor(
+    private readonly comments: CommentsService,
+    private readonly commentLoaders: CommentLoaders,
+    private readonly postLoaders: PostLoaders,
+    private readonly userLoaders: UserLoaders,
+    private readonly gateway: SubscriptionGateway,
+  ) {}
 
   @Query(() => Comment, { nullable: true, description: 'A comment; null when there is none with this id' })
   comment(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
-    return context.loaders.commentById.load(id);
+    return context.loaders.of(this.commentLoaders).byId.load(id);
   }
 
   @Mutation(() => Comment, { description: 'Signed in' })
@@ -40,11 +53,48 @@ export class CommentsResolver {
 
   @ResolveField('author', () => User)
   author(comment: Comment, _args: unknown, context: GraphQLContext): Promise<User> {
-    return required(context.loaders.userById.load(comment.authorId), 'User', comment.authorId);
+    return required(context.loaders.of(this.userLoaders).byId.load(comment.authorId), 'User', comment.authorId);
   }
 
   @ResolveField('post', () => Post)
   post(comment: Comment, _args: unknown, context: GraphQLContext): Promise<Post> {
-    return required(context.loaders.postById.load(comment.postId), 'Post', comment.postId);
+    return required(context.loaders.of(this.postLoaders).byId.load(comment.postId), 'Post', comment.postId);
+  }
+
+  @Subscription(() => Comment, { description: 'A comment was written', resolve: (comment: Comment) => comment })
+  commentCreated(@optionalId('postId', 'Only comments on this post') postId: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('commentCreated', context, (comment) => matches(postId, comment.postId));
+  }
+
+  @Subscription(() => Comment, { description: 'A comment was changed', resolve: (comment: Comment) => comment })
+  commentUpdated(@optionalId('postId', 'Only comments on this post') postId: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('commentUpdated', context, (comment) => matches(postId, comment.postId));
+  }
+
+  @Subscription(() => Int, { description: 'The id of a deleted comment', resolve: (deleted: { id: number }) => deleted.id })
+  commentDeleted(@optionalId('postId', 'Only comments on this post') postId: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('commentDeleted', context, (deleted) => matches(postId, deleted.postId));
+  }
+}
+
+/** Post.comments and Post.commentCount: the comments feature's fields on posts. */
+@Resolver(() => Post)
+export class PostCommentsResolver {
+  constructor(private readonly commentLoaders: CommentLoaders) {}
+
+  @ResolveField('comments', () => [Comment], { description: 'Oldest first' })
+  comments(
+    // A plain type, not the entity class, so that no validation pipe looks at the parent.
+    @Parent() post: Pick<Post, 'id'>,
+    @Args() args: CommentsArgs,
+    @Context() context: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Comment[]> {
+    return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), selectsField(info, 'author')).load(post.id);
+  }
+
+  @ResolveField('commentCount', () => Int)
+  commentCount(post: Post, _args: unknown, context: GraphQLContext): Promise<number> {
+    return context.loaders.of(this.commentLoaders).countByPost.load(post.id);
   }
 }

@@ -80,7 +80,7 @@ describe('loadConfig', () => {
     expect(config.rateLimitAuthMax).toBe(5);
     expect(config.metricsEnabled).toBe(false);
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
-    expect(config.trustProxy).toBe(true);
+    expect(config.trustProxy).toBe(1);
     expect(config.bodyLimitBytes).toBe(2048);
   });
 
@@ -101,7 +101,7 @@ describe('loadConfig', () => {
       ['RATE_LIMIT_AUTH_MAX', { RATE_LIMIT_AUTH_MAX: 'many' }],
       ['SEED_DEMO_DATA', { SEED_DEMO_DATA: 'maybe' }],
       ['METRICS_ENABLED', { METRICS_ENABLED: 'sometimes' }],
-      ['TRUST_PROXY', { TRUST_PROXY: '2' }],
+      ['TRUST_PROXY', { TRUST_PROXY: 'two' }],
       ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
       ['DATABASE_URL', { DATABASE_URL: 'sqlite:' }],
       ['DATABASE_URL', { DATABASE_URL: 'postgres://[bad' }],
@@ -139,7 +139,10 @@ describe('loadConfig', () => {
   });
 
   it('accepts the usual spellings of booleans', () => {
-    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ TRUST_PROXY: yes }).trustProxy).toBe(true);
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ TRUST_PROXY: yes }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16' }).trustProxy).toEqual(['10.0.0.1', '10.1.0.0/16']);
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy.internal' })).toThrow(/TRUST_PROXY/);
     for (const no of ['false', 'False', '0', 'no', 'off']) expect(loadConfig({ SEED_DEMO_DATA: no }).seedDemoData).toBe(false);
   });
 
@@ -183,5 +186,43 @@ describe('DATABASE_URL parsing', () => {
   it('returns a message naming DATABASE_URL for anything else', () => {
     expect(parseDatabaseUrl('mysql://x')).toMatch(/DATABASE_URL/);
     expect(parseDatabaseUrl('blog.sqlite')).toMatch(/DATABASE_URL/);
+  });
+});
+
+describe('single sign-on settings (AUTH_*)', () => {
+  const SSO = { AUTH_JWKS_URL: 'https://id.example.com/realms/blog/protocol/openid-connect/certs', AUTH_ISSUER: 'https://id.example.com/realms/blog', AUTH_AUDIENCE: 'blog-api' };
+
+  it('is off without AUTH_JWKS_URL', () => {
+    expect(loadConfig({}).oidc).toBeUndefined();
+  });
+
+  it('reads the provider and the defaults of the role settings', () => {
+    const oidc = loadConfig(SSO).oidc!;
+    expect(oidc.jwksUrl.href).toBe(SSO.AUTH_JWKS_URL);
+    expect(oidc).toMatchObject({ issuer: SSO.AUTH_ISSUER, audience: 'blog-api', rolesClaim: 'roles', adminRole: 'blog-admin', jwksCooldownMs: 30_000, jwksCacheMaxAgeMs: 600_000, jwksTimeoutMs: 5000 });
+  });
+
+  it('reads the role claim, the admin role and the key cache settings', () => {
+    const oidc = loadConfig({ ...SSO, AUTH_ROLES_CLAIM: 'groups', AUTH_ADMIN_ROLE: 'editors', AUTH_JWKS_COOLDOWN_MS: '0', AUTH_JWKS_CACHE_MAX_AGE_MS: '60000', AUTH_JWKS_TIMEOUT_MS: '1000' }).oidc!;
+    expect(oidc).toMatchObject({ rolesClaim: 'groups', adminRole: 'editors', jwksCooldownMs: 0, jwksCacheMaxAgeMs: 60_000, jwksTimeoutMs: 1000 });
+  });
+
+  const refused: [string, Record<string, string>][] = [
+    ['AUTH_ISSUER', { ...SSO, AUTH_ISSUER: '' }],
+    ['AUTH_AUDIENCE', { ...SSO, AUTH_AUDIENCE: ' ' }],
+    ['AUTH_JWKS_URL', { ...SSO, AUTH_JWKS_URL: 'not a url' }],
+    ['AUTH_JWKS_URL', { ...SSO, AUTH_JWKS_URL: 'file:///etc/keys.json' }],
+    ['AUTH_JWKS_URL', { AUTH_ISSUER: SSO.AUTH_ISSUER, AUTH_AUDIENCE: 'blog-api' }],
+    ['AUTH_JWKS_COOLDOWN_MS', { ...SSO, AUTH_JWKS_COOLDOWN_MS: '-1' }],
+    ['AUTH_JWKS_TIMEOUT_MS', { ...SSO, AUTH_JWKS_TIMEOUT_MS: '5s' }],
+  ];
+  it.each(refused)('start-up fails naming %s in %j', (setting, env) => {
+    expect(configError(env).message).toContain(setting);
+  });
+
+  it('names both missing companions of AUTH_JWKS_URL at once', () => {
+    const message = configError({ AUTH_JWKS_URL: SSO.AUTH_JWKS_URL }).message;
+    expect(message).toContain('AUTH_ISSUER is required when AUTH_JWKS_URL is set');
+    expect(message).toContain('AUTH_AUDIENCE is required when AUTH_JWKS_URL is set');
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
@@ -12,6 +13,20 @@ export interface DatabaseConfig {
   type: 'sqlite' | 'postgres';
   /** SQLite: a file path or ':memory:'. PostgreSQL: the connection URL. */
   url: string;
+}
+
+/** Single sign-on through an OpenID Connect provider (AUTH_JWKS_URL and its companions). */
+export interface OidcConfig {
+  jwksUrl: URL;
+  issuer: string;
+  audience: string;
+  rolesClaim: string;
+  adminRole: string;
+  /** An unknown `kid` refetches the keys at most once per this many ms. */
+  jwksCooldownMs: number;
+  /** Keys older than this are refetched before use. */
+  jwksCacheMaxAgeMs: number;
+  jwksTimeoutMs: number;
 }
 
 export class AppConfig {
@@ -39,9 +54,14 @@ export class AppConfig {
   rateLimitMax: number;
   rateLimitWindowS: number;
   rateLimitAuthMax: number;
+  /** Failed sign-ins per e-mail per hour, from all addresses together. */
+  rateLimitAccountMax: number;
+  /** Sign-ups per address per window. */
+  rateLimitSignupMax: number;
   metricsEnabled: boolean;
   corsOrigins: string[];
-  trustProxy: boolean;
+  /** false, a number of proxy hops (true is 1), or the proxies' addresses/CIDRs. */
+  trustProxy: TrustProxySetting;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -60,11 +80,20 @@ export class AppConfig {
   graphqlApqMaxBytes: number;
   /** New automatically persisted queries one address may register per RATE_LIMIT_WINDOW_S. */
   graphqlApqRegistrationsMax: number;
+  /** Set when AUTH_JWKS_URL is: tokens of that OpenID Connect provider are accepted. */
+  oidc?: OidcConfig;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
   }
 }
+
+/**
+ * Which proxy hops may tell the client's address (TRUST_PROXY): none, a number of hops counted
+ * from the right of X-Forwarded-For (the entries our own proxies appended), or the proxies'
+ * addresses. Entries a client wrote itself, to the left, are never taken.
+ */
+export type TrustProxySetting = false | number | string[];
 
 export class ConfigError extends Error {}
 
@@ -102,6 +131,20 @@ class Reader {
     return fallback;
   }
 
+  /** `false`, `true` (one hop), a number of hops, or a comma-separated list of addresses/CIDRs. */
+  trustProxy(name: string): TrustProxySetting {
+    const value = this.raw(name);
+    if (value === undefined) return false;
+    const lower = value.toLowerCase();
+    if (['false', '0', 'no', 'off'].includes(lower)) return false;
+    if (['true', 'yes', 'on'].includes(lower)) return 1;
+    if (/^\d+$/.test(value) && Number(value) <= 100) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+    if (entries.length > 0 && entries.every((entry) => isIP(entry.split('/')[0]) !== 0)) return entries;
+    this.problems.push(`${name} must be false, true, a number of proxy hops (0-100) or a comma-separated list of addresses/CIDRs (got "${value}")`);
+    return false;
+  }
+
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
     const value = this.raw(name);
     if (value === undefined) return fallback;
@@ -132,6 +175,32 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseConfig | stri
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function readOidc(read: Reader): OidcConfig | undefined {
+  const url = read.raw('AUTH_JWKS_URL');
+  const issuer = read.raw('AUTH_ISSUER');
+  const audience = read.raw('AUTH_AUDIENCE');
+  const rolesClaim = read.string('AUTH_ROLES_CLAIM', 'roles');
+  const adminRole = read.string('AUTH_ADMIN_ROLE', 'blog-admin');
+  const jwksCooldownMs = read.int('AUTH_JWKS_COOLDOWN_MS', 30_000, 0, 86_400_000);
+  const jwksCacheMaxAgeMs = read.int('AUTH_JWKS_CACHE_MAX_AGE_MS', 600_000, 1000, 604_800_000);
+  const jwksTimeoutMs = read.int('AUTH_JWKS_TIMEOUT_MS', 5000, 100, 60_000);
+  if (url === undefined) {
+    if (issuer !== undefined || audience !== undefined) read.problems.push('AUTH_ISSUER and AUTH_AUDIENCE need AUTH_JWKS_URL (single sign-on is off without it)');
+    return undefined;
+  }
+  let jwksUrl: URL | undefined;
+  try {
+    jwksUrl = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!jwksUrl || !['https:', 'http:'].includes(jwksUrl.protocol)) read.problems.push(`AUTH_JWKS_URL must be an http(s):// URL (got "${url}")`);
+  if (issuer === undefined) read.problems.push('AUTH_ISSUER is required when AUTH_JWKS_URL is set (the exact "iss" of the provider\'s tokens)');
+  if (audience === undefined) read.problems.push('AUTH_AUDIENCE is required when AUTH_JWKS_URL is set (the "aud" the provider puts in tokens for this service)');
+  if (!jwksUrl || issuer === undefined || audience === undefined) return undefined;
+  return { jwksUrl, issuer, audience, rolesClaim, adminRole, jwksCooldownMs, jwksCacheMaxAgeMs, jwksTimeoutMs };
+}
 
 /** The process environment over the settings of an optional `.env` file in the working directory. */
 export function readEnvironment(): Env {
@@ -191,6 +260,8 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   config.rateLimitMax = read.int('RATE_LIMIT_MAX', 1000, 0, 1_000_000_000);
   config.rateLimitWindowS = read.int('RATE_LIMIT_WINDOW_S', 60, 1, 86_400);
   config.rateLimitAuthMax = read.int('RATE_LIMIT_AUTH_MAX', 20, 0, 1_000_000_000);
+  config.rateLimitAccountMax = read.int('RATE_LIMIT_ACCOUNT_MAX', 100, 0, 1_000_000_000);
+  config.rateLimitSignupMax = read.int('RATE_LIMIT_SIGNUP_MAX', 10, 0, 1_000_000_000);
   config.metricsEnabled = read.bool('METRICS_ENABLED', true);
   config.corsOrigins = (read.raw('CORS_ORIGINS') ?? '')
     .split(',')
@@ -201,7 +272,7 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
       read.problems.push(`CORS_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`);
     }
   }
-  config.trustProxy = read.bool('TRUST_PROXY', false);
+  config.trustProxy = read.trustProxy('TRUST_PROXY');
   config.bodyLimitBytes = read.int('BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576);
   config.requestTimeoutMs = read.int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   config.shutdownTimeoutMs = read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000);
@@ -221,6 +292,8 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   } else if (config.graphqlPersistedQueriesFile !== undefined && !existsSync(config.graphqlPersistedQueriesFile)) {
     read.problems.push(`GRAPHQL_PERSISTED_QUERIES_FILE: no such file "${config.graphqlPersistedQueriesFile}"`);
   }
+
+  config.oidc = readOidc(read);
 
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);

@@ -6,8 +6,7 @@ import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
-import { bindIntegersAsParameters, buildDataSourceOptions } from './data-source-options.js';
-import { DemoSeeder } from './demo-seeder.js';
+import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
 
 const logger = new Logger('Database');
@@ -28,14 +27,13 @@ const logger = new Logger('Database');
       }),
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
-        bindIntegersAsParameters(dataSource);
         const applied = await withStartupLock(dataSource, () => runMigrations(dataSource));
         if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
         return dataSource;
       },
     }),
   ],
-  providers: [TransactionRunner, Sql, DemoSeeder],
+  providers: [TransactionRunner, Sql],
   exports: [TransactionRunner, Sql],
 })
 export class DatabaseModule {}

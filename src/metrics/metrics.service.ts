@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
-import { BLOG_EVENT_NAMES } from '../subscriptions/blog-events.js';
+import { resources } from '../common/resource/resource-definition.js';
 
 type HttpSeries = { requests: Counter.Internal; duration: Histogram.Internal<string> };
 
@@ -14,7 +14,7 @@ export type GraphQLOperationLabel = (typeof GRAPHQL_OPERATION_TYPES)[number];
  * through here; GET /metrics renders the registry.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnApplicationBootstrap {
   readonly registry = new Registry();
 
   readonly httpRequests = new Counter({
@@ -69,8 +69,12 @@ export class MetricsService {
       series.inc(0);
       this.graphqlSeries.set(type, series);
     }
-    for (const name of BLOG_EVENT_NAMES) this.subscriptionEvents.labels(name).inc(0);
     if (config.metricsEnabled) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Every event the resources declare starts at 0 too (they are all loaded by now). */
+  onApplicationBootstrap(): void {
+    for (const resource of resources.all()) for (const name of resource.events) this.subscriptionEvents.labels(name).inc(0);
   }
 
   /** One answered HTTP request; `route` is the route template (e.g. /posts/:id), never the URL. */

@@ -1,24 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
-import { POST_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
-import { IfMatch } from '../common/representation/etag.js';
-import { postPath } from '../common/representation/links.js';
-import { NegotiatedRepresentations } from '../common/representation/representation.hooks.js';
-import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
+import { IfMatch } from '../common/resource/etag.js';
+import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
+import { nextPageHref, type Resource, type ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
 import { ListPostsQuery } from './dto/list-posts.query.js';
 import { UpdatePostDto } from './dto/update-post.dto.js';
-import type { Post as PostEntity } from './post.entity.js';
-import { toPostView } from './post.view.js';
+import { POST_RESOURCE } from './post.resource.js';
 import { PostsService } from './posts.service.js';
-
-const toResource = (post: PostEntity) => new Resource('post', toPostView(post), post.version);
 
 @ApiTags('posts')
 @NegotiatedRepresentations()
@@ -28,58 +23,58 @@ export class PostsController {
 
   @Get('posts')
   @ApiOperation({ summary: 'Posts, newest first (filter by authorId)' })
-  @ApiGetList(POST_SCHEMA)
+  @ApiGetList(POST_RESOURCE.schema)
   async list(@Query() query: ListPostsQuery): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.posts.list({ ...request, authorId: query.authorId });
     const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId });
-    return new ResourceList('post', page.items.map(toPostView), next);
+    return POST_RESOURCE.list(page.items, next);
   }
 
   @Get('users/:id/posts')
   @ApiTags('users')
   @ApiOperation({ summary: "A user's posts, newest first" })
-  @ApiGetList(POST_SCHEMA)
+  @ApiGetList(POST_RESOURCE.schema)
   async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.posts.listForAuthor(authorId, request);
     const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit });
-    return new ResourceList('post', page.items.map(toPostView), next);
+    return POST_RESOURCE.list(page.items, next);
   }
 
   @Post('posts')
   @SignedIn()
   @ApiOperation({ summary: 'Write a post (authorId: admins only)' })
-  @ApiWrite(201, 'The post; Location names it', POST_SCHEMA)
+  @ApiWrite(201, 'The post; Location names it', POST_RESOURCE.schema)
   async create(
     @Body() input: CreatePostDto,
     @CurrentActor() actor: Actor,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Resource> {
     const post = await this.posts.create(input, actor);
-    reply.header('location', postPath(post.id));
-    return toResource(post);
+    reply.header('location', POST_RESOURCE.path(post.id));
+    return POST_RESOURCE.one(post);
   }
 
   @Get('posts/:id')
   @ApiOperation({ summary: 'One post' })
-  @ApiGetOne(POST_SCHEMA)
+  @ApiGetOne(POST_RESOURCE.schema)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return toResource(await this.posts.get(id));
+    return POST_RESOURCE.one(await this.posts.get(id));
   }
 
   @Patch('posts/:id')
   @SignedIn()
   @ApiOperation({ summary: 'Change a post (its author or an admin)' })
   @ApiIfMatch()
-  @ApiWrite(200, 'The changed post', POST_SCHEMA, 412)
+  @ApiWrite(200, 'The changed post', POST_RESOURCE.schema, 412)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdatePostDto,
     @CurrentActor() actor: Actor,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Resource> {
-    return toResource(await this.posts.update(id, input, actor, { expectedVersion }));
+    return POST_RESOURCE.one(await this.posts.update(id, input, actor, { expectedVersion }));
   }
 
   @Delete('posts/:id')

@@ -1,28 +1,40 @@
+import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
+import { inKeyOrder, keyedBy, type LoaderSet, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
+import { pageKey } from '../common/graphql/page.args.js';
 import type { PageRequest } from '../common/pagination/cursor.js';
-import { inKeyOrder, MAX_BATCH_SIZE } from '../users/users.loader.js';
 import type { Post } from './post.entity.js';
-import type { PostsService } from './posts.service.js';
+import { PostsService } from './posts.service.js';
 
-export function createPostByIdLoader(posts: PostsService): DataLoader<number, Post | null> {
-  return new DataLoader(async (ids) => inKeyOrder(ids, await posts.findByIds(ids)), { maxBatchSize: MAX_BATCH_SIZE });
+export interface PostLoaderSet {
+  byId: DataLoader<number, Post | null>;
+  /** One page of posts per author (User.posts), for every author of the request in one statement. */
+  byAuthor: (page: PageRequest) => DataLoader<number, Post[]>;
 }
 
-/** One page of posts per author (User.posts), for every author of the request in one statement. */
-export function createPostsByAuthorLoader(
-  posts: PostsService,
-  page: PageRequest,
-  onLoaded: (post: Post) => void,
-): DataLoader<number, Post[]> {
-  return new DataLoader(
-    async (authorIds) => {
-      const byAuthor = await posts.listForAuthors(authorIds, page);
-      return authorIds.map((id) => {
-        const list = byAuthor.get(id) ?? [];
-        list.forEach(onLoaded);
-        return list;
-      });
-    },
-    { maxBatchSize: MAX_BATCH_SIZE },
-  );
+@Injectable()
+export class PostLoaders implements LoaderSet<PostLoaderSet> {
+  constructor(private readonly posts: PostsService) {}
+
+  create(): PostLoaderSet {
+    const byId = new DataLoader<number, Post | null>(async (ids) => inKeyOrder(ids, await this.posts.findByIds(ids)), {
+      maxBatchSize: MAX_BATCH_SIZE,
+    });
+    const byAuthor = keyedBy(
+      (page: PageRequest) =>
+        new DataLoader<number, Post[]>(
+          async (authorIds) => {
+            const pages = await this.posts.listForAuthors(authorIds, page);
+            return authorIds.map((id) => {
+              const list = pages.get(id) ?? [];
+              for (const post of list) byId.prime(post.id, post);
+              return list;
+            });
+          },
+          { maxBatchSize: MAX_BATCH_SIZE },
+        ),
+      pageKey,
+    );
+    return { byId, byAuthor };
+  }
 }

@@ -1,14 +1,34 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PostsController } from './posts.controller.js';
+import type { ResourceView } from '../common/resource/resource.js';
+import { UsersModule } from '../users/users.module.js';
+import { UsersService } from '../users/users.service.js';
 import { Post } from './post.entity.js';
-import { PostConnectionResolver, PostsResolver } from './posts.resolver.js';
+import { POST_RESOURCE } from './post.resource.js';
+import { PostsController } from './posts.controller.js';
+import { PostLoaders } from './posts.loader.js';
+import { PostsRepository } from './posts.repository.js';
+import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './posts.resolver.js';
 import { PostsService } from './posts.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Post])],
+  imports: [TypeOrmModule.forFeature([Post]), UsersModule],
   controllers: [PostsController],
-  providers: [PostsService, PostsResolver, PostConnectionResolver],
-  exports: [PostsService],
+  providers: [PostsRepository, PostsService, PostLoaders, PostsResolver, UserPostsResolver, PostConnectionResolver],
+  exports: [PostsService, PostsRepository, PostLoaders],
 })
-export class PostsModule {}
+export class PostsModule implements OnModuleInit {
+  constructor(private readonly users: UsersService) {}
+
+  /** Pages show the author's name rather than an id. */
+  onModuleInit(): void {
+    POST_RESOURCE.setPageData('author', async (view) => ({ author: (await this.users.namesOf([view.authorId as number])).get(view.authorId as number) }));
+    POST_RESOURCE.setListData((views) => withAuthorNames(this.users, views));
+  }
+}
+
+/** Each view with `authorName`, in one statement for the whole list. */
+export async function withAuthorNames(users: UsersService, views: ResourceView[]): Promise<ResourceView[]> {
+  const names = await users.namesOf(views.map((view) => view.authorId as number));
+  return views.map((view) => ({ ...view, authorName: names.get(view.authorId as number)?.name ?? 'unknown' }));
+}

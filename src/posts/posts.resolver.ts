@@ -1,17 +1,16 @@
-import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import type { GraphQLResolveInfo } from 'graphql';
-import { Comment } from '../comments/comment.entity.js';
-import { CommentsArgs } from '../comments/models/comment.inputs.js';
-import type { GraphQLContext } from '../graphql/graphql-context.js';
-import { connectionOf } from '../graphql/models/page-info.model.js';
-import { toPageRequest } from '../graphql/models/page.args.js';
-import { required } from '../graphql/required.js';
-import { selectsField } from '../graphql/selection.js';
+import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import type { GraphQLContext } from '../common/graphql/graphql-context.js';
+import { connectionOf } from '../common/graphql/page-info.model.js';
+import { toPageRequest } from '../common/graphql/page.args.js';
+import { required } from '../common/graphql/required.js';
+import { SubscriptionGateway, optionalId, matches } from '../events/subscription-gateway.js';
 import { User } from '../users/user.entity.js';
+import { UserLoaders } from '../users/users.loader.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
 import { UpdatePostDto } from './dto/update-post.dto.js';
-import { PostConnection, PostsArgs } from './models/post-connection.model.js';
+import { PostConnection, PostsArgs, UserPostsArgs } from './models/post-connection.model.js';
 import { Post } from './post.entity.js';
+import { PostLoaders } from './posts.loader.js';
 import { PostsService } from './posts.service.js';
 
 /**
@@ -21,18 +20,24 @@ import { PostsService } from './posts.service.js';
  */
 @Resolver(() => Post)
 export class PostsResolver {
-  constructor(private readonly postsService: PostsService) {}
+  constructor(
+    private readonly postsService: PostsService,
+    private readonly postLoaders: PostLoaders,
+    private readonly userLoaders: UserLoaders,
+    private readonly gateway: SubscriptionGateway,
+  ) {}
 
   @Query(() => Post, { nullable: true, description: 'A post; null when there is none with this id' })
   post(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<Post | null> {
-    return context.loaders.postById.load(id);
+    return context.loaders.of(this.postLoaders).byId.load(id);
   }
 
   @Query(() => PostConnection, { description: 'Posts, newest first' })
   async posts(@Args() args: PostsArgs, @Context() context: GraphQLContext): Promise<PostConnection> {
     const authorId = args.authorId ?? undefined;
     const page = await this.postsService.list({ ...toPageRequest(args), authorId });
-    for (const post of page.items) context.loaders.postById.prime(post.id, post);
+    const byId = context.loaders.of(this.postLoaders).byId;
+    for (const post of page.items) byId.prime(post.id, post);
     return { ...connectionOf(page), authorId };
   }
 
@@ -58,23 +63,38 @@ export class PostsResolver {
 
   @ResolveField('author', () => User)
   author(post: Post, _args: unknown, context: GraphQLContext): Promise<User> {
-    return required(context.loaders.userById.load(post.authorId), 'User', post.authorId);
+    return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
   }
 
-  @ResolveField('comments', () => [Comment], { description: 'Oldest first' })
-  comments(
+  @Subscription(() => Post, { description: 'A post was written', resolve: (post: Post) => post })
+  postCreated(@optionalId('authorId', 'Only posts by this author') authorId: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('postCreated', context, (post) => matches(authorId, post.authorId));
+  }
+
+  @Subscription(() => Post, { description: 'A post was changed', resolve: (post: Post) => post })
+  postUpdated(@optionalId('id', 'Only this post') id: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('postUpdated', context, (post) => matches(id, post.id));
+  }
+
+  @Subscription(() => Int, { description: 'The id of a deleted post', resolve: (deleted: { id: number }) => deleted.id })
+  postDeleted(@optionalId('id', 'Only this post') id: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('postDeleted', context, (deleted) => matches(id, deleted.id));
+  }
+}
+
+/** User.posts: a user's posts, newest first. */
+@Resolver(() => User)
+export class UserPostsResolver {
+  constructor(private readonly postLoaders: PostLoaders) {}
+
+  @ResolveField('posts', () => [Post], { description: 'Newest first' })
+  posts(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.
-    @Parent() post: Pick<Post, 'id'>,
-    @Args() args: CommentsArgs,
+    @Parent() user: Pick<User, 'id'>,
+    @Args() args: UserPostsArgs,
     @Context() context: GraphQLContext,
-    @Info() info: GraphQLResolveInfo,
-  ): Promise<Comment[]> {
-    return context.loaders.commentsByPost(toPageRequest(args), selectsField(info, 'author')).load(post.id);
-  }
-
-  @ResolveField('commentCount', () => Int)
-  commentCount(post: Post, _args: unknown, context: GraphQLContext): Promise<number> {
-    return context.loaders.commentCountByPost.load(post.id);
+  ): Promise<Post[]> {
+    return context.loaders.of(this.postLoaders).byAuthor(toPageRequest(args)).load(user.id);
   }
 }
 

@@ -1,8 +1,10 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, PrimaryGeneratedColumn, Unique, VersionColumn } from 'typeorm';
 
-export const USER_ROLES = ['admin', 'author'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
+import { type Role, ROLES } from '../common/actor.js';
+
+export const USER_ROLES = ROLES;
+export type UserRole = Role;
 
 /** Also the GraphQL `User` type: the password hash and the version are not fields of it. */
 @ObjectType('User')
@@ -41,6 +43,10 @@ export class User {
   @Field(() => GraphQLISODateTime)
   @Column({ name: 'updated_at' })
   updatedAt: Date;
+
+  /** Tokens issued before this (a password change, a revocation) are refused. Never part of a representation. */
+  @Column({ name: 'tokens_valid_after', type: Date, nullable: true, select: false })
+  tokensValidAfter: Date | null;
 
   /** Bumped on every change; the ETag of the user. */
   @VersionColumn()

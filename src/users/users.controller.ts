@@ -1,23 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
-import { USER_SCHEMA } from '../common/openapi/schemas.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
-import { IfMatch } from '../common/representation/etag.js';
-import { userPath } from '../common/representation/links.js';
-import { NegotiatedRepresentations } from '../common/representation/representation.hooks.js';
-import { nextPageHref, Resource, ResourceList } from '../common/representation/resource.js';
+import { IfMatch } from '../common/resource/etag.js';
+import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
+import { nextPageHref, type Resource, type ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
-import type { User } from './user.entity.js';
-import { toUserView } from './user.view.js';
+import { USER_RESOURCE } from './user.resource.js';
 import { UsersService } from './users.service.js';
-
-const toResource = (user: User) => new Resource('user', toUserView(user), user.version);
 
 @ApiTags('users')
 @NegotiatedRepresentations()
@@ -27,42 +22,42 @@ export class UsersController {
 
   @Get()
   @ApiOperation({ summary: 'Users, oldest first' })
-  @ApiGetList(USER_SCHEMA)
+  @ApiGetList(USER_RESOURCE.schema)
   async list(@Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.users.list(request);
     const next = nextPageHref('/users', page.nextCursor, { limit: request.limit });
-    return new ResourceList('user', page.items.map(toUserView), next);
+    return USER_RESOURCE.list(page.items, next);
   }
 
   @Post()
   @ApiOperation({ summary: 'Sign up' })
-  @ApiWrite(201, 'The user; Location names it', USER_SCHEMA, 409)
-  async create(@Body() input: CreateUserDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<Resource> {
-    const user = await this.users.create(input);
-    reply.header('location', userPath(user.id));
-    return toResource(user);
+  @ApiWrite(201, 'The user; Location names it', USER_RESOURCE.schema, 409)
+  async create(@Body() input: CreateUserDto, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<Resource> {
+    const user = await this.users.signUp(input, clientAddress);
+    reply.header('location', USER_RESOURCE.path(user.id));
+    return USER_RESOURCE.one(user);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One user' })
-  @ApiGetOne(USER_SCHEMA)
+  @ApiGetOne(USER_RESOURCE.schema)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return toResource(await this.users.get(id));
+    return USER_RESOURCE.one(await this.users.get(id));
   }
 
   @Patch(':id')
   @SignedIn()
   @ApiOperation({ summary: 'Change a user (themselves or an admin; role: admins only)' })
   @ApiIfMatch()
-  @ApiWrite(200, 'The changed user', USER_SCHEMA, 412)
+  @ApiWrite(200, 'The changed user', USER_RESOURCE.schema, 412)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateUserDto,
     @CurrentActor() actor: Actor,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Resource> {
-    return toResource(await this.users.update(id, input, actor, { expectedVersion }));
+    return USER_RESOURCE.one(await this.users.update(id, input, actor, { expectedVersion }));
   }
 
   @Delete(':id')
@@ -72,5 +67,14 @@ export class UsersController {
   @HttpCode(204)
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.users.delete(id, actor);
+  }
+
+  @Delete(':id/tokens')
+  @SignedIn()
+  @ApiOperation({ summary: 'Sign out everywhere: every token issued to the user so far is refused (the user or an admin)' })
+  @ApiWrite(204, 'Revoked')
+  @HttpCode(204)
+  async revokeTokens(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
+    await this.users.revokeTokens(id, actor);
   }
 }

@@ -1,14 +1,26 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountLookup } from '../auth/account-lookup.js';
 import { User } from './user.entity.js';
 import { UsersController } from './users.controller.js';
+import { UserLoaders } from './users.loader.js';
+import { UsersRepository } from './users.repository.js';
 import { UserConnectionResolver, UsersResolver } from './users.resolver.js';
 import { UsersService } from './users.service.js';
 
+/** Global: the accounts every credential is checked against (AccountLookup) are its users. */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([User])],
   controllers: [UsersController],
-  providers: [UsersService, UsersResolver, UserConnectionResolver],
-  exports: [UsersService],
+  providers: [
+    UsersRepository,
+    UsersService,
+    UserLoaders,
+    UsersResolver,
+    UserConnectionResolver,
+    { provide: AccountLookup, useExisting: UsersRepository },
+  ],
+  exports: [UsersService, UsersRepository, UserLoaders, AccountLookup],
 })
 export class UsersModule {}

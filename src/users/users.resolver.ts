@@ -1,40 +1,42 @@
-import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import type { GraphQLContext } from '../graphql/graphql-context.js';
-import { connectionOf } from '../graphql/models/page-info.model.js';
-import { toPageRequest } from '../graphql/models/page.args.js';
-import { UserPostsArgs } from '../posts/models/post-connection.model.js';
-import { Post } from '../posts/post.entity.js';
+import { Args, Context, Int, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import type { GraphQLContext } from '../common/graphql/graphql-context.js';
+import { connectionOf } from '../common/graphql/page-info.model.js';
+import { toPageRequest } from '../common/graphql/page.args.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserConnection, UsersArgs } from './models/user-connection.model.js';
 import { User } from './user.entity.js';
+import { UserLoaders } from './users.loader.js';
 import { UsersService } from './users.service.js';
 
 /** Users over GraphQL: thin over UsersService (same validation, policy and errors as REST). */
 @Resolver(() => User)
 export class UsersResolver {
-  constructor(private readonly usersService: UsersService) {}
+  constructor(
+    private readonly usersService: UsersService,
+    private readonly userLoaders: UserLoaders,
+  ) {}
 
   @Query(() => User, { nullable: true, description: 'A user; null when there is none with this id' })
   user(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<User | null> {
-    return context.loaders.userById.load(id);
+    return context.loaders.of(this.userLoaders).byId.load(id);
   }
 
   @Query(() => UserConnection, { description: 'Users, oldest first' })
   async users(@Args() args: UsersArgs, @Context() context: GraphQLContext): Promise<UserConnection> {
     const page = await this.usersService.list(toPageRequest(args));
-    for (const user of page.items) context.loaders.userById.prime(user.id, user);
+    for (const user of page.items) context.loaders.of(this.userLoaders).byId.prime(user.id, user);
     return connectionOf(page);
   }
 
   @Query(() => User, { nullable: true, description: 'The signed-in user; null when anonymous' })
   async me(@Context() context: GraphQLContext): Promise<User | null> {
-    return context.actor ? context.loaders.userById.load(context.actor.id) : null;
+    return context.actor ? context.loaders.of(this.userLoaders).byId.load(context.actor.id) : null;
   }
 
   @Mutation(() => User, { description: 'Anyone: signs up an author' })
-  createUser(@Args('input') input: CreateUserDto): Promise<User> {
-    return this.usersService.create(input);
+  createUser(@Args('input') input: CreateUserDto, @Context() context: GraphQLContext): Promise<User> {
+    return this.usersService.signUp(input, context.clientAddress);
   }
 
   @Mutation(() => User, { description: 'The user or an admin; role: admins only' })
@@ -52,14 +54,10 @@ export class UsersResolver {
     return id;
   }
 
-  @ResolveField('posts', () => [Post], { description: 'Newest first' })
-  posts(
-    // A plain type, not the entity class, so that no validation pipe looks at the parent.
-    @Parent() user: Pick<User, 'id'>,
-    @Args() args: UserPostsArgs,
-    @Context() context: GraphQLContext,
-  ): Promise<Post[]> {
-    return context.loaders.postsByAuthor(toPageRequest(args)).load(user.id);
+  @Mutation(() => Boolean, { description: 'The user or an admin: every token issued to the user so far is refused from now on' })
+  async revokeTokens(@Args('userId', { type: () => Int }) userId: number, @Context() context: GraphQLContext): Promise<boolean> {
+    await this.usersService.revokeTokens(userId, context.actor);
+    return true;
   }
 }
 

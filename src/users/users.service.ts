@@ -1,79 +1,76 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { hashPassword } from '../auth/password-hasher.js';
+import { DECOY_HASH, hashPassword, verifyPassword } from '../auth/password-hasher.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
-import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
-import { Sql } from '../common/persistence/sql.js';
+import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
+import { AppConfig } from '../config/app-config.js';
+import { normalizeEmail } from '../common/validation/transforms.js';
+import type { Page, PageRequest } from '../common/pagination/cursor.js';
+import type { Executor } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
-import { updateVersioned, type WriteOptions } from '../common/persistence/versioned-update.js';
+import type { WriteOptions } from '../common/persistence/write-options.js';
+import { event } from '../events/blog-events.js';
+import { EventPublisher } from '../events/event-publisher.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
-import { Comment } from '../comments/comment.entity.js';
-import { Post } from '../posts/post.entity.js';
-import { event } from '../subscriptions/blog-events.js';
-import { EventPublisher } from '../subscriptions/event-publisher.js';
-import { User, type UserRole } from './user.entity.js';
-import { USER_COLUMNS, userFromRow, type UserRow } from './user.rows.js';
+import type { User, UserRole } from './user.entity.js';
+import { UsersRepository } from './users.repository.js';
 
 @Injectable()
 export class UsersService {
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly policy: AuthorizationPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
-    private readonly sql: Sql,
-  ) {
-    this.byIdStatement = sql.statement(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`);
-    this.listStatements = ['', 'WHERE u.id > $1 '].map((where) =>
-      sql.statement(`SELECT ${USER_COLUMNS} FROM users u ${where}ORDER BY u.id LIMIT $${where ? 2 : 1}`),
-    );
+    private readonly limiter: RateLimiter,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Sign-up: RATE_LIMIT_SIGNUP_MAX per client address per window, counted before the password hash (each of many aliased sign-ups counts). */
+  async signUp(input: CreateUserDto, clientAddress: string): Promise<User> {
+    await this.limiter.consume(`signup-ip:${clientAddress}`, this.config.rateLimitSignupMax, this.config.rateLimitWindowS);
+    return this.create(input);
   }
 
-  private readonly byIdStatement: string;
-  private readonly listStatements: string[];
-
   async create(input: CreateUserDto, role: UserRole = 'author'): Promise<User> {
-    const now = new Date();
-    const user = this.users.create({
+    const values = {
       name: input.name,
-      email: input.email.toLowerCase(),
+      email: normalizeEmail(input.email),
       passwordHash: await hashPassword(input.password),
       avatarUrl: input.avatarUrl ?? null,
       role,
-      createdAt: now,
-      updatedAt: now,
-    });
+    };
     try {
-      return await this.transactions.run((manager) => manager.save(user));
+      return await this.transactions.single(() => this.users.insert(values));
     } catch (error) {
       throw this.conflictOnDuplicateEmail(error);
     }
   }
 
-  async list(page: PageRequest): Promise<Page<User>> {
-    const rows =
-      page.after === undefined
-        ? await this.sql.rows<UserRow>(this.listStatements[0], [page.limit + 1])
-        : await this.sql.rows<UserRow>(this.listStatements[1], [page.after, page.limit + 1]);
-    return toPage(rows.map(userFromRow), page.limit);
+  list(page: PageRequest): Promise<Page<User>> {
+    return this.users.page(page, 'asc');
   }
 
-  async findById(id: number): Promise<User | null> {
-    const [row] = await this.sql.rows<UserRow>(this.byIdStatement, [id]);
-    return row ? userFromRow(row) : null;
+  findById(id: number): Promise<User | null> {
+    return this.users.findById(id);
+  }
+
+  exists(id: number): Promise<boolean> {
+    return this.users.exists(id);
   }
 
   /** For batching: the users with these ids, in no particular order. */
-  async findByIds(ids: readonly number[]): Promise<User[]> {
-    if (ids.length === 0) return [];
-    const placeholders = ids.map((_, index) => `$${index + 1}`).join(', ');
-    const rows = await this.sql.rows<UserRow>(this.sql.statement(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (${placeholders})`), ids);
-    return rows.map(userFromRow);
+  findByIds(ids: readonly number[]): Promise<User[]> {
+    return this.users.findByIds(ids);
+  }
+
+  /** Names and avatars of these users (for pages that show who wrote what), in one statement. */
+  async namesOf(ids: readonly number[]): Promise<Map<number, { name: string; avatarUrl: string | null }>> {
+    const users = await this.users.findByIds([...new Set(ids)]);
+    return new Map(users.map((user) => [user.id, { name: user.name, avatarUrl: user.avatarUrl }]));
   }
 
   async get(id: number): Promise<User> {
@@ -83,27 +80,32 @@ export class UsersService {
   }
 
   /** For sign-in only: the one read that loads the password hash. */
-  async findWithPasswordHash(email: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('user')
-      .addSelect('user.passwordHash')
-      .where('user.email = :email', { email: email.toLowerCase() })
-      .getOne();
+  findWithPasswordHash(email: string): Promise<User | null> {
+    return this.users.findWithPasswordHash(normalizeEmail(email));
   }
 
+  /**
+   * Changing one's own password needs the current one; any password change refuses every token
+   * issued before it. The last admin cannot be demoted.
+   */
   async update(id: number, input: UpdateUserDto, actor: Actor | null, options: WriteOptions = {}): Promise<User> {
-    this.policy.assertCanModifyUser(actor, id);
+    const who = this.policy.assertCanModifyUser(actor, id);
     if (input.role !== undefined) this.policy.assertAdminFor(actor, 'role');
     const changes: Partial<User> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.avatarUrl !== undefined) changes.avatarUrl = input.avatarUrl;
     if (input.role !== undefined) changes.role = input.role;
-    if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+    if (input.password !== undefined) {
+      if (who.id === id) await this.checkCurrentPassword(id, input.currentPassword);
+      changes.passwordHash = await hashPassword(input.password);
+      changes.tokensValidAfter = new Date();
+    }
 
     const updated = await this.transactions.run(async (manager) => {
-      const current = await manager.findOneBy(User, { id });
+      const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
-      return updateVersioned(manager, User, current, changes, options.expectedVersion);
+      if (current.role === 'admin' && changes.role !== undefined && changes.role !== 'admin') await this.assertNotLastAdmin(id, manager, 'demoted');
+      return this.users.updateVersioned(current, changes, options.expectedVersion, manager);
     });
     if (changes.role !== undefined || changes.passwordHash !== undefined) this.events.credentialsChanged(id);
     return updated;
@@ -113,17 +115,13 @@ export class UsersService {
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.assertCanModifyUser(actor, id);
     const { posts, comments } = await this.transactions.run(async (manager) => {
-      if (!(await manager.existsBy(User, { id }))) throw DomainError.notFound('User', id);
-      const ownPosts = await manager.find(Post, { select: { id: true, authorId: true }, where: { authorId: id } });
-      const cascaded = await manager
-        .createQueryBuilder(Comment, 'comment')
-        .select(['comment.id', 'comment.postId', 'comment.authorId'])
-        .leftJoin(Post, 'post', 'post.id = comment.postId')
-        .where('comment.authorId = :id OR post.authorId = :id', { id })
-        .getMany();
+      const current = await this.users.findById(id, manager);
+      if (!current) throw DomainError.notFound('User', id);
+      if (current.role === 'admin') await this.assertNotLastAdmin(id, manager, 'deleted');
+      const cascade = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
-      if ((await manager.delete(User, { id })).affected === 0) throw DomainError.notFound('User', id);
-      return { posts: ownPosts, comments: cascaded };
+      if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
+      return cascade;
     });
     this.events.credentialsChanged(id);
     this.events.publish(
@@ -132,8 +130,30 @@ export class UsersService {
     );
   }
 
-  async count(where: Partial<Pick<User, 'role'>> = {}): Promise<number> {
-    return this.users.countBy(where);
+  /** Signs the user out everywhere: every token issued so far is refused from the next operation on. */
+  async revokeTokens(id: number, actor: Actor | null): Promise<void> {
+    this.policy.assertCanModifyUser(actor, id);
+    if (!(await this.transactions.single(() => this.users.revokeTokens(id, new Date())))) throw DomainError.notFound('User', id);
+    this.events.credentialsChanged(id);
+  }
+
+  private async checkCurrentPassword(id: number, currentPassword: string | undefined): Promise<void> {
+    if (currentPassword === undefined) {
+      throw DomainError.badInput('currentPassword is required to change your own password', [
+        { field: 'currentPassword', message: 'is required to change your own password' },
+      ]);
+    }
+    const stored = await this.users.passwordHashOf(id);
+    if (!(await verifyPassword(currentPassword, stored ?? DECOY_HASH))) throw DomainError.forbidden('currentPassword is wrong');
+  }
+
+  private async assertNotLastAdmin(id: number, executor: Executor, what: string): Promise<void> {
+    const admins = await this.users.lockAdmins(executor);
+    if (admins.every((admin) => admin === id)) throw DomainError.conflict(`The last admin cannot be ${what}; make another user an admin first`);
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
   }
 
   private conflictOnDuplicateEmail(error: unknown): unknown {
@@ -143,4 +163,3 @@ export class UsersService {
     return error;
   }
 }
-

@@ -3,8 +3,8 @@ import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
 import { type Client, createClient } from 'graphql-ws';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import type { BlogEventName } from '../../src/subscriptions/blog-events.js';
-import { PUB_SUB } from '../../src/subscriptions/event-publisher.js';
+import type { BlogEventName } from '../../src/events/blog-events.js';
+import { PUB_SUB } from '../../src/events/event-publisher.js';
 import type { TestApp } from './test-app.js';
 
 /** Live subscriptions against a test app: listening, graphql-ws clients, and waiting for events. */

@@ -36,6 +36,8 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     SEED_DEMO_DATA: 'true',
     RATE_LIMIT_MAX: '0',
     RATE_LIMIT_AUTH_MAX: '0',
+    RATE_LIMIT_ACCOUNT_MAX: '0',
+    RATE_LIMIT_SIGNUP_MAX: '0',
     ...options.env,
   });
   let app: NestFastifyApplication;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Length } from 'class-validator';
-import { REQUIRED } from '../../users/dto/create-user.dto.js';
+import { REQUIRED } from '../../common/validation/transforms.js';
 
 export class CreateCommentDto {
   @ApiProperty({ minLength: 1, maxLength: 10000, example: 'Nice post' })

@@ -1,7 +1,7 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Length } from 'class-validator';
-import { REQUIRED } from '../../users/dto/create-user.dto.js';
+import { REQUIRED } from '../../common/validation/transforms.js';
 
 /** The body of PATCH /comments/{id} and GraphQL's UpdateCommentInput. */
 @InputType('UpdateCommentInput')

@@ -1,7 +1,7 @@
 import { ArgsType, Field, InputType, Int } from '@nestjs/graphql';
 import { IsDefined, IsInt, Max, Min } from 'class-validator';
-import { AfterArg, FirstArg } from '../../graphql/models/page.args.js';
-import { REQUIRED } from '../../users/dto/create-user.dto.js';
+import { AfterArg, FirstArg } from '../../common/graphql/page.args.js';
+import { REQUIRED } from '../../common/validation/transforms.js';
 import { CreateCommentDto } from '../dto/create-comment.dto.js';
 
 export const DEFAULT_COMMENTS_PAGE_SIZE = 50;

@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   BAD_USER_INPUT: { status: 400, title: 'Bad Request' },
   UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
+  INSUFFICIENT_SCOPE: { status: 403, title: 'Forbidden' },
   NOT_FOUND: { status: 404, title: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not Acceptable' },
@@ -21,9 +22,9 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-const BY_STATUS = new Map<number, ErrorCode>(
-  Object.entries(ERROR_CODES).map(([code, { status }]) => [status, code as ErrorCode]),
-);
+// The first code of each status (FORBIDDEN, not INSUFFICIENT_SCOPE, for a bare 403).
+const BY_STATUS = new Map<number, ErrorCode>();
+for (const [code, { status }] of Object.entries(ERROR_CODES)) if (!BY_STATUS.has(status)) BY_STATUS.set(status, code as ErrorCode);
 
 /** The code for an HTTP status raised outside the domain (framework, body parser). */
 export function codeForStatus(status: number): ErrorCode {

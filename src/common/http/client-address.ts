@@ -1,8 +1,8 @@
 import proxyAddr from '@fastify/proxy-addr';
 import type { IncomingMessage } from 'node:http';
+import type { TrustProxySetting } from '../../config/app-config.js';
 
-/** Which proxy hops may tell the client's address (TRUST_PROXY). */
-export type TrustProxySetting = boolean;
+export type { TrustProxySetting };
 
 export type TrustFunction = (address: string, hop: number) => boolean;
 
@@ -12,7 +12,9 @@ export type TrustFunction = (address: string, hop: number) => boolean;
  * `clientAddress` with the same function.
  */
 export function trustFunction(setting: TrustProxySetting): TrustFunction {
-  return setting ? () => true : () => false;
+  if (setting === false || setting === 0) return () => false;
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return proxyAddr.compile(setting);
 }
 
 export function clientAddress(request: IncomingMessage, trust: TrustFunction): string {

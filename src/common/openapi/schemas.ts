@@ -3,58 +3,7 @@ import type { ApiResponseOptions } from '@nestjs/swagger';
 type ResponseContent = NonNullable<Extract<ApiResponseOptions, { content?: unknown }>['content']>;
 export type SchemaObject = Exclude<NonNullable<ResponseContent[string]['schema']>, { $ref: string }>;
 
-/** JSON schemas of the representations, for the OpenAPI document (the views are plain functions). */
-const link: SchemaObject = { type: 'object', properties: { href: { type: 'string', example: '/posts/1' } }, required: ['href'] };
-const links = (...rels: string[]): SchemaObject => ({
-  type: 'object',
-  properties: Object.fromEntries(rels.map((rel) => [rel, link])),
-  required: rels,
-});
-const timestamps = {
-  createdAt: { type: 'string', format: 'date-time' },
-  updatedAt: { type: 'string', format: 'date-time' },
-} as const;
-
-export const USER_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer', example: 2 },
-    name: { type: 'string', example: 'Alice Author' },
-    email: { type: 'string', format: 'email', example: 'alice@example.com' },
-    avatarUrl: { type: 'string', format: 'uri', nullable: true },
-    role: { type: 'string', enum: ['admin', 'author'] },
-    ...timestamps,
-    _links: links('self', 'posts'),
-  },
-  required: ['id', 'name', 'email', 'avatarUrl', 'role', 'createdAt', 'updatedAt', '_links'],
-};
-
-export const POST_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer', example: 1 },
-    title: { type: 'string', example: 'Hello' },
-    body: { type: 'string', example: 'First post' },
-    authorId: { type: 'integer', example: 2 },
-    ...timestamps,
-    _links: links('self', 'author', 'comments'),
-  },
-  required: ['id', 'title', 'body', 'authorId', 'createdAt', 'updatedAt', '_links'],
-};
-
-export const COMMENT_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer', example: 1 },
-    postId: { type: 'integer', example: 1 },
-    body: { type: 'string', example: 'Nice post' },
-    authorId: { type: 'integer', example: 3 },
-    ...timestamps,
-    _links: links('self', 'post', 'author'),
-  },
-  required: ['id', 'postId', 'body', 'authorId', 'createdAt', 'updatedAt', '_links'],
-};
-
+/** JSON schemas of what is not a resource (a resource's schema derives from its entity: ResourceDefinition.schema). */
 export const TOKEN_SCHEMA: SchemaObject = {
   type: 'object',
   properties: {

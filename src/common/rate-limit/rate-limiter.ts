@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerStorageService } from '@nestjs/throttler';
+import { LRUCache } from 'lru-cache';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../redis/redis.module.js';
@@ -18,13 +19,58 @@ export const requestKey = (address: string) => `ip:${address}`;
 export class RateLimiter {
   private readonly logger = new Logger('RateLimit');
   private readonly redisStorage?: RedisThrottlerStorage;
+  private readonly redisPrefix: string;
+  /** Failure windows in this process (without Redis), bounded: the oldest keys go first. */
+  private readonly failures = new LRUCache<string, { hits: number; expiresAt: number }>({ max: 100_000 });
 
   constructor(
     private readonly memoryStorage: ThrottlerStorageService,
-    @Inject(REDIS) redis: Redis | null,
+    @Inject(REDIS) private readonly redis: Redis | null,
     config: AppConfig,
   ) {
-    if (redis) this.redisStorage = new RedisThrottlerStorage(redis, `${config.redisKeyPrefix}rate:`);
+    this.redisPrefix = `${config.redisKeyPrefix}rate:`;
+    if (redis) this.redisStorage = new RedisThrottlerStorage(redis, this.redisPrefix);
+  }
+
+  /**
+   * Refuses (RATE_LIMITED) when `key` already has `limit` hits in its window, without counting
+   * one: for limits on failures, checked before the attempt and counted (`consume`) after a failure.
+   */
+  async refuseAtLimit(key: string, limit: number): Promise<void> {
+    if (limit <= 0) return;
+    let hits: number;
+    let ttlMs: number;
+    try {
+      if (this.redis) {
+        const [[, count], [, ttl]] = (await this.redis.multi().get(this.redisPrefix + key).pttl(this.redisPrefix + key).exec()) as [[unknown, string | null], [unknown, number]];
+        hits = Number(count ?? 0);
+        ttlMs = ttl;
+      } else {
+        const window = this.failures.get(key);
+        hits = window && window.expiresAt > Date.now() ? window.hits : 0;
+        ttlMs = window ? window.expiresAt - Date.now() : 0;
+      }
+    } catch (error) {
+      this.logger.warn(`Rate limit not checked (${error instanceof Error ? error.message : String(error)})`);
+      return;
+    }
+    if (hits >= limit) throw rateLimited(Math.max(1, Math.ceil(ttlMs / 1000)));
+  }
+
+  /** Counts one failure against `key` (see refuseAtLimit). */
+  async countFailure(key: string, windowS: number): Promise<void> {
+    try {
+      if (this.redisStorage) {
+        await this.redisStorage.increment(key, windowS * 1000, Number.MAX_SAFE_INTEGER);
+        return;
+      }
+      const now = Date.now();
+      const window = this.failures.get(key);
+      if (window && window.expiresAt > now) window.hits += 1;
+      else this.failures.set(key, { hits: 1, expiresAt: now + windowS * 1000 });
+    } catch (error) {
+      this.logger.warn(`Failure not counted (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   /** Counts one hit; throws RATE_LIMITED with Retry-After once `limit` hits fall in the window. */
@@ -38,11 +84,10 @@ export class RateLimiter {
       this.logger.warn(`Rate limit not counted (${error instanceof Error ? error.message : String(error)})`);
       return;
     }
-    if (record.totalHits > limit) {
-      const retryAfter = Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire);
-      throw new DomainError('RATE_LIMITED', `Too many requests; try again in ${retryAfter} s`, undefined, {
-        'retry-after': String(retryAfter),
-      });
-    }
+    if (record.totalHits > limit) throw rateLimited(Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire));
   }
+}
+
+function rateLimited(retryAfter: number): DomainError {
+  return new DomainError('RATE_LIMITED', `Too many requests; try again in ${retryAfter} s`, undefined, { 'retry-after': String(retryAfter) });
 }

@@ -1,6 +1,8 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 import type { Redis } from 'ioredis';
+
+/** What a ThrottlerStorage's increment resolves to (the package exports no name for it at its root). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 // A fixed window per key: the first hit starts the window, the counter dies with it.
 const INCREMENT = `

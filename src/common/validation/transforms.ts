@@ -1,8 +1,18 @@
 import { Transform } from 'class-transformer';
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { Matches, ValidateBy, type ValidationOptions } from 'class-validator';
 
 /** Trims strings and leaves anything else for the type check to refuse. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+/**
+ * E-mail addresses as stored and compared: NFKC-normalized (fullwidth letters and decomposed
+ * twins become one address), trimmed and lower-cased.
+ */
+export const normalizeEmail = (value: string): string => value.normalize('NFKC').trim().toLowerCase();
+export const NormalizeEmail = () => Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value));
+
+/** Refuses control and invisible formatting characters (bidi overrides, zero-width joiners), which make look-alike addresses. */
+export const NoInvisibleCharacters = (message: string) => Matches(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, { message });
 
 /**
  * For `@ValidateIf`: an optional field that is not nullable. `{"title": null}` (or GraphQL's
@@ -29,3 +39,6 @@ export function MaxChars(max: number, options?: ValidationOptions): PropertyDeco
     options,
   );
 }
+
+/** The message of a missing required field, the same for every input. */
+export const REQUIRED = { message: '$property is required' };

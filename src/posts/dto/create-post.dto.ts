@@ -1,8 +1,7 @@
 import { Field, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { MaxChars, Trim } from '../../common/validation/transforms.js';
-import { REQUIRED } from '../../users/dto/create-user.dto.js';
+import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 /** The body of POST /posts and GraphQL's CreatePostInput. */
 @InputType('CreatePostInput')

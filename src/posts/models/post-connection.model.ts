@@ -1,31 +1,13 @@
 import { ArgsType, Field, Int, ObjectType } from '@nestjs/graphql';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { AfterArg, FirstArg } from '../../common/graphql/page.args.js';
+import { ConnectionType } from '../../common/graphql/page-info.model.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
-import { PageInfo } from '../../graphql/models/page-info.model.js';
-import { AfterArg, FirstArg } from '../../graphql/models/page.args.js';
 import { Post } from '../post.entity.js';
-
-@ObjectType('PostEdge')
-export class PostEdge {
-  @Field(() => String)
-  cursor: string;
-
-  @Field(() => Post)
-  node: Post;
-}
 
 /** A page of posts, newest first. `totalCount` is a resolved field, counted only when selected. */
 @ObjectType('PostConnection')
-export class PostConnection {
-  @Field(() => [PostEdge])
-  edges: PostEdge[];
-
-  @Field(() => [Post])
-  nodes: Post[];
-
-  @Field(() => PageInfo)
-  pageInfo: PageInfo;
-
+export class PostConnection extends ConnectionType(Post, 'Post') {
   /** Not a field: the filter that totalCount counts with. */
   authorId?: number;
 }

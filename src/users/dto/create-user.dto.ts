@@ -1,10 +1,9 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { MaxChars, Trim } from '../../common/validation/transforms.js';
+import { MaxChars, NoInvisibleCharacters, NormalizeEmail, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 // Decorators run bottom-up and the first failure is reported: presence, then type, then size.
-export const REQUIRED = { message: '$property is required' };
 export const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 export const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
 
@@ -21,13 +20,14 @@ export class CreateUserDto {
   name: string;
 
   @Field(() => String)
-  @ApiProperty({ format: 'email', maxLength: 320, example: 'carol@example.com', description: 'Unique, case-insensitively; stored lower-cased' })
+  @ApiProperty({ format: 'email', maxLength: 320, example: 'carol@example.com', description: 'Unique, case-insensitively; stored NFKC-normalized and lower-cased; control and invisible characters are refused' })
   @MaxChars(320)
   @IsEmail({}, { message: 'email must be a valid e-mail address' })
   @MaxLength(320)
+  @NoInvisibleCharacters('email must not contain control or invisible formatting characters')
   @IsString()
   @IsDefined(REQUIRED)
-  @Trim()
+  @NormalizeEmail()
   email: string;
 
   @Field(() => String)

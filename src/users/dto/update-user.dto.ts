@@ -35,6 +35,14 @@ export class UpdateUserDto {
   @ValidateIf(OMITTED_OR_NOT_NULL)
   password?: string;
 
+  /** Needed to change one's own password (not when an admin changes someone else's). */
+  @Field(() => String, { nullable: true, description: 'Your current password: needed to change your own password' })
+  @ApiPropertyOptional({ maxLength: 128, format: 'password', description: 'Needed to change your own password' })
+  @MaxLength(128)
+  @IsString()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
+  currentPassword?: string;
+
   /** Admins only; the service enforces it. */
   @Field(() => String, { nullable: true, description: '"admin" or "author"; admins only' })
   @ApiPropertyOptional({ enum: ['admin', 'author'], description: 'Admins only' })

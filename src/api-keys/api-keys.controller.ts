@@ -1,0 +1,60 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
+import type { Actor } from '../common/actor.js';
+import { ApiProblems, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import type { SchemaObject } from '../common/openapi/schemas.js';
+import { ParseIdPipe } from '../common/validation/validation.pipe.js';
+import { type ApiKeyView, ApiKeysService } from './api-keys.service.js';
+import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+
+const date = (nullable: boolean): SchemaObject => ({ type: 'string', format: 'date-time', ...(nullable ? { nullable: true } : {}) });
+const API_KEY_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    scopes: { type: 'array', items: { type: 'string', enum: ['read', 'write'] } },
+    createdAt: date(false),
+    expiresAt: date(true),
+    lastUsedAt: date(true),
+  },
+  required: ['id', 'name', 'scopes', 'createdAt', 'expiresAt', 'lastUsedAt'],
+};
+const CREATED_SCHEMA: SchemaObject = {
+  ...API_KEY_SCHEMA,
+  properties: { ...API_KEY_SCHEMA.properties, key: { type: 'string', description: 'blog_…: shown only here' } },
+  required: [...(API_KEY_SCHEMA.required ?? []), 'key'],
+};
+
+@ApiTags('users')
+@Controller('users/:id/api-keys')
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @Post()
+  @SignedIn()
+  @ApiOperation({ summary: 'Create an API key (the user or an admin; not with an API key). The key is shown once' })
+  @ApiWrite(201, 'The key, with `key` shown this once', CREATED_SCHEMA)
+  create(@Param('id', ParseIdPipe) userId: number, @Body() input: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<ApiKeyView> {
+    return this.keys.create(userId, input, actor);
+  }
+
+  @Get()
+  @SignedIn()
+  @ApiOperation({ summary: "A user's API keys, without the keys (the user or an admin)" })
+  @ApiResponse({ status: 200, description: 'The keys', content: { 'application/json': { schema: { type: 'array', items: API_KEY_SCHEMA } } } })
+  @ApiProblems(400, 401, 403, 404, 429)
+  list(@Param('id', ParseIdPipe) userId: number, @CurrentActor() actor: Actor): Promise<ApiKeyView[]> {
+    return this.keys.list(userId, actor);
+  }
+
+  @Delete(':keyId')
+  @SignedIn()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke an API key (the user or an admin)' })
+  @ApiWrite(204, 'Revoked')
+  async revoke(@Param('id', ParseIdPipe) userId: number, @Param('keyId', ParseIdPipe) keyId: number, @CurrentActor() actor: Actor): Promise<void> {
+    await this.keys.revoke(userId, keyId, actor);
+  }
+}

@@ -1,0 +1,109 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { ApiKeyVerifier } from '../auth/credential-verifiers.js';
+import { type Actor, SCOPES, type Scope } from '../common/actor.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import { AppConfig } from '../config/app-config.js';
+import { UsersService } from '../users/users.service.js';
+import type { ApiKey } from './api-key.entity.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+
+/** An API key as its owner sees it (JSON writes the dates in ISO 8601); `key` only in the answer that created it. */
+export interface ApiKeyView {
+  id: number;
+  name: string;
+  scopes: Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  key?: string;
+}
+
+const PREFIX = 'blog_';
+/** How often `lastUsedAt` is written for a key in use (a write per request would cost more than the request). */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * API keys for integrators, and their check on every request. A key is 256 random bits: it is
+ * stored as an HMAC-SHA256 keyed with a secret derived from JWT_SECRET, not as a slow password
+ * hash — nobody can guess 256 random bits, so slowness would protect nothing and would cost
+ * every request; the HMAC key means a leaked table alone verifies nothing.
+ */
+@Injectable()
+export class ApiKeysService extends ApiKeyVerifier {
+  private readonly logger = new Logger('ApiKeys');
+  private readonly hmacKey: Buffer;
+
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly users: UsersService,
+    private readonly policy: AuthorizationPolicy,
+    private readonly transactions: TransactionRunner,
+    config: AppConfig,
+  ) {
+    super();
+    this.hmacKey = createHmac('sha256', config.jwtSecret).update('blog api keys v1').digest();
+  }
+
+  async create(userId: number, input: CreateApiKeyDto, actor: Actor | null): Promise<ApiKeyView & { key: string }> {
+    this.policy.requirePerson(actor);
+    this.policy.assertCanModifyUser(actor, userId);
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+      throw DomainError.badInput('expiresAt must be in the future', [{ field: 'expiresAt', message: 'must be in the future' }]);
+    }
+    if (!(await this.users.exists(userId))) throw DomainError.notFound('User', userId);
+    const key = PREFIX + randomBytes(32).toString('base64url');
+    const scopes = SCOPES.filter((scope) => input.scopes.includes(scope)).join(',');
+    const created = await this.transactions.single(() =>
+      this.keys.insert({ userId, name: input.name, keyHash: this.hash(key), scopes, expiresAt: input.expiresAt ?? null, lastUsedAt: null }),
+    );
+    return { ...toView(created), key };
+  }
+
+  async list(userId: number, actor: Actor | null): Promise<ApiKeyView[]> {
+    const who = this.policy.requireSignedIn(actor);
+    if (who.role !== 'admin' && who.id !== userId) throw DomainError.forbidden("Only the user themselves or an admin may see this user's API keys");
+    if (!(await this.users.exists(userId))) throw DomainError.notFound('User', userId);
+    return (await this.keys.listForUser(userId)).map(toView);
+  }
+
+  async revoke(userId: number, keyId: number, actor: Actor | null): Promise<void> {
+    this.policy.assertCanModifyUser(actor, userId);
+    if (!(await this.transactions.single(() => this.keys.deleteForUser(userId, keyId)))) throw DomainError.notFound('API key', keyId);
+  }
+
+  /** The actor of a key (its user, with the key's scopes), or null when unknown, expired, revoked or its user is gone. */
+  async verify(key: string): Promise<Actor | null> {
+    const credential = await this.keys.findCredential(this.hash(key));
+    const now = Date.now();
+    if (!credential || (credential.expiresAt && credential.expiresAt.getTime() <= now)) return null;
+    if (!credential.lastUsedAt || now - credential.lastUsedAt.getTime() >= TOUCH_EVERY_MS) {
+      void this.keys.touch(credential.id, new Date(now)).catch((error: unknown) => this.logger.warn(`lastUsedAt not written: ${String(error)}`));
+    }
+    return {
+      id: credential.userId,
+      role: credential.role,
+      scopes: credential.scopes.split(',') as Scope[],
+      apiKeyId: credential.id,
+      expiresAt: credential.expiresAt ? credential.expiresAt.getTime() / 1000 : undefined,
+    };
+  }
+
+  private hash(key: string): string {
+    return createHmac('sha256', this.hmacKey).update(key).digest('hex');
+  }
+}
+
+function toView(key: ApiKey): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    scopes: key.scopes.split(',') as Scope[],
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    lastUsedAt: key.lastUsedAt,
+  };
+}

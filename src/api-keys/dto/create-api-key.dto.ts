@@ -1,0 +1,45 @@
+import { Field, GraphQLISODateTime, InputType } from '@nestjs/graphql';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDate, IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { SCOPES, type Scope } from '../../common/actor.js';
+import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
+
+const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and "write", each at most once' };
+
+/** An ISO 8601 date-time string becomes a Date; anything else stays as it is, for the type check to refuse. */
+const toDate = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date;
+};
+
+/** The body of POST /users/{id}/api-keys and GraphQL's CreateApiKeyInput. */
+@InputType('CreateApiKeyInput', { description: 'A new API key: its name, what it may do, and when it stops working' })
+export class CreateApiKeyDto {
+  @Field(() => String, { description: 'What the key is for (1-100 characters, trimmed)' })
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Nightly export' })
+  @MaxChars(100)
+  @Length(1, 100, { message: 'name must be 1-100 characters (after trimming)' })
+  @IsString()
+  @IsDefined(REQUIRED)
+  @Trim()
+  name: string;
+
+  @Field(() => [String], { description: '"read" (what anyone may read, plus `me` and your keys) and/or "write" (act as you)' })
+  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, maxItems: 2, uniqueItems: true, example: ['read'] })
+  @IsIn(SCOPES, { each: true, ...SCOPES_MESSAGE })
+  @ArrayUnique(undefined, SCOPES_MESSAGE)
+  @ArrayMaxSize(2, SCOPES_MESSAGE)
+  @ArrayNotEmpty(SCOPES_MESSAGE)
+  @IsArray(SCOPES_MESSAGE)
+  @IsDefined(REQUIRED)
+  scopes: Scope[];
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the key stops working (in the future); none: never' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true })
+  @IsDate({ message: 'expiresAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z' })
+  @IsOptional()
+  @Transform(toDate)
+  expiresAt?: Date | null;
+}

@@ -1,0 +1,42 @@
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
+import type { GraphQLError } from 'graphql';
+import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
+import type { OperationGate } from './operation-gate.js';
+
+/** Stands in for a refused document: parsed, validated and cached in microseconds, never run. */
+const REFUSED_DOCUMENT = '{__typename}';
+
+function refuse(error: GraphQLError): GraphQLRequestListener<BaseContext> {
+  return {
+    async didResolveOperation() {
+      throw error;
+    },
+  };
+}
+
+/**
+ * POST and GET /graphql through the operation gate. Apollo's first hook turns no error into a
+ * response, so a refused request has its document replaced by a harmless one and is refused at
+ * didResolveOperation (with the gate's status); nothing of the refused document is parsed again,
+ * run or stored. An admitted document is then found in Apollo's document store — the gate's — and
+ * runs as the gate validated it. A document that does not parse or validate is left to Apollo,
+ * which reports every error by the same rules.
+ */
+export function gatePlugin(gate: OperationGate): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart({ request, contextValue, schema }) {
+      const verdict = await gate.admit(request, { transport: 'http', address: contextValue.clientAddress }, schema);
+      if ('refused' in verdict) {
+        request.query = REFUSED_DOCUMENT;
+        request.extensions = {};
+        request.variables = {};
+        request.operationName = undefined;
+        return refuse(verdict.refused);
+      }
+      // Persisted queries are the gate's: Apollo's own handling is off and must not see the extension.
+      if (request.extensions?.persistedQuery !== undefined) request.extensions = { ...request.extensions, persistedQuery: undefined };
+      request.query = 'admitted' in verdict ? verdict.admitted.query : verdict.query;
+      return undefined;
+    },
+  };
+}

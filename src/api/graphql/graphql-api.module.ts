@@ -1,0 +1,87 @@
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { GraphQLModule } from '@nestjs/graphql';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig } from '../../config/app-config.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
+import { gatePlugin } from './gate/gate.plugin.js';
+import { OperationGate } from './gate/operation-gate.js';
+import { GraphQLContextFactory } from './graphql-context.factory.js';
+import { graphiqlLandingPagePlugin, registerGraphiqlAssets } from './ide/graphiql.js';
+import { GraphQLSupportModule } from './graphql-support.module.js';
+import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
+
+export const GRAPHQL_PATH = '/graphql';
+
+/** The IDE is a development aid: never served in production. */
+const ideEnabled = (config: AppConfig) => !config.isProduction;
+
+export function buildGraphQLOptions(
+  config: AppConfig,
+  contexts: GraphQLContextFactory,
+  metrics: MetricsService,
+  gate: OperationGate,
+): ApolloDriverConfig {
+  return {
+    path: GRAPHQL_PATH,
+    // The schema lives in memory; `npm run schema:print` writes schema.gql (and a test keeps it current).
+    autoSchemaFile: true,
+    sortSchema: true,
+    introspection: config.graphqlIntrospection,
+    // "Did you mean ...?" would reveal the schema that introspection hides.
+    hideSchemaDetailsFromClientErrors: !config.graphqlIntrospection,
+    includeStacktraceInErrorResponses: false,
+    // Our formatError maps every error (HTTP exceptions included) itself.
+    autoTransformHttpErrors: false,
+    formatError: gate.formatError,
+    // No credential is ever a cookie, so a cross-site request carries none: stock clients' GET
+    // queries without a Content-Type (urql's default) are answered.
+    csrfPrevention: false,
+    parseOptions: { maxTokens: config.graphqlMaxTokens },
+    // The gate parses and validates; Apollo finds the result here and runs it.
+    documentStore: gate.documentStore,
+    // Persisted queries (automatic and the allow-list) are the gate's, for every transport.
+    persistedQueries: false,
+    // Nest's GraphiQL loads from a CDN; ours is served locally (ide/graphiql.ts).
+    graphiql: false,
+    context: (request: FastifyRequest, reply: FastifyReply) => contexts.forHttp(request, reply),
+    plugins: [
+      // Apollo's default cache-control plugin wraps every field resolver to compute a Cache-Control
+      // header nobody here sets (@cacheControl is not used): a cost on every field for nothing.
+      ApolloServerPluginCacheControlDisabled(),
+      gatePlugin(gate),
+      operationMetricsPlugin(metrics),
+      ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
+    ],
+    // WebSocket and SSE subscriptions are served by SubscriptionTransports, through the same gate.
+  };
+}
+
+/**
+ * The GraphQL endpoint, POST and GET /graphql (Apollo Server on Fastify), code-first: the
+ * resolvers live in their feature modules (posts.resolver.ts, ...). Every operation passes the
+ * operation gate (gate/operation-gate.ts), here through its Apollo plugin.
+ */
+@Module({
+  imports: [
+    GraphQLModule.forRootAsync<ApolloDriverConfig>({
+      driver: ApolloDriver,
+      imports: [GraphQLSupportModule, SubscriptionsModule],
+      inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate],
+      useFactory: buildGraphQLOptions,
+    }),
+  ],
+})
+export class GraphQLApiModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (ideEnabled(this.config)) registerGraphiqlAssets(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+  }
+}

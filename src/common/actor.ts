@@ -1,0 +1,17 @@
+export const ROLES = ['admin', 'author'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const SCOPES = ['read', 'write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who is making a request: resolved from a credential, the same for every transport. */
+export interface Actor {
+  id: number;
+  role: Role;
+  /** When the credential stops being valid (Unix seconds); absent when it never expires. */
+  expiresAt?: number;
+  /** What an API key may do; absent for tokens, which may do everything their user may. */
+  scopes?: readonly Scope[];
+  /** The API key behind the actor, when there is one. */
+  apiKeyId?: number;
+}

@@ -1,0 +1,16 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../actor.js';
+import type { Loaders } from './loaders.js';
+
+/** What every resolver gets as its GraphQL context. */
+export interface GraphQLContext {
+  /** The HTTP request; absent for subscription events. */
+  req?: FastifyRequest;
+  reply?: FastifyReply;
+  /** Who is asking: from the bearer token, null when anonymous. */
+  actor: Actor | null;
+  /** The client's address (per TRUST_PROXY), for the sign-in rate limit. */
+  clientAddress: string;
+  /** This request's DataLoaders. */
+  loaders: Loaders;
+}

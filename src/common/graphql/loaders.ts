@@ -1,0 +1,49 @@
+/** Batch sizes stay well below the bind-parameter limits of SQLite and PostgreSQL. */
+export const MAX_BATCH_SIZE = 500;
+
+/** Results in the order of the keys, null where a row is missing (what DataLoader expects). */
+export function inKeyOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): (T | null)[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/**
+ * A resource's DataLoaders, as its feature module provides them (an injectable with `create`).
+ * `create` gets the request's `Loaders`, so that one resource's loaders can prime another's
+ * (comments loaded with their authors hand the authors to the users' loader).
+ */
+export interface LoaderSet<T> {
+  create(loaders: Loaders): T;
+}
+
+/**
+ * The DataLoaders of one GraphQL request (or of one subscription event): every read of a
+ * related resource goes through them, so a page costs a constant number of SQL statements.
+ * Each resource's set is created on first use.
+ */
+export class Loaders {
+  private readonly sets = new Map<LoaderSet<unknown>, unknown>();
+
+  of<T>(set: LoaderSet<T>): T {
+    let loaders = this.sets.get(set) as T | undefined;
+    if (loaders === undefined) {
+      loaders = set.create(this);
+      this.sets.set(set, loaders);
+    }
+    return loaders;
+  }
+}
+
+/** Page-argument loaders exist once per distinct `first`/`after`. */
+export function keyedBy<K, V>(create: (key: K) => V, keyOf: (key: K) => string): (key: K) => V {
+  const byKey = new Map<string, V>();
+  return (key) => {
+    const name = keyOf(key);
+    let value = byKey.get(name);
+    if (value === undefined) {
+      value = create(key);
+      byKey.set(name, value);
+    }
+    return value;
+  };
+}

@@ -1,0 +1,96 @@
+import type { EntityMetadata } from 'typeorm';
+
+export interface TableColumn {
+  /** The entity's property. */
+  property: string;
+  /** The column in the database. */
+  name: string;
+  /** Stored as a timestamp: read back as a Date whichever the driver. */
+  timestamp: boolean;
+  /** The `@VersionColumn`: the ETag, never part of a representation. */
+  version: boolean;
+  /** Declared `select: false` (a secret): never read unless asked for by name. */
+  hidden: boolean;
+  nullable: boolean;
+  integer: boolean;
+  length?: number;
+  enum?: readonly (string | number)[];
+}
+
+const TIMESTAMP_TYPES = new Set<unknown>([Date, 'datetime', 'timestamp', 'timestamp with time zone', 'timestamptz']);
+const INTEGER_TYPES = new Set<unknown>([Number, 'int', 'integer', 'int4', 'bigint', 'smallint']);
+
+/**
+ * One entity's table as the fixed SQL of its repository sees it, read once at start-up from the
+ * entity's TypeORM decorators: the decorators are the only place a field is named, and the
+ * column lists and the row mapper below are derived from them.
+ */
+export class EntityTable<T extends object> {
+  readonly name: string;
+  /** The entity's class name ('Post'), as errors name the resource. */
+  readonly entityName: string;
+  /** Every column but the hidden ones, in declaration order. */
+  readonly columns: readonly TableColumn[];
+  /** The columns a representation shows: neither hidden nor the version. */
+  readonly fields: readonly TableColumn[];
+  /** The `select: false` columns: written when given, never read back. */
+  readonly hiddenColumns: readonly TableColumn[];
+  private readonly byProperty: Map<string, TableColumn>;
+  private readonly create: () => T;
+
+  constructor(metadata: EntityMetadata) {
+    const all = metadata.columns.map(
+      (column): TableColumn => ({
+        property: column.propertyName,
+        name: column.databaseName,
+        timestamp: TIMESTAMP_TYPES.has(column.type),
+        version: column.isVersion,
+        hidden: !column.isSelect,
+        nullable: column.isNullable,
+        integer: INTEGER_TYPES.has(column.type) || column.isVersion,
+        length: column.length ? Number(column.length) : undefined,
+        enum: column.enum,
+      }),
+    );
+    this.name = metadata.tableName;
+    this.entityName = metadata.name;
+    this.byProperty = new Map(all.map((column) => [column.property, column]));
+    this.columns = all.filter((column) => !column.hidden);
+    this.fields = this.columns.filter((column) => !column.version);
+    this.hiddenColumns = all.filter((column) => column.hidden);
+    const target = metadata.target as new () => T;
+    this.create = () => new target();
+  }
+
+  column(property: keyof T & string): TableColumn {
+    const column = this.byProperty.get(property);
+    if (!column) throw new Error(`${this.name} has no column for ${property}`);
+    return column;
+  }
+
+  /** `a.id, a.title, …`, or `a.id AS p_id, …` with a prefix (for joining this table into another's rows). */
+  selectList(alias: string, prefix = ''): string {
+    return this.columns.map((column) => `${alias}.${column.name}${prefix ? ` AS ${prefix}${column.name}` : ''}`).join(', ');
+  }
+
+  /** The same list without an alias, for `RETURNING`. */
+  get returningList(): string {
+    return this.columns.map((column) => column.name).join(', ');
+  }
+
+  fromRow(row: Record<string, unknown>, prefix = ''): T {
+    const entity = this.create() as Record<string, unknown>;
+    for (const column of this.columns) {
+      const value = row[prefix + column.name];
+      entity[column.property] = column.timestamp && value !== null ? toDate(value) : value;
+    }
+    return entity as T;
+  }
+}
+
+/** A timestamp as either driver returns it: a Date (PostgreSQL) or a UTC `YYYY-MM-DD HH:MM:SS.SSS` string (SQLite). */
+export function toDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  const text = String(value);
+  return new Date(text.includes('T') ? text : `${text.replace(' ', 'T')}Z`);
+}

@@ -1,0 +1,225 @@
+import { DomainError } from '../errors/domain-error.js';
+import { type Page, type PageRequest, toPage } from '../pagination/cursor.js';
+import type { EntityTable, TableColumn } from './entity-table.js';
+import type { Executor, Sql } from './sql.js';
+import { preconditionFailed } from './write-options.js';
+
+/** What every resource's entity has: an id, a version (its ETag) and timestamps. */
+export interface Versioned {
+  id: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type Order = 'asc' | 'desc';
+
+/** A list restricted to the rows whose `column` equals `value`. */
+export interface Filter<T> {
+  column: keyof T & string;
+  value: number;
+}
+
+/** Another table joined into each row, set on `property` (e.g. a comment's author). */
+export interface Join<T, J extends object> {
+  property: keyof T & string;
+  table: EntityTable<J>;
+  /** The column of this table that holds the joined row's id. */
+  foreignKey: keyof T & string;
+}
+
+/**
+ * The SQL every resource needs, derived from its entity's table: by id and by ids, keyset
+ * pages (one list, or one page per parent in one statement), counts, and versioned writes.
+ * A resource's repository extends it with what only that resource needs.
+ */
+export abstract class ResourceRepository<T extends Versioned> {
+  readonly table: EntityTable<T>;
+  /** `t.id, t.title, …`: this table's columns under the alias `t`. */
+  protected readonly select: string;
+  protected readonly from: string;
+  private readonly statements = new Map<string, string>();
+
+  protected constructor(
+    protected readonly sql: Sql,
+    entity: new () => T,
+  ) {
+    this.table = sql.table(entity);
+    this.select = this.table.selectList('t');
+    this.from = `${this.table.name} t`;
+  }
+
+  async findById(id: number, executor?: Executor): Promise<T | null> {
+    const statement = this.cached('byId', () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1`);
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
+    return row ? this.table.fromRow(row) : null;
+  }
+
+  async exists(id: number, executor?: Executor): Promise<boolean> {
+    const statement = this.cached('exists', () => `SELECT 1 AS found FROM ${this.table.name} WHERE id = $1`);
+    return (await this.sql.rows(statement, [id], executor)).length > 0;
+  }
+
+  /** For batching: the rows with these ids, in no particular order. */
+  async findByIds(ids: readonly number[]): Promise<T[]> {
+    if (ids.length === 0) return [];
+    const statement = this.sql.statement(`SELECT ${this.select} FROM ${this.from} WHERE t.id IN (${this.sql.placeholders(ids.length)})`);
+    return this.map(await this.sql.rows(statement, ids));
+  }
+
+  /** One page in id order (`desc`: newest first), keyset-paged on the id, optionally filtered. */
+  async page(request: PageRequest, order: Order, filter?: Filter<T>): Promise<Page<T>> {
+    const params: number[] = [];
+    const where: string[] = [];
+    if (filter) where.push(`t.${this.table.column(filter.column).name} = $${params.push(filter.value)}`);
+    if (request.after !== undefined) where.push(`t.id ${order === 'desc' ? '<' : '>'} $${params.push(request.after)}`);
+    params.push(request.limit + 1);
+    const key = `page:${order}:${filter?.column ?? ''}:${request.after !== undefined}`;
+    const statement = this.cached(
+      key,
+      () => `SELECT ${this.select} FROM ${this.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY t.id ${order.toUpperCase()} LIMIT $${params.length}`,
+    );
+    return toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+  }
+
+  /**
+   * For batching: one page (in id order, after `request.after`) of the rows of each of these
+   * parents, in one statement whatever their number.
+   */
+  async pagesFor<J extends object>(
+    parent: keyof T & string,
+    parentIds: readonly number[],
+    request: PageRequest,
+    order: Order,
+    join?: Join<T, J>,
+  ): Promise<Map<number, T[]>> {
+    const byParent = new Map<number, T[]>(parentIds.map((id) => [id, []]));
+    if (parentIds.length === 0) return byParent;
+    const column = this.table.column(parent).name;
+    const params: number[] = [...parentIds];
+    const after = request.after === undefined ? '' : ` AND ranked.id ${order === 'desc' ? '<' : '>'} $${params.push(request.after)}`;
+    params.push(request.limit);
+    const direction = order.toUpperCase();
+    const joined = join ? `, ${join.table.selectList('j', 'j_')}` : '';
+    const joinClause = join ? ` JOIN ${join.table.name} j ON j.id = t.${this.table.column(join.foreignKey).name}` : '';
+    const statement = this.sql.statement(
+      `SELECT ${this.select}${joined} FROM ${this.from}${joinClause} WHERE t.id IN (SELECT page.id FROM ` +
+        `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.${column} ORDER BY ranked.id ${direction}) AS rn ` +
+        `FROM ${this.table.name} ranked WHERE ranked.${column} IN (${this.sql.placeholders(parentIds.length)})${after}) page ` +
+        `WHERE page.rn <= $${params.length}) ORDER BY t.id ${direction}`,
+    );
+    for (const row of await this.sql.rows<Record<string, unknown>>(statement, params)) {
+      const item = this.table.fromRow(row);
+      if (join) (item as Record<string, unknown>)[join.property] = join.table.fromRow(row, 'j_');
+      byParent.get(item[parent] as number)?.push(item);
+    }
+    return byParent;
+  }
+
+  async count(filter?: Filter<T>): Promise<number> {
+    const statement = this.cached(
+      `count:${filter?.column ?? ''}`,
+      () => `SELECT COUNT(*) AS count FROM ${this.table.name}${filter ? ` WHERE ${this.table.column(filter.column).name} = $1` : ''}`,
+    );
+    const [row] = await this.sql.rows<{ count: number | string }>(statement, filter ? [filter.value] : []);
+    return Number(row.count);
+  }
+
+  /** For batching: the number of rows of each of these parents, in one statement. */
+  async countFor(parent: keyof T & string, parentIds: readonly number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>(parentIds.map((id) => [id, 0]));
+    if (parentIds.length === 0) return counts;
+    const column = this.table.column(parent).name;
+    const statement = this.sql.statement(
+      `SELECT ${column} AS parent, COUNT(*) AS count FROM ${this.table.name} WHERE ${column} IN (${this.sql.placeholders(parentIds.length)}) GROUP BY ${column}`,
+    );
+    for (const row of await this.sql.rows<{ parent: number | string; count: number | string }>(statement, parentIds)) {
+      counts.set(Number(row.parent), Number(row.count));
+    }
+    return counts;
+  }
+
+  /** One `INSERT … RETURNING`, atomic by itself; the first version and (unless given) the timestamps are set here. */
+  async insert(values: Omit<Partial<T>, 'id' | 'version'>, executor?: Executor): Promise<T> {
+    const now = new Date();
+    const row = { ...values, version: 1 } as Record<string, unknown>;
+    row.createdAt = this.sql.timestamp(values.createdAt ?? now);
+    row.updatedAt = this.sql.timestamp(values.updatedAt ?? values.createdAt ?? now);
+    const columns = this.table.columns.concat(this.hiddenWritten(row)).filter((column) => row[column.property] !== undefined);
+    const statement = this.cached(
+      `insert:${columns.map((column) => column.property).join(',')}`,
+      () =>
+        `INSERT INTO ${this.table.name} (${columns.map((column) => column.name).join(', ')}) ` +
+        `VALUES (${this.sql.placeholders(columns.length)}) RETURNING ${this.table.returningList}`,
+    );
+    const [inserted] = await this.sql.rows<Record<string, unknown>>(statement, this.parameters(columns, row), executor);
+    return this.table.fromRow(inserted);
+  }
+
+  /**
+   * Applies `changes` to one row and bumps its version; with `expectedVersion`, only if the row
+   * is still at that version. Returns the row as it now is, or null when no row matched.
+   */
+  async update(id: number, changes: Omit<Partial<T>, keyof Versioned>, expectedVersion?: number, executor?: Executor): Promise<T | null> {
+    const row = changes as Record<string, unknown>;
+    const columns = this.table.columns.concat(this.hiddenWritten(row)).filter((column) => row[column.property] !== undefined);
+    const params = this.parameters(columns, row);
+    params.push(this.sql.timestamp(new Date()), id);
+    if (expectedVersion !== undefined) params.push(expectedVersion);
+    const statement = this.cached(
+      `update:${columns.map((column) => column.property).join(',')}:${expectedVersion !== undefined}`,
+      () => {
+        const set = columns.map((column, index) => `${column.name} = $${index + 1}`);
+        set.push(`updated_at = $${columns.length + 1}`, 'version = version + 1');
+        const version = expectedVersion === undefined ? '' : ` AND version = $${columns.length + 3}`;
+        return `UPDATE ${this.table.name} SET ${set.join(', ')} WHERE id = $${columns.length + 2}${version} RETURNING ${this.table.returningList}`;
+      },
+    );
+    const [updated] = await this.sql.written<Record<string, unknown>>(statement, params, executor);
+    return updated ? this.table.fromRow(updated) : null;
+  }
+
+  /**
+   * `update` of a row read in the same transaction: with `expectedVersion` (If-Match), of two
+   * writers with the same version exactly one wins and the other gets 412 with nothing changed;
+   * without it, a row deleted meanwhile is a 404.
+   */
+  async updateVersioned(current: T, changes: Omit<Partial<T>, keyof Versioned>, expectedVersion: number | undefined, executor: Executor): Promise<T> {
+    if (expectedVersion !== undefined && expectedVersion !== current.version) throw preconditionFailed();
+    const updated = await this.update(current.id, changes, expectedVersion, executor);
+    if (!updated) throw expectedVersion === undefined ? DomainError.notFound(this.table.entityName, current.id) : preconditionFailed();
+    return updated;
+  }
+
+  /** Deletes one row; false when there was none (a concurrent delete got there first). */
+  async delete(id: number, executor?: Executor): Promise<boolean> {
+    const statement = this.cached('delete', () => `DELETE FROM ${this.table.name} WHERE id = $1 RETURNING id`);
+    return (await this.sql.written(statement, [id], executor)).length > 0;
+  }
+
+  protected map(rows: Record<string, unknown>[]): T[] {
+    return rows.map((row) => this.table.fromRow(row));
+  }
+
+  /** A fixed statement, built (and adapted to the database) once. */
+  protected cached(key: string, build: () => string): string {
+    let statement = this.statements.get(key);
+    if (statement === undefined) {
+      statement = this.sql.statement(build());
+      this.statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  private parameters(columns: readonly TableColumn[], row: Record<string, unknown>): unknown[] {
+    return columns.map((column) => {
+      const value = row[column.property];
+      return column.timestamp && value instanceof Date ? this.sql.timestamp(value) : value;
+    });
+  }
+
+  /** Hidden columns (secrets) are written when given, never read back. */
+  private hiddenWritten(row: Record<string, unknown>) {
+    return this.table.hiddenColumns.filter((column) => row[column.property] !== undefined);
+  }
+}

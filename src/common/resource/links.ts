@@ -1,0 +1,4 @@
+export interface Link {
+  href: string;
+}
+export type Links = Record<string, Link>;

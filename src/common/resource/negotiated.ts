@@ -1,0 +1,28 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
+
+/** The metadata key under which @RouteConfig stores a handler's Fastify route config. */
+const ROUTE_CONFIG_METADATA = RouteConfig({}).KEY;
+
+/** Fastify route config of the routes that serve resources in every format. */
+export interface NegotiatedRouteConfig {
+  negotiated?: boolean;
+}
+
+/**
+ * Marks a controller whose routes serve resources in every format (others, like /health, stay
+ * JSON). It sets Fastify route config on each route — `{ negotiated: true }` — which the
+ * representation hooks read: Fastify hooks rather than a Nest interceptor, because Nest runs an
+ * interceptor through rxjs and async resources on every request and resolver call, which cost
+ * more than everything else a `GET /posts/{id}` does besides writing to the socket.
+ */
+export function NegotiatedRepresentations(): ClassDecorator {
+  return (target) => {
+    const prototype = target.prototype as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const method = Object.getOwnPropertyDescriptor(prototype, name)?.value as unknown;
+      if (name === 'constructor' || typeof method !== 'function') continue;
+      const config = (Reflect.getMetadata(ROUTE_CONFIG_METADATA, method) ?? {}) as object;
+      Reflect.defineMetadata(ROUTE_CONFIG_METADATA, { ...config, negotiated: true }, method);
+    }
+  };
+}

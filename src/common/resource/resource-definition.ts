@@ -1,0 +1,183 @@
+import { getMetadataArgsStorage } from 'typeorm';
+import type { SchemaObject } from '../openapi/schemas.js';
+import type { Link, Links } from './links.js';
+import { Resource, ResourceList, type ResourceView } from './resource.js';
+
+interface Identified {
+  id: number;
+  version: number;
+}
+
+/** What a feature declares about its resource; everything else is derived from its entity. */
+export interface ResourceSpec<T extends Identified> {
+  /** `post`: the resource's name in representations (the XML element, the HAL rel). */
+  kind: string;
+  /** `posts`: its collection, and the root of its paths. */
+  plural: string;
+  /** The entity class: its decorated columns are the resource's fields. */
+  entity: new () => T;
+  /** Links besides `self`, from the item's own fields (`author: /users/{authorId}`). */
+  links?: (item: T) => Links;
+  /** The events its writes publish (their names are the subscription fields). */
+  events?: readonly string[];
+  /**
+   * Eta templates of its HTML page (`it.<kind>` is the view, beside what page loaders add) and
+   * of its HTML list (`it.title`, `it.items`, `it.nextHref`), and the page's title.
+   */
+  html: { page: string; list: string; title: (view: ResourceView) => string };
+}
+
+interface Field {
+  property: string;
+  timestamp: boolean;
+  schema: SchemaObject;
+  nullable: boolean;
+}
+
+/**
+ * One resource, as the feature module that owns it declares it: the registry iterates these
+ * (representations, links, OpenAPI, entities, event names), so shared code names no resource.
+ * The fields come from the entity's TypeORM decorators, read once on first use: every column
+ * but secrets (`select: false`) and the version (which is the ETag).
+ */
+export class ResourceDefinition<T extends Identified = Identified> {
+  readonly kind: string;
+  readonly plural: string;
+  readonly entity: new () => T;
+  readonly events: readonly string[];
+  readonly html: ResourceSpec<T>['html'];
+  private readonly extraLinks?: (item: T) => Links;
+  private readonly pageLoaders = new Map<string, (view: ResourceView) => Promise<object>>();
+  private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
+  private fieldList?: Field[];
+  private schemaObject?: SchemaObject;
+
+  constructor(spec: ResourceSpec<T>) {
+    this.kind = spec.kind;
+    this.plural = spec.plural;
+    this.entity = spec.entity;
+    this.events = spec.events ?? [];
+    this.html = spec.html;
+    this.extraLinks = spec.links;
+  }
+
+  path(id: number): string {
+    return `/${this.plural}/${id}`;
+  }
+
+  links(item: T): Links {
+    const self: Link = { href: this.path(item.id) };
+    return this.extraLinks ? { self, ...this.extraLinks(item) } : { self };
+  }
+
+  /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`. */
+  view(item: T): ResourceView {
+    const view: Record<string, unknown> = {};
+    const source = item as unknown as Record<string, unknown>;
+    for (const field of this.fields) {
+      const value = source[field.property];
+      view[field.property] = field.timestamp && value instanceof Date ? value.toISOString() : value;
+    }
+    view._links = this.links(item);
+    return view as ResourceView;
+  }
+
+  one(item: T): Resource {
+    return new Resource(this, this.view(item), item.version);
+  }
+
+  list(items: readonly T[], nextHref: string | null): ResourceList {
+    return new ResourceList(this, items.map((item) => this.view(item)), nextHref);
+  }
+
+  /**
+   * Sets what the HTML page of one shows besides the resource (its author, its comments), under
+   * a name: the module that sets it again (a new application in the same process) replaces it.
+   */
+  setPageData(name: string, load: (view: ResourceView) => Promise<object>): void {
+    this.pageLoaders.set(name, load);
+  }
+
+  /** Sets what each item of the HTML list shows besides its fields (its author's name). */
+  setListData(load: (views: ResourceView[]) => Promise<ResourceView[]>): void {
+    this.listLoader = load;
+  }
+
+  async pageModel(view: ResourceView): Promise<Record<string, unknown>> {
+    const model: Record<string, unknown> = { [this.kind]: view };
+    for (const load of this.pageLoaders.values()) Object.assign(model, await load(view));
+    return model;
+  }
+
+  listItems(views: ResourceView[]): Promise<ResourceView[]> {
+    return this.listLoader ? this.listLoader(views) : Promise.resolve(views);
+  }
+
+  /** The JSON schema of the view, for the OpenAPI document. */
+  get schema(): SchemaObject {
+    if (!this.schemaObject) {
+      const rels = Object.keys(this.links(this.sample()));
+      const link: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'] };
+      this.schemaObject = {
+        type: 'object',
+        properties: {
+          ...Object.fromEntries(this.fields.map((field) => [field.property, field.schema])),
+          _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels },
+        },
+        required: [...this.fields.map((field) => field.property), '_links'],
+      };
+    }
+    return this.schemaObject;
+  }
+
+  private get fields(): Field[] {
+    return (this.fieldList ??= readFields(this.entity));
+  }
+
+  /** An item with every integer field set, to learn the rels of `links`. */
+  private sample(): T {
+    const item = new this.entity() as Record<string, unknown>;
+    for (const field of this.fields) if (field.schema.type === 'integer') item[field.property] = 1;
+    item.id = 1;
+    return item as T;
+  }
+}
+
+function readFields(entity: new () => unknown): Field[] {
+  return getMetadataArgsStorage()
+    .filterColumns(entity)
+    .filter((column) => column.mode !== 'version' && column.options.select !== false)
+    .map((column) => {
+      const designType: unknown = Reflect.getMetadata('design:type', entity.prototype as object, column.propertyName);
+      const type = column.options.type ?? designType;
+      const nullable = column.options.nullable === true;
+      const timestamp = type === Date || type === 'datetime' || type === 'timestamp';
+      const integer = column.options.primary === true || type === Number || type === 'integer' || type === 'int';
+      const schema: SchemaObject = timestamp
+        ? { type: 'string', format: 'date-time' }
+        : integer
+          ? { type: 'integer' }
+          : { type: 'string', ...(column.options.length ? { maxLength: Number(column.options.length) } : {}) };
+      if (column.options.enum) schema.enum = Object.values(column.options.enum);
+      if (nullable) schema.nullable = true;
+      return { property: column.propertyName, timestamp, schema, nullable };
+    });
+}
+
+/** Every resource declared so far (each feature module declares its own when it is loaded). */
+const registry = new Map<string, ResourceDefinition<never>>();
+
+export function defineResource<T extends Identified>(spec: ResourceSpec<T>): ResourceDefinition<T> {
+  const definition = new ResourceDefinition(spec);
+  registry.set(spec.kind, definition as unknown as ResourceDefinition<never>);
+  return definition;
+}
+
+export const resources = {
+  get(kind: string): ResourceDefinition<never> | undefined {
+    return registry.get(kind);
+  },
+  all(): ResourceDefinition<never>[] {
+    return [...registry.values()];
+  },
+};

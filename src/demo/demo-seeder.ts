@@ -1,0 +1,99 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { hashPassword } from '../auth/password-hasher.js';
+import { CommentsRepository } from '../comments/comments.repository.js';
+import { normalizeEmail } from '../common/validation/transforms.js';
+import { AppConfig } from '../config/app-config.js';
+import { withStartupLock } from '../database/migration-runner.js';
+import type { Post } from '../posts/post.entity.js';
+import { PostsRepository } from '../posts/posts.repository.js';
+import type { User, UserRole } from '../users/user.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
+
+/** The demo accounts the README lists. */
+export const DEMO_USERS: { name: string; email: string; password: string; role: UserRole; avatarUrl: string | null }[] = [
+  { name: 'Ada Admin', email: 'admin@example.com', password: 'admin-password', role: 'admin', avatarUrl: null },
+  { name: 'Alice Author', email: 'alice@example.com', password: 'alice-password', role: 'author', avatarUrl: 'https://i.pravatar.cc/150?u=alice' },
+  { name: 'Bob Writer', email: 'bob@example.com', password: 'bob-password', role: 'author', avatarUrl: 'https://i.pravatar.cc/150?u=bob' },
+];
+
+const DEMO_POSTS = [
+  { author: 1, title: 'Welcome to the blog service', body: 'Posts, users and comments over REST and GraphQL, with live subscriptions. Try GET /posts or POST /graphql.' },
+  { author: 1, title: 'Content negotiation', body: 'Every GET answers JSON, HAL, XML or HTML, chosen by the Accept header.' },
+  { author: 2, title: 'Keyset paging', body: 'Lists are paged by cursor, so the hundredth page costs what the first one does.' },
+  { author: 2, title: 'Subscriptions', body: 'Subscribe to postCreated over graphql-ws or Server-Sent Events and watch posts arrive.' },
+  { author: 0, title: 'Running in production', body: 'Point DATABASE_URL at PostgreSQL and REDIS_URL at Redis, and run as many instances as you like.' },
+];
+
+const DEMO_COMMENTS = [
+  { post: 0, author: 1, body: 'Great to be here!' },
+  { post: 0, author: 2, body: 'Looking forward to more posts.' },
+  { post: 1, author: 2, body: 'XML too? Nice.' },
+  { post: 2, author: 0, body: 'Cursors are opaque, remember.' },
+  { post: 2, author: 2, body: 'Tried it with a million posts, still fast.' },
+  { post: 3, author: 1, body: 'Works behind our proxy with SSE.' },
+  { post: 4, author: 1, body: 'What about migrations?' },
+  { post: 4, author: 0, body: 'They run at start-up, under a lock.' },
+];
+
+/**
+ * At start-up: creates the first admin from ADMIN_EMAIL/ADMIN_PASSWORD when there is no admin,
+ * and fills an empty database with demo content unless SEED_DEMO_DATA=false.
+ */
+@Injectable()
+export class DemoSeeder implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Seed');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly users: UsersRepository,
+    private readonly posts: PostsRepository,
+    private readonly comments: CommentsRepository,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await withStartupLock(this.dataSource, () =>
+      this.dataSource.transaction(async (manager) => {
+        const empty = (await this.users.count()) === 0;
+        await this.ensureFirstAdmin(manager);
+        if (empty && this.config.seedDemoData) await this.seedDemoData(manager);
+      }),
+    );
+  }
+
+  private async ensureFirstAdmin(manager: EntityManager): Promise<void> {
+    const { adminEmail, adminPassword } = this.config;
+    if (!adminEmail || !adminPassword) return;
+    if ((await this.users.countWithRole('admin', manager)) > 0) return;
+    // Never promotes an existing account: whoever signed up with that address is not the operator.
+    const email = normalizeEmail(adminEmail);
+    if (await this.users.findByEmail(email, manager)) {
+      this.logger.warn(`ADMIN_EMAIL ${adminEmail} belongs to an existing account: no admin created (promote one with PATCH /users/{id} as an admin, or choose another ADMIN_EMAIL)`);
+      return;
+    }
+    const passwordHash = await hashPassword(adminPassword);
+    await this.users.insert({ name: 'Administrator', email, passwordHash, avatarUrl: null, role: 'admin' }, manager);
+    this.logger.log(`Created the first admin ${adminEmail}`);
+  }
+
+  private async seedDemoData(manager: EntityManager): Promise<void> {
+    const start = Date.now() - 60 * 60 * 1000;
+    let tick = 0;
+    const at = () => new Date(start + 60_000 * tick++);
+    const users: User[] = [];
+    for (const demo of DEMO_USERS) {
+      const passwordHash = await hashPassword(demo.password);
+      users.push(await this.users.insert({ name: demo.name, email: demo.email, passwordHash, avatarUrl: demo.avatarUrl, role: demo.role, createdAt: at() }, manager));
+    }
+    const posts: Post[] = [];
+    for (const demo of DEMO_POSTS) {
+      posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, createdAt: at() }, manager));
+    }
+    for (const demo of DEMO_COMMENTS) {
+      await this.comments.insert({ postId: posts[demo.post].id, body: demo.body, authorId: users[demo.author].id, createdAt: at() }, manager);
+    }
+    this.logger.log(`Loaded demo data: ${users.length} users, ${posts.length} posts, ${DEMO_COMMENTS.length} comments`);
+  }
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { CommentsModule } from '../comments/comments.module.js';
+import { PostsModule } from '../posts/posts.module.js';
+import { DemoSeeder } from './demo-seeder.js';
+
+/** The first admin and the demo content, at start-up. */
+@Module({
+  imports: [PostsModule, CommentsModule],
+  providers: [DemoSeeder],
+})
+export class DemoModule {}

@@ -1,0 +1,29 @@
+/**
+ * Every event the service publishes, with its payload. Each feature adds its own events to this
+ * map (TypeScript declaration merging, beside its resource definition); names are the GraphQL
+ * subscription fields, payloads the resource (or, for deletions, what identifies it and its filters).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface BlogEvents {}
+
+export type BlogEventName = keyof BlogEvents & string;
+
+export interface BlogEvent<K extends BlogEventName = BlogEventName> {
+  name: K;
+  payload: BlogEvents[K];
+}
+
+export function event<K extends BlogEventName>(name: K, payload: BlogEvents[K]): BlogEvent<K> {
+  return { name, payload };
+}
+
+/**
+ * Not a subscription field: said on the bus whenever what a user's credentials grant may have
+ * changed (deleted, role or password changed, tokens revoked), so every instance can look again
+ * at what it holds for that user (open sockets and streams, cached credential checks).
+ */
+export const CREDENTIALS_CHANGED = 'credentialsChanged';
+
+export interface CredentialsChanged {
+  userId: number;
+}

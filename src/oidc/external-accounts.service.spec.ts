@@ -1,0 +1,127 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import type { EventPublisher } from '../events/event-publisher.js';
+import { User } from '../users/user.entity.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import { type ExternalClaims, ExternalAccountsService, NO_PASSWORD } from './external-accounts.service.js';
+import type { ExternalIdentitiesRepository, ExternalIdentity } from './external-identities.repository.js';
+
+// The account rules of single sign-on with the repositories replaced: no database.
+
+const claims = (fields: Partial<ExternalClaims> = {}): ExternalClaims => ({
+  issuer: 'https://id.test', subject: 'sub-1', issuedAt: 1000, expiresAt: 2000, email: 'carol@example.com', name: 'Carol', role: 'author', ...fields,
+});
+const link = (fields: Partial<ExternalIdentity> = {}): ExternalIdentity => ({ id: 7, userId: 9, role: 'author', rolesIssuedAt: 1000, orphanedAt: null, ...fields });
+const user = (fields: Partial<User> = {}): User => Object.assign(new User(), { id: 9, name: 'Carol', email: 'carol@example.com', role: 'author', ...fields });
+const unique = () => Object.assign(new Error('unique'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: { code?: string }) => error.code);
+
+describe('ExternalAccountsService', () => {
+  let identities: Record<'find' | 'insert' | 'relink' | 'advanceRolesIssuedAt' | 'markOrphaned', ReturnType<typeof vi.fn>>;
+  let users: Record<'findById' | 'findByEmail' | 'insert' | 'update' | 'countWithRole', ReturnType<typeof vi.fn>>;
+  let events: { credentialsChanged: ReturnType<typeof vi.fn> };
+  let service: ExternalAccountsService;
+
+  beforeEach(() => {
+    identities = {
+      find: vi.fn(async () => null),
+      insert: vi.fn(async () => undefined),
+      relink: vi.fn(async () => true),
+      advanceRolesIssuedAt: vi.fn(async () => true),
+      markOrphaned: vi.fn(async () => undefined),
+    };
+    users = {
+      findById: vi.fn(async () => user()),
+      findByEmail: vi.fn(async () => null),
+      insert: vi.fn(async (values: Partial<User>) => user({ id: 9, ...values })),
+      update: vi.fn(async () => user()),
+      countWithRole: vi.fn(async () => 2),
+    };
+    events = { credentialsChanged: vi.fn() };
+    const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
+    service = new ExternalAccountsService(
+      identities as unknown as ExternalIdentitiesRepository,
+      users as unknown as UsersRepository,
+      transactions as unknown as TransactionRunner,
+      events as unknown as EventPublisher,
+    );
+  });
+
+  it('the first token creates a user without a usable password, and links the subject', async () => {
+    const actor = await service.actorFor(claims({ role: 'admin' }));
+    expect(actor).toEqual({ id: 9, role: 'admin', expiresAt: 2000 });
+    expect(users.insert.mock.calls[0][0]).toEqual({ name: 'Carol', email: 'carol@example.com', passwordHash: NO_PASSWORD, avatarUrl: null, role: 'admin' });
+    expect(identities.insert).toHaveBeenCalledWith('https://id.test', 'sub-1', 9, 1000, expect.anything());
+  });
+
+  it('a concurrent first token that lost the race on the unique key reads the winner\'s user', async () => {
+    identities.insert.mockRejectedValueOnce(unique());
+    identities.find.mockResolvedValueOnce(null).mockResolvedValueOnce(null).mockResolvedValueOnce(link({ userId: 4 }));
+    expect((await service.actorFor(claims())).id).toBe(4);
+  });
+
+  it('an e-mail of another account refuses the token (401) and creates nothing', async () => {
+    users.findByEmail.mockResolvedValueOnce(user({ id: 2 }));
+    expect(await codeOf(service.actorFor(claims()))).toBe('UNAUTHENTICATED');
+    expect(users.insert).not.toHaveBeenCalled();
+    // Taken meanwhile (the unique e-mail index), with no link for this subject: refused too.
+    users.insert.mockRejectedValueOnce(unique());
+    expect(await codeOf(service.actorFor(claims()))).toBe('UNAUTHENTICATED');
+  });
+
+  it('a long name is cut to 100 characters, never inside a surrogate pair', async () => {
+    await service.actorFor(claims({ name: 'a' + '😀'.repeat(150) }));
+    const name = (users.insert.mock.calls[0][0] as { name: string }).name;
+    expect([...name]).toHaveLength(100);
+    expect(name.endsWith('😀')).toBe(true);
+  });
+
+  it('a first token without an e-mail is refused', async () => {
+    expect(await codeOf(service.actorFor(claims({ email: undefined })))).toBe('UNAUTHENTICATED');
+  });
+
+  it('a newer token with another role changes it and says credentialsChanged; an older or equal one changes nothing', async () => {
+    identities.find.mockResolvedValue(link({ rolesIssuedAt: 1000 }));
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1000 }))).role).toBe('author');
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 999 }))).role).toBe('author');
+    expect(users.update).not.toHaveBeenCalled();
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1001 }))).role).toBe('admin');
+    expect(users.update).toHaveBeenCalledWith(9, { role: 'admin' }, undefined, expect.anything());
+    expect(events.credentialsChanged).toHaveBeenCalledWith(9);
+  });
+
+  it('a newer token with the same role only records its iat', async () => {
+    identities.find.mockResolvedValue(link());
+    await service.actorFor(claims({ issuedAt: 1500 }));
+    expect(identities.advanceRolesIssuedAt).toHaveBeenCalledWith(7, 1500);
+    expect(users.update).not.toHaveBeenCalled();
+    expect(events.credentialsChanged).not.toHaveBeenCalled();
+  });
+
+  it('a concurrent newer token applied first wins (the conditional iat update matches nothing)', async () => {
+    identities.find.mockResolvedValue(link());
+    identities.advanceRolesIssuedAt.mockResolvedValueOnce(false);
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1001 }))).role).toBe('author');
+    expect(users.update).not.toHaveBeenCalled();
+  });
+
+  it('the last admin is not demoted', async () => {
+    identities.find.mockResolvedValue(link({ role: 'admin' }));
+    users.findById.mockResolvedValue(user({ role: 'admin' }));
+    users.countWithRole.mockResolvedValue(1);
+    expect((await service.actorFor(claims({ role: 'author', issuedAt: 1001 }))).role).toBe('admin');
+    expect(users.update).not.toHaveBeenCalled();
+  });
+
+  it('a deleted user: refused until a token issued after the deletion was noticed, which creates a new user', async () => {
+    identities.find.mockResolvedValue(link({ userId: null, role: null }));
+    expect(await codeOf(service.actorFor(claims()))).toBe('UNAUTHENTICATED');
+    expect(identities.markOrphaned).toHaveBeenCalledWith(7, expect.any(Number));
+    identities.find.mockResolvedValue(link({ userId: null, role: null, orphanedAt: 1500 }));
+    expect(await codeOf(service.actorFor(claims({ issuedAt: 1500 })))).toBe('UNAUTHENTICATED');
+    expect(users.insert).not.toHaveBeenCalled();
+    users.insert.mockResolvedValueOnce(user({ id: 12 }));
+    expect((await service.actorFor(claims({ issuedAt: 1501 }))).id).toBe(12);
+    expect(identities.relink).toHaveBeenCalledWith(7, 12, 1501, expect.anything());
+  });
+});

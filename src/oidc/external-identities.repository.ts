@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { Role } from '../common/actor.js';
+import { type Executor, Sql } from '../common/persistence/sql.js';
+
+/** An OpenID Connect subject and the local user it is (null once that user was deleted). */
+export interface ExternalIdentity {
+  id: number;
+  userId: number | null;
+  /** The user's current role; null when the user is gone. */
+  role: Role | null;
+  /** `iat` of the newest token whose roles claim was applied (Unix seconds). */
+  rolesIssuedAt: number;
+  /** When the deletion of the user was first noticed (Unix seconds). */
+  orphanedAt: number | null;
+}
+
+interface Row {
+  id: number;
+  user_id: number | null;
+  role: Role | null;
+  roles_issued_at: number | string;
+  orphaned_at: number | string | null;
+}
+
+/** The `external_identities` table (see its migration): fixed SQL through `Sql`, as every repository. */
+@Injectable()
+export class ExternalIdentitiesRepository {
+  private readonly byKey: string;
+  private readonly insertLink: string;
+  private readonly relinkUser: string;
+  private readonly advance: string;
+  private readonly orphan: string;
+
+  constructor(private readonly sql: Sql) {
+    this.byKey = sql.statement(
+      'SELECT e.id, e.user_id, u.role, e.roles_issued_at, e.orphaned_at FROM external_identities e ' +
+        'LEFT JOIN users u ON u.id = e.user_id WHERE e.issuer = $1 AND e.subject = $2',
+    );
+    this.insertLink = sql.statement(
+      'INSERT INTO external_identities (issuer, subject, user_id, roles_issued_at, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+    );
+    this.relinkUser = sql.statement(
+      'UPDATE external_identities SET user_id = $1, roles_issued_at = $2, orphaned_at = NULL WHERE id = $3 AND (user_id IS NULL OR user_id NOT IN (SELECT id FROM users)) RETURNING id',
+    );
+    this.advance = sql.statement('UPDATE external_identities SET roles_issued_at = $1 WHERE id = $2 AND roles_issued_at < $3 RETURNING id');
+    this.orphan = sql.statement('UPDATE external_identities SET orphaned_at = $1 WHERE id = $2 AND orphaned_at IS NULL RETURNING id');
+  }
+
+  async find(issuer: string, subject: string, executor?: Executor): Promise<ExternalIdentity | null> {
+    const [row] = await this.sql.rows<Row>(this.byKey, [issuer, subject], executor);
+    if (!row) return null;
+    return {
+      id: Number(row.id),
+      userId: row.role === null || row.user_id === null ? null : Number(row.user_id),
+      role: row.role,
+      rolesIssuedAt: Number(row.roles_issued_at),
+      orphanedAt: row.orphaned_at === null ? null : Number(row.orphaned_at),
+    };
+  }
+
+  /** Fails with a unique violation when the subject already has a row (a concurrent first token). */
+  async insert(issuer: string, subject: string, userId: number, rolesIssuedAt: number, executor: Executor): Promise<void> {
+    await this.sql.rows(this.insertLink, [issuer, subject, userId, rolesIssuedAt, this.sql.timestamp(new Date())], executor);
+  }
+
+  /** Points an orphaned row at a new user; false when another token did it first. */
+  async relink(id: number, userId: number, rolesIssuedAt: number, executor: Executor): Promise<boolean> {
+    return (await this.sql.written(this.relinkUser, [userId, rolesIssuedAt, id], executor)).length > 0;
+  }
+
+  /** Records a newer token's `iat`; false when a token at least as new was applied already. */
+  async advanceRolesIssuedAt(id: number, issuedAt: number, executor?: Executor): Promise<boolean> {
+    return (await this.sql.written(this.advance, [issuedAt, id, issuedAt], executor)).length > 0;
+  }
+
+  /** Notes (once) when the deletion of the user was first seen. */
+  async markOrphaned(id: number, now: number): Promise<void> {
+    await this.sql.written(this.orphan, [now, id]);
+  }
+}

@@ -1,0 +1,39 @@
+import { AVATAR_TEMPLATE, NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
+import { defineResource } from '../common/resource/resource-definition.js';
+import { Post } from './post.entity.js';
+
+export const POST_RESOURCE = defineResource({
+  kind: 'post',
+  plural: 'posts',
+  entity: Post,
+  links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` } }),
+  events: ['postCreated', 'postUpdated', 'postDeleted'],
+  html: {
+    title: (view) => String(view.title),
+    page: `<article class="post">
+<h1><%= it.post.title %></h1>
+<header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time></header>
+<div class="body"><%= it.post.body %></div>
+</article>
+<% if (it.comments) { %><section>
+<h2>Comments (<%= it.comments.length %><%= it.moreComments ? '+' : '' %>)</h2>
+<ol class="comments">
+<% it.comments.forEach(function (c) { %><li id="comment-<%= c.id %>"><strong><a href="<%= c._links.author.href %>"><%= c.authorName %></a></strong> <time datetime="<%= c.createdAt %>"><%= c.createdAt %></time><div class="body"><%= c.body %></div><a href="<%= c._links.self.href %>">link</a></li>
+<% }) %></ol>
+<% if (it.moreComments) { %><p><a href="<%= it.post._links.comments.href %>">All comments</a></p><% } %>
+</section><% } %>`,
+    list: `<h1><%= it.title %></h1>
+<ul class="posts">
+<% it.items.forEach(function (p) { %><li><a href="<%= p._links.self.href %>"><%= p.title %></a> by <a href="<%= p._links.author.href %>"><%= p.authorName %></a> <time datetime="<%= p.createdAt %>"><%= p.createdAt %></time></li>
+<% }) %></ul>
+${NEXT_PAGE_TEMPLATE}`,
+  },
+});
+
+declare module '../events/blog-events.js' {
+  interface BlogEvents {
+    postCreated: Post;
+    postUpdated: Post;
+    postDeleted: { id: number; authorId: number };
+  }
+}

@@ -1,0 +1,23 @@
+import { NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
+import { defineResource } from '../common/resource/resource-definition.js';
+import { User } from './user.entity.js';
+
+export const USER_RESOURCE = defineResource({
+  kind: 'user',
+  plural: 'users',
+  entity: User,
+  links: (user: User) => ({ posts: { href: `/users/${user.id}/posts` } }),
+  html: {
+    title: (view) => String(view.name),
+    page: `<article class="user">
+<h1><% if (it.user.avatarUrl) { %><img class="avatar" src="<%= it.user.avatarUrl %>" alt=""> <% } %><%= it.user.name %></h1>
+<p><%= it.user.role %> · joined <time datetime="<%= it.user.createdAt %>"><%= it.user.createdAt %></time></p>
+<p><a href="<%= it.user._links.posts.href %>">Posts by <%= it.user.name %></a></p>
+</article>`,
+    list: `<h1><%= it.title %></h1>
+<ul class="users">
+<% it.items.forEach(function (u) { %><li><a href="<%= u._links.self.href %>"><%= u.name %></a> (<%= u.role %>)</li>
+<% }) %></ul>
+${NEXT_PAGE_TEMPLATE}`,
+  },
+});

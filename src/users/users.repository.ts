@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { ResourceRepository } from '../common/persistence/resource-repository.js';
+import type { Account, AccountLookup } from '../auth/account-lookup.js';
+import { toDate } from '../common/persistence/entity-table.js';
+import { type Executor, Sql } from '../common/persistence/sql.js';
+import { User, type UserRole } from './user.entity.js';
+
+/** What deleting a user takes with it (the foreign keys cascade), for the deletion events. */
+export interface UserCascade {
+  posts: { id: number; authorId: number }[];
+  comments: { id: number; postId: number; authorId: number }[];
+}
+
+@Injectable()
+export class UsersRepository extends ResourceRepository<User> implements AccountLookup {
+  constructor(sql: Sql) {
+    super(sql, User);
+  }
+
+  /** For sign-in only: the one read that loads the password hash. */
+  async findWithPasswordHash(email: string): Promise<User | null> {
+    const statement = this.cached('withHash', () => `SELECT ${this.select}, t.password_hash FROM ${this.from} WHERE t.email = $1`);
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [email]);
+    if (!row) return null;
+    const user = this.table.fromRow(row);
+    user.passwordHash = row.password_hash as string;
+    return user;
+  }
+
+  /** What a credential check needs: the role and the revocation stamp. */
+  async findAccount(id: number): Promise<Account | null> {
+    const statement = this.cached('account', () => 'SELECT id, role, tokens_valid_after FROM users WHERE id = $1');
+    const [row] = await this.sql.rows<{ id: number; role: UserRole; tokens_valid_after: unknown }>(statement, [id]);
+    if (!row) return null;
+    return { id: row.id, role: row.role, tokensValidAfter: row.tokens_valid_after == null ? null : toDate(row.tokens_valid_after) };
+  }
+
+  /** Refuses every token issued so far; no new version (the representation does not change). */
+  async revokeTokens(id: number, at: Date, executor?: Executor): Promise<boolean> {
+    const statement = this.cached('revoke', () => 'UPDATE users SET tokens_valid_after = $1 WHERE id = $2 RETURNING id');
+    return (await this.sql.written(statement, [this.sql.timestamp(at), id], executor)).length > 0;
+  }
+
+  /** The admins, locked until the transaction ends on PostgreSQL (SQLite has one writer), so two demotions cannot both see another admin. */
+  async lockAdmins(executor: Executor): Promise<number[]> {
+    const statement = this.cached('admins', () => `SELECT id FROM users WHERE role = 'admin' ORDER BY id${this.sql.sqlite ? '' : ' FOR UPDATE'}`);
+    return (await this.sql.rows<{ id: number }>(statement, [], executor)).map((row) => row.id);
+  }
+
+  async passwordHashOf(id: number): Promise<string | null> {
+    const statement = this.cached('hashOf', () => 'SELECT password_hash FROM users WHERE id = $1');
+    const [row] = await this.sql.rows<{ password_hash: string }>(statement, [id]);
+    return row?.password_hash ?? null;
+  }
+
+  async findByEmail(email: string, executor?: Executor): Promise<User | null> {
+    const statement = this.cached('byEmail', () => `SELECT ${this.select} FROM ${this.from} WHERE t.email = $1`);
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [email], executor);
+    return row ? this.table.fromRow(row) : null;
+  }
+
+  async countWithRole(role: UserRole, executor?: Executor): Promise<number> {
+    const statement = this.cached('countRole', () => `SELECT COUNT(*) AS count FROM ${this.table.name} WHERE role = $1`);
+    const [row] = await this.sql.rows<{ count: number | string }>(statement, [role], executor);
+    return Number(row.count);
+  }
+
+  async cascade(id: number, executor: Executor): Promise<UserCascade> {
+    const posts = this.cached('cascadePosts', () => 'SELECT id, author_id FROM posts WHERE author_id = $1');
+    const comments = this.cached(
+      'cascadeComments',
+      () => 'SELECT c.id, c.post_id, c.author_id FROM comments c LEFT JOIN posts p ON p.id = c.post_id WHERE c.author_id = $1 OR p.author_id = $2',
+    );
+    const postRows = await this.sql.rows<{ id: number; author_id: number }>(posts, [id], executor);
+    const commentRows = await this.sql.rows<{ id: number; post_id: number; author_id: number }>(comments, [id, id], executor);
+    return {
+      posts: postRows.map((row) => ({ id: row.id, authorId: row.author_id })),
+      comments: commentRows.map((row) => ({ id: row.id, postId: row.post_id, authorId: row.author_id })),
+    };
+  }
+}

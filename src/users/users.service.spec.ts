@@ -1,0 +1,149 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { hashPassword } from '../auth/password-hasher.js';
+import type { RateLimiter } from '../common/rate-limit/rate-limiter.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { Actor } from '../common/actor.js';
+import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import type { EventPublisher } from '../events/event-publisher.js';
+import { User } from './user.entity.js';
+import type { UsersRepository } from './users.repository.js';
+import { UsersService } from './users.service.js';
+
+// The rules of UsersService with its repository replaced: no database, no Nest application.
+
+const alice: Actor = { id: 2, role: 'author' };
+const admin: Actor = { id: 1, role: 'admin' };
+
+function user(fields: Partial<User> = {}): User {
+  return Object.assign(new User(), {
+    id: 2, name: 'Alice', email: 'alice@example.com', avatarUrl: null, role: 'author', createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
+  });
+}
+
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: { code?: string }) => error.code);
+
+describe('UsersService', () => {
+  let repository: Record<
+    'insert' | 'findById' | 'updateVersioned' | 'exists' | 'cascade' | 'delete' | 'lockAdmins' | 'passwordHashOf' | 'revokeTokens',
+    ReturnType<typeof vi.fn>
+  >;
+  let limiter: { consume: ReturnType<typeof vi.fn> };
+  let events: { publish: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn> };
+  let service: UsersService;
+
+  beforeEach(() => {
+    repository = {
+      insert: vi.fn(async (values: Partial<User>) => user(values)),
+      findById: vi.fn(async () => user()),
+      updateVersioned: vi.fn(async (current: User, changes: Partial<User>) => ({ ...current, ...changes, version: current.version + 1 })),
+      exists: vi.fn(async () => true),
+      cascade: vi.fn(async () => ({ posts: [{ id: 5, authorId: 2 }], comments: [{ id: 9, postId: 5, authorId: 3 }] })),
+      delete: vi.fn(async () => true),
+      lockAdmins: vi.fn(async () => [1, 4]),
+      passwordHashOf: vi.fn(async () => hashPassword('old password')),
+      revokeTokens: vi.fn(async () => true),
+    };
+    limiter = { consume: vi.fn(async () => undefined) };
+    events = { publish: vi.fn(), credentialsChanged: vi.fn() };
+    const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
+    service = new UsersService(
+      repository as unknown as UsersRepository,
+      new AuthorizationPolicy(),
+      transactions as unknown as TransactionRunner,
+      events as unknown as EventPublisher,
+      limiter as unknown as RateLimiter,
+      { rateLimitSignupMax: 10, rateLimitWindowS: 60 } as AppConfig,
+    );
+  });
+
+  it('signs up an author with a lower-cased e-mail and a password hash, never the password', async () => {
+    await service.create({ name: 'Alice', email: 'Alice@Example.COM', password: 'correct horse' });
+    const values = repository.insert.mock.calls[0][0] as Record<string, unknown>;
+    expect(values).toMatchObject({ email: 'alice@example.com', role: 'author', avatarUrl: null });
+    expect(values.passwordHash).toEqual(expect.any(String));
+    expect(values.passwordHash).not.toContain('correct horse');
+    expect(values).not.toHaveProperty('password');
+  });
+
+  it('turns a unique violation into CONFLICT', async () => {
+    repository.insert.mockRejectedValueOnce(Object.assign(new Error('unique'), { code: 'SQLITE_CONSTRAINT_UNIQUE' }));
+    expect(await codeOf(service.create({ name: 'A', email: 'a@example.com', password: 'long enough pw' }))).toBe('CONFLICT');
+  });
+
+  it("lets a user change only themselves, and only an admin change a role", async () => {
+    expect(await codeOf(service.update(3, { name: 'X' }, alice))).toBe('FORBIDDEN');
+    expect(await codeOf(service.update(2, { role: 'admin' }, alice))).toBe('FORBIDDEN');
+    expect(repository.updateVersioned).not.toHaveBeenCalled();
+    await service.update(2, { role: 'admin' }, admin);
+    expect(repository.updateVersioned).toHaveBeenCalledWith(expect.objectContaining({ id: 2 }), { role: 'admin' }, undefined, expect.anything());
+  });
+
+  it('says credentialsChanged after a role or password change, not after a name change', async () => {
+    await service.update(2, { name: 'New name' }, alice);
+    expect(events.credentialsChanged).not.toHaveBeenCalled();
+    await service.update(2, { password: 'a new password', currentPassword: 'old password' }, alice);
+    expect(events.credentialsChanged).toHaveBeenCalledWith(2);
+  });
+
+  it('needs the current password to change one’s own, and stamps the tokens issued before as revoked', async () => {
+    expect(await codeOf(service.update(2, { password: 'a new password' }, alice))).toBe('BAD_USER_INPUT');
+    expect(await codeOf(service.update(2, { password: 'a new password', currentPassword: 'wrong guess' }, alice))).toBe('FORBIDDEN');
+    expect(repository.updateVersioned).not.toHaveBeenCalled();
+    await service.update(2, { password: 'a new password', currentPassword: 'old password' }, alice);
+    const changes = repository.updateVersioned.mock.calls[0][1] as Partial<User>;
+    expect(changes.passwordHash).toEqual(expect.any(String));
+    expect(changes.tokensValidAfter).toBeInstanceOf(Date);
+  });
+
+  it("lets an admin set another user's password without theirs", async () => {
+    await service.update(2, { password: 'set by admin' }, admin);
+    expect(repository.passwordHashOf).not.toHaveBeenCalled();
+    expect(repository.updateVersioned).toHaveBeenCalled();
+  });
+
+  it('refuses to demote or delete the last admin (409), and allows it while another admin remains', async () => {
+    repository.findById.mockResolvedValue(user({ id: 1, role: 'admin' }));
+    repository.lockAdmins.mockResolvedValue([1]);
+    expect(await codeOf(service.update(1, { role: 'author' }, admin))).toBe('CONFLICT');
+    expect(await codeOf(service.delete(1, admin))).toBe('CONFLICT');
+    expect(repository.delete).not.toHaveBeenCalled();
+    repository.lockAdmins.mockResolvedValue([1, 4]);
+    await service.update(1, { role: 'author' }, admin);
+    await service.delete(1, admin);
+    expect(repository.delete).toHaveBeenCalledWith(1, expect.anything());
+  });
+
+  it('revokeTokens: the user or an admin, then credentialsChanged', async () => {
+    expect(await codeOf(service.revokeTokens(3, alice))).toBe('FORBIDDEN');
+    await service.revokeTokens(2, alice);
+    expect(repository.revokeTokens).toHaveBeenCalledWith(2, expect.any(Date));
+    expect(events.credentialsChanged).toHaveBeenCalledWith(2);
+    repository.revokeTokens.mockResolvedValueOnce(false);
+    expect(await codeOf(service.revokeTokens(9, admin))).toBe('NOT_FOUND');
+  });
+
+  it('counts every sign-up against the address before hashing', async () => {
+    await service.signUp({ name: 'A', email: 'a@example.com', password: 'long enough pw' }, '203.0.113.9');
+    expect(limiter.consume).toHaveBeenCalledWith('signup-ip:203.0.113.9', 10, 60);
+    limiter.consume.mockRejectedValueOnce(Object.assign(new Error('limited'), { code: 'RATE_LIMITED' }));
+    expect(await codeOf(service.signUp({ name: 'B', email: 'b@example.com', password: 'long enough pw' }, '203.0.113.9'))).toBe('RATE_LIMITED');
+    expect(repository.insert).toHaveBeenCalledTimes(1);
+  });
+
+  it('deletes with its cascade announced, comments first, and says credentialsChanged', async () => {
+    await service.delete(2, alice);
+    expect(events.credentialsChanged).toHaveBeenCalledWith(2);
+    expect(events.publish).toHaveBeenCalledWith(
+      { name: 'commentDeleted', payload: { id: 9, postId: 5, authorId: 3 } },
+      { name: 'postDeleted', payload: { id: 5, authorId: 2 } },
+    );
+  });
+
+  it('is NOT_FOUND to delete a user who does not exist, and announces nothing', async () => {
+    repository.findById.mockResolvedValueOnce(null);
+    expect(await codeOf(service.delete(2, admin))).toBe('NOT_FOUND');
+    expect(events.publish).not.toHaveBeenCalled();
+    expect(events.credentialsChanged).not.toHaveBeenCalled();
+  });
+});
