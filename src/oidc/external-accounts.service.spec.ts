@@ -60,6 +60,15 @@ describe('ExternalAccountsService', () => {
     expect((await service.actorFor(claims())).id).toBe(4);
   });
 
+  it('a concurrent first token that committed between the two look-ups (its user seen, its link not yet) is the same user', async () => {
+    // Read committed: the winner's commit lands after this token's look-up of the link and
+    // before its look-up of the e-mail, so the e-mail seems taken by another account.
+    users.findByEmail.mockResolvedValueOnce(user({ id: 4 }));
+    identities.find.mockResolvedValueOnce(null).mockResolvedValueOnce(null).mockResolvedValueOnce(link({ userId: 4 }));
+    expect((await service.actorFor(claims())).id).toBe(4);
+    expect(users.insert).not.toHaveBeenCalled();
+  });
+
   it('an e-mail of another account refuses the token (401) and creates nothing', async () => {
     users.findByEmail.mockResolvedValueOnce(user({ id: 2 }));
     expect(await codeOf(service.actorFor(claims()))).toBe('UNAUTHENTICATED');
