@@ -58,7 +58,7 @@ Load      --rounds N (3)  --duration S (5)  --connections N (32)  --warmup S (1;
 Fan-out   --subscribers N (1000)  --events N (20)  --event-spacing MS (250)
 Database  --database postgres://user@host:port/db   a fresh database is created beside db and dropped after
 Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --redis off to skip)
-Other     --scenarios a,b   only these (rest-post, rest-posts, rest-comments, graphql-post-page,
+Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-comments, graphql-post-page,
                             graphql-create-post, fanout, fanout-redis)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
           --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
@@ -357,7 +357,7 @@ export async function prepareDatabase(options, tempDir) {
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
-const SCENARIO_IDS = ['rest-post', 'rest-posts', 'rest-comments', 'graphql-post-page', 'graphql-create-post', 'fanout', 'fanout-redis'];
+const SCENARIO_IDS = ['rest-post', 'rest-post-auth', 'rest-posts', 'rest-comments', 'graphql-post-page', 'graphql-create-post', 'fanout', 'fanout-redis'];
 
 const POST_BODY = `${'A bench post, written to measure the cost of a write. '.repeat(9)}The end.`;
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -377,6 +377,15 @@ function scenarios(ctx) {
       dynamic: true,
       request: (random) => ({ method: 'GET', path: `/posts/${randomPost(random)}` }),
       samples: () => checkIds.map((id) => ({ method: 'GET', path: `/posts/${id}` })),
+    },
+    {
+      // The same read by a signed-in client: what checking the credential on every request costs
+      // (the floor reads no credential on a GET).
+      id: 'rest-post-auth',
+      name: 'REST GET /posts/{id}, with a token',
+      dynamic: true,
+      request: (random) => ({ method: 'GET', path: `/posts/${randomPost(random)}`, headers: { authorization: `Bearer ${ctx.token}` } }),
+      samples: () => checkIds.map((id) => ({ method: 'GET', path: `/posts/${id}`, headers: { authorization: `Bearer ${ctx.token}` } })),
     },
     {
       id: 'rest-posts',
