@@ -241,6 +241,34 @@ describe('one gate: rate limits count every operation, whichever door', () => {
   });
 });
 
+describe('one gate: automatic persisted queries are bounded', () => {
+  let app: TestApp;
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const byHash = (hash: string) => graphql(app, undefined, undefined, { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+  const register = (text: string) => graphql(app, text, undefined, { extensions: { persistedQuery: { version: 1, sha256Hash: sha(text) } } });
+
+  beforeAll(async () => {
+    app = await startTestApp('sqlite', { env: { GRAPHQL_APQ_REGISTRATIONS_MAX: '2', GRAPHQL_MAX_DOCUMENT_BYTES: '4096' } });
+  });
+  afterAll(() => app?.close());
+
+  it('an address registers at most GRAPHQL_APQ_REGISTRATIONS_MAX documents per window; one more still runs but is not stored', async () => {
+    const documents = ['{ post(id: 1) { id } }', '{ post(id: 2) { id } }', '{ post(id: 3) { id } }'];
+    for (const text of documents) expect((await register(text)).body.errors).toBeUndefined();
+    expect((await byHash(sha(documents[0]))).body.data.post.id).toBe(1);
+    expect((await byHash(sha(documents[1]))).body.data.post.id).toBe(2);
+    expect(codesOf((await byHash(sha(documents[2]))).body)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+  });
+
+  it('the document size counts comments: padding a small query with comments past the limit is 413, and nothing is stored', async () => {
+    const padded = `{ post(id: 4) { id } }\n${'# padding\n'.repeat(500)}`;
+    const response = await register(padded);
+    expect(response.status).toBe(413);
+    expect(codesOf(response.body)).toEqual(['PAYLOAD_TOO_LARGE']);
+    expect(codesOf((await byHash(sha(padded))).body)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+  });
+});
+
 describe('one gate: stock clients', () => {
   let app: TestApp;
   let urls: ListeningApp;
