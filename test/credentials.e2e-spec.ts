@@ -115,7 +115,7 @@ describeEachDatabase('credentials: revocation and account invariants', (kind) =>
         const { id } = (await request(solo.server).get('/users').expect(200)).body[0];
         expectProblem(await request(solo.server).patch(`/users/${id}`).set(bearer(token)).send({ role: 'author' }), 409, 'CONFLICT');
         expectProblem(await request(solo.server).delete(`/users/${id}`).set(bearer(token)), 409, 'CONFLICT');
-        const demote = await graphql(solo, 'mutation($id: Int!) { updateUser(id: $id, input: { role: "author" }) { role } }', { id }, { token });
+        const demote = await graphql(solo, 'mutation($id: Int!) { updateUser(id: $id, input: { role: AUTHOR }) { role } }', { id }, { token });
         expectError(demote, 'CONFLICT', ['updateUser']);
         const second = (await request(solo.server).post('/users').send({ name: 'Second', email: 'second@example.com', password: 'second-password' }).expect(201)).body;
         await request(solo.server).patch(`/users/${second.id}`).set(bearer(token)).send({ role: 'admin' }).expect(200);

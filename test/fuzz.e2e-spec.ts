@@ -520,7 +520,7 @@ describeEachDatabase('fuzz', (kind) => {
       ['query($id: Int!) { post(id: $id) { id title author { name } commentCount } }', false],
       ['query($first: Int, $after: String, $authorId: Int) { posts(first: $first, after: $after, authorId: $authorId) { nodes { id } pageInfo { hasNextPage endCursor } totalCount } }', false],
       ['query($first: Int, $after: String) { users(first: $first, after: $after) { nodes { id } } }', false],
-      ['query($id: Int!, $first: Int, $after: String) { post(id: $id) { comments(first: $first, after: $after) { id } } }', false],
+      ['query($id: Int!, $first: Int) { post(id: $id) { comments(first: $first) { id } } }', false],
       ['query($id: Int!) { comment(id: $id) { id post { id } } user(id: $id) { id posts { id } } }', false],
       ['mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', true],
       ['mutation($id: Int!, $input: UpdatePostInput!) { updatePost(id: $id, input: $input) { id } }', true],

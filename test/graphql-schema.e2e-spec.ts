@@ -1,21 +1,36 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
-import { buildSchema, type GraphQLField, type GraphQLSchema, isInputObjectType, isObjectType } from 'graphql';
+import {
+  buildSchema,
+  type GraphQLField,
+  type GraphQLSchema,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isIntrospectionType,
+  isObjectType,
+  isSpecifiedDirective,
+  isSpecifiedScalarType,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSchemaFile, SCHEMA_FILE } from '../src/api/graphql/schema-file.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
-/** The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions). */
+/**
+ * The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions).
+ * The nested lists User.posts and Post.comments take no `after`: they hand out no cursors.
+ */
 const CONTRACT = `
 scalar DateTime
-type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: String!
-               createdAt: DateTime!  updatedAt: DateTime!  posts(first: Int = 20, after: String): [Post!]! }
+enum Role { ADMIN AUTHOR }
+type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: Role!
+               createdAt: DateTime!  updatedAt: DateTime!  posts(first: Int = 20): [Post!]! }
 type Post    { id: Int!  title: String!  body: String!  authorId: Int!  author: User!
-               comments(first: Int = 50, after: String): [Comment!]!  commentCount: Int!
+               comments(first: Int = 50): [Comment!]!  commentCount: Int!
                createdAt: DateTime!  updatedAt: DateTime! }
 type Comment { id: Int!  body: String!  postId: Int!  post: Post!  authorId: Int!  author: User!
                createdAt: DateTime!  updatedAt: DateTime! }
-type PageInfo { hasNextPage: Boolean!  endCursor: String }
+type PageInfo { hasNextPage: Boolean!  hasPreviousPage: Boolean!  startCursor: String  endCursor: String }
 type PostEdge { cursor: String!  node: Post! }
 type PostConnection { edges: [PostEdge!]!  nodes: [Post!]!  pageInfo: PageInfo!  totalCount: Int! }
 type UserEdge { cursor: String!  node: User! }
@@ -23,7 +38,7 @@ type UserConnection { edges: [UserEdge!]!  nodes: [User!]!  pageInfo: PageInfo! 
 type Token { accessToken: String!  tokenType: String!  expiresIn: Int! }
 input CreateUserInput { name: String! email: String! password: String! avatarUrl: String }
 input CreateTokenInput { email: String! password: String! }
-input UpdateUserInput { name: String avatarUrl: String password: String }
+input UpdateUserInput { name: String avatarUrl: String password: String role: Role }
 input CreatePostInput { title: String! body: String! }
 input UpdatePostInput { title: String body: String }
 input CreateCommentInput { postId: Int! body: String! }
@@ -48,6 +63,36 @@ type Mutation {
   updateComment(id: Int!, input: UpdateCommentInput!): Comment!
   deleteComment(id: Int!): Int!
 }`;
+
+/** Every type, field, argument, input field, enum value and directive of ours that has no description. */
+function undescribed(schema: GraphQLSchema): string[] {
+  const missing: string[] = [];
+  const check = (what: string, description: string | null | undefined) => {
+    if (!description?.trim()) missing.push(what);
+  };
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
+    check(type.name, type.description);
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        check(`${type.name}.${field.name}`, field.description);
+        for (const arg of field.args) check(`${type.name}.${field.name}(${arg.name})`, arg.description);
+      }
+    }
+    if (isInputObjectType(type)) {
+      for (const field of Object.values(type.getFields())) check(`${type.name}.${field.name}`, field.description);
+    }
+    if (isEnumType(type)) {
+      for (const value of type.getValues()) check(`${type.name}.${value.name}`, value.description);
+    }
+  }
+  for (const directive of schema.getDirectives()) {
+    if (isSpecifiedDirective(directive)) continue;
+    check(`@${directive.name}`, directive.description);
+    for (const arg of directive.args) check(`@${directive.name}(${arg.name})`, arg.description);
+  }
+  return missing;
+}
 
 function signature(field: GraphQLField<unknown, unknown>): string {
   const args = field.args.map((arg) => `${arg.name}: ${String(arg.type)}${arg.defaultValue === undefined ? '' : ` = ${JSON.stringify(arg.defaultValue)}`}`);
@@ -81,6 +126,10 @@ describe('the GraphQL schema', () => {
           expect(fields[field.name] && signature(fields[field.name]), `${type.name}.${field.name}`).toBe(signature(field));
         }
       }
+      if (isEnumType(type)) {
+        expect(isEnumType(actual)).toBe(true);
+        expect((actual as typeof type).getValues().map((value) => value.name), type.name).toEqual(type.getValues().map((value) => value.name));
+      }
       if (isInputObjectType(type)) {
         expect(isInputObjectType(actual)).toBe(true);
         const fields = (actual as typeof type).getFields();
@@ -89,6 +138,11 @@ describe('the GraphQL schema', () => {
         }
       }
     }
+  });
+
+  it('describes every type, field, argument, input field and enum value of ours', () => {
+    const missing = undescribed(served);
+    expect(missing, `${missing.length} without a description:\n${missing.join('\n')}`).toEqual([]);
   });
 
   it('exposes no password hash and no version', () => {

@@ -106,13 +106,30 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       expect(data.missing).toBeNull();
     });
 
-    it('post: comments oldest first, paged per post with first/after', async () => {
+    it('post: comments oldest first, the first ones per post; no `after` on a list that hands out no cursors', async () => {
       const data = expectData(await gql('{ post(id: 3) { comments { id postId } first: comments(first: 1) { id } } }'));
       expect(data.post.comments.map((c: { id: number }) => c.id)).toEqual([4, 5]);
       expect(data.post.comments.every((c: { postId: number }) => c.postId === 3)).toBe(true);
       expect(data.post.first).toEqual([{ id: 4 }]);
-      const after = expectData(await gql(`{ post(id: 3) { comments(after: "${cursorOf(4)}") { id } } }`));
-      expect(after.post.comments).toEqual([{ id: 5 }]);
+      expectError(await gql(`{ post(id: 3) { comments(after: "${cursorOf(4)}") { id } } }`), 'GRAPHQL_VALIDATION_FAILED');
+      expectError(await gql(`{ user(id: 2) { posts(after: "${cursorOf(2)}") { id } } }`), 'GRAPHQL_VALIDATION_FAILED');
+    });
+
+    it('pageInfo: startCursor and endCursor are the first and last edge cursors; hasPreviousPage only after a node that is still there', async () => {
+      const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+      const first = expectData(await gql(`{ users(first: 2) { nodes { id } ${PAGE_INFO} } }`)).users;
+      expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: cursorOf(1), endCursor: cursorOf(2) });
+      const second = expectData(await gql(`query($a: String) { users(first: 1, after: $a) { nodes { id } ${PAGE_INFO} } }`, { a: first.pageInfo.endCursor })).users;
+      expect(second).toEqual({ nodes: [{ id: 3 }], pageInfo: { hasNextPage: expect.any(Boolean), hasPreviousPage: true, startCursor: cursorOf(3), endCursor: cursorOf(3) } });
+      // Newest first: after Alice's newest post there is one of hers before the page (the cursor's own).
+      const alices = expectData(await gql(`{ posts(authorId: 2, after: "${cursorOf(2)}") { nodes { id } ${PAGE_INFO} } }`)).posts;
+      expect(alices).toEqual({ nodes: [{ id: 1 }], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: cursorOf(1), endCursor: cursorOf(1) } });
+      // A cursor newer than every post: nothing comes before the page (and the page is the whole list).
+      const beyond = expectData(await gql(`{ posts(authorId: 2, after: "${cursorOf(2_000_000_000)}") { nodes { id } ${PAGE_INFO} } }`)).posts;
+      expect(beyond.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: cursorOf(2), endCursor: cursorOf(1) });
+      // Past the last user: an empty page, with no cursors, after all of them.
+      const past = expectData(await gql(`{ users(after: "${cursorOf(2_000_000_000)}") { nodes { id } ${PAGE_INFO} } }`)).users;
+      expect(past).toEqual({ nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null } });
     });
 
     it('posts: newest first, a connection with edges, nodes, pageInfo and totalCount', async () => {
@@ -168,7 +185,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       const data = expectData(
         await gql(`{ user(id: 2) { ${USER_FIELDS} posts { id authorId } } users(first: 2) { totalCount nodes { id } edges { cursor } pageInfo { hasNextPage endCursor } } nobody: user(id: 999999) { id } }`),
       );
-      expect(data.user).toMatchObject({ id: 2, name: 'Alice Author', email: 'alice@example.com', role: 'author' });
+      expect(data.user).toMatchObject({ id: 2, name: 'Alice Author', email: 'alice@example.com', role: 'AUTHOR' });
       expect(data.user.createdAt).toMatch(ISO);
       const ids = data.user.posts.map((post: { id: number }) => post.id);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
@@ -203,8 +220,8 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
 
     it('me: null when anonymous, the signed-in user otherwise', async () => {
       expect(expectData(await gql('{ me { id } }')).me).toBeNull();
-      expect(expectData(await gql('{ me { id email role } }', undefined, alice)).me).toEqual({ id: 2, email: 'alice@example.com', role: 'author' });
-      expect(expectData(await gql('{ me { id role } }', undefined, admin)).me).toEqual({ id: 1, role: 'admin' });
+      expect(expectData(await gql('{ me { id email role } }', undefined, alice)).me).toEqual({ id: 2, email: 'alice@example.com', role: 'AUTHOR' });
+      expect(expectData(await gql('{ me { id role } }', undefined, admin)).me).toEqual({ id: 1, role: 'ADMIN' });
     });
 
     it('a bad token is 401 UNAUTHENTICATED with WWW-Authenticate, even for a public query', async () => {
@@ -307,7 +324,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       const email = `Sign-Up-${randomBytes(3).toString('hex')}@Example.com`;
       const input = { name: '  Carol  ', email, password: 'carol-password', avatarUrl: 'https://example.com/c.png' };
       const data = expectData(await gql(`mutation($input: CreateUserInput!) { createUser(input: $input) { ${USER_FIELDS} } }`, { input }));
-      expect(data.createUser).toMatchObject({ name: 'Carol', email: email.toLowerCase(), role: 'author', avatarUrl: 'https://example.com/c.png' });
+      expect(data.createUser).toMatchObject({ name: 'Carol', email: email.toLowerCase(), role: 'AUTHOR', avatarUrl: 'https://example.com/c.png' });
       const again = await gql('mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', { input: { ...input, email: email.toUpperCase() } });
       expect(again.status).toBe(200);
       expect(again.body.data).toBeNull();
@@ -347,10 +364,15 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       expectError(await update(user.id, { name: 'Bob was here' }, bob), 'FORBIDDEN', ['updateUser']);
       expect(expectData(await update(user.id, { name: ' Myself ', avatarUrl: 'https://example.com/me.png' }, user.token)).updateUser).toMatchObject({ name: 'Myself', avatarUrl: 'https://example.com/me.png' });
       expect(expectData(await update(user.id, { avatarUrl: null }, user.token)).updateUser.avatarUrl).toBeNull();
-      expectError(await update(user.id, { role: 'admin' }, user.token), 'FORBIDDEN', ['updateUser']);
-      expect(expectData(await update(user.id, { name: 'By Admin', role: 'admin' }, admin)).updateUser).toMatchObject({ name: 'By Admin', role: 'admin' });
+      expectError(await update(user.id, { role: 'ADMIN' }, user.token), 'FORBIDDEN', ['updateUser']);
+      expect(expectData(await update(user.id, { name: 'By Admin', role: 'ADMIN' }, admin)).updateUser).toMatchObject({ name: 'By Admin', role: 'ADMIN' });
+      // The REST API's lower-case strings are no Role values.
+      expect((await request(app.server).get(`/users/${user.id}`).expect(200)).body.role).toBe('admin');
+      expect(expectData(await gql(`mutation($id: Int!) { updateUser(id: $id, input: { role: AUTHOR }) { role } }`, { id: user.id }, admin)).updateUser).toEqual({ role: 'AUTHOR' });
       expectError(await update(999999, { name: 'Ghost' }, admin), 'NOT_FOUND', ['updateUser']);
-      for (const [input, field] of [[{ name: null }, 'name'], [{ role: 'owner' }, 'role'], [{ password: 'short' }, 'password'], [{ role: null }, 'role']] as const) {
+      for (const role of ['owner', 'admin']) expectError(await update(user.id, { role }, admin), 'BAD_USER_INPUT');
+      expectError(await gql(`mutation($id: Int!) { updateUser(id: $id, input: { role: "ADMIN" }) { id } }`, { id: user.id }, admin), 'GRAPHQL_VALIDATION_FAILED');
+      for (const [input, field] of [[{ name: null }, 'name'], [{ password: 'short' }, 'password'], [{ role: null }, 'role']] as const) {
         const error = expectError(await update(user.id, input, admin), 'BAD_USER_INPUT', ['updateUser']);
         expect(error.extensions.fieldErrors).toEqual([{ field, message: expect.any(String) }]);
       }

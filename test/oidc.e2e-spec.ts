@@ -139,13 +139,13 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
       const created = await http().post('/posts').set(bearer(token)).send({ title: 'From SSO', body: 'Hello' }).expect(201);
       const user = (await http().get(`/users/${created.body.authorId}`).expect(200)).body;
       expect(user).toMatchObject({ name: 'Carol Jones', email: 'carol.jones@example.com', role: 'author' });
-      expect(await me(token)).toEqual({ id: user.id, name: 'Carol Jones', email: 'carol.jones@example.com', role: 'author' });
+      expect(await me(token)).toEqual({ id: user.id, name: 'Carol Jones', email: 'carol.jones@example.com', role: 'AUTHOR' });
     });
 
     it('an ES256 token works over GraphQL (a mutation as well as me)', async () => {
       const token = await mint({ key: ec, name: 'Erin EC' });
       const user = await me(token);
-      expect(user).toMatchObject({ name: 'Erin EC', role: 'author' });
+      expect(user).toMatchObject({ name: 'Erin EC', role: 'AUTHOR' });
       const result = await graphql(app, 'mutation { createPost(input: { title: "EC", body: "signed with P-256" }) { author { id } } }', undefined, { token });
       expect(expectData(result).createPost.author.id).toBe(user.id);
     });
@@ -169,7 +169,7 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
         await client.connected;
         const operation = new LiveSubscription(client.client, '{ me { name role } }');
         const [result] = await operation.received(1);
-        expect(result).toEqual({ name: 'Socket Sam', role: 'author' });
+        expect(result).toEqual({ name: 'Socket Sam', role: 'AUTHOR' });
       } finally {
         await client.dispose();
       }
@@ -223,24 +223,24 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
       const issued = nowS() - 100;
       const adminToken = await mint({ sub: 'frank', roles: ['reader', 'blog-admin'], iat: issued });
       const frank = await me(adminToken);
-      expect(frank.role).toBe('admin');
+      expect(frank.role).toBe('ADMIN');
       await http().patch('/users/3').set(bearer(adminToken)).send({ name: 'Bob by Frank' }).expect(200);
 
       const authorToken = await mint({ sub: 'frank', roles: ['reader'], iat: issued + 10 });
-      expect((await me(authorToken)).role).toBe('author');
+      expect((await me(authorToken)).role).toBe('AUTHOR');
       expectProblem(await http().patch('/users/3').set(bearer(authorToken)).send({ name: 'Nope' }), 403, 'FORBIDDEN');
       // The admin token is still valid, but older than the one that demoted: it acts as an author.
-      expect((await me(adminToken)).role).toBe('author');
+      expect((await me(adminToken)).role).toBe('AUTHOR');
       expectProblem(await http().patch('/users/3').set(bearer(adminToken)).send({ name: 'Nope' }), 403, 'FORBIDDEN');
       expect((await http().get(`/users/${frank.id}`).expect(200)).body.role).toBe('author');
 
       // Promoted again by a newer token.
-      expect((await me(await mint({ sub: 'frank', roles: ['blog-admin'], iat: issued + 20 }))).role).toBe('admin');
+      expect((await me(await mint({ sub: 'frank', roles: ['blog-admin'], iat: issued + 20 }))).role).toBe('ADMIN');
     });
 
     it('a roles claim that is not an array, or names the role in another case, is no admin', async () => {
       for (const roles of ['blog-admin', { 'blog-admin': true }, ['Blog-Admin'], [], null]) {
-        expect((await me(await mint({ roles }))).role).toBe('author');
+        expect((await me(await mint({ roles }))).role).toBe('AUTHOR');
       }
     });
 
@@ -253,7 +253,7 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
         await client.connected;
         await me(await mint({ sub: 'gina', roles: [], iat: issued + 5 }));
         const operation = new LiveSubscription(client.client, '{ me { role } }');
-        expect((await operation.received(1))[0]).toEqual({ role: 'author' });
+        expect((await operation.received(1))[0]).toEqual({ role: 'AUTHOR' });
       } finally {
         await client.dispose();
       }
@@ -272,7 +272,7 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
       await Promise.all(sockets.map((socket) => socket.connected));
       await sleep(300);
       expect(spy).toHaveBeenCalledTimes(1); // the demotion, once; the rechecks it causes change nothing
-      expect((await me(adminToken)).role).toBe('author');
+      expect((await me(adminToken)).role).toBe('AUTHOR');
       expect(sockets.flatMap((socket) => socket.closes)).toEqual([]);
     } finally {
       spy.mockRestore();

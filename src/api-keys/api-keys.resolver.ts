@@ -10,14 +10,14 @@ export class ApiKeysResolver {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Query(() => [ApiKeyModel], { description: "A user's API keys, without the keys (the user or an admin)" })
-  apiKeys(@Args('userId', { type: () => Int }) userId: number, @Context() context: GraphQLContext): Promise<ApiKeyModel[]> {
+  apiKeys(@Args('userId', { type: () => Int, description: 'The id of the user whose keys to list' }) userId: number, @Context() context: GraphQLContext): Promise<ApiKeyModel[]> {
     return this.keys.list(userId, context.actor);
   }
 
   @Mutation(() => CreatedApiKeyModel, { description: 'The user or an admin, never with an API key: a new key, shown only in this answer' })
   createApiKey(
-    @Args('userId', { type: () => Int }) userId: number,
-    @Args('input') input: CreateApiKeyDto,
+    @Args('userId', { type: () => Int, description: 'The id of the user the key acts for' }) userId: number,
+    @Args('input', { description: 'The new key' }) input: CreateApiKeyDto,
     @Context() context: GraphQLContext,
   ): Promise<CreatedApiKeyModel> {
     return this.keys.create(userId, input, context.actor);
@@ -25,8 +25,8 @@ export class ApiKeysResolver {
 
   @Mutation(() => Boolean, { description: 'The user or an admin: the key is refused from now on' })
   async revokeApiKey(
-    @Args('userId', { type: () => Int }) userId: number,
-    @Args('id', { type: () => Int }) id: number,
+    @Args('userId', { type: () => Int, description: 'The id of the user the key belongs to' }) userId: number,
+    @Args('id', { type: () => Int, description: "The key's id" }) id: number,
     @Context() context: GraphQLContext,
   ): Promise<boolean> {
     await this.keys.revoke(userId, id, context.actor);

@@ -4,16 +4,16 @@ import { Post } from '../posts/post.entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Also the GraphQL `Comment` type (author and post are resolved fields; never the version). */
-@ObjectType('Comment')
+@ObjectType('Comment', { description: 'A comment on a post' })
 @Entity({ name: 'comments' })
 @Index('idx_comments_post_id_id', ['postId', 'id'])
 @Index('idx_comments_author_id', ['authorId'])
 export class Comment {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The comment\'s id' })
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The id of the post it is on' })
   @Column({ name: 'post_id', type: 'integer' })
   postId: number;
 
@@ -21,11 +21,11 @@ export class Comment {
   @JoinColumn({ name: 'post_id', foreignKeyConstraintName: 'FK_comments_post' })
   post?: Post;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The text, as written' })
   @Column({ type: 'text' })
   body: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The id of the user who wrote it' })
   @Column({ name: 'author_id', type: 'integer' })
   authorId: number;
 
@@ -33,11 +33,11 @@ export class Comment {
   @JoinColumn({ name: 'author_id', foreignKeyConstraintName: 'FK_comments_author' })
   author?: User;
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When it was written' })
   @Column({ name: 'created_at' })
   createdAt: Date;
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When it last changed' })
   @Column({ name: 'updated_at' })
   updatedAt: Date;
 

@@ -27,36 +27,36 @@ export class CommentsResolver {
   ) {}
 
   @Query(() => Comment, { nullable: true, description: 'A comment; null when there is none with this id' })
-  comment(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
+  comment(@Args('id', { type: () => Int, description: "The comment's id" }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
     return context.loaders.of(this.commentLoaders).byId.load(id);
   }
 
   @Mutation(() => Comment, { description: 'Signed in' })
-  createComment(@Args('input') input: CreateCommentInput, @Context() context: GraphQLContext): Promise<Comment> {
+  createComment(@Args('input', { description: 'The new comment' }) input: CreateCommentInput, @Context() context: GraphQLContext): Promise<Comment> {
     return this.comments.create(input.postId, input, context.actor);
   }
 
   @Mutation(() => Comment, { description: 'Its author or an admin' })
   updateComment(
-    @Args('id', { type: () => Int }) id: number,
-    @Args('input') input: UpdateCommentDto,
+    @Args('id', { type: () => Int, description: 'The id of the comment to change' }) id: number,
+    @Args('input', { description: 'What to change' }) input: UpdateCommentDto,
     @Context() context: GraphQLContext,
   ): Promise<Comment> {
     return this.comments.update(id, input, context.actor);
   }
 
   @Mutation(() => Int, { description: 'Its author or an admin. Returns the id' })
-  async deleteComment(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<number> {
+  async deleteComment(@Args('id', { type: () => Int, description: 'The id of the comment to delete' }) id: number, @Context() context: GraphQLContext): Promise<number> {
     await this.comments.delete(id, context.actor);
     return id;
   }
 
-  @ResolveField('author', () => User)
+  @ResolveField('author', () => User, { description: 'The user who wrote it' })
   author(comment: Comment, _args: unknown, context: GraphQLContext): Promise<User> {
     return required(context.loaders.of(this.userLoaders).byId.load(comment.authorId), 'User', comment.authorId);
   }
 
-  @ResolveField('post', () => Post)
+  @ResolveField('post', () => Post, { description: 'The post it is on' })
   post(comment: Comment, _args: unknown, context: GraphQLContext): Promise<Post> {
     return required(context.loaders.of(this.postLoaders).byId.load(comment.postId), 'Post', comment.postId);
   }
@@ -82,7 +82,7 @@ export class CommentsResolver {
 export class PostCommentsResolver {
   constructor(private readonly commentLoaders: CommentLoaders) {}
 
-  @ResolveField('comments', () => [Comment], { description: 'Oldest first' })
+  @ResolveField('comments', () => [Comment], { description: 'Its first comments, oldest first' })
   comments(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.
     @Parent() post: Pick<Post, 'id'>,
@@ -93,7 +93,7 @@ export class PostCommentsResolver {
     return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), selectsField(info, 'author')).load(post.id);
   }
 
-  @ResolveField('commentCount', () => Int)
+  @ResolveField('commentCount', () => Int, { description: 'How many comments it has' })
   commentCount(post: Post, _args: unknown, context: GraphQLContext): Promise<number> {
     return context.loaders.of(this.commentLoaders).countByPost.load(post.id);
   }

@@ -3,23 +3,23 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, V
 import { User } from '../users/user.entity.js';
 
 /** Also the GraphQL `Post` type (author, comments and commentCount are resolved fields; never the version). */
-@ObjectType('Post')
+@ObjectType('Post', { description: 'A blog post' })
 @Entity({ name: 'posts' })
 @Index('idx_posts_author_id_id', ['authorId', 'id'])
 export class Post {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The post\'s id' })
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The title (1-200 characters)' })
   @Column({ type: 'varchar', length: 200 })
   title: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The text, as written' })
   @Column({ type: 'text' })
   body: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The id of the user who wrote it' })
   @Column({ name: 'author_id', type: 'integer' })
   authorId: number;
 
@@ -27,11 +27,11 @@ export class Post {
   @JoinColumn({ name: 'author_id', foreignKeyConstraintName: 'FK_posts_author' })
   author?: User;
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When it was written' })
   @Column({ name: 'created_at' })
   createdAt: Date;
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When it last changed' })
   @Column({ name: 'updated_at' })
   updatedAt: Date;
 

@@ -28,7 +28,7 @@ export class PostsResolver {
   ) {}
 
   @Query(() => Post, { nullable: true, description: 'A post; null when there is none with this id' })
-  post(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<Post | null> {
+  post(@Args('id', { type: () => Int, description: "The post's id" }) id: number, @Context() context: GraphQLContext): Promise<Post | null> {
     return context.loaders.of(this.postLoaders).byId.load(id);
   }
 
@@ -42,26 +42,26 @@ export class PostsResolver {
   }
 
   @Mutation(() => Post, { description: 'Signed in. authorId: admins only' })
-  createPost(@Args('input') input: CreatePostDto, @Context() context: GraphQLContext): Promise<Post> {
+  createPost(@Args('input', { description: 'The new post' }) input: CreatePostDto, @Context() context: GraphQLContext): Promise<Post> {
     return this.postsService.create(input, context.actor);
   }
 
   @Mutation(() => Post, { description: 'Its author or an admin' })
   updatePost(
-    @Args('id', { type: () => Int }) id: number,
-    @Args('input') input: UpdatePostDto,
+    @Args('id', { type: () => Int, description: 'The id of the post to change' }) id: number,
+    @Args('input', { description: 'What to change' }) input: UpdatePostDto,
     @Context() context: GraphQLContext,
   ): Promise<Post> {
     return this.postsService.update(id, input, context.actor);
   }
 
   @Mutation(() => Int, { description: 'Its author or an admin; deletes its comments too. Returns the id' })
-  async deletePost(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<number> {
+  async deletePost(@Args('id', { type: () => Int, description: 'The id of the post to delete' }) id: number, @Context() context: GraphQLContext): Promise<number> {
     await this.postsService.delete(id, context.actor);
     return id;
   }
 
-  @ResolveField('author', () => User)
+  @ResolveField('author', () => User, { description: 'The user who wrote it' })
   author(post: Post, _args: unknown, context: GraphQLContext): Promise<User> {
     return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
   }
@@ -87,7 +87,7 @@ export class PostsResolver {
 export class UserPostsResolver {
   constructor(private readonly postLoaders: PostLoaders) {}
 
-  @ResolveField('posts', () => [Post], { description: 'Newest first' })
+  @ResolveField('posts', () => [Post], { description: 'Their newest posts, newest first (all of them: Query.posts(authorId))' })
   posts(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.
     @Parent() user: Pick<User, 'id'>,

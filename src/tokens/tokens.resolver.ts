@@ -11,7 +11,7 @@ export class TokensResolver {
 
   /** Sign in, as POST /tokens: the same checks and the same sign-in rate limit per address and e-mail. */
   @Mutation(() => Token, { description: 'Sign in: an e-mail and password for a bearer token' })
-  createToken(@Args('input') input: CreateTokenDto, @Context() context: GraphQLContext): Promise<IssuedToken> {
+  createToken(@Args('input', { description: 'Who signs in' }) input: CreateTokenDto, @Context() context: GraphQLContext): Promise<IssuedToken> {
     return this.tokens.issueToken(input.email, input.password, context.clientAddress);
   }
 }

@@ -2,25 +2,26 @@ import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, PrimaryGeneratedColumn, Unique, VersionColumn } from 'typeorm';
 
 import { type Role, ROLES } from '../common/actor.js';
+import { GraphQLRole } from './models/role.enum.js';
 
 export const USER_ROLES = ROLES;
 export type UserRole = Role;
 
 /** Also the GraphQL `User` type: the password hash and the version are not fields of it. */
-@ObjectType('User')
+@ObjectType('User', { description: 'Someone who writes posts and comments' })
 @Entity({ name: 'users' })
 @Unique('UQ_users_email', ['email'])
 export class User {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The user\'s id' })
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The name shown with their posts and comments' })
   @Column({ type: 'varchar', length: 100 })
   name: string;
 
   /** Stored lower-cased, so the unique index makes e-mails unique case-insensitively on every database. */
-  @Field(() => String)
+  @Field(() => String, { description: 'The e-mail they sign in with, lower-cased; unique' })
   @Column({ type: 'varchar', length: 320 })
   email: string;
 
@@ -28,19 +29,19 @@ export class User {
   @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
   passwordHash: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'An http(s) URL of their picture; null: none' })
   @Column({ name: 'avatar_url', type: 'varchar', length: 2048, nullable: true })
   avatarUrl: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLRole, { description: 'What they may do' })
   @Column({ type: 'varchar', length: 16 })
   role: UserRole;
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When they signed up' })
   @Column({ name: 'created_at' })
   createdAt: Date;
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When their account last changed' })
   @Column({ name: 'updated_at' })
   updatedAt: Date;
 

@@ -18,7 +18,7 @@ export class UsersResolver {
   ) {}
 
   @Query(() => User, { nullable: true, description: 'A user; null when there is none with this id' })
-  user(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<User | null> {
+  user(@Args('id', { type: () => Int, description: "The user's id" }) id: number, @Context() context: GraphQLContext): Promise<User | null> {
     return context.loaders.of(this.userLoaders).byId.load(id);
   }
 
@@ -35,27 +35,27 @@ export class UsersResolver {
   }
 
   @Mutation(() => User, { description: 'Anyone: signs up an author' })
-  createUser(@Args('input') input: CreateUserDto, @Context() context: GraphQLContext): Promise<User> {
+  createUser(@Args('input', { description: 'The new user' }) input: CreateUserDto, @Context() context: GraphQLContext): Promise<User> {
     return this.usersService.signUp(input, context.clientAddress);
   }
 
   @Mutation(() => User, { description: 'The user or an admin; role: admins only' })
   updateUser(
-    @Args('id', { type: () => Int }) id: number,
-    @Args('input') input: UpdateUserDto,
+    @Args('id', { type: () => Int, description: 'The id of the user to change' }) id: number,
+    @Args('input', { description: 'What to change' }) input: UpdateUserDto,
     @Context() context: GraphQLContext,
   ): Promise<User> {
     return this.usersService.update(id, input, context.actor);
   }
 
   @Mutation(() => Int, { description: 'The user or an admin; deletes their posts and comments too. Returns the id' })
-  async deleteUser(@Args('id', { type: () => Int }) id: number, @Context() context: GraphQLContext): Promise<number> {
+  async deleteUser(@Args('id', { type: () => Int, description: 'The id of the user to delete' }) id: number, @Context() context: GraphQLContext): Promise<number> {
     await this.usersService.delete(id, context.actor);
     return id;
   }
 
   @Mutation(() => Boolean, { description: 'The user or an admin: every token issued to the user so far is refused from now on' })
-  async revokeTokens(@Args('userId', { type: () => Int }) userId: number, @Context() context: GraphQLContext): Promise<boolean> {
+  async revokeTokens(@Args('userId', { type: () => Int, description: 'The id of the user whose tokens to refuse' }) userId: number, @Context() context: GraphQLContext): Promise<boolean> {
     await this.usersService.revokeTokens(userId, context.actor);
     return true;
   }

@@ -4,7 +4,7 @@ import type { Scope } from '../../common/actor.js';
 /** An API key as its owner sees it (never the key itself, but at its creation). */
 @ObjectType('ApiKey', { description: "A user's key for integrations" })
 export class ApiKeyModel {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The key's id (for revokeApiKey)" })
   id: number;
 
   @Field(() => String, { description: 'What the key is for' })
@@ -13,7 +13,7 @@ export class ApiKeyModel {
   @Field(() => [String], { description: '"read" and/or "write"' })
   scopes: Scope[];
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => GraphQLISODateTime, { description: 'When it was created' })
   createdAt: Date;
 
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'When it stops working; null: never' })

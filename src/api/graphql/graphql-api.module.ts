@@ -4,6 +4,7 @@ import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
 import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
@@ -15,6 +16,20 @@ import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** Nest builds the root types without a description; the schema describes every type. */
+const ROOT_TYPE_DESCRIPTIONS: Record<string, string> = {
+  Query: 'What can be read (anyone may, unless a field says otherwise)',
+  Mutation: 'What can be changed (each field says who may). Top-level fields run one after another',
+  Subscription: 'Changes as they happen, over WebSocket (graphql-transport-ws at /graphql) or server-sent events (graphql-sse at /graphql/stream)',
+};
+
+export function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+    if (type && !type.description) type.description = ROOT_TYPE_DESCRIPTIONS[type.name];
+  }
+  return schema;
+}
 
 /** The IDE is a development aid: never served in production. */
 const ideEnabled = (config: AppConfig) => !config.isProduction;
@@ -30,6 +45,7 @@ export function buildGraphQLOptions(
     // The schema lives in memory; `npm run schema:print` writes schema.gql (and a test keeps it current).
     autoSchemaFile: true,
     sortSchema: true,
+    transformSchema: describeRootTypes,
     introspection: config.graphqlIntrospection,
     // "Did you mean ...?" would reveal the schema that introspection hides.
     hideSchemaDetailsFromClientErrors: !config.graphqlIntrospection,

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../../auth/auth.module.js';
+import { PageInfoResolver } from '../../common/graphql/page-info.resolver.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.factory.js';
 
-/** What the GraphQL server is built from: the operation gate and the context factory. */
+/** What the GraphQL server is built from: the operation gate, the context factory and the resolvers shared by every feature. */
 @Module({
   imports: [AuthModule],
-  providers: [GraphQLContextFactory, OperationGate],
+  providers: [GraphQLContextFactory, OperationGate, PageInfoResolver],
   exports: [GraphQLContextFactory, OperationGate],
 })
 export class GraphQLSupportModule {}

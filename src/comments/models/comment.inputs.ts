@@ -1,6 +1,6 @@
 import { ArgsType, Field, InputType, Int } from '@nestjs/graphql';
 import { IsDefined, IsInt, Max, Min } from 'class-validator';
-import { AfterArg, FirstArg } from '../../common/graphql/page.args.js';
+import { FirstArg } from '../../common/graphql/page.args.js';
 import { REQUIRED } from '../../common/validation/transforms.js';
 import { CreateCommentDto } from '../dto/create-comment.dto.js';
 
@@ -10,9 +10,9 @@ export const DEFAULT_COMMENTS_PAGE_SIZE = 50;
  * createComment's input: the REST body (CreateCommentDto, whose rules it inherits) plus the
  * post, which REST takes from the path.
  */
-@InputType('CreateCommentInput')
+@InputType('CreateCommentInput', { description: 'A new comment on a post' })
 export class CreateCommentInput extends CreateCommentDto {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The id of the post to comment on' })
   @Max(2_147_483_647, { message: 'postId must be a positive integer' })
   @Min(1, { message: 'postId must be a positive integer' })
   @IsInt({ message: 'postId must be a positive integer' })
@@ -20,14 +20,14 @@ export class CreateCommentInput extends CreateCommentDto {
   postId: number;
 }
 // The inherited `body` is a GraphQL field too (a subclass cannot redeclare it with a decorator).
-Field(() => String)(CreateCommentInput.prototype, 'body');
+Field(() => String, { description: 'The text (1-10000 characters)' })(CreateCommentInput.prototype, 'body');
 
-/** Post.comments(first, after): oldest first. */
+/**
+ * Post.comments(first): the post's first comments, oldest first. A bare list hands out no
+ * cursors, so it takes no `after` (GET /posts/{id}/comments pages through them all).
+ */
 @ArgsType()
 export class CommentsArgs {
   @FirstArg(DEFAULT_COMMENTS_PAGE_SIZE)
   first: number;
-
-  @AfterArg()
-  after?: string | null;
 }

@@ -34,7 +34,7 @@ export class Loaders {
   }
 }
 
-/** Page-argument loaders exist once per distinct `first`/`after`. */
+/** Page-argument loaders exist once per distinct page request (a nested list's `first`). */
 export function keyedBy<K, V>(create: (key: K) => V, keyOf: (key: K) => string): (key: K) => V {
   const byKey = new Map<string, V>();
   return (key) => {

@@ -10,6 +10,11 @@ export const MAX_PAGE_SIZE = 100;
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+  /**
+   * Whether any row comes before the page in list order: set for pages asked for with a
+   * cursor, and a function so that the query behind it runs only when someone asks.
+   */
+  hasPrevious?: () => Promise<boolean>;
 }
 
 /** Keyset cursors are opaque to clients: base64url of `v1:<last id>`. */

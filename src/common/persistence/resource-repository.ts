@@ -79,7 +79,23 @@ export abstract class ResourceRepository<T extends Versioned> {
       key,
       () => `SELECT ${this.select} FROM ${this.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY t.id ${order.toUpperCase()} LIMIT $${params.length}`,
     );
-    return toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+    const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+    const { after } = request;
+    if (after !== undefined) page.hasPrevious = () => this.anyUpTo(after, order, filter);
+    return page;
+  }
+
+  /** Whether a row comes before the one with id `after` (or is that row) in id order. */
+  private async anyUpTo(after: number, order: Order, filter?: Filter<T>): Promise<boolean> {
+    const params: number[] = [];
+    const where: string[] = [];
+    if (filter) where.push(`${this.table.column(filter.column).name} = $${params.push(filter.value)}`);
+    where.push(`id ${order === 'desc' ? '>=' : '<='} $${params.push(after)}`);
+    const statement = this.cached(
+      `upTo:${order}:${filter?.column ?? ''}`,
+      () => `SELECT 1 AS found FROM ${this.table.name} WHERE ${where.join(' AND ')} LIMIT 1`,
+    );
+    return (await this.sql.rows(statement, params)).length > 0;
   }
 
   /**

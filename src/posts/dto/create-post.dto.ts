@@ -4,9 +4,9 @@ import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-
 import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 /** The body of POST /posts and GraphQL's CreatePostInput. */
-@InputType('CreatePostInput')
+@InputType('CreatePostInput', { description: 'A new post' })
 export class CreatePostDto {
-  @Field(() => String)
+  @Field(() => String, { description: 'The title (1-200 characters, trimmed)' })
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Hello', description: 'Trimmed' })
   @MaxChars(200, { message: 'title must be 1-200 characters (after trimming)' })
   @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
@@ -15,7 +15,7 @@ export class CreatePostDto {
   @Trim()
   title: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The text (1-100000 characters)' })
   @ApiProperty({ minLength: 1, maxLength: 100000, example: 'My first post' })
   @Length(1, 100_000, { message: 'body must be 1-100000 characters' })
   @IsString()

@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
 import { Post } from '../post.entity.js';
 
 /** A page of posts, newest first. `totalCount` is a resolved field, counted only when selected. */
-@ObjectType('PostConnection')
+@ObjectType('PostConnection', { description: 'A page of posts, newest first' })
 export class PostConnection extends ConnectionType(Post, 'Post') {
   /** Not a field: the filter that totalCount counts with. */
   authorId?: number;
@@ -29,12 +29,12 @@ export class PostsArgs {
   authorId?: number | null;
 }
 
-/** User.posts(first, after): the user's posts, newest first. */
+/**
+ * User.posts(first): the user's newest posts. A bare list hands out no cursors, so it takes no
+ * `after` (Query.posts(authorId) pages through them all).
+ */
 @ArgsType()
 export class UserPostsArgs {
   @FirstArg(DEFAULT_PAGE_SIZE)
   first: number;
-
-  @AfterArg()
-  after?: string | null;
 }

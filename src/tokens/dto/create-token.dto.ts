@@ -4,9 +4,9 @@ import { IsDefined, IsString, MaxLength } from 'class-validator';
 import { NormalizeEmail, REQUIRED } from '../../common/validation/transforms.js';
 
 /** The body of POST /tokens and GraphQL's CreateTokenInput. */
-@InputType('CreateTokenInput')
+@InputType('CreateTokenInput', { description: 'Credentials to sign in with' })
 export class CreateTokenDto {
-  @Field(() => String)
+  @Field(() => String, { description: 'The e-mail of the account (any case)' })
   @ApiProperty({ format: 'email', example: 'alice@example.com' })
   @MaxLength(320)
   @IsString()
@@ -14,7 +14,7 @@ export class CreateTokenDto {
   @NormalizeEmail()
   email: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Its password' })
   @ApiProperty({ format: 'password', example: 'alice-password' })
   @MaxLength(128)
   @IsString()

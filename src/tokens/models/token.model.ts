@@ -1,9 +1,9 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
 
 /** createToken's result: the same as POST /tokens answers. */
-@ObjectType('Token')
+@ObjectType('Token', { description: 'A bearer token, the answer to signing in' })
 export class Token {
-  @Field(() => String)
+  @Field(() => String, { description: 'Send it as `Authorization: Bearer <accessToken>`' })
   accessToken: string;
 
   @Field(() => String, { description: 'Always "Bearer"' })

@@ -8,9 +8,9 @@ export const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, 
 export const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
 
 /** The body of POST /users and GraphQL's CreateUserInput: one set of rules for both. */
-@InputType('CreateUserInput')
+@InputType('CreateUserInput', { description: 'A new user (an author)' })
 export class CreateUserDto {
-  @Field(() => String)
+  @Field(() => String, { description: 'The name shown with their posts and comments (1-100 characters, trimmed)' })
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Carol Writer' })
   @MaxChars(100)
   @Length(1, 100)
@@ -19,7 +19,7 @@ export class CreateUserDto {
   @Trim()
   name: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The e-mail to sign in with; unique, case-insensitively' })
   @ApiProperty({ format: 'email', maxLength: 320, example: 'carol@example.com', description: 'Unique, case-insensitively; stored NFKC-normalized and lower-cased; control and invisible characters are refused' })
   @MaxChars(320)
   @IsEmail({}, { message: 'email must be a valid e-mail address' })
@@ -30,14 +30,14 @@ export class CreateUserDto {
   @NormalizeEmail()
   email: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The password to sign in with (8-128 characters)' })
   @ApiProperty({ minLength: 8, maxLength: 128, example: 'carol-password', format: 'password' })
   @Length(8, 128)
   @IsString()
   @IsDefined(REQUIRED)
   password: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'An http(s) URL of their picture (at most 2048 characters); null or none: no picture' })
   @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png' })
   @MaxChars(2048, AVATAR_URL_MESSAGE)
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)

@@ -5,7 +5,7 @@ import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
 import { User } from '../user.entity.js';
 
 /** A page of users, oldest first. `totalCount` is a resolved field, counted only when selected. */
-@ObjectType('UserConnection')
+@ObjectType('UserConnection', { description: 'A page of users, oldest first' })
 export class UserConnection extends ConnectionType(User, 'User') {}
 
 /** Query.users(first, after). */
