@@ -71,7 +71,7 @@ export function checkStructure(document: Json): string[] {
     }
     const properties = isObject(value.properties) ? value.properties : {};
     if (Array.isArray(value.required)) {
-      for (const name of value.required) if (!(name in properties) && value.additionalProperties === false) problems.push(`${where}: required ${String(name)} is not a property`);
+      for (const name of value.required) if (!(name in properties)) problems.push(`${where}: required ${String(name)} is not a property (no-required-schema-properties-undefined)`);
     }
     for (const [name, property] of Object.entries(properties)) schema(`${where}/properties/${name}`, property);
     if (value.items !== undefined) schema(`${where}/items`, value.items);
