@@ -43,7 +43,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   app.useGlobalFilters(new ProblemDetailsFilter([graphqlRateLimitResponder]));
   app.useGlobalPipes(createValidationPipe());
-  setupOpenApi(app);
+  setupOpenApi(app, config);
   return app;
 }
 

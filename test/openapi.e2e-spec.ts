@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { checkStructure } from './support/openapi-structure.js';
 
 /** CONTRACT §2, in OpenAPI's path syntax (/graphql and /metrics are not resource routes; /docs is the UI itself). */
 const OPERATIONS: [string, string][] = [
@@ -46,6 +47,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
   parameters?: { name: string; in: string }[];
+  security?: Record<string, string[]>[];
 }
 interface OpenApiDocument {
   openapi: string;
@@ -125,8 +127,100 @@ describeEachDatabase('OpenAPI', (kind) => {
       );
       expect(spec.paths['/posts'].post.responses['201']).toBeDefined();
       expect(spec.paths['/posts/{id}'].delete.responses['204']).toBeDefined();
-      expect(Object.keys(spec.paths['/posts/{id}'].get.responses['404'].content!)).toEqual(['application/problem+json']);
+      // problem+json first (the default); a route that renders HTML also declares an HTML error page.
+      expect(Object.keys(spec.paths['/posts/{id}'].get.responses['404'].content!)).toEqual(['application/problem+json', 'text/html']);
+      expect(Object.keys(spec.paths['/tokens'].post.responses['401'].content!)).toEqual(['application/problem+json']);
       expect(spec.paths['/posts/{id}'].patch.responses['412']).toBeDefined();
+    });
+  });
+
+  describe('/docs-json, as a whole', () => {
+    it('passes the structural checks of an OpenAPI 3.0 document (what Redocly\'s recommended rules look at)', () => {
+      expect(checkStructure(spec as unknown as Record<string, unknown>)).toEqual([]);
+    });
+
+    it('the structural checks can fail: a broken copy of the document is refused', () => {
+      const broken = structuredClone(spec) as unknown as { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, unknown> } };
+      delete broken.paths['/posts'].get.operationId;
+      delete broken.paths['/posts'].get.summary;
+      broken.paths['/posts/{id}'].get.responses = { '200': { description: 'only' } };
+      broken.paths['/posts/{id}'].get.parameters = [];
+      broken.paths['/users'].get.tags = ['undeclared'];
+      broken.paths['/users'].post.oops = true;
+      broken.components.schemas.Unused = { type: 'object' };
+      broken.components.schemas.Post = { type: 'object', properties: { id: { type: 'integer', const: 1 } } };
+      const problems = checkStructure(broken as unknown as Record<string, unknown>).join('\n');
+      for (const expected of [
+        /GET \/posts: no operationId/,
+        /GET \/posts: no summary/,
+        /GET \/posts\/\{id\}: no 4xx response/,
+        /GET \/posts\/\{id\}: path parameter id not declared/,
+        /GET \/users: tag undeclared is not declared/,
+        /POST \/users: unknown key oops/,
+        /components\/schemas\/Unused is not used/,
+        /keyword const is not OpenAPI 3\.0/,
+      ]) {
+        expect(problems).toMatch(expected);
+      }
+    });
+
+    it('declares security as enforced: optional on public routes (sign-up, sign-in, reads), required where a credential is', () => {
+      const optional = [{}, { bearer: [] }];
+      for (const [method, path] of [['post', '/users'], ['post', '/tokens'], ['get', '/posts'], ['get', '/posts/{id}'], ['get', '/health']]) {
+        expect(spec.paths[path][method].security, `${method} ${path}`).toEqual(optional);
+      }
+      for (const [method, path] of [['post', '/posts'], ['patch', '/users/{id}'], ['delete', '/comments/{id}'], ['get', '/users/{id}/api-keys']]) {
+        expect(spec.paths[path][method].security, `${method} ${path}`).toEqual([{ bearer: [] }]);
+      }
+    });
+
+    it('declares the headers each status carries, on every operation', () => {
+      const header = (method: string, path: string, status: string, name: string) =>
+        (spec.paths[path][method].responses[status] as { headers?: Record<string, unknown> } | undefined)?.headers?.[name];
+      for (const [path, item] of Object.entries(spec.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const label = `${method} ${path}`;
+          // /metrics is a plain route: it reads no credential and asks no database.
+          if (path !== '/metrics') {
+            expect(header(method, path, '401', 'WWW-Authenticate'), label).toBeDefined();
+            expect(header(method, path, '503', 'Retry-After'), label).toBeDefined();
+          }
+          expect(header(method, path, '429', 'Retry-After'), label).toBeDefined();
+          expect(header(method, path, '405', 'Allow'), label).toBeDefined();
+          if (path.includes('{')) expect(operation.responses['414'], label).toBeDefined();
+          for (const parameter of operation.parameters ?? []) {
+            if (parameter.in === 'path') expect((parameter as { schema?: Schema }).schema?.type, `${label} ${parameter.name}`).toBe('integer');
+          }
+        }
+      }
+      for (const path of ['/posts', '/posts/{id}/comments', '/users']) expect(header('post', path, '201', 'Location'), path).toBeDefined();
+      for (const path of ['/posts/{id}', '/comments/{id}', '/users/{id}']) {
+        expect(header('get', path, '200', 'ETag'), path).toBeDefined();
+        expect(header('get', path, '304', 'ETag'), path).toBeDefined();
+        expect(header('patch', path, '200', 'ETag'), path).toBeDefined();
+      }
+      for (const path of ['/posts', '/users', '/posts/{id}/comments', '/users/{id}/posts']) expect(header('get', path, '200', 'Link'), path).toBeDefined();
+    });
+
+    it('types: HAL collections for lists, integer ids, date-time timestamps, nullable avatarUrl, closed request bodies', () => {
+      const posts = spec.paths['/posts'].get.responses['200'].content!;
+      const collection = resolve(posts['application/hal+json'].schema);
+      expect(Object.keys(collection.properties!).sort()).toEqual(['_embedded', '_links']);
+      expect(Object.keys(collection.properties!._embedded.properties!)).toEqual(['posts']);
+      expect(Object.keys(collection.properties!._links.properties!).sort()).toEqual(['next', 'self']);
+      const user = resolve(spec.paths['/users/{id}'].get.responses['200'].content!['application/json'].schema) as Schema & { additionalProperties?: unknown };
+      expect(user.properties!.id.type).toBe('integer');
+      expect((user.properties!.createdAt as Schema & { format?: string }).format).toBe('date-time');
+      expect((user.properties!.avatarUrl as Schema & { nullable?: boolean }).nullable).toBe(true);
+      expect(user.additionalProperties).toBe(false);
+      for (const [operation] of Object.entries(BODIES)) {
+        const [method, path] = operation.split(' ');
+        const body = resolve(spec.paths[path][method].requestBody!.content['application/json'].schema) as Schema & { additionalProperties?: unknown };
+        expect(body.additionalProperties, operation).toBe(false);
+      }
+      const html = spec.paths['/posts/{id}'].get.responses['200'].content!;
+      expect(html['application/xml'].schema.type).toBe('string');
+      expect(html['text/html'].schema.type).toBe('string');
     });
   });
 

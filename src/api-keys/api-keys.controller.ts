@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import type { Actor } from '../common/actor.js';
-import { ApiProblems, ApiWrite } from '../common/openapi/api-docs.decorators.js';
-import type { SchemaObject } from '../common/openapi/schemas.js';
+import { ApiDelete, ApiJson } from '../common/openapi/api-docs.decorators.js';
+import { schemaRef, type SchemaObject } from '../common/openapi/schemas.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { type ApiKeyView, ApiKeysService } from './api-keys.service.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
@@ -20,6 +20,7 @@ const API_KEY_SCHEMA: SchemaObject = {
     lastUsedAt: date(true),
   },
   required: ['id', 'name', 'scopes', 'createdAt', 'expiresAt', 'lastUsedAt'],
+  additionalProperties: false,
 };
 const CREATED_SCHEMA: SchemaObject = {
   ...API_KEY_SCHEMA,
@@ -35,7 +36,7 @@ export class ApiKeysController {
   @Post()
   @SignedIn()
   @ApiOperation({ summary: 'Create an API key (the user or an admin; not with an API key). The key is shown once' })
-  @ApiWrite(201, 'The key, with `key` shown this once', CREATED_SCHEMA)
+  @ApiJson(201, 'The key, with `key` shown this once', schemaRef('NewApiKey', CREATED_SCHEMA))
   create(@Param('id', ParseIdPipe) userId: number, @Body() input: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<ApiKeyView> {
     return this.keys.create(userId, input, actor);
   }
@@ -43,17 +44,15 @@ export class ApiKeysController {
   @Get()
   @SignedIn()
   @ApiOperation({ summary: "A user's API keys, without the keys (the user or an admin)" })
-  @ApiResponse({ status: 200, description: 'The keys', content: { 'application/json': { schema: { type: 'array', items: API_KEY_SCHEMA } } } })
-  @ApiProblems(400, 401, 403, 404, 429)
+  @ApiJson(200, 'The keys', { type: 'array', items: schemaRef('ApiKey', API_KEY_SCHEMA) })
   list(@Param('id', ParseIdPipe) userId: number, @CurrentActor() actor: Actor): Promise<ApiKeyView[]> {
     return this.keys.list(userId, actor);
   }
 
   @Delete(':keyId')
   @SignedIn()
-  @HttpCode(204)
   @ApiOperation({ summary: 'Revoke an API key (the user or an admin)' })
-  @ApiWrite(204, 'Revoked')
+  @ApiDelete('Revoked')
   async revoke(@Param('id', ParseIdPipe) userId: number, @Param('keyId', ParseIdPipe) keyId: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.keys.revoke(userId, keyId, actor);
   }

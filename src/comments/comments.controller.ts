@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
-import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate } from '../common/openapi/api-docs.decorators.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
@@ -22,7 +22,7 @@ export class CommentsController {
 
   @Get('posts/:id/comments')
   @ApiOperation({ summary: "A post's comments, oldest first" })
-  @ApiGetList(COMMENT_RESOURCE.schema)
+  @ApiGetList(COMMENT_RESOURCE)
   async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.comments.listForPost(postId, request);
@@ -33,7 +33,7 @@ export class CommentsController {
   @Post('posts/:id/comments')
   @SignedIn()
   @ApiOperation({ summary: 'Comment on a post' })
-  @ApiWrite(201, 'The comment; Location names it', COMMENT_RESOURCE.schema)
+  @ApiCreate(COMMENT_RESOURCE, 409)
   async create(
     @Param('id', ParseIdPipe) postId: number,
     @Body() input: CreateCommentDto,
@@ -47,7 +47,7 @@ export class CommentsController {
 
   @Get('comments/:id')
   @ApiOperation({ summary: 'One comment' })
-  @ApiGetOne(COMMENT_RESOURCE.schema)
+  @ApiGetOne(COMMENT_RESOURCE)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
     return COMMENT_RESOURCE.one(await this.comments.get(id));
   }
@@ -55,8 +55,7 @@ export class CommentsController {
   @Patch('comments/:id')
   @SignedIn()
   @ApiOperation({ summary: 'Change a comment (its author or an admin)' })
-  @ApiIfMatch()
-  @ApiWrite(200, 'The changed comment', COMMENT_RESOURCE.schema, 412)
+  @ApiUpdate(COMMENT_RESOURCE)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateCommentDto,
@@ -69,8 +68,7 @@ export class CommentsController {
   @Delete('comments/:id')
   @SignedIn()
   @ApiOperation({ summary: 'Delete a comment (its author or an admin)' })
-  @ApiWrite(204, 'Deleted')
-  @HttpCode(204)
+  @ApiDelete('Deleted')
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.comments.delete(id, actor);
   }

@@ -1,9 +1,11 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ERROR_CODES } from '../common/errors/error-code.js';
+import { ApiJson } from '../common/openapi/api-docs.decorators.js';
+import { HEALTH_PROBLEM_SCHEMA, HEALTH_SCHEMA, headerRef, schemaRef } from '../common/openapi/schemas.js';
 import { PROBLEM_CONTENT_TYPE, toProblemDetails } from '../common/errors/problem-details.js';
 import { REDIS } from '../redis/redis.module.js';
 
@@ -32,6 +34,13 @@ export class HealthController {
   /** 200 `{status: "ok", checks}` when the database answers; 503 problem+json naming what is down. */
   @Get()
   @ApiOperation({ summary: 'Liveness and database reachability (503 when the database is down)' })
+  @ApiJson(200, 'The database answers; each check with its state', schemaRef('Health', HEALTH_SCHEMA))
+  @ApiResponse({
+    status: 503,
+    description: 'The database is unreachable; the checks say what is down',
+    headers: { 'Retry-After': headerRef('Retry-After') },
+    content: { 'application/problem+json': { schema: schemaRef('HealthProblem', HEALTH_PROBLEM_SCHEMA) } },
+  })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     try {
       const [result, redis] = await Promise.all([

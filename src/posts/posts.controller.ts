@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
-import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate } from '../common/openapi/api-docs.decorators.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
@@ -23,7 +23,7 @@ export class PostsController {
 
   @Get('posts')
   @ApiOperation({ summary: 'Posts, newest first (filter by authorId)' })
-  @ApiGetList(POST_RESOURCE.schema)
+  @ApiGetList(POST_RESOURCE)
   async list(@Query() query: ListPostsQuery): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.posts.list({ ...request, authorId: query.authorId });
@@ -34,7 +34,7 @@ export class PostsController {
   @Get('users/:id/posts')
   @ApiTags('users')
   @ApiOperation({ summary: "A user's posts, newest first" })
-  @ApiGetList(POST_RESOURCE.schema)
+  @ApiGetList(POST_RESOURCE)
   async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.posts.listForAuthor(authorId, request);
@@ -45,7 +45,7 @@ export class PostsController {
   @Post('posts')
   @SignedIn()
   @ApiOperation({ summary: 'Write a post (authorId: admins only)' })
-  @ApiWrite(201, 'The post; Location names it', POST_RESOURCE.schema)
+  @ApiCreate(POST_RESOURCE, 409)
   async create(
     @Body() input: CreatePostDto,
     @CurrentActor() actor: Actor,
@@ -58,7 +58,7 @@ export class PostsController {
 
   @Get('posts/:id')
   @ApiOperation({ summary: 'One post' })
-  @ApiGetOne(POST_RESOURCE.schema)
+  @ApiGetOne(POST_RESOURCE)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
     return POST_RESOURCE.one(await this.posts.get(id));
   }
@@ -66,8 +66,7 @@ export class PostsController {
   @Patch('posts/:id')
   @SignedIn()
   @ApiOperation({ summary: 'Change a post (its author or an admin)' })
-  @ApiIfMatch()
-  @ApiWrite(200, 'The changed post', POST_RESOURCE.schema, 412)
+  @ApiUpdate(POST_RESOURCE)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdatePostDto,
@@ -80,8 +79,7 @@ export class PostsController {
   @Delete('posts/:id')
   @SignedIn()
   @ApiOperation({ summary: 'Delete a post and its comments (its author or an admin)' })
-  @ApiWrite(204, 'Deleted')
-  @HttpCode(204)
+  @ApiDelete('Deleted')
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.posts.delete(id, actor);
   }

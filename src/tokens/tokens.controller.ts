@@ -1,7 +1,7 @@
 import { Body, Controller, Ip, Post } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiProblems } from '../common/openapi/api-docs.decorators.js';
-import { TOKEN_SCHEMA } from '../common/openapi/schemas.js';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiJson } from '../common/openapi/api-docs.decorators.js';
+import { schemaRef, TOKEN_SCHEMA } from '../common/openapi/schemas.js';
 import type { IssuedToken } from '../auth/auth.service.js';
 import { TokensService } from './tokens.service.js';
 import { CreateTokenDto } from './dto/create-token.dto.js';
@@ -13,8 +13,7 @@ export class TokensController {
 
   @Post()
   @ApiOperation({ summary: 'Sign in: trade an e-mail and password for a bearer token' })
-  @ApiResponse({ status: 201, description: 'A JWT bearer token', content: { 'application/json': { schema: TOKEN_SCHEMA } } })
-  @ApiProblems(400, 401, 413, 415, 429)
+  @ApiJson(201, 'A JWT bearer token', schemaRef('Token', TOKEN_SCHEMA))
   create(@Body() input: CreateTokenDto, @Ip() clientAddress: string): Promise<IssuedToken> {
     return this.tokens.issueToken(input.email, input.password, clientAddress);
   }

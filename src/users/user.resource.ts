@@ -1,3 +1,4 @@
+import { ROLES } from '../common/actor.js';
 import { NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
 import { defineResource } from '../common/resource/resource-definition.js';
 import { User } from './user.entity.js';
@@ -7,6 +8,7 @@ export const USER_RESOURCE = defineResource({
   plural: 'users',
   entity: User,
   links: (user: User) => ({ posts: { href: `/users/${user.id}/posts` } }),
+  fieldSchemas: { role: { type: 'string', enum: [...ROLES] } },
   html: {
     title: (view) => String(view.name),
     page: `<article class="user">

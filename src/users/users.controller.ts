@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
-import { ApiGetList, ApiGetOne, ApiIfMatch, ApiWrite } from '../common/openapi/api-docs.decorators.js';
+import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate } from '../common/openapi/api-docs.decorators.js';
 import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
@@ -22,7 +22,7 @@ export class UsersController {
 
   @Get()
   @ApiOperation({ summary: 'Users, oldest first' })
-  @ApiGetList(USER_RESOURCE.schema)
+  @ApiGetList(USER_RESOURCE)
   async list(@Query() query: PageQueryDto): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.users.list(request);
@@ -32,7 +32,7 @@ export class UsersController {
 
   @Post()
   @ApiOperation({ summary: 'Sign up' })
-  @ApiWrite(201, 'The user; Location names it', USER_RESOURCE.schema, 409)
+  @ApiCreate(USER_RESOURCE, 409)
   async create(@Body() input: CreateUserDto, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<Resource> {
     const user = await this.users.signUp(input, clientAddress);
     reply.header('location', USER_RESOURCE.path(user.id));
@@ -41,7 +41,7 @@ export class UsersController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One user' })
-  @ApiGetOne(USER_RESOURCE.schema)
+  @ApiGetOne(USER_RESOURCE)
   async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
     return USER_RESOURCE.one(await this.users.get(id));
   }
@@ -49,8 +49,7 @@ export class UsersController {
   @Patch(':id')
   @SignedIn()
   @ApiOperation({ summary: 'Change a user (themselves or an admin; role: admins only)' })
-  @ApiIfMatch()
-  @ApiWrite(200, 'The changed user', USER_RESOURCE.schema, 412)
+  @ApiUpdate(USER_RESOURCE, 409)
   async update(
     @Param('id', ParseIdPipe) id: number,
     @Body() input: UpdateUserDto,
@@ -63,8 +62,7 @@ export class UsersController {
   @Delete(':id')
   @SignedIn()
   @ApiOperation({ summary: 'Delete a user with their posts and comments' })
-  @ApiWrite(204, 'Deleted')
-  @HttpCode(204)
+  @ApiDelete('Deleted', 409)
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.users.delete(id, actor);
   }
@@ -72,8 +70,7 @@ export class UsersController {
   @Delete(':id/tokens')
   @SignedIn()
   @ApiOperation({ summary: 'Sign out everywhere: every token issued to the user so far is refused (the user or an admin)' })
-  @ApiWrite(204, 'Revoked')
-  @HttpCode(204)
+  @ApiDelete('Revoked')
   async revokeTokens(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.users.revokeTokens(id, actor);
   }

@@ -1,8 +1,37 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { PROBLEM_MEDIA_TYPE } from '../../common/openapi/api-docs.decorators.js';
+import { completeDocument } from '../../common/openapi/document.js';
+import { headerRef, PROBLEM_SCHEMA, schemaRef } from '../../common/openapi/schemas.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { METRICS_PATH } from '../../metrics/metrics.module.js';
 
-/** The OpenAPI document, generated from the controllers' decorators: UI at /docs, JSON at /docs-json. */
-export function setupOpenApi(app: NestFastifyApplication): void {
+/** GET /metrics, a plain Fastify route: no credential is read, no database is asked. */
+function metricsPath(): OpenAPIObject['paths'] {
+  const problem = (description: string, headers = {}) => ({ description, headers, content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem', PROBLEM_SCHEMA) } } });
+  return {
+    [METRICS_PATH]: {
+      get: {
+        operationId: 'Metrics_get',
+        summary: 'Prometheus metrics (text exposition format)',
+        tags: ['operations'],
+        security: [{}],
+        responses: {
+          200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+          405: problem('Method Not Allowed', { Allow: headerRef('Allow') }),
+          429: problem('Too Many Requests', { 'Retry-After': headerRef('Retry-After') }),
+          500: problem('Internal Server Error'),
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The OpenAPI document, generated from the controllers' decorators and completed with what every
+ * route answers (completeDocument): UI at /docs, JSON at /docs-json.
+ */
+export function setupOpenApi(app: NestFastifyApplication, appConfig: Pick<AppConfig, 'metricsEnabled'>): void {
   const config = new DocumentBuilder()
     .setTitle('Blog service')
     .setDescription(
@@ -12,7 +41,7 @@ export function setupOpenApi(app: NestFastifyApplication): void {
     .setVersion('1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, config), {
+  SwaggerModule.setup('docs', app, () => completeDocument(SwaggerModule.createDocument(app, config), appConfig.metricsEnabled ? metricsPath() : {}), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Blog service API',
   });

@@ -1,60 +1,144 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiQuery, ApiResponse } from '@nestjs/swagger';
-import type { SchemaObject } from './schemas.js';
+import { applyDecorators, HttpCode } from '@nestjs/common';
+import { ApiHeader, ApiQuery, ApiResponse, type HeaderObject, type ReferenceObject } from '@nestjs/swagger';
 import { ERROR_CODES } from '../errors/error-code.js';
-import { PROBLEM_SCHEMA } from './schemas.js';
+import { headerRef, PROBLEM_SCHEMA, schemaRef, type SchemaObject } from './schemas.js';
 
-const REPRESENTATIONS = ['application/json', 'application/hal+json', 'application/xml', 'text/html'];
+/**
+ * Composite decorators, one per kind of route. Each declares what the route itself answers on
+ * success and the errors of its own rules; what every route may answer (400, 401, 429, 503, …)
+ * is added to every operation by `completeDocument`, which also derives security from @SignedIn.
+ */
 
-function representationContent(schema: SchemaObject) {
-  return Object.fromEntries(
-    REPRESENTATIONS.map((type) => [type, type.includes('json') ? { schema } : { schema: { type: 'string' } }]),
-  );
+/** What the OpenAPI document needs of a resource (a ResourceDefinition). */
+export interface DocumentedResource {
+  readonly kind: string;
+  readonly plural: string;
+  readonly schema: SchemaObject;
 }
 
-const STATUS_TEXT = Object.fromEntries(Object.values(ERROR_CODES).map(({ status, title }) => [status, title]));
+type Schema = SchemaObject | ReferenceObject;
 
-/** problem+json responses for the given statuses. */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const STRING: SchemaObject = { type: 'string' };
+const LINK: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
+
+const capitalized = (kind: string) => kind.charAt(0).toUpperCase() + kind.slice(1);
+
+function resourceRef(resource: DocumentedResource): ReferenceObject {
+  return schemaRef(capitalized(resource.kind), resource.schema);
+}
+
+/** The HAL collection of a list: `_links` (self, next) and the items under `_embedded.<plural>`. */
+function collectionRef(resource: DocumentedResource): ReferenceObject {
+  return schemaRef(`${capitalized(resource.kind)}Collection`, {
+    type: 'object',
+    properties: {
+      _links: {
+        type: 'object',
+        properties: { self: LINK, next: LINK },
+        required: ['self'],
+        additionalProperties: false,
+      },
+      _embedded: {
+        type: 'object',
+        properties: { [resource.plural]: { type: 'array', items: resourceRef(resource) } },
+        required: [resource.plural],
+        additionalProperties: false,
+      },
+    },
+    required: ['_links', '_embedded'],
+    additionalProperties: false,
+  });
+}
+
+/** The formats a negotiated route answers in, chosen by Accept (writes answer them too). */
+function representations(json: Schema, hal: Schema) {
+  return {
+    'application/json': { schema: json },
+    'application/hal+json': { schema: hal },
+    'application/xml': { schema: STRING },
+    'text/html': { schema: STRING },
+  };
+}
+
+const problemRef = () => schemaRef('Problem', PROBLEM_SCHEMA);
+
+/** problem+json responses for the given statuses (their headers are added by completeDocument). */
 export const ApiProblems = (...statuses: number[]) =>
   applyDecorators(
     ...statuses.map((status) =>
       ApiResponse({
         status,
-        description: STATUS_TEXT[status] ?? 'Error',
-        content: { 'application/problem+json': { schema: PROBLEM_SCHEMA } },
+        description: Object.values(ERROR_CODES).find((entry) => entry.status === status)?.title ?? 'Error',
+        content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef() } },
       }),
     ),
   );
 
-/** A GET of one resource: negotiated formats, ETag, 304, and its errors. */
-export const ApiGetOne = (schema: SchemaObject) =>
+/** A GET of one resource: negotiated formats, ETag and If-None-Match → 304. */
+export const ApiGetOne = (resource: DocumentedResource) =>
   applyDecorators(
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier GET; 304 if unchanged' }),
-    ApiResponse({ status: 200, description: 'The resource (ETag header set)', content: representationContent(schema) }),
-    ApiResponse({ status: 304, description: 'Not modified' }),
-    ApiProblems(400, 404, 406, 429),
-  );
-
-/** A GET of a list: keyset paging with limit and cursor, Link rel="next". */
-export const ApiGetList = (schema: SchemaObject) =>
-  applyDecorators(
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
-    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'From the Link rel="next" of the previous page' }),
     ApiResponse({
       status: 200,
-      description: 'A page of the list; `Link: <...>; rel="next"` when more exist',
-      content: representationContent({ type: 'array', items: schema }),
+      description: `The ${resource.kind}`,
+      headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') },
+      content: representations(resourceRef(resource), resourceRef(resource)),
     }),
-    ApiProblems(400, 404, 406, 429),
+    ApiResponse({
+      status: 304,
+      description: 'Not modified: the If-None-Match tag is current (no body)',
+      headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') },
+    }),
+    ApiProblems(404),
   );
 
-/** A write that needs a bearer token. */
-export const ApiWrite = (status: number, description: string, schema?: SchemaObject, ...problems: number[]) =>
+/**
+ * A GET of a list: keyset paging with limit and cursor, `Link: <…>; rel="next"` when more exist.
+ * JSON is an array; HAL is a collection.
+ */
+export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) =>
   applyDecorators(
-    ApiBearerAuth(),
-    ApiResponse(schema ? { status, description, content: { 'application/json': { schema } } } : { status, description }),
-    ApiProblems(400, 401, 403, 404, 413, 415, 429, ...problems),
+    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string', maxLength: 64 }, description: 'From the Link rel="next" of the previous page' }),
+    ApiResponse({
+      status: 200,
+      description: `A page of ${resource.plural}`,
+      headers: { Link: headerRef('Link', false), Vary: headerRef('Vary') },
+      content: representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)),
+    }),
+    ApiProblems(...problems),
   );
 
-export const ApiIfMatch = () =>
-  ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you last read; 412 if the resource changed since' });
+/** A POST that creates a resource: 201, Location naming it, its ETag. */
+export const ApiCreate = (resource: DocumentedResource, ...problems: number[]) =>
+  applyDecorators(
+    ApiResponse({
+      status: 201,
+      description: `The ${resource.kind}; Location names it`,
+      headers: { Location: headerRef('Location'), ETag: headerRef('ETag'), Vary: headerRef('Vary') },
+      content: representations(resourceRef(resource), resourceRef(resource)),
+    }),
+    ApiProblems(...problems),
+  );
+
+/** A PATCH of a resource: If-Match (412 when stale), the changed resource with its new ETag. */
+export const ApiUpdate = (resource: DocumentedResource, ...problems: number[]) =>
+  applyDecorators(
+    ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you last read; 412 if the resource changed since' }),
+    ApiResponse({
+      status: 200,
+      description: `The changed ${resource.kind}`,
+      headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') },
+      content: representations(resourceRef(resource), resourceRef(resource)),
+    }),
+    ApiProblems(412, ...problems),
+  );
+
+/** A DELETE: 204 without a body. */
+export const ApiDelete = (description: string, ...problems: number[]) =>
+  applyDecorators(HttpCode(204), ApiResponse({ status: 204, description }), ApiProblems(...problems));
+
+/** A JSON answer of a route that is not negotiated (tokens, API keys, health). */
+export const ApiJson = (status: number, description: string, schema: Schema, headers?: Record<string, HeaderObject | ReferenceObject>) =>
+  ApiResponse({ status, description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });

@@ -1,7 +1,42 @@
-import type { ApiResponseOptions } from '@nestjs/swagger';
+import type { HeaderObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 
-type ResponseContent = NonNullable<Extract<ApiResponseOptions, { content?: unknown }>['content']>;
-export type SchemaObject = Exclude<NonNullable<ResponseContent[string]['schema']>, { $ref: string }>;
+export type { ReferenceObject, SchemaObject };
+
+/**
+ * Named schemas and headers of the OpenAPI document: the decorators refer to them by `$ref`, and
+ * the document's post-processor copies the ones it refers to into `components`.
+ */
+const schemas = new Map<string, SchemaObject>();
+
+export function schemaRef(name: string, schema: SchemaObject): ReferenceObject {
+  schemas.set(name, schema);
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+export function namedSchemas(): Record<string, SchemaObject> {
+  return Object.fromEntries(schemas);
+}
+
+/** The response headers the service sends, by name. */
+export const RESPONSE_HEADERS = {
+  Location: { description: 'The path of the created resource', schema: { type: 'string', example: '/posts/42' } },
+  ETag: { description: 'The version of this representation; send it as If-None-Match or If-Match', schema: { type: 'string', example: '"3"' } },
+  Link: {
+    description: 'The next page, when more items exist: `<path>; rel="next"`',
+    schema: { type: 'string', example: '</posts?limit=20&cursor=djE6NDI>; rel="next"' },
+  },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0, example: 5 } },
+  'WWW-Authenticate': { description: 'The scheme to authenticate with', schema: { type: 'string', example: 'Bearer' } },
+  Allow: { description: 'The methods this path serves', schema: { type: 'string', example: 'GET, HEAD, PATCH, DELETE' } },
+  Vary: { description: 'The representation depends on Accept', schema: { type: 'string', example: 'Accept' } },
+} as const satisfies Record<string, HeaderObject>;
+
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+
+/** A header of a response, `required` when every response of that status carries it. */
+export function headerRef(name: ResponseHeaderName, required = true): HeaderObject | ReferenceObject {
+  return required ? { $ref: `#/components/headers/${name}` } : { ...RESPONSE_HEADERS[name], required: false };
+}
 
 /** JSON schemas of what is not a resource (a resource's schema derives from its entity: ResourceDefinition.schema). */
 export const TOKEN_SCHEMA: SchemaObject = {
@@ -12,21 +47,56 @@ export const TOKEN_SCHEMA: SchemaObject = {
     expiresIn: { type: 'integer', example: 3600 },
   },
   required: ['accessToken', 'tokenType', 'expiresIn'],
+  additionalProperties: false,
 };
 
-export const PROBLEM_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    type: { type: 'string', example: '/problems/not-found' },
-    title: { type: 'string', example: 'Not Found' },
-    status: { type: 'integer', example: 404 },
-    detail: { type: 'string' },
-    instance: { type: 'string', example: '/posts/99' },
-    code: { type: 'string', example: 'NOT_FOUND' },
-    errors: {
-      type: 'array',
-      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+const PROBLEM_PROPERTIES: Record<string, SchemaObject> = {
+  type: { type: 'string', example: '/problems/not-found' },
+  title: { type: 'string', example: 'Not Found' },
+  status: { type: 'integer', example: 404 },
+  detail: { type: 'string' },
+  instance: { type: 'string', example: '/posts/99' },
+  code: { type: 'string', example: 'NOT_FOUND' },
+  errors: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { field: { type: 'string' }, message: { type: 'string' } },
+      required: ['field', 'message'],
+      additionalProperties: false,
     },
   },
-  required: ['type', 'title', 'status', 'detail', 'instance'],
+};
+
+/** RFC 9457 problem details, as every error of the service. */
+export const PROBLEM_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: PROBLEM_PROPERTIES,
+  required: ['type', 'title', 'status', 'detail', 'instance', 'code'],
+  additionalProperties: false,
+};
+
+const CHECK_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['up', 'down'] } },
+  required: ['status'],
+  additionalProperties: true,
+};
+
+export const HEALTH_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['ok'] },
+    checks: { type: 'object', additionalProperties: CHECK_SCHEMA },
+    uptimeSeconds: { type: 'integer', minimum: 0 },
+  },
+  required: ['status', 'checks', 'uptimeSeconds'],
+  additionalProperties: false,
+};
+
+/** The problem of a 503 from /health, naming the state of each dependency. */
+export const HEALTH_PROBLEM_SCHEMA: SchemaObject = {
+  ...PROBLEM_SCHEMA,
+  properties: { ...PROBLEM_PROPERTIES, checks: { type: 'object', additionalProperties: CHECK_SCHEMA } },
+  required: [...(PROBLEM_SCHEMA.required ?? []), 'checks'],
 };

@@ -18,6 +18,8 @@ export interface ResourceSpec<T extends Identified> {
   entity: new () => T;
   /** Links besides `self`, from the item's own fields (`author: /users/{authorId}`). */
   links?: (item: T) => Links;
+  /** What a column's type does not say about a field's values (an enum kept as varchar), for the OpenAPI schema. */
+  fieldSchemas?: Partial<Record<keyof T & string, SchemaObject>>;
   /** The events its writes publish (their names are the subscription fields). */
   events?: readonly string[];
   /**
@@ -47,6 +49,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly events: readonly string[];
   readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
+  private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly pageLoaders = new Map<string, (view: ResourceView) => Promise<object>>();
   private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
@@ -59,6 +62,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.events = spec.events ?? [];
     this.html = spec.html;
     this.extraLinks = spec.links;
+    this.fieldSchemas = spec.fieldSchemas ?? {};
   }
 
   path(id: number): string {
@@ -117,14 +121,15 @@ export class ResourceDefinition<T extends Identified = Identified> {
   get schema(): SchemaObject {
     if (!this.schemaObject) {
       const rels = Object.keys(this.links(this.sample()));
-      const link: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'] };
+      const link: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
       this.schemaObject = {
         type: 'object',
         properties: {
-          ...Object.fromEntries(this.fields.map((field) => [field.property, field.schema])),
-          _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels },
+          ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
+          _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels, additionalProperties: false },
         },
         required: [...this.fields.map((field) => field.property), '_links'],
+        additionalProperties: false,
       };
     }
     return this.schemaObject;

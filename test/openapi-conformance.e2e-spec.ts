@@ -1,0 +1,285 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ADMIN, ALICE, BOB } from './support/auth.js';
+import { type OpenApiDocument, OpenApiValidator } from './support/openapi-validator.js';
+import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * Real responses of every operation — successes and the errors that are cheap to provoke —
+ * validated against the service's own /docs-json: status, headers, media type, body schema and
+ * security. The app trusts X-Forwarded-For so that each call has its own client address (and
+ * rate limits are reached only where a test means to).
+ */
+const RATE_LIMIT_MAX = 3;
+const RATE_LIMIT_AUTH_MAX = 2;
+
+interface Call {
+  token?: string;
+  headers?: Record<string, string>;
+  body?: string | object;
+  address?: string;
+  expect: number;
+}
+
+describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
+  let app: TestApp;
+  let validator: OpenApiValidator;
+  let addresses = 0;
+  const tokens: Record<'admin' | 'alice' | 'bob', string> = { admin: '', alice: '', bob: '' };
+  const ids: Record<'admin' | 'alice' | 'bob', number> = { admin: 0, alice: 0, bob: 0 };
+  const nextAddress = () => {
+    addresses += 1;
+    return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
+  };
+
+  /** Sends one request, asserts its status, and asserts the response conforms to the document. */
+  async function call(method: 'get' | 'head' | 'post' | 'patch' | 'delete', url: string, options: Call): Promise<request.Response> {
+    let pending = request(app.server)[method](url).set('X-Forwarded-For', options.address ?? nextAddress());
+    if (options.token) pending = pending.set('Authorization', `Bearer ${options.token}`);
+    for (const [name, value] of Object.entries(options.headers ?? {})) pending = pending.set(name, value);
+    if (options.body !== undefined) pending = pending.send(options.body);
+    const response = await pending;
+    expect(response.status, `${method.toUpperCase()} ${url}: ${response.text}`).toBe(options.expect);
+    const anonymous = !options.token && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
+    expect(validator.check(method, url, response, { anonymous }), `${method.toUpperCase()} ${url}`).toEqual([]);
+    return response;
+  }
+
+  const ACCEPTS = ['application/json', 'application/hal+json', 'application/xml', 'text/html'];
+
+  beforeAll(async () => {
+    app = await startTestApp(kind, {
+      env: {
+        TRUST_PROXY: 'true',
+        RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+        RATE_LIMIT_AUTH_MAX: String(RATE_LIMIT_AUTH_MAX),
+        BODY_LIMIT_BYTES: '4096',
+      },
+    });
+    const spec = await request(app.server).get('/docs-json').set('X-Forwarded-For', nextAddress()).expect(200);
+    validator = new OpenApiValidator(spec.body as OpenApiDocument);
+    for (const [name, credentials] of Object.entries({ admin: ADMIN, alice: ALICE, bob: BOB }) as [keyof typeof tokens, typeof ADMIN][]) {
+      tokens[name] = (await call('post', '/tokens', { body: credentials, expect: 201 })).body.accessToken as string;
+    }
+    const users = (await call('get', '/users?limit=100', { expect: 200 })).body as { id: number; email: string }[];
+    for (const [name, credentials] of Object.entries({ admin: ADMIN, alice: ALICE, bob: BOB }) as [keyof typeof ids, typeof ADMIN][]) {
+      ids[name] = users.find((user) => user.email === credentials.email)!.id;
+    }
+  });
+  afterAll(() => app?.close());
+
+  it('posts: every representation, paging, 304, writes and their errors', async () => {
+    const created = await call('post', '/posts', { token: tokens.alice, body: { title: 'Conformance', body: 'Checked against /docs-json' }, expect: 201 });
+    const id = created.body.id as number;
+    await call('post', '/posts', { token: tokens.alice, headers: { Accept: 'application/xml' }, body: { title: 'As XML', body: 'x' }, expect: 201 });
+    for (const accept of ACCEPTS) {
+      const one = await call('get', `/posts/${id}`, { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/posts/${id}`, { headers: { Accept: accept, 'If-None-Match': one.headers.etag as string }, expect: 304 });
+      // PENDING (HAL collections): enable application/hal+json once lists are HAL collections.
+      if (accept !== 'application/hal+json') await call('get', '/posts?limit=1', { headers: { Accept: accept }, expect: 200 });
+    }
+    await call('head', `/posts/${id}`, { expect: 200 });
+    await call('head', '/posts', { expect: 200 });
+    await call('get', `/posts?authorId=${ids.alice}`, { expect: 200 });
+    await call('get', '/posts?limit=0', { expect: 400 });
+    await call('get', '/posts?cursor=nope', { expect: 400 });
+    await call('get', '/posts?unknown=1', { expect: 400 });
+    await call('get', '/posts', { token: 'not-a-token', expect: 401 });
+    await call('get', `/posts/${id}`, { headers: { Authorization: 'Bearer x.y.z' }, expect: 401 });
+    await call('get', '/posts', { headers: { Accept: 'image/png' }, expect: 406 });
+    await call('get', `/posts/${id}`, { headers: { Accept: 'image/png' }, expect: 406 });
+    await call('get', '/posts/abc', { expect: 400 });
+    await call('get', '/posts/999999', { expect: 404 });
+    await call('get', `/posts/${'1'.repeat(120)}`, { expect: 414 });
+    await call('get', '/posts/%zz', { expect: 400 });
+
+    await call('post', '/posts', { body: { title: 'x', body: 'y' }, expect: 401 });
+    await call('post', '/posts', { token: tokens.alice, body: { title: 'x', body: 'y', extra: 1 }, expect: 400 });
+    await call('post', '/posts', { token: tokens.alice, body: { title: 'x', body: 'y', authorId: ids.bob }, expect: 403 });
+    await call('post', '/posts', { token: tokens.alice, headers: { 'Content-Type': 'text/plain' }, body: 'hello', expect: 415 });
+    await call('post', '/posts', { token: tokens.alice, body: { title: 'x', body: 'y'.repeat(5000) }, expect: 413 });
+    await call('post', '/posts', { token: tokens.admin, body: { title: 'x', body: 'y', authorId: 999999 }, expect: 400 });
+
+    const patched = await call('patch', `/posts/${id}`, { token: tokens.alice, body: { title: 'Changed' }, expect: 200 });
+    await call('patch', `/posts/${id}`, { token: tokens.alice, headers: { 'If-Match': '"1"' }, body: { title: 'Stale' }, expect: 412 });
+    await call('patch', `/posts/${id}`, { token: tokens.alice, headers: { 'If-Match': patched.headers.etag as string }, body: { body: 'Fresh' }, expect: 200 });
+    await call('patch', `/posts/${id}`, { token: tokens.bob, body: { title: 'Not mine' }, expect: 403 });
+    await call('patch', '/posts/999999', { token: tokens.alice, body: { title: 'Gone' }, expect: 404 });
+    await call('patch', `/posts/${id}`, { token: tokens.alice, body: { title: '' }, expect: 400 });
+    await call('delete', `/posts/${id}`, { token: tokens.bob, expect: 403 });
+    await call('delete', `/posts/${id}`, { token: tokens.alice, headers: { 'Content-Type': 'text/plain' }, body: 'x', expect: 415 });
+    await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 204 });
+    await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 404 });
+  });
+
+  it('comments: list, one, 304, writes and their errors', async () => {
+    const post = (await call('post', '/posts', { token: tokens.alice, body: { title: 'With comments', body: 'b' }, expect: 201 })).body as { id: number };
+    const created = await call('post', `/posts/${post.id}/comments`, { token: tokens.bob, body: { body: 'First' }, expect: 201 });
+    await call('post', `/posts/${post.id}/comments`, { token: tokens.bob, body: { body: 'Second' }, expect: 201 });
+    const id = created.body.id as number;
+    for (const accept of ACCEPTS) {
+      const one = await call('get', `/comments/${id}`, { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/comments/${id}`, { headers: { Accept: accept, 'If-None-Match': one.headers.etag as string }, expect: 304 });
+      // PENDING (HAL collections): as for posts.
+      if (accept !== 'application/hal+json') await call('get', `/posts/${post.id}/comments?limit=1`, { headers: { Accept: accept }, expect: 200 });
+    }
+    await call('get', '/posts/999999/comments', { expect: 404 });
+    await call('post', '/posts/999999/comments', { token: tokens.bob, body: { body: 'Nowhere' }, expect: 404 });
+    await call('post', `/posts/${post.id}/comments`, { body: { body: 'Anonymous' }, expect: 401 });
+    await call('post', `/posts/${post.id}/comments`, { token: tokens.bob, body: { body: 1 }, expect: 400 });
+    const patched = await call('patch', `/comments/${id}`, { token: tokens.bob, body: { body: 'Edited' }, expect: 200 });
+    await call('patch', `/comments/${id}`, { token: tokens.bob, headers: { 'If-Match': '"1"' }, body: { body: 'Stale' }, expect: 412 });
+    await call('patch', `/comments/${id}`, { token: tokens.alice, headers: { 'If-Match': patched.headers.etag as string }, body: { body: 'Hers' }, expect: 403 });
+    await call('delete', `/comments/${id}`, { token: tokens.bob, expect: 204 });
+    await call('get', `/comments/${id}`, { expect: 404 });
+  });
+
+  it('users: sign-up without a token, profiles, changes, deletion, token revocation, and their errors', async () => {
+    const email = `conformance-${kind}@example.com`;
+    const created = await call('post', '/users', { body: { name: 'Conformance', email, password: 'conformance-password' }, expect: 201 });
+    const id = created.body.id as number;
+    await call('post', '/users', { body: { name: 'Again', email, password: 'conformance-password' }, expect: 409 });
+    await call('post', '/users', { body: { name: 'Bad', email: 'not-an-address', password: 'conformance-password' }, expect: 400 });
+    await call('post', '/users', { headers: { Accept: 'text/html' }, body: { name: 'Html', email: `html-${email}`, password: 'conformance-password' }, expect: 201 });
+    for (const accept of ACCEPTS) {
+      const one = await call('get', `/users/${id}`, { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/users/${id}`, { headers: { Accept: accept, 'If-None-Match': one.headers.etag as string }, expect: 304 });
+      // PENDING (HAL collections): as for posts.
+      if (accept !== 'application/hal+json') {
+        await call('get', '/users?limit=1', { headers: { Accept: accept }, expect: 200 });
+        await call('get', `/users/${ids.alice}/posts?limit=1`, { headers: { Accept: accept }, expect: 200 });
+      }
+    }
+    await call('head', `/users/${id}`, { expect: 200 });
+    await call('get', '/users/999999/posts', { expect: 404 });
+    await call('get', '/users/0', { expect: 400 });
+
+    const token = (await call('post', '/tokens', { body: { email, password: 'conformance-password' }, expect: 201 })).body.accessToken as string;
+    await call('patch', `/users/${id}`, { token, body: { name: 'Renamed', avatarUrl: 'https://example.com/a.png' }, expect: 200 });
+    await call('patch', `/users/${id}`, { token, headers: { 'If-Match': '"1"' }, body: { name: 'Stale' }, expect: 412 });
+    await call('patch', `/users/${id}`, { token, body: { role: 'admin' }, expect: 403 });
+    await call('patch', `/users/${ids.admin}`, { token: tokens.admin, body: { role: 'author' }, expect: 409 });
+    await call('delete', `/users/${ids.admin}`, { token: tokens.admin, expect: 409 });
+    await call('delete', `/users/${ids.alice}`, { token, expect: 403 });
+    await call('delete', `/users/${id}/tokens`, { token, expect: 204 });
+    await call('get', `/users/${id}`, { token, expect: 401 });
+    const again = (await call('post', '/tokens', { body: { email, password: 'conformance-password' }, expect: 201 })).body.accessToken as string;
+    await call('delete', `/users/${id}`, { token: again, expect: 204 });
+    await call('delete', `/users/${id}`, { token: tokens.admin, expect: 404 });
+  });
+
+  it('API keys: create, list, revoke, and their errors', async () => {
+    const created = await call('post', `/users/${ids.bob}/api-keys`, { token: tokens.bob, body: { name: 'Export', scopes: ['read'] }, expect: 201 });
+    await call('get', `/users/${ids.bob}/api-keys`, { token: tokens.bob, expect: 200 });
+    await call('get', `/users/${ids.bob}/api-keys`, { expect: 401 });
+    await call('get', `/users/${ids.bob}/api-keys`, { token: tokens.alice, expect: 403 });
+    await call('post', `/users/${ids.bob}/api-keys`, { token: tokens.bob, body: { name: 'Bad', scopes: ['everything'] }, expect: 400 });
+    await call('post', `/users/${ids.alice}/api-keys`, { token: tokens.bob, body: { name: 'Hers', scopes: ['read'] }, expect: 403 });
+    // A read-scoped key used to write: 403 INSUFFICIENT_SCOPE.
+    await call('post', '/posts', { token: created.body.key as string, body: { title: 'By key', body: 'b' }, expect: 403 });
+    await call('delete', `/users/${ids.bob}/api-keys/${created.body.id as number}`, { token: tokens.bob, expect: 204 });
+    await call('delete', `/users/${ids.bob}/api-keys/${created.body.id as number}`, { token: tokens.bob, expect: 404 });
+  });
+
+  it('tokens: sign-in, bad input, wrong password (401) and the sign-in limit (429 with Retry-After)', async () => {
+    await call('post', '/tokens', { body: { email: ALICE.email }, expect: 400 });
+    const address = nextAddress();
+    for (let attempt = 0; attempt < RATE_LIMIT_AUTH_MAX; attempt += 1) {
+      await call('post', '/tokens', { address, body: { email: ALICE.email, password: 'wrong-password' }, expect: 401 });
+    }
+    await call('post', '/tokens', { address, body: { email: ALICE.email, password: 'wrong-password' }, expect: 429 });
+  });
+
+  it('the request limit: 429 with Retry-After on any route', async () => {
+    const address = nextAddress();
+    for (let count = 0; count < RATE_LIMIT_MAX; count += 1) await call('get', '/users?limit=1', { address, expect: 200 });
+    await call('get', '/users?limit=1', { address, expect: 429 });
+    await call('get', `/posts/1`, { address, expect: 429 });
+  });
+
+  it('HEAD on every GET route: the GET\'s statuses and headers, no body', async () => {
+    const post = (await call('post', '/posts', { token: tokens.alice, body: { title: 'Heads', body: 'b' }, expect: 201 })).body as { id: number };
+    const comment = (await call('post', `/posts/${post.id}/comments`, { token: tokens.alice, body: { body: 'c' }, expect: 201 })).body as { id: number };
+    const templates = Object.keys(validator.document.paths).filter((path) => validator.document.paths[path].head);
+    for (const template of templates) {
+      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : ids.alice;
+      await call('head', template.replace('{id}', String(id)), { token: template.includes('api-keys') ? tokens.alice : undefined, expect: 200 });
+    }
+    expect(templates).toEqual(expect.arrayContaining(['/posts', '/posts/{id}', '/users', '/users/{id}', '/comments/{id}', '/health']));
+  });
+
+  it('the validator finds mismatches: an undeclared field, header, status or media type', async () => {
+    const real = await call('get', `/users/${ids.alice}`, { expect: 200 });
+    const doctored = (changes: Partial<{ status: number; headers: Record<string, string>; text: string }>) =>
+      ({ status: real.status, headers: { ...real.headers, ...changes.headers }, text: changes.text ?? real.text, ...(changes.status ? { status: changes.status } : {}) }) as unknown as request.Response;
+    const check = (response: request.Response) => validator.check('get', `/users/${ids.alice}`, response, { anonymous: true });
+    expect(check(doctored({}))).toEqual([]);
+    expect(check(doctored({ text: JSON.stringify({ ...real.body, passwordHash: 'x' }) })).join()).toMatch(/schema/);
+    expect(check(doctored({ text: JSON.stringify({ ...real.body, id: '7' }) })).join()).toMatch(/schema/);
+    expect(check(doctored({ headers: { location: '/users/1' } })).join()).toMatch(/location sent but not declared/);
+    expect(check(doctored({ headers: { etag: undefined as unknown as string } })).join()).toMatch(/etag missing/);
+    expect(check(doctored({ headers: { 'content-type': 'application/yaml' } })).join()).toMatch(/not declared/);
+    expect(check(doctored({ status: 418 })).join()).toMatch(/status not declared/);
+    const signUp = validator.check('post', '/posts', { ...real, status: 201 } as unknown as request.Response, { anonymous: true });
+    expect(signUp.join()).toMatch(/security requires a credential/);
+  });
+
+  // Last but the coverage check: the database is gone (and in memory, empty) after it.
+  it('health: 200 with its checks; 503 with Retry-After when the database is gone', async () => {
+    await call('get', '/health', { expect: 200 });
+    await call('head', '/health', { expect: 200 });
+    await call('get', '/health', { token: 'bad', expect: 401 });
+    await call('get', '/metrics', { expect: 200 });
+    await call('get', '/metrics', { token: 'bad', expect: 200 });
+    await call('head', '/metrics', { expect: 200 });
+    const dataSource = app.app.get(DataSource);
+    await dataSource.destroy();
+    try {
+      await call('get', '/health', { expect: 503 });
+    } finally {
+      await dataSource.initialize();
+    }
+  });
+
+  it('every operation of the document answered at least one success above, and every error status was seen', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(validator.document.paths)) {
+      for (const method of Object.keys(item)) {
+        const statuses = [...(validator.seen.get(`${method} ${path}`) ?? [])];
+        if (!statuses.some((status) => status >= 200 && status < 300)) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    const seen = new Set([...validator.seen.values()].flatMap((statuses) => [...statuses]));
+    for (const status of [304, 400, 401, 403, 404, 406, 409, 412, 413, 414, 415, 429, 503]) expect(seen.has(status), String(status)).toBe(true);
+  });
+
+  // PENDING (405): enable once every known path answers an unserved method with 405 + Allow.
+  it.skip('an unserved method on a known path: 405 with Allow, as declared', async () => {
+    const response = await request(app.server).put('/posts/1').set('X-Forwarded-For', nextAddress()).send({});
+    expect(response.status).toBe(405);
+    // The document declares 405 on each operation of the path; check it against the GET's.
+    expect(validator.check('get', '/posts/1', response, { anonymous: true })).toEqual([]);
+  });
+
+  // PENDING (HAL collections): enable once application/hal+json lists are HAL collections.
+  it.skip('lists as application/hal+json: a HAL collection, as declared', async () => {
+    for (const url of ['/posts?limit=1', '/users?limit=1', `/users/${ids.alice}/posts`, '/posts/1/comments']) {
+      await call('get', url, { headers: { Accept: 'application/hal+json' }, expect: 200 });
+    }
+  });
+
+  // PENDING (HTML errors): enable once errors asked for with Accept: text/html are HTML pages.
+  it.skip('an error asked for as text/html: an HTML page, as declared', async () => {
+    const response = await call('get', '/posts/999999', { headers: { Accept: 'text/html' }, expect: 404 });
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+  });
+
+  // PENDING (304 without Content-Type): enable once a 304 carries no Content-Type.
+  it.skip('a 304 carries no Content-Type, as declared (no content)', async () => {
+    const one = await call('get', '/posts/1', { expect: 200 });
+    const response = await call('get', '/posts/1', { headers: { 'If-None-Match': one.headers.etag as string }, expect: 304 });
+    expect(response.headers['content-type']).toBeUndefined();
+  });
+});
