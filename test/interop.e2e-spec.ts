@@ -236,6 +236,12 @@ describeEachDatabase('interop with stock clients', (kind) => {
         expectProblem(response, 404, 'NOT_FOUND');
         expect(response.headers.allow, `${method} ${path}`).toBeUndefined();
       }
+      // A route that serves the method but has nothing there (a static asset) answers 404, not 405.
+      for (const path of ['/docs/nothing.js', '/graphql/ide/nothing.js']) {
+        const response = await http().get(path);
+        expect(response.status, path).toBe(404);
+        expect(response.headers.allow, path).toBeUndefined();
+      }
     });
   });
 

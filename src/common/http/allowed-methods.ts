@@ -48,7 +48,8 @@ export class AllowedMethods {
   readonly responder: ErrorResponder = (error: NormalizedError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.status !== 404 || !request.is404) return false;
     const allowed = this.allowedFor(request.url.split('?')[0]);
-    if (allowed.length === 0) return false;
+    // A route that serves this method sent the 404 itself (a static asset it does not have).
+    if (allowed.length === 0 || allowed.includes(request.method)) return false;
     const allow = allowed.join(', ');
     const notAllowed = new DomainError('METHOD_NOT_ALLOWED', `${request.method} is not served on this path; it serves ${allow}`, undefined, { allow });
     sendProblem(notAllowed, request, reply, request.log);
