@@ -3,6 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
+import { AllowedMethods } from './common/http/allowed-methods.js';
 import { trustFunction } from './common/http/client-address.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
@@ -30,6 +31,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // Before any route is registered: it learns the methods of each path from them.
+  const allowedMethods = new AllowedMethods(fastify);
   configureBodyParsing(fastify);
   registerRequestLogging(fastify);
 
@@ -41,14 +44,24 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     exposedHeaders: ['Location', 'Link', 'ETag', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });
-  app.useGlobalFilters(new ProblemDetailsFilter([graphqlRateLimitResponder]));
+  app.useGlobalFilters(new ProblemDetailsFilter([graphqlRateLimitResponder, allowedMethods.responder]));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config);
   return app;
 }
 
-/** Bodies are JSON (application/json or any +json type) or refused with 415. */
+/**
+ * Bodies are JSON (application/json or any +json type) or refused with 415. An empty body under a
+ * JSON Content-Type is no body (fetch wrappers send that header on every request, DELETE
+ * included), not an error: a route that needs a body refuses a missing one in validation.
+ */
 function configureBodyParsing(fastify: FastifyInstance): void {
-  fastify.removeContentTypeParser('text/plain');
-  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  fastify.removeContentTypeParser(['text/plain', 'application/json']);
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const parseJsonOrNothing: typeof parseJson = (request, body, done) => {
+    if (body === '' || (Buffer.isBuffer(body) && body.length === 0)) return done(null, undefined);
+    return parseJson(request, body, done);
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonOrNothing);
+  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJsonOrNothing);
 }

@@ -42,6 +42,23 @@ describeEachDatabase('conditional requests', (kind) => {
       }
     });
 
+    it('a 304 is the ETag and Vary alone: no body, no Content-Type, no Content-Length, in every format (RFC 9110 §15.4.5)', async () => {
+      for (const path of ['/posts/1', '/comments/1', '/users/2']) {
+        for (const accept of ['application/json', 'application/json; charset=utf-8', 'application/hal+json', 'application/xml', 'text/xml', 'text/html']) {
+          const first = await http().get(path).set('Accept', accept).expect(200);
+          expect(first.headers['content-type'], `${path} ${accept}`).toMatch(/; charset=utf-8$/);
+          const notModified = await http().get(path).set('Accept', accept).set('If-None-Match', first.headers.etag as string).expect(304);
+          expect(notModified.headers.etag, `${path} ${accept}`).toBe(first.headers.etag);
+          expect(notModified.headers['content-type'], `${path} ${accept}`).toBeUndefined();
+          expect(notModified.headers['content-length'], `${path} ${accept}`).toBeUndefined();
+          expect(notModified.text ?? '', `${path} ${accept}`).toBe('');
+          expect(String(notModified.headers.vary).toLowerCase()).toContain('accept');
+          const head = await http().head(path).set('Accept', accept).set('If-None-Match', first.headers.etag as string).expect(304);
+          expect(head.headers['content-type'], `HEAD ${path} ${accept}`).toBeUndefined();
+        }
+      }
+    });
+
     it('each format has its own ETag, and a tag of one format does not match another', async () => {
       const tags = new Map<string, string>();
       for (const accept of ['application/json', 'application/hal+json', 'application/xml', 'text/html']) {

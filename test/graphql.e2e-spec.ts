@@ -70,7 +70,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
           post: {
             title: 'Welcome to the blog service',
             body: 'Posts, users and comments over REST and GraphQL, with live subscriptions. Try GET /posts or POST /graphql.',
-            author: { name: 'Alice Author', avatarUrl: 'https://i.pravatar.cc/150?u=alice' },
+            author: { name: 'Alice Author', avatarUrl: null },
             comments: [
               { body: 'Great to be here!', author: { name: 'Alice Author' } },
               { body: 'Looking forward to more posts.', author: { name: 'Bob Writer' } },

@@ -25,6 +25,11 @@ describeEachDatabase('paging', (kind) => {
       pages += 1;
       if (accept === 'application/xml') {
         ids.push(...parseXml(response.text).children.map((child) => Number(xmlFields(child).fields.id)));
+      } else if (accept === 'application/hal+json') {
+        // A HAL collection: the items under `_embedded`, and `next` agreeing with the Link header.
+        const hal = JSON.parse(response.text) as { _links: { next?: { href: string } }; _embedded: Record<string, { id: number }[]> };
+        ids.push(...Object.values(hal._embedded)[0].map((item) => item.id));
+        expect(hal._links.next?.href ?? null).toBe(nextLink(response));
       } else {
         ids.push(...(response.body as { id: number }[]).map((item) => item.id));
       }

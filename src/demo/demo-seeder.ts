@@ -11,11 +11,14 @@ import { PostsRepository } from '../posts/posts.repository.js';
 import type { User, UserRole } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 
-/** The demo accounts the README lists. */
-export const DEMO_USERS: { name: string; email: string; password: string; role: UserRole; avatarUrl: string | null }[] = [
-  { name: 'Ada Admin', email: 'admin@example.com', password: 'admin-password', role: 'admin', avatarUrl: null },
-  { name: 'Alice Author', email: 'alice@example.com', password: 'alice-password', role: 'author', avatarUrl: 'https://i.pravatar.cc/150?u=alice' },
-  { name: 'Bob Writer', email: 'bob@example.com', password: 'bob-password', role: 'author', avatarUrl: 'https://i.pravatar.cc/150?u=bob' },
+/**
+ * The demo accounts the README lists. None has an avatarUrl: the HTML pages draw their initials
+ * inline, so the demo works offline and asks no other host for anything.
+ */
+export const DEMO_USERS: { name: string; email: string; password: string; role: UserRole }[] = [
+  { name: 'Ada Admin', email: 'admin@example.com', password: 'admin-password', role: 'admin' },
+  { name: 'Alice Author', email: 'alice@example.com', password: 'alice-password', role: 'author' },
+  { name: 'Bob Writer', email: 'bob@example.com', password: 'bob-password', role: 'author' },
 ];
 
 const DEMO_POSTS = [
@@ -85,7 +88,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
     const users: User[] = [];
     for (const demo of DEMO_USERS) {
       const passwordHash = await hashPassword(demo.password);
-      users.push(await this.users.insert({ name: demo.name, email: demo.email, passwordHash, avatarUrl: demo.avatarUrl, role: demo.role, createdAt: at() }, manager));
+      users.push(await this.users.insert({ name: demo.name, email: demo.email, passwordHash, avatarUrl: null, role: demo.role, createdAt: at() }, manager));
     }
     const posts: Post[] = [];
     for (const demo of DEMO_POSTS) {

@@ -12,7 +12,7 @@ export const USER_RESOURCE = defineResource({
   html: {
     title: (view) => String(view.name),
     page: `<article class="user">
-<h1><% if (it.user.avatarUrl) { %><img class="avatar" src="<%= it.user.avatarUrl %>" alt=""> <% } %><%= it.user.name %></h1>
+<h1><img class="avatar" src="<%= it.avatar(it.user) %>" alt=""> <%= it.user.name %></h1>
 <p><%= it.user.role %> · joined <time datetime="<%= it.user.createdAt %>"><%= it.user.createdAt %></time></p>
 <p><a href="<%= it.user._links.posts.href %>">Posts by <%= it.user.name %></a></p>
 </article>`,

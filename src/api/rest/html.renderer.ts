@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Eta } from 'eta';
+import { avatarSource, LINKS_TEMPLATE } from '../../common/resource/html.js';
+import type { Links } from '../../common/resource/links.js';
 import type { ResourceDefinition } from '../../common/resource/resource-definition.js';
 import type { Resource, ResourceList } from '../../common/resource/resource.js';
 
@@ -21,6 +23,7 @@ a{color:#0b57d0}header.byline{display:flex;align-items:center;gap:.5rem;color:#5
 img.avatar{width:2rem;height:2rem;border-radius:50%;object-fit:cover}
 .body{white-space:pre-wrap}ol.comments{padding-left:1.2rem}ol.comments li{margin:.75rem 0}
 nav{margin-bottom:1.5rem;font-size:.9rem}time{color:#777;font-size:.85rem}
+nav.links{margin-top:2rem}nav.links h2{font-size:1rem}nav.links code{color:#777}
 </style>
 </head>
 <body>
@@ -45,11 +48,13 @@ export class HtmlRenderer {
       const items = await definition.listItems(resource.items);
       return this.page(title, definition.html.list, { title, items, nextHref: resource.nextHref });
     }
-    return this.page(definition.html.title(resource.view), definition.html.page, await definition.pageModel(resource.view));
+    return this.page(definition.html.title(resource.view), definition.html.page, await definition.pageModel(resource.view), resource.view._links);
   }
 
-  private page(title: string, template: string, data: Record<string, unknown>): string {
-    const body = this.template(template).call(this.eta, data);
+  /** The page: the resource's own template, then (for one resource) every one of its links. */
+  private page(title: string, template: string, data: Record<string, unknown>, links?: Links): string {
+    let body = this.template(template).call(this.eta, { ...data, avatar: avatarSource });
+    if (links) body += '\n' + this.template(LINKS_TEMPLATE).call(this.eta, { links });
     return this.template(LAYOUT).call(this.eta, { title, body });
   }
 

@@ -1,28 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../common/errors/domain-error.js';
+import { varyOnAccept } from '../../common/http/vary.js';
 import { etagFor, ifNoneMatchHits } from '../../common/resource/etag.js';
 import { HtmlRenderer } from './html.renderer.js';
-import { AVAILABLE_MEDIA_TYPES, CONTENT_TYPES, type Format, negotiateFormat } from '../../common/resource/media-types.js';
+import { AVAILABLE_MEDIA_TYPES, DEFAULT_REPRESENTATION, type Format, negotiateRepresentation, type Representation } from '../../common/resource/media-types.js';
 import { Resource, ResourceList } from '../../common/resource/resource.js';
 import { renderXml } from './xml.renderer.js';
 
 import type { NegotiatedRouteConfig } from '../../common/resource/negotiated.js';
-
-/** Adds Accept to Vary, keeping what is there (CORS adds Origin). */
-function varyOnAccept(reply: FastifyReply): void {
-  const current = reply.getHeader('vary');
-  if (current === undefined) {
-    reply.header('vary', 'Accept');
-    return;
-  }
-  const names = (Array.isArray(current) ? current.join(',') : String(current))
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  if (names.some((name) => name === '*' || name.toLowerCase() === 'accept')) return;
-  reply.header('vary', [...names, 'Accept'].join(', '));
-}
 
 const isSafe = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 
@@ -50,11 +36,11 @@ export class RepresentationHooks {
   constructor(private readonly html: HtmlRenderer) {}
 
   register(fastify: FastifyInstance): void {
-    fastify.decorateRequest('representationFormat', null);
+    fastify.decorateRequest('representation', null);
     fastify.addHook('onRequest', (request, reply, done) => {
       if ((request.routeOptions.config as NegotiatedRouteConfig | undefined)?.negotiated !== true) return done();
       const safe = isSafe(request);
-      const negotiated = negotiateFormat(request.headers.accept);
+      const negotiated = negotiateRepresentation(request.headers.accept);
       // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
       if (safe) varyOnAccept(reply);
       if (negotiated === null && safe) {
@@ -63,49 +49,69 @@ export class RepresentationHooks {
         );
       }
       // A write has already happened by the time it renders: answer it in JSON rather than 406.
-      request.representationFormat = negotiated ?? 'json';
+      request.representation = negotiated ?? DEFAULT_REPRESENTATION;
       reply.serializer(serializeRendered);
       done();
     });
     fastify.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const format = request.representationFormat;
-      if (format === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
-      return this.render(payload, format, request, reply);
+      const representation = request.representation;
+      if (representation === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
+      return this.render(payload, representation, request, reply);
     });
   }
 
-  private async render(resource: Resource | ResourceList, format: Format, request: FastifyRequest, reply: FastifyReply): Promise<string | typeof NO_BODY> {
-    const body = await this.serialize(resource, format);
+  private async render(
+    resource: Resource | ResourceList,
+    { format, contentType }: Representation,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<string | typeof NO_BODY> {
+    const body = await this.serialize(resource, format, request);
     varyOnAccept(reply);
-    reply.header('content-type', CONTENT_TYPES[format]);
     if (resource instanceof ResourceList) {
+      reply.header('content-type', contentType);
       if (resource.nextHref) reply.header('link', `<${resource.nextHref}>; rel="next"`);
       return body;
     }
     const etag = etagFor(format, resource.version, body);
     reply.header('etag', etag);
     if (isSafe(request) && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+      // RFC 9110 §15.4.5: a 304 has no content, so nothing describes one.
+      reply.removeHeader('content-type');
       reply.status(304);
       return NO_BODY;
     }
+    reply.header('content-type', contentType);
     return body;
   }
 
-  private serialize(resource: Resource | ResourceList, format: Format): string | Promise<string> {
+  private serialize(resource: Resource | ResourceList, format: Format, request: FastifyRequest): string | Promise<string> {
     switch (format) {
       case 'xml':
         return renderXml(resource);
       case 'html':
         return this.html.render(resource);
+      case 'hal':
+        return JSON.stringify(resource instanceof Resource ? resource.view : halCollection(resource, request.url));
       default:
         return JSON.stringify(resource instanceof Resource ? resource.view : resource.items);
     }
   }
 }
 
+/**
+ * A list as a HAL collection: the items embedded under the resource's plural, each with its own
+ * `_links`, and the list's own `self` (the path and query asked for) and `next`.
+ */
+function halCollection(list: ResourceList, self: string): object {
+  const links: Record<string, { href: string }> = { self: { href: self } };
+  if (list.nextHref) links.next = { href: list.nextHref };
+  return { _links: links, _embedded: { [list.plural]: list.items } };
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The format a negotiated route answers in; null on other routes. */
-    representationFormat: Format | null;
+    /** The representation a negotiated route answers in; null on other routes. */
+    representation: Representation | null;
   }
 }

@@ -1,7 +1,9 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type NormalizedError, normalizeError } from './normalize-error.js';
+import { varyOnAccept } from '../http/vary.js';
 import { PROBLEM_CONTENT_TYPE, toProblemDetails } from './problem-details.js';
+import { PROBLEM_PAGE_CONTENT_TYPE, prefersHtml, renderProblemPage } from './problem-page.js';
 
 /**
  * The one place where a failure becomes an HTTP response: Nest routes it everything thrown in
@@ -44,8 +46,12 @@ export function sendProblem(
   if (reply.sent) return;
   if (responders.some((respond) => respond(error, request, reply))) return;
   const path = request.url.split('?')[0];
-  reply.status(error.status).header('content-type', PROBLEM_CONTENT_TYPE);
+  const problem = toProblemDetails(error, path);
+  const html = prefersHtml(request.headers.accept);
+  reply.status(error.status).header('content-type', html ? PROBLEM_PAGE_CONTENT_TYPE : PROBLEM_CONTENT_TYPE);
+  // Which of the two an error is sent as depends on Accept.
+  varyOnAccept(reply);
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
-  reply.send(JSON.stringify(toProblemDetails(error, path)));
+  reply.send(html ? renderProblemPage(problem) : JSON.stringify(problem));
 }

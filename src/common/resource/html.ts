@@ -1,5 +1,36 @@
 /** An author's avatar beside a byline, for the HTML templates of resources that have an author (`it.author`). */
-export const AVATAR_TEMPLATE = `<% if (it.author && it.author.avatarUrl) { %><img class="avatar" src="<%= it.author.avatarUrl %>" alt="<%= it.author.name %>"><% } %>`;
+export const AVATAR_TEMPLATE = `<% if (it.author) { %><img class="avatar" src="<%= it.avatar(it.author) %>" alt="<%= it.author.name %>"><% } %>`;
 
 /** The "next page" link of every HTML list. */
 export const NEXT_PAGE_TEMPLATE = `<% if (it.nextHref) { %><p><a rel="next" href="<%= it.nextHref %>">Next page</a></p><% } %>`;
+
+/** Every `_links` entry of a resource page as an `<a rel href>` (`it.links`), whatever its template shows. */
+export const LINKS_TEMPLATE = `<nav class="links" aria-label="Links"><h2>Links</h2><ul>
+<% Object.entries(it.links).forEach(function ([rel, link]) { %><li><a rel="<%= rel %>" href="<%= link.href %>"><%= rel %></a> <code><%= link.href %></code></li>
+<% }) %></ul></nav>`;
+
+const AVATAR_COLOURS = ['#0b57d0', '#188038', '#b3261e', '#8e24aa', '#e37400', '#007b83'];
+
+/**
+ * Where a person's avatar comes from: their `avatarUrl`, else a picture of their initials as an
+ * inline `data:` SVG, so a page never needs another host for it.
+ */
+export function avatarSource(person: { name?: unknown; avatarUrl?: unknown }): string {
+  if (typeof person.avatarUrl === 'string' && person.avatarUrl !== '') return person.avatarUrl;
+  const name = typeof person.name === 'string' ? person.name : '';
+  const initials = name
+    .split(/\s+/)
+    .map((word) => Array.from(word).find((char) => /[\p{L}\p{N}]/u.test(char)))
+    .filter((char): char is string => char !== undefined)
+    .slice(0, 2)
+    .join('')
+    .toUpperCase();
+  let hash = 0;
+  for (const char of name) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
+  const colour = AVATAR_COLOURS[hash % AVATAR_COLOURS.length];
+  // Initials are letters and digits only: nothing to escape inside the SVG.
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="${colour}"/>` +
+    `<text x="32" y="42" font-family="sans-serif" font-size="26" text-anchor="middle" fill="#fff">${initials}</text></svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}

@@ -2,25 +2,74 @@ import Negotiator from 'negotiator';
 
 export type Format = 'json' | 'hal' | 'xml' | 'html';
 
-/** The formats every GET offers, the first being the default for no Accept header or `*\/*`. */
-export const MEDIA_TYPES: Record<string, Format> = {
-  'application/json': 'json',
-  'application/hal+json': 'hal',
-  'application/xml': 'xml',
-  'text/html': 'html',
+/** A media type the resource API serves: the format it renders and the Content-Type it answers with. */
+export interface Representation {
+  format: Format;
+  contentType: string;
+}
+
+const representation = (format: Format, type: string): Representation => ({ format, contentType: `${type}; charset=utf-8` });
+
+/**
+ * The media types every GET offers, the first being the default for no Accept header or `*\/*`.
+ * `text/xml` is the older name of the same XML (RFC 7303 treats the two alike); a client that
+ * asks for it gets the XML under the name it asked for.
+ */
+export const MEDIA_TYPES: Record<string, Representation> = {
+  'application/json': representation('json', 'application/json'),
+  'application/hal+json': representation('hal', 'application/hal+json'),
+  'application/xml': representation('xml', 'application/xml'),
+  'text/html': representation('html', 'text/html'),
+  'text/xml': representation('xml', 'text/xml'),
 };
 export const AVAILABLE_MEDIA_TYPES = Object.keys(MEDIA_TYPES);
 
-export const CONTENT_TYPES: Record<Format, string> = {
-  json: 'application/json; charset=utf-8',
-  hal: 'application/hal+json; charset=utf-8',
-  xml: 'application/xml; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-};
+/** JSON: what is answered when no Accept header picks anything else. */
+export const DEFAULT_REPRESENTATION = MEDIA_TYPES['application/json'];
 
-/** The format an Accept header asks for (q-values honoured by `negotiator`), or null for none of ours. */
-export function negotiateFormat(accept: string | undefined): Format | null {
-  if (accept === undefined || accept.trim() === '') return 'json';
-  const type = new Negotiator({ headers: { accept } }).mediaType(AVAILABLE_MEDIA_TYPES);
+/**
+ * The representation an Accept header asks for (q-values honoured by `negotiator`), or null for
+ * none of ours. Media-type parameters other than `q` (`charset=utf-8`, `profile=…`, `level=1`)
+ * are ignored: negotiator would otherwise require each to be present on the offered type.
+ */
+export function negotiateRepresentation(accept: string | undefined): Representation | null {
+  if (accept === undefined || accept.trim() === '') return DEFAULT_REPRESENTATION;
+  const type = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(AVAILABLE_MEDIA_TYPES);
   return type === undefined ? null : MEDIA_TYPES[type];
+}
+
+/** The media type among `offered` that an Accept header prefers (ties go to the first offered), parameters ignored. */
+export function preferredMediaType(accept: string | undefined, offered: readonly string[]): string | undefined {
+  if (accept === undefined || accept.trim() === '') return offered[0];
+  return new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType([...offered]);
+}
+
+/** The Accept header with every parameter but `q` dropped: `text/html; level=1; q=0.5` → `text/html;q=0.5`. */
+export function withoutParameters(accept: string): string {
+  if (!accept.includes(';')) return accept;
+  return splitOutsideQuotes(accept, ',')
+    .map((range) => {
+      const [type, ...parameters] = splitOutsideQuotes(range, ';').map((part) => part.trim());
+      const q = parameters.find((parameter) => /^q\s*=/i.test(parameter));
+      return q === undefined ? type : `${type};${q.replace(/\s+/g, '')}`;
+    })
+    .join(',');
+}
+
+/** Splits on `separator` except inside quoted strings (a profile URI may hold commas or semicolons). */
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (quoted && char === '\\') index++;
+    else if (char === '"') quoted = !quoted;
+    else if (!quoted && char === separator) {
+      parts.push(text.slice(start, index));
+      start = index + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }

@@ -32,6 +32,12 @@ class StrictValidationPipe extends ValidationPipe {
     // `custom` parameters (the GraphQL context, root, info) are the server's own objects, not input:
     // never walked (their object graphs have cycles) nor validated, as the stock pipe does.
     if (metadata.type === 'custom') return super.transform(value, metadata);
+    // No body at all (none sent, or an empty one under a JSON Content-Type) where a route reads the
+    // whole of it. GraphQL arguments come as `body` too, but a named one (`@Args('filter')`) may be
+    // absent and the whole set (`@Args()`) is always an object.
+    if (metadata.type === 'body' && metadata.data === undefined && value === undefined) {
+      throw DomainError.badInput('The request needs a JSON body', [{ field: 'body', message: 'is required' }]);
+    }
     // class-transformer recurses without a bound: a body nested 10,000 deep overflowed the stack (500).
     if (nestedDeeperThan(value, MAX_NESTING)) {
       const name = metadata.data || metadata.type;

@@ -1,0 +1,38 @@
+import { preferredMediaType } from '../resource/media-types.js';
+import type { ProblemDetails } from './problem-details.js';
+
+export const PROBLEM_PAGE_CONTENT_TYPE = 'text/html; charset=utf-8';
+
+// problem+json first: it wins every tie (`*/*`, no Accept), so HTML only goes to who prefers it.
+const ERROR_MEDIA_TYPES = ['application/problem+json', 'application/json', 'text/html'];
+
+/** Whether the client prefers HTML to JSON for an error (a browser does; API clients do not). */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (accept === undefined || !accept.toLowerCase().includes('html')) return false;
+  return preferredMediaType(accept, ERROR_MEDIA_TYPES) === 'text/html';
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
+
+/** The problem as a small page for a browser: status, title, detail, code and field errors, all escaped. */
+export function renderProblemPage(problem: ProblemDetails): string {
+  const fields = (problem.errors ?? []).map((error) => `<li><code>${escapeHtml(error.field)}</code>: ${escapeHtml(error.message)}</li>`).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${problem.status} ${escapeHtml(problem.title)} · Blog</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#222}a{color:#0b57d0}code{color:#555}</style>
+</head>
+<body>
+<nav><a href="/posts">Posts</a> · <a href="/users">Users</a> · <a href="/docs">API</a></nav>
+<main class="problem">
+<h1>${problem.status} ${escapeHtml(problem.title)}</h1>
+<p>${escapeHtml(problem.detail)}</p>
+${fields ? `<ul class="errors">${fields}</ul>\n` : ''}<p><code>${escapeHtml(problem.code)}</code> · <code>${escapeHtml(problem.instance)}</code></p>
+</main>
+</body>
+</html>`;
+}
