@@ -100,6 +100,8 @@ export function registerRequestLogging(fastify: FastifyInstance): void {
   });
 }
 
+const LOGS_INFO = new Set(['trace', 'debug', 'info']);
+
 /**
  * Fastify logs two lines per request by default; this logs one, after the response: method,
  * route, status, duration, client address. Never headers or bodies (no tokens, no passwords).
@@ -108,6 +110,9 @@ class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const failed = Boolean(error) || reply.statusCode >= 500;
+    // Below the configured level (LOG_LEVEL=warn, say) the line is never built.
+    if (!failed && !LOGS_INFO.has(request.log.level)) return;
     const line = {
       method: request.method,
       url: redactUrl(request.url),
@@ -116,7 +121,7 @@ class OneLinePerRequest extends LogController {
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ip: request.ip,
     };
-    if (error || reply.statusCode >= 500) request.log.error({ ...line, err: error ?? undefined }, 'request failed');
+    if (failed) request.log.error({ ...line, err: error ?? undefined }, 'request failed');
     else request.log.info(line, 'request');
   }
 }

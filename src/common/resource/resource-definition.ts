@@ -53,6 +53,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   private readonly pageLoaders = new Map<string, (view: ResourceView) => Promise<object>>();
   private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
+  private compiledView?: (item: T, definition: this) => ResourceView;
   private schemaObject?: SchemaObject;
 
   constructor(spec: ResourceSpec<T>) {
@@ -76,14 +77,22 @@ export class ResourceDefinition<T extends Identified = Identified> {
 
   /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`. */
   view(item: T): ResourceView {
-    const view: Record<string, unknown> = {};
-    const source = item as unknown as Record<string, unknown>;
-    for (const field of this.fields) {
-      const value = source[field.property];
-      view[field.property] = field.timestamp && value instanceof Date ? value.toISOString() : value;
-    }
-    view._links = this.links(item);
-    return view as ResourceView;
+    return (this.compiledView ??= this.compileView())(item, this);
+  }
+
+  /**
+   * The view as one object literal (`{"id": s["id"], …, "_links": …}`), built on first use: one
+   * shape for every view of the resource, where a loop with computed keys costs a megamorphic
+   * access per field (measured on list pages). Field names come from the entity's decorators,
+   * quoted with JSON.stringify.
+   */
+  private compileView(): (item: T, definition: this) => ResourceView {
+    const members = this.fields.map((field) => {
+      const name = JSON.stringify(field.property);
+      return `${name}: ${field.timestamp ? `iso(s[${name}])` : `s[${name}]`}`;
+    });
+    const factory = new Function('iso', `return function view(s, definition) {\n  return { ${[...members, '_links: definition.links(s)'].join(', ')} };\n};`);
+    return factory(iso) as (item: T, definition: this) => ResourceView;
   }
 
   one(item: T): Resource {
@@ -147,6 +156,8 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return item as T;
   }
 }
+
+const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
 function readFields(entity: new () => unknown): Field[] {
   return getMetadataArgsStorage()
