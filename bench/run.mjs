@@ -6,9 +6,12 @@
  *     schema, and stops.
  *  2. The deterministic dataset (bench/dataset.mjs) goes straight into it, in one transaction.
  *  3. The service starts again (cold start and idle RSS are taken), and the floor beside it.
- *  4. Each scenario's response is fetched from both and must be byte-for-byte identical.
- *  5. autocannon rounds, interleaved (service, floor, service, floor, …); SQL statements per
- *     request from each server's db_queries_total.
+ *     With --peer postgraphile (PostgreSQL), PostGraphile too, on its own copy of the dataset
+ *     (bench/peer.mjs).
+ *  4. Each scenario's response is fetched from both and must be byte-for-byte identical; the
+ *     peer's post page must carry the same data.
+ *  5. autocannon rounds, interleaved (service, floor[, peer], service, floor, …); SQL statements
+ *     per request from each server's db_queries_total, CPU per request from /proc/<pid>/stat.
  *  6. Subscription fan-out (bench/fanout.mjs), in-process bus, then through Redis when given.
  *  7. A markdown table on stdout, everything in bench/results/latest.json. Progress goes to stderr.
  *
@@ -29,6 +32,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { DEFAULT_SIZES, loadDataset } from './dataset.mjs';
 import { measureFanout } from './fanout.mjs';
+import { PEERS, clonePostgresDatabase, discoverPeerQuery, installPeer, normalizeServicePostPage, peerReady } from './peer.mjs';
 import {
   BENCH_PASSWORD,
   CREATE_POST_MUTATION,
@@ -58,6 +62,8 @@ Load      --rounds N (3)  --duration S (5)  --connections N (32)  --warmup S (1;
 Fan-out   --subscribers N (1000)  --events N (20)  --event-spacing MS (250)
 Database  --database postgres://user@host:port/db   a fresh database is created beside db and dropped after
 Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --redis off to skip)
+Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy of the dataset, measured on the
+                            post page beside the service and the floor (installed once under the temp dir)
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-comments, graphql-post-page,
                             graphql-create-post, fanout, fanout-redis)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
@@ -87,6 +93,7 @@ function readOptions(argv) {
       'event-spacing': { type: 'string' },
       database: { type: 'string' },
       redis: { type: 'string' },
+      peer: { type: 'string' },
       scenarios: { type: 'string' },
       quick: { type: 'boolean' },
       out: { type: 'string' },
@@ -101,6 +108,10 @@ function readOptions(argv) {
   const redis = values.redis ?? process.env.TEST_REDIS_URL ?? process.env.REDIS_URL;
   if (redis !== undefined && redis !== 'off' && !/^rediss?:\/\//.test(redis)) throw new UsageError('--redis must be a redis:// URL or "off"');
   checkDatabaseFlag(values.database);
+  if (values.peer !== undefined) {
+    if (!PEERS.includes(values.peer)) throw new UsageError(`--peer: unknown "${values.peer}" (known: ${PEERS.join(', ')})`);
+    if (values.database === undefined) throw new UsageError(`--peer ${values.peer} needs --database postgres://… (it runs on PostgreSQL only)`);
+  }
   const scenarios = values.scenarios?.split(',').map((name) => name.trim()).filter(Boolean);
   for (const name of scenarios ?? []) {
     if (!SCENARIO_IDS.includes(name)) throw new UsageError(`--scenarios: unknown "${name}" (known: ${SCENARIO_IDS.join(', ')})`);
@@ -120,6 +131,7 @@ function readOptions(argv) {
     eventSpacing: integer('event-spacing', 250, 0, 60_000),
     database: values.database,
     redis: redis === 'off' ? undefined : redis,
+    peer: values.peer,
     scenarios,
     out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results', 'latest.json')),
     keep: values.keep === true,
@@ -157,9 +169,12 @@ export async function abort(reason, code) {
 // ---------------------------------------------------------------------------------------------
 // Child processes (the service, the floor)
 
-/** Spawns a Node process; keeps its last output lines; `stop()` sends SIGTERM, then SIGKILL after 15 s. */
-function startProcess(label, entry, env) {
-  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Spawns a Node process (this Node unless `command` names another binary); keeps its last output
+ * lines; `stop()` sends SIGTERM, then SIGKILL after 15 s.
+ */
+function startProcess(label, entry, env, { command = process.execPath, args = [entry], cwd = ROOT } = {}) {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const state = { label, child, lines: [], port: null, exitCode: null };
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
@@ -184,7 +199,7 @@ function startProcess(label, entry, env) {
       } catch {
         // not JSON: look at the raw line
       }
-      const match = /Listening on https?:\/\/\S*?:(\d+)/.exec(text);
+      const match = /Listening on https?:\/\/\S*?:(\d+)/.exec(text) ?? /listening on port (\d+)/i.exec(text);
       if (match) state.port = Number(match[1]);
     }
   };
@@ -256,8 +271,14 @@ export async function rssMb(pid) {
 
 const lastLines = (proc) => proc.lines.slice(-15).map((line) => `    ${line}`).join('\n');
 
-/** Waits for the first 200 on `path`; returns the base URL and the time from spawn. */
-async function waitReady(proc, startedAt, healthPath, timeoutMs = 90_000) {
+const httpOk = async (baseUrl, healthPath) => {
+  const response = await fetch(`${baseUrl}${healthPath}`, { signal: AbortSignal.timeout(2000) });
+  await response.arrayBuffer();
+  return response.status === 200;
+};
+
+/** Waits for the first 200 on `path` (or `ready(baseUrl)` to be true); returns the base URL and the time from spawn. */
+async function waitReady(proc, startedAt, healthPath, timeoutMs = 90_000, ready = (baseUrl) => httpOk(baseUrl, healthPath)) {
   const deadline = startedAt + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) {
@@ -266,9 +287,7 @@ async function waitReady(proc, startedAt, healthPath, timeoutMs = 90_000) {
     if (proc.port === null) proc.port = await listeningPort(proc.child.pid);
     if (proc.port !== null) {
       try {
-        const response = await fetch(`http://127.0.0.1:${proc.port}${healthPath}`, { signal: AbortSignal.timeout(2000) });
-        await response.arrayBuffer();
-        if (response.status === 200) return { url: `http://127.0.0.1:${proc.port}`, readyMs: performance.now() - startedAt };
+        if (await ready(`http://127.0.0.1:${proc.port}`)) return { url: `http://127.0.0.1:${proc.port}`, readyMs: performance.now() - startedAt };
       } catch {
         // not yet
       }
@@ -304,6 +323,14 @@ export async function startService(databaseUrl, label, extra) {
   const startedAt = performance.now();
   const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra));
   const { url, readyMs } = await waitReady(proc, startedAt, '/health');
+  return Object.assign(proc, { url, coldStartMs: readyMs });
+}
+
+/** The peer (bench/peer.mjs) on its own database; ready when it answers `{ __typename }`. */
+async function startPeer(peer, databaseUrl) {
+  const startedAt = performance.now();
+  const proc = startProcess('peer', null, peer.env(databaseUrl), { command: peer.command, args: peer.args, cwd: peer.dir });
+  const { url, readyMs } = await waitReady(proc, startedAt, '/graphql', 90_000, peerReady);
   return Object.assign(proc, { url, coldStartMs: readyMs });
 }
 
@@ -415,6 +442,8 @@ function scenarios(ctx) {
       id: 'graphql-post-page',
       name: 'GraphQL post page',
       graphql: true,
+      // Also measured on the peer (--peer), with its own query for the same page.
+      peer: true,
       dynamic: true,
       request: (random) => ({
         method: 'POST',
@@ -461,11 +490,11 @@ export async function send(baseUrl, request) {
   return { status: response.status, headers: response.headers, body: await response.text() };
 }
 
-function firstDifference(a, b) {
+function firstDifference(a, b, other = 'floor') {
   let index = 0;
   while (index < a.length && index < b.length && a[index] === b[index]) index++;
   const excerpt = (text) => text.slice(Math.max(0, index - 60), index + 60).replace(/\n/g, '\\n');
-  return `first difference at character ${index} (lengths ${a.length} / ${b.length}):\n      service: …${excerpt(a)}…\n      floor:   …${excerpt(b)}…`;
+  return `first difference at character ${index} (lengths ${a.length} / ${b.length}):\n      service: …${excerpt(a)}…\n      ${`${other}:`.padEnd(8)} …${excerpt(b)}…`;
 }
 
 /**
@@ -546,7 +575,7 @@ export function cannon(scenario, target, seconds, seed, connections) {
         skipAggregateResult: true,
         requests: [request],
         // A GraphQL error answers 200: count it as a failure too.
-        ...(scenario.graphql ? { verifyBody: (body) => !body.startsWith('{"errors"') } : {}),
+        ...(scenario.verifyBody ? { verifyBody: scenario.verifyBody } : scenario.graphql ? { verifyBody: (body) => !body.startsWith('{"errors"') } : {}),
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
@@ -568,9 +597,44 @@ async function settledDbQueries(baseUrl) {
   return last;
 }
 
+const CLOCK_TICKS_PER_SECOND = (() => {
+  const result = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5000 });
+  const value = Number(result.stdout?.trim());
+  return Number.isInteger(value) && value > 0 ? value : 100;
+})();
+
+/** User + system CPU time of a process so far, in µs (utime + stime from /proc/<pid>/stat), or null. */
+export async function cpuMicros(pid) {
+  if (!pid) return null;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (stat === null) return null;
+  // The fields after "(comm)" start at field 3 (state); utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? (ticks * 1e6) / CLOCK_TICKS_PER_SECOND : null;
+}
+
+/** The CPU time once it has stopped moving (the server still answers requests cut off at the end of a round). */
+async function settledCpuMicros(pid) {
+  let last = await cpuMicros(pid);
+  for (let attempt = 0; attempt < 20 && last !== null; attempt++) {
+    await sleep(50);
+    const now = await cpuMicros(pid);
+    if (now === last) break;
+    last = now;
+  }
+  return last;
+}
+
+/**
+ * One measured round against `target` ({name, url, pid?}). CPU is read before and after (the
+ * /metrics reads for the SQL count fall outside that window).
+ */
 export async function measureRound(scenario, target, options, seed) {
   const before = await settledDbQueries(target.url);
+  const cpuBefore = await cpuMicros(target.pid);
   const raw = await cannon(scenario, target, options.duration, seed, options.connections);
+  const cpuAfter = await settledCpuMicros(target.pid);
   const after = await settledDbQueries(target.url);
   const one = autocannon.aggregateResult([raw], { url: target.url, connections: options.connections, duration: options.duration });
   return {
@@ -583,6 +647,8 @@ export async function measureRound(scenario, target, options, seed) {
     p99: one.latency.p99,
     errors: raw.errors + raw.timeouts + raw.non2xx + raw.mismatches,
     sqlStatements: before === null || after === null ? null : after - before,
+    cpuMicros: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    cpuMicrosPerRequest: cpuBefore === null || cpuAfter === null || raw.totalRequests === 0 ? null : (cpuAfter - cpuBefore) / raw.totalRequests,
   };
 }
 
@@ -591,6 +657,7 @@ export function summarize(rounds, target, options) {
   const completed = rounds.reduce((sum, round) => sum + round.completed, 0);
   const sent = rounds.reduce((sum, round) => sum + round.sent, 0);
   const sql = rounds.every((round) => round.sqlStatements !== null) ? rounds.reduce((sum, round) => sum + round.sqlStatements, 0) : null;
+  const cpu = rounds.every((round) => round.cpuMicros !== null && round.cpuMicros !== undefined) ? rounds.reduce((sum, round) => sum + round.cpuMicros, 0) : null;
   return {
     reqPerSec: rounds.reduce((sum, round) => sum + round.reqPerSec, 0) / rounds.length,
     reqPerSecRounds: rounds.map((round) => Math.round(round.reqPerSec)),
@@ -599,6 +666,7 @@ export function summarize(rounds, target, options) {
     errors: rounds.reduce((sum, round) => sum + round.errors, 0),
     completed,
     sqlPerRequest: sql === null || sent === 0 ? null : sql / sent,
+    cpuMicrosPerRequest: cpu === null || sent === 0 ? null : cpu / sent,
     rounds: rounds.map(({ raw: _raw, ...round }) => round),
   };
 }
@@ -650,36 +718,54 @@ function renderMarkdown(report) {
     `- Database: ${report.database}; dataset ${fmt.int(dataset.users)} users, ${fmt.int(dataset.posts)} posts, ${fmt.int(dataset.comments)} comments (seed ${options.seed}), loaded in ${fmt.int(dataset.loadMs)} ms`,
   );
   lines.push(
-    `- Load: autocannon, ${options.connections} connections, ${options.rounds} round(s) of ${options.duration} s per target, interleaved service/floor, ${options.warmup} s warm-up each`,
+    `- Load: autocannon, ${options.connections} connections, ${options.rounds} round(s) of ${options.duration} s per target, interleaved service/floor${report.scenarios.some((scenario) => scenario.peer) ? '/peer (post page)' : ''}, ${options.warmup} s warm-up each`,
   );
   lines.push(
     `- Service: cold start ${fmt.int(service.coldStartMs)} ms (spawn → first 200 on /health; ${fmt.int(service.firstStartMs)} ms on the first start, with migrations), idle RSS ${fmt.ms(service.idleRssMb)} MB; floor: cold start ${fmt.int(floor.coldStartMs)} ms, idle RSS ${fmt.ms(floor.idleRssMb)} MB`,
   );
+  if (report.peer) {
+    const p = report.peer;
+    lines.push(
+      p.error
+        ? `- Peer: ${p.name} ${p.version} not available (${p.error})`
+        : `- Peer: ${p.name} ${p.version} on Node ${p.node}, its own copy of the dataset (${p.database}); cold start ${fmt.int(p.coldStartMs)} ms (spawn → first answer to \`{ __typename }\`), idle RSS ${fmt.ms(p.idleRssMb)} MB; configuration: ${p.configuration}`,
+    );
+  }
+  const withPeer = Boolean(report.peer);
+  const blank = withPeer ? ' |' : '';
   lines.push('');
-  lines.push('| Scenario | Target | req/s | p50 ms | p99 ms | errors | SQL/req | service/floor |');
-  lines.push('|---|---|---:|---:|---:|---:|---:|---:|');
+  lines.push(`| Scenario | Target | req/s | p50 ms | p99 ms | errors | SQL/req | CPU µs/req | service/floor |${withPeer ? ' service/peer |' : ''}`);
+  lines.push(`|---|---|---:|---:|---:|---:|---:|---:|---:|${withPeer ? '---:|' : ''}`);
+  const row = (name, target, r, ratio, peerRatio) =>
+    `| ${name} | ${target} | ${fmt.int(r.reqPerSec)} | ${fmt.ms(r.p50)} | ${fmt.ms(r.p99)} | ${r.errors} | ${fmt.sql(r.sqlPerRequest)} | ${fmt.int(r.cpuMicrosPerRequest)} | ${ratio} |${withPeer ? ` ${peerRatio} |` : ''}`;
   for (const scenario of report.scenarios) {
     if (scenario.status !== 'measured') {
-      lines.push(`| ${scenario.name} | — | ${scenario.status === 'mismatch' ? 'MISMATCH' : 'skipped'} | | | | | |`);
+      lines.push(`| ${scenario.name} | — | ${scenario.status === 'mismatch' ? 'MISMATCH' : 'skipped'} | | | | | | |${blank}`);
       continue;
     }
-    const { service: s, floor: f } = scenario;
-    lines.push(`| ${scenario.name}${scenario.mismatch ? ' (ANSWERS DIFFER)' : ''} | service | ${fmt.int(s.reqPerSec)} | ${fmt.ms(s.p50)} | ${fmt.ms(s.p99)} | ${s.errors} | ${fmt.sql(s.sqlPerRequest)} | ${fmt.ratio(scenario.ratio)} |`);
-    lines.push(`| | floor | ${fmt.int(f.reqPerSec)} | ${fmt.ms(f.p50)} | ${fmt.ms(f.p99)} | ${f.errors} | ${fmt.sql(f.sqlPerRequest)} | |`);
+    const { service: s, floor: f, peer: p } = scenario;
+    // "—": the scenario has no peer counterpart; MISMATCH/unavailable: the peer's data differed or it did not answer.
+    const peerCell = p ? fmt.ratio(scenario.peerRatio) : scenario.peerStatus === 'mismatch' ? 'MISMATCH' : scenario.peerStatus === 'unavailable' ? 'n/a' : '—';
+    const flags = `${scenario.mismatch ? ' (ANSWERS DIFFER)' : ''}${p && scenario.peerStatus !== 'ok' ? ' (PEER DATA DIFFERS)' : ''}`;
+    lines.push(row(`${scenario.name}${flags}`, 'service', s, fmt.ratio(scenario.ratio), peerCell));
+    lines.push(row('', 'floor', f, '', ''));
+    if (p) lines.push(row('', 'peer', p, '', ''));
   }
   for (const fan of report.fanout) {
     const name = `Subscription fan-out${fan.redis ? ' via Redis' : ''} (${fmt.int(fan.subscribers)} subscribers × ${fan.events} events)`;
     if (!fan.available) {
-      lines.push(`| ${name} | service | not available | | | | | |`);
+      lines.push(`| ${name} | service | not available | | | | | | |${blank}`);
       continue;
     }
-    lines.push(`| ${name} | service | — | ${fmt.ms(fan.p50)} | ${fmt.ms(fan.p99)} | ${fan.missed} lost | n/a | |`);
+    lines.push(`| ${name} | service | — | ${fmt.ms(fan.p50)} | ${fmt.ms(fan.p99)} | ${fan.missed} lost | n/a | n/a | |${withPeer ? ' — |' : ''}`);
   }
   lines.push('');
   lines.push('req/s: mean over rounds. p50/p99: over all rounds\' 2xx responses, whole milliseconds as autocannon records them');
   lines.push('(fan-out: over all deliveries to all subscribers, event received − mutation sent).');
-  lines.push('errors: connection errors + timeouts + non-2xx + GraphQL error bodies. SQL/req: db_queries_total delta / requests sent.');
-  lines.push('service/floor: the ratio of req/s.');
+  lines.push(`errors: connection errors + timeouts + non-2xx + GraphQL error bodies. SQL/req: db_queries_total delta / requests sent${withPeer ? ' (n/a for the peer: it has no such counter)' : ''}.`);
+  lines.push('CPU µs/req: the server process\'s user + system CPU time (/proc/<pid>/stat) over its rounds / requests sent; steadier than req/s on a busy machine.');
+  if (report.options.database === 'postgres') lines.push('The database server\'s own CPU (PostgreSQL\'s processes) is not included in CPU µs/req.');
+  lines.push(`service/floor: the ratio of req/s.${withPeer ? ' service/peer: the same against the peer (— where the peer has no counterpart; > 1 = the service is faster).' : ''}`);
   if (report.notes.length > 0) {
     lines.push('', 'Notes:');
     for (const note of report.notes) lines.push(`- ${note}`);
@@ -712,12 +798,15 @@ async function main() {
     startedAt: new Date().toISOString(),
     machine: machine(),
     git: gitState(),
-    options: { ...options, help: undefined, database: options.database ? 'postgres' : 'sqlite', redis: options.redis ? 'yes' : 'no' },
+    options: { ...options, help: undefined, database: options.database ? 'postgres' : 'sqlite', redis: options.redis ? 'yes' : 'no', peer: options.peer ?? null },
     notes: [],
     scenarios: [],
     fanout: [],
   };
   let exitCode = 0;
+
+  // The peer's installation first: a failing npm install should not cost a dataset load.
+  const peerSetup = options.peer ? await installPeer(options.peer, { cleanups }) : null;
 
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'blog-bench-'));
   cleanups.push(() => (options.keep ? log(`kept ${tempDir}`) : rm(tempDir, { recursive: true, force: true })));
@@ -737,6 +826,13 @@ async function main() {
   const loadStarted = performance.now();
   const counts = await loadDataset(database.url, options);
   report.dataset = { ...counts, loadMs: performance.now() - loadStarted };
+  let peerDatabase = null;
+  if (peerSetup) {
+    // Copied before the service starts again: CREATE DATABASE … TEMPLATE needs the source idle.
+    peerDatabase = await clonePostgresDatabase(options.database, database.url, options.keep);
+    cleanups.push(() => peerDatabase.drop());
+    log(`bench: the peer's copy of the dataset: PostgreSQL database ${peerDatabase.name}`);
+  }
 
   // 3. The service (cold start, idle RSS) and the floor.
   log('bench: starting the service and the floor…');
@@ -747,6 +843,28 @@ async function main() {
   await sleep(200);
   report.floor = { coldStartMs: floor.coldStartMs, idleRssMb: await rssMb(floor.child.pid) };
   log(`  service ${service.url} (cold start ${Math.round(service.coldStartMs)} ms), floor ${floor.url}`);
+  let peer = null;
+  if (peerSetup) {
+    report.peer = { name: peerSetup.name, version: peerSetup.version, node: peerSetup.nodeVersion, database: peerDatabase.name, configuration: peerSetup.configuration };
+    try {
+      log(`bench: starting the peer (${peerSetup.name} ${peerSetup.version} on Node ${peerSetup.nodeVersion})…`);
+      peer = await startPeer(peerSetup, peerDatabase.url);
+      await sleep(200);
+      Object.assign(report.peer, { coldStartMs: peer.coldStartMs, idleRssMb: await rssMb(peer.child.pid) });
+      const discovered = await discoverPeerQuery(peer.url);
+      Object.assign(peer, discovered);
+      report.peer.query = discovered.query;
+      log(`  peer ${peer.url} (cold start ${Math.round(peer.coldStartMs)} ms)\n  peer query: ${discovered.query}`);
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, ' | ');
+      log(`\nERROR: the peer is not available: ${reason}`);
+      report.peer.error = reason;
+      report.notes.push(`ERROR: the peer (${peerSetup.name}) is not available: ${reason}`);
+      exitCode = 1;
+      await peer?.stop();
+      peer = null;
+    }
+  }
   if ((await dbQueries(service.url)) === null) report.notes.push('The service\'s /metrics has no db_queries_total: SQL/req is n/a for it.');
 
   const tokenResponse = await send(service.url, {
@@ -760,20 +878,22 @@ async function main() {
 
   const ctx = { posts: options.posts, token };
   const targets = [
-    { name: 'service', url: service.url },
-    { name: 'floor', url: floor.url },
+    { name: 'service', url: service.url, pid: service.child.pid },
+    { name: 'floor', url: floor.url, pid: floor.child.pid },
+    ...(peer ? [{ name: 'peer', url: peer.url, pid: peer.child.pid }] : []),
   ];
 
   try {
-    await measureScenarios(options, ctx, report, { service, floor, targets, wanted });
+    await measureScenarios(options, ctx, report, { service, floor, peer, targets, wanted });
   } catch (error) {
     exitCode = 1;
     const reason = error instanceof Error ? error.message : String(error);
     log(`\nERROR: the measurements stopped: ${reason}`);
     report.notes.push(`ERROR: the measurements stopped: ${reason.replace(/\n\s*/g, ' | ')}`);
   }
-  if (report.scenarios.some((scenario) => scenario.status === 'mismatch' || scenario.mismatch)) exitCode = 1;
+  if (report.scenarios.some((scenario) => scenario.status === 'mismatch' || scenario.mismatch || (scenario.peerStatus ?? 'ok') !== 'ok')) exitCode = 1;
   await floor.stop();
+  await peer?.stop();
 
   // 6. Fan-out: in-process bus, then Redis.
   const fanoutOptions = { token, subscribers: options.subscribers, events: options.events, spacingMs: options.eventSpacing };
@@ -816,11 +936,11 @@ async function main() {
 }
 
 /** 4. The identity check, then 5. interleaved rounds, one scenario after another. */
-async function measureScenarios(options, ctx, report, { service, floor, targets, wanted }) {
+async function measureScenarios(options, ctx, report, { service, floor, peer, targets, wanted }) {
   let seed = options.seed * 1000;
   for (const scenario of scenarios(ctx)) {
     if (!wanted(scenario.id)) continue;
-    for (const server of [service, floor]) {
+    for (const server of [service, floor, ...(peer ? [peer] : [])]) {
       if (server.exitCode !== null) throw new Error(`${server.label} exited (${server.exitCode}). Last output:\n${lastLines(server)}`);
     }
     const entry = { id: scenario.id, name: scenario.name };
@@ -839,16 +959,35 @@ async function measureScenarios(options, ctx, report, { service, floor, targets,
         continue;
       }
     }
+    // The peer answers its own query for the same page; its data must equal the service's.
+    let withPeer = false;
+    if (peer && scenario.peer) {
+      const peerCheck = await checkPeer(scenario, service, peer);
+      entry.peerStatus = peerCheck.status;
+      if (peerCheck.status !== 'ok') {
+        entry.peerReason = peerCheck.reason;
+        const what = peerCheck.status === 'mismatch' ? 'PEER MISMATCH' : 'PEER UNAVAILABLE';
+        log(`\nERROR: scenario "${scenario.name}": the peer's post page does not match the service's:\n  ${peerCheck.reason}\n`);
+        report.notes.push(`${what} in "${scenario.name}": ${peerCheck.reason.replace(/\n\s*/g, ' | ')}`);
+      }
+      withPeer = peerCheck.status === 'ok' || options.allowMismatch;
+    }
+    const peerScenario = withPeer ? peerVariant(scenario, peer) : null;
+    const active = targets.filter((target) => target.name !== 'peer' || withPeer);
+    const scenarioFor = (target) => (target.name === 'peer' ? peerScenario : scenario);
     log(`bench: ${scenario.name}`);
     if (options.warmup > 0) {
-      for (const target of targets) await cannon(scenario, target, options.warmup, seed++, options.connections);
+      for (const target of active) await cannon(scenarioFor(target), target, options.warmup, seed++, options.connections);
     }
-    const rounds = { service: [], floor: [] };
+    const rounds = Object.fromEntries(active.map((target) => [target.name, []]));
     for (let round = 1; round <= options.rounds; round++) {
-      for (const target of targets) {
-        const result = await measureRound(scenario, target, options, seed++);
+      for (const target of active) {
+        const result = await measureRound(scenarioFor(target), target, options, seed++);
         rounds[target.name].push(result);
-        log(`  round ${round} ${target.name.padEnd(7)} ${fmt.int(result.reqPerSec).padStart(7)} req/s  p50 ${fmt.ms(result.p50)} ms  p99 ${fmt.ms(result.p99)} ms  errors ${result.errors}`);
+        log(
+          `  round ${round} ${target.name.padEnd(7)} ${fmt.int(result.reqPerSec).padStart(7)} req/s  p50 ${fmt.ms(result.p50)} ms  p99 ${fmt.ms(result.p99)} ms  ` +
+            `errors ${result.errors}  CPU ${fmt.int(result.cpuMicrosPerRequest)} µs/req`,
+        );
       }
     }
     entry.status = 'measured';
@@ -856,7 +995,52 @@ async function measureScenarios(options, ctx, report, { service, floor, targets,
     entry.service = summarize(rounds.service, targets[0], options);
     entry.floor = summarize(rounds.floor, targets[1], options);
     entry.ratio = entry.floor.reqPerSec > 0 ? entry.service.reqPerSec / entry.floor.reqPerSec : null;
+    if (withPeer) {
+      entry.peer = summarize(rounds.peer, targets[2], options);
+      entry.peerRatio = entry.peer.reqPerSec > 0 ? entry.service.reqPerSec / entry.peer.reqPerSec : null;
+    }
   }
+}
+
+/** The scenario as the peer is asked it: the same ids in the same order, in the peer's query. */
+function peerVariant(scenario, peer) {
+  return {
+    ...scenario,
+    request: (random, n, target) => {
+      const { variables } = JSON.parse(scenario.request(random, n, target).body);
+      return { method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: peer.query, variables }) };
+    },
+    // An "errors" key anywhere (data and errors can come together); inside strings the quotes are escaped.
+    verifyBody: (body) => !/"errors"\s*:/.test(body),
+  };
+}
+
+/** The peer's post page against the service's, as data: same title, body, author, comments in order. */
+async function checkPeer(scenario, service, peer) {
+  for (const request of scenario.samples()) {
+    const { variables } = JSON.parse(request.body);
+    const label = `post page of post ${variables.id}`;
+    const fromService = JSON.parse((await send(service.url, request)).body);
+    let fromPeer;
+    try {
+      fromPeer = await send(peer.url, { method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: peer.query, variables }) });
+    } catch (error) {
+      return { status: 'unavailable', reason: `peer: ${label}: ${error.message}` };
+    }
+    let peerBody;
+    try {
+      peerBody = JSON.parse(fromPeer.body);
+    } catch {
+      return { status: 'mismatch', reason: `${label}: the peer answered HTTP ${fromPeer.status}, not JSON: ${fromPeer.body.slice(0, 200)}` };
+    }
+    if (fromPeer.status !== 200 || peerBody.errors) {
+      return { status: 'mismatch', reason: `${label}: the peer answered HTTP ${fromPeer.status}: ${fromPeer.body.slice(0, 300)}` };
+    }
+    const a = JSON.stringify(normalizeServicePostPage(fromService.data));
+    const b = JSON.stringify(peer.normalize(peerBody.data));
+    if (a !== b) return { status: 'mismatch', reason: `${label}: data differs; ${firstDifference(a, b, 'peer')}` };
+  }
+  return { status: 'ok' };
 }
 
 // Run only as a script: bench/scale.mjs imports the helpers above.

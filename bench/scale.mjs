@@ -781,7 +781,7 @@ async function main() {
   await new Promise((resolve) => setTimeout(resolve, 500));
   report.service = { firstStartMs, coldStartMs: service.coldStartMs, idleRssMb: await rssMb(service.child.pid) };
   log(`  ${service.url} (cold start ${Math.round(service.coldStartMs)} ms)`);
-  const target = { name: 'service', url: service.url };
+  const target = { name: 'service', url: service.url, pid: service.child.pid };
   const scenarios = scenarioList(options);
   for (const scenario of scenarios) await checkScenario(scenario, service.url, options);
 
