@@ -69,12 +69,16 @@ export class CommentsService {
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
     const comment = await this.transactions
-      .single(() => this.comments.insert({ ...input, postId, authorId: who.id }))
+      .run(async (manager) => {
+        const created = await this.comments.insert({ ...input, postId, authorId: who.id }, manager);
+        await this.events.record(manager, event('commentCreated', created));
+        return created;
+      })
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
         throw error;
       });
-    this.events.publish(event('commentCreated', comment));
+    this.events.committed();
     return comment;
   }
 
@@ -84,22 +88,24 @@ export class CommentsService {
       const current = await this.comments.findById(id, manager);
       if (!current) throw DomainError.notFound('Comment', id);
       this.policy.assertCanModify(actor, current, 'comment');
-      return this.comments.updateVersioned(current, { ...input }, options.expectedVersion, manager);
+      const updated = await this.comments.updateVersioned(current, { ...input }, options.expectedVersion, manager);
+      await this.events.record(manager, event('commentUpdated', updated));
+      return updated;
     });
-    this.events.publish(event('commentUpdated', comment));
+    this.events.committed();
     return comment;
   }
 
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.requireActor(actor);
-    const comment = await this.transactions.run(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const current = await this.comments.findById(id, manager);
       if (!current) throw DomainError.notFound('Comment', id);
       this.policy.assertCanModify(actor, current, 'comment');
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
-      return current;
+      await this.events.record(manager, event('commentDeleted', { id: current.id, postId: current.postId, authorId: current.authorId }));
     });
-    this.events.publish(event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }));
+    this.events.committed();
   }
 }

@@ -27,3 +27,13 @@ export const CREDENTIALS_CHANGED = 'credentialsChanged';
 export interface CredentialsChanged {
   userId: number;
 }
+
+/** An event's name as the event log and clients write it: `postCreated` → `POST_CREATED`. */
+export function eventType(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
+}
+
+/** The event name of a type: `POST_CREATED` → `postCreated`. */
+export function eventName(type: string): string {
+  return type.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}

@@ -6,6 +6,8 @@ import { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 import { createRedisClient } from '../redis/redis.module.js';
 import { EventPublisher, PUB_SUB } from './event-publisher.js';
+import { EventRelay, LOCAL_EVENTS } from './event-relay.js';
+import { OutboxRepository } from './outbox.repository.js';
 import { SubscriptionGateway } from './subscription-gateway.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -49,13 +51,22 @@ function createPubSub(config: AppConfig): PubSubEngine {
 }
 
 /**
- * The event bus behind subscriptions: in-process by default, Redis pub/sub with REDIS_URL so
- * a write on one instance reaches subscribers on every instance.
+ * Events: the outbox every write records its events in, the relay that publishes them from
+ * there to this instance's subscribers (LOCAL_EVENTS), and the bus between instances (PUB_SUB:
+ * in-process by default, Redis pub/sub with REDIS_URL) for what is not in the log, such as
+ * credential changes.
  */
 @Global()
 @Module({
-  providers: [{ provide: PUB_SUB, inject: [AppConfig], useFactory: createPubSub }, EventPublisher, SubscriptionGateway],
-  exports: [PUB_SUB, EventPublisher, SubscriptionGateway],
+  providers: [
+    { provide: PUB_SUB, inject: [AppConfig], useFactory: createPubSub },
+    { provide: LOCAL_EVENTS, useFactory: () => new PubSub({ eventEmitter: new EventEmitter().setMaxListeners(0) }) },
+    OutboxRepository,
+    EventRelay,
+    EventPublisher,
+    SubscriptionGateway,
+  ],
+  exports: [PUB_SUB, LOCAL_EVENTS, OutboxRepository, EventRelay, EventPublisher, SubscriptionGateway],
 })
 export class EventsModule implements OnApplicationShutdown {
   constructor(@Inject(PUB_SUB) private readonly pubSub: PubSubEngine) {}

@@ -6,7 +6,7 @@ import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Loaders } from '../common/graphql/loaders.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { BlogEventName, BlogEvents } from './blog-events.js';
-import { PUB_SUB } from './event-publisher.js';
+import { LOCAL_EVENTS } from './event-relay.js';
 
 type Iterator<T> = AsyncIterableIterator<T>;
 
@@ -17,8 +17,8 @@ export const optionalId = (name: string, description: string) => Args(name, { ty
 export const matches = (wanted: number | null | undefined, actual: number) => wanted === undefined || wanted === null || wanted === actual;
 
 /**
- * Where subscriptions meet the event bus. Each subscriber's stream is the bus's stream for
- * one event name, kept to the events that match the subscriber's arguments and that the
+ * Where subscriptions meet the events this instance's relay publishes. Each subscriber's stream
+ * is the stream of one event name, kept to the events that match the subscriber's arguments and that the
  * authorization policy lets the subscriber see.
  *
  * The subscriber's selection set is then resolved like a query, through DataLoaders. All
@@ -32,7 +32,7 @@ export class SubscriptionGateway {
   private readonly eventLoaders = new WeakMap<object, Loaders>();
 
   constructor(
-    @Inject(PUB_SUB) private readonly pubSub: PubSubEngine,
+    @Inject(LOCAL_EVENTS) private readonly pubSub: PubSubEngine,
     private readonly policy: AuthorizationPolicy,
     private readonly metrics: MetricsService,
   ) {}

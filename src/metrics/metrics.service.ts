@@ -58,6 +58,20 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly eventsPublished = new Counter({
+    name: 'events_published_total',
+    help: 'Events this instance read from the outbox and published to its subscribers, by type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventsRelayLag = new Histogram({
+    name: 'events_relay_lag_seconds',
+    help: 'Time from an event being written to this instance publishing it',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
   /** Label children by "method status route", so the per-response cost is one Map lookup. */
   private readonly httpSeries = new Map<string, HttpSeries>();
   private readonly graphqlSeries = new Map<string, Counter.Internal>();

@@ -68,7 +68,7 @@ export class PostsService {
   }
 
   /**
-   * One statement (INSERT … RETURNING), atomic by itself. An authorId that names no user is
+   * The INSERT … RETURNING and its event, in one transaction. An authorId that names no user is
    * caught by the foreign key rather than checked first.
    */
   async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
@@ -76,7 +76,11 @@ export class PostsService {
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
     const authorId = input.authorId ?? who.id;
     const post = await this.transactions
-      .single(() => this.posts.insert({ ...input, authorId }))
+      .run(async (manager) => {
+        const created = await this.posts.insert({ ...input, authorId }, manager);
+        await this.events.record(manager, event('postCreated', created));
+        return created;
+      })
       .catch((error: unknown) => {
         if (authorId !== who.id && isForeignKeyViolation(error)) {
           throw DomainError.badInput(`authorId ${authorId} is not a user`, [
@@ -85,7 +89,7 @@ export class PostsService {
         }
         throw error;
       });
-    this.events.publish(event('postCreated', post));
+    this.events.committed();
     return post;
   }
 
@@ -95,26 +99,29 @@ export class PostsService {
       const current = await this.posts.findById(id, manager);
       if (!current) throw DomainError.notFound('Post', id);
       this.policy.assertCanModify(actor, current, 'post');
-      return this.posts.updateVersioned(current, { ...input }, options.expectedVersion, manager);
+      const updated = await this.posts.updateVersioned(current, { ...input }, options.expectedVersion, manager);
+      await this.events.record(manager, event('postUpdated', updated));
+      return updated;
     });
-    this.events.publish(event('postUpdated', post));
+    this.events.committed();
     return post;
   }
 
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.requireActor(actor);
-    const { post, comments } = await this.transactions.run(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const current = await this.posts.findById(id, manager);
       if (!current) throw DomainError.notFound('Post', id);
       this.policy.assertCanModify(actor, current, 'post');
-      const cascaded = await this.posts.cascadedComments(id, manager);
+      const comments = await this.posts.cascadedComments(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.posts.delete(id, manager))) throw DomainError.notFound('Post', id);
-      return { post: current, comments: cascaded };
+      await this.events.record(
+        manager,
+        ...comments.map((comment) => event('commentDeleted', comment)),
+        event('postDeleted', { id: current.id, authorId: current.authorId }),
+      );
     });
-    this.events.publish(
-      ...comments.map((comment) => event('commentDeleted', comment)),
-      event('postDeleted', { id: post.id, authorId: post.authorId }),
-    );
+    this.events.committed();
   }
 }

@@ -114,20 +114,21 @@ export class UsersService {
   /** Deletes the user with their posts and comments, and announces every deletion. */
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.assertCanModifyUser(actor, id);
-    const { posts, comments } = await this.transactions.run(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
       if (current.role === 'admin') await this.assertNotLastAdmin(id, manager, 'deleted');
-      const cascade = await this.users.cascade(id, manager);
+      const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
-      return cascade;
+      await this.events.record(
+        manager,
+        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId })),
+        ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
+      );
     });
     this.events.credentialsChanged(id);
-    this.events.publish(
-      ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId })),
-      ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
-    );
+    this.events.committed();
   }
 
   /** Signs the user out everywhere: every token issued so far is refused from the next operation on. */

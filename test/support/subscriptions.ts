@@ -1,10 +1,9 @@
-import { RedisPubSub } from 'graphql-redis-subscriptions';
 import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
 import { type Client, createClient } from 'graphql-ws';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BlogEventName } from '../../src/events/blog-events.js';
-import { PUB_SUB } from '../../src/events/event-publisher.js';
+import { LOCAL_EVENTS } from '../../src/events/event-relay.js';
 import type { TestApp } from './test-app.js';
 
 /** Live subscriptions against a test app: listening, graphql-ws clients, and waiting for events. */
@@ -179,16 +178,11 @@ export function errorCodes(error: unknown): string[] {
 }
 
 /**
- * How many subscribers of an event are listening on the app's event bus, counted where the
- * bus is subscribed: only then can a test publish knowing the event will reach them. With
- * Redis, a subscriber counts once Redis confirmed the channel's SUBSCRIBE.
+ * How many subscribers of an event are listening on the app's relay: only then can a test write
+ * knowing the event will reach them (the relay reads the event log, whichever instance wrote).
  */
 export function busSubscribers(app: TestApp, name: BlogEventName): number {
-  const pubSub = app.app.get<symbol, PubSubEngine>(PUB_SUB, { strict: false });
-  if (pubSub instanceof RedisPubSub) {
-    const refs = (pubSub as unknown as { subsRefsMap: Map<string, Set<number>> }).subsRefsMap;
-    return refs.get(`${app.config.redisKeyPrefix}events:${name}`)?.size ?? 0;
-  }
+  const pubSub = app.app.get<symbol, PubSubEngine>(LOCAL_EVENTS, { strict: false });
   if (pubSub instanceof PubSub) return (pubSub as unknown as { ee: { listenerCount(name: string): number } }).ee.listenerCount(name);
   throw new Error('Unknown event bus');
 }

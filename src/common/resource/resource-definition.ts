@@ -23,10 +23,25 @@ export interface ResourceSpec<T extends Identified> {
   /** The events its writes publish (their names are the subscription fields). */
   events?: readonly string[];
   /**
+   * Where its events stand in the event log: the ids an event of it carries, and the payload of
+   * a deletion rebuilt from them (a deleted resource's event has no resource).
+   */
+  eventRefs?: {
+    of: (payload: never) => EventRefs;
+    deleted: (refs: EventRefs) => object;
+  };
+  /**
    * Eta templates of its HTML page (`it.<kind>` is the view, beside what page loaders add) and
    * of its HTML list (`it.title`, `it.items`, `it.nextHref`), and the page's title.
    */
   html: { page: string; list: string; title: (view: ResourceView) => string };
+}
+
+/** The ids an event carries beside its resource (they are also its filters). */
+export interface EventRefs {
+  postId?: number | null;
+  commentId?: number | null;
+  authorId: number;
 }
 
 interface Field {
@@ -47,6 +62,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly plural: string;
   readonly entity: new () => T;
   readonly events: readonly string[];
+  readonly eventRefs?: ResourceSpec<T>['eventRefs'];
   readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
@@ -61,6 +77,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.plural = spec.plural;
     this.entity = spec.entity;
     this.events = spec.events ?? [];
+    this.eventRefs = spec.eventRefs;
     this.html = spec.html;
     this.extraLinks = spec.links;
     this.fieldSchemas = spec.fieldSchemas ?? {};
@@ -93,6 +110,23 @@ export class ResourceDefinition<T extends Identified = Identified> {
     });
     const factory = new Function('iso', `return function view(s, definition) {\n  return { ${[...members, '_links: definition.links(s)'].join(', ')} };\n};`);
     return factory(iso) as (item: T, definition: this) => ResourceView;
+  }
+
+  /** The fields of an item as stored in the event log (JSON; timestamps in ISO 8601). */
+  toJson(item: T): string {
+    const source = item as unknown as Record<string, unknown>;
+    return JSON.stringify(Object.fromEntries(this.fields.map((field) => [field.property, source[field.property]])));
+  }
+
+  /** The item back from the event log: an instance of the entity, timestamps as Dates. */
+  fromJson(json: string): T {
+    const stored = JSON.parse(json) as Record<string, unknown>;
+    const item = new this.entity() as Record<string, unknown>;
+    for (const field of this.fields) {
+      const value = stored[field.property];
+      item[field.property] = field.timestamp && typeof value === 'string' ? new Date(value) : value;
+    }
+    return item as T;
   }
 
   one(item: T): Resource {
@@ -195,5 +229,10 @@ export const resources = {
   },
   all(): ResourceDefinition<never>[] {
     return [...registry.values()];
+  },
+  /** The resource whose writes publish this event. */
+  ofEvent(name: string): ResourceDefinition<never> | undefined {
+    for (const definition of registry.values()) if (definition.events.includes(name)) return definition;
+    return undefined;
   },
 };

@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { type Executor, Sql } from '../common/persistence/sql.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import { toDate } from '../common/persistence/entity-table.js';
+import type { EventRefs } from '../common/resource/resource-definition.js';
+import type { EventPosition } from './event-cursor.js';
+
+/** An event as the outbox keeps it. */
+export interface StoredEvent extends EventPosition {
+  /** `POST_CREATED`, … */
+  type: string;
+  occurredAt: Date;
+  postId: number | null;
+  commentId: number | null;
+  authorId: number;
+  /** The resource as the write left it (JSON); null for deletions. */
+  resource: string | null;
+}
+
+export interface NewEvent extends EventRefs {
+  type: string;
+  occurredAt: Date;
+  resource: string | null;
+}
+
+/** Which events a read returns besides "after this position". */
+export interface EventFilter {
+  types?: readonly string[];
+  postId?: number;
+  authorId?: number;
+}
+
+interface Row {
+  id: number | string;
+  tx: number | string;
+  type: string;
+  occurred_at: Date | string;
+  post_id: number | null;
+  comment_id: number | null;
+  author_id: number;
+  resource: string | null;
+}
+
+const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource';
+const BATCH = 100;
+
+/**
+ * The `events` table (the outbox): written in the transaction of each write, read in (tx, id)
+ * order. A read sees an event only once every transaction that began before the event's own
+ * has ended (PostgreSQL: a transaction id below the snapshot's xmin), so the log is read in the
+ * order transactions commit and a slow transaction's events are never skipped. On SQLite, whose
+ * writes are queued one at a time on one shared connection, reads wait their turn too, so they
+ * never see a transaction that is still open.
+ */
+@Injectable()
+export class OutboxRepository {
+  private readonly visible: string;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: TransactionRunner,
+  ) {
+    this.visible = sql.sqlite ? '1 = 1' : 'tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+  }
+
+  /** Records events in the write's transaction, in the order given. */
+  async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
+    for (let start = 0; start < events.length; start += BATCH) {
+      const chunk = events.slice(start, start + BATCH);
+      const values = chunk.map((_, index) => `(${this.sql.placeholders(6, index * 6 + 1)})`).join(', ');
+      const params = chunk.flatMap((event) => [
+        event.type,
+        this.sql.timestamp(event.occurredAt),
+        event.postId ?? null,
+        event.commentId ?? null,
+        event.authorId,
+        event.resource,
+      ]);
+      await this.sql.rows(
+        this.sql.statement(`INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource) VALUES ${values}`),
+        params,
+        executor,
+      );
+    }
+  }
+
+  /** Up to `limit` readable events after `position`, oldest first, matching `filter`. */
+  after(position: EventPosition, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
+    const params: unknown[] = [position.tx, position.tx, position.id];
+    const where = ['(tx > $1 OR (tx = $2 AND id > $3))', this.visible];
+    if (filter.types && filter.types.length > 0) {
+      where.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
+      params.push(...filter.types);
+    }
+    if (filter.postId !== undefined) where.push(`post_id = $${params.push(filter.postId)}`);
+    if (filter.authorId !== undefined) where.push(`author_id = $${params.push(filter.authorId)}`);
+    params.push(limit);
+    return this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY tx, id LIMIT $${params.length}`), params);
+  }
+
+  /** The position of the newest readable event (the start when there is none). */
+  async latest(): Promise<EventPosition> {
+    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${this.visible} ORDER BY tx DESC, id DESC LIMIT 1`), []);
+    return row ? { tx: row.tx, id: row.id } : { tx: 0, id: 0 };
+  }
+
+  /** The position of the oldest event kept, or null when the log is empty. */
+  async oldest(): Promise<EventPosition | null> {
+    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events ORDER BY tx, id LIMIT 1`), []);
+    return row ? { tx: row.tx, id: row.id } : null;
+  }
+
+  private async read(statement: string, params: readonly unknown[]): Promise<StoredEvent[]> {
+    const rows = await this.transactions.single(() => this.sql.rows<Row>(statement, params));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      tx: Number(row.tx),
+      type: row.type,
+      occurredAt: toDate(row.occurred_at),
+      postId: row.post_id === null ? null : Number(row.post_id),
+      commentId: row.comment_id === null ? null : Number(row.comment_id),
+      authorId: Number(row.author_id),
+      resource: row.resource,
+    }));
+  }
+}
