@@ -27,3 +27,14 @@ export const CREDENTIALS_CHANGED = 'credentialsChanged';
 export interface CredentialsChanged {
   userId: number;
 }
+
+/**
+ * Not a subscription field: said on the bus after every write, before its events, so that
+ * every other instance drops the answers it keeps in its response cache. `origin` is the
+ * writing instance, which has already dropped its own.
+ */
+export const CONTENT_CHANGED = 'contentChanged';
+
+export interface ContentChanged {
+  origin: string;
+}

@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
-import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RedisPubSub } from 'graphql-redis-subscriptions';
 import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
 import { Redis } from 'ioredis';
+import { ResponseCache } from '../common/cache/response-cache.js';
 import { AppConfig } from '../config/app-config.js';
 import { createRedisClient } from '../redis/redis.module.js';
+import { CONTENT_CHANGED, type ContentChanged } from './blog-events.js';
 import { EventPublisher, PUB_SUB } from './event-publisher.js';
 import { SubscriptionGateway } from './subscription-gateway.js';
 
@@ -50,15 +52,34 @@ function createPubSub(config: AppConfig): PubSubEngine {
 
 /**
  * The event bus behind subscriptions: in-process by default, Redis pub/sub with REDIS_URL so
- * a write on one instance reaches subscribers on every instance.
+ * a write on one instance reaches subscribers on every instance — and the response cache,
+ * which every instance empties when another one's write is announced.
  */
 @Global()
 @Module({
-  providers: [{ provide: PUB_SUB, inject: [AppConfig], useFactory: createPubSub }, EventPublisher, SubscriptionGateway],
-  exports: [PUB_SUB, EventPublisher, SubscriptionGateway],
+  providers: [{ provide: PUB_SUB, inject: [AppConfig], useFactory: createPubSub }, ResponseCache, EventPublisher, SubscriptionGateway],
+  exports: [PUB_SUB, ResponseCache, EventPublisher, SubscriptionGateway],
 })
-export class EventsModule implements OnApplicationShutdown {
-  constructor(@Inject(PUB_SUB) private readonly pubSub: PubSubEngine) {}
+export class EventsModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(PUB_SUB) private readonly pubSub: PubSubEngine,
+    private readonly cache: ResponseCache,
+    private readonly publisher: EventPublisher,
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.cache.enabled) return;
+    // Not awaited: with Redis away, the subscription waits in the subscriber's offline queue.
+    this.pubSub
+      .subscribe(
+        CONTENT_CHANGED,
+        (message: ContentChanged) => {
+          if (message?.origin !== this.publisher.origin) this.cache.invalidate();
+        },
+        {},
+      )
+      .catch((error: unknown) => new Logger('Events').warn(`Could not subscribe to ${CONTENT_CHANGED}: ${error instanceof Error ? error.message : String(error)}`));
+  }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.pubSub instanceof RedisPubSub) {

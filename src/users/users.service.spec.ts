@@ -29,7 +29,7 @@ describe('UsersService', () => {
     ReturnType<typeof vi.fn>
   >;
   let limiter: { consume: ReturnType<typeof vi.fn> };
-  let events: { publish: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn> };
+  let events: { publish: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn>; changed: ReturnType<typeof vi.fn> };
   let service: UsersService;
 
   beforeEach(() => {
@@ -45,7 +45,7 @@ describe('UsersService', () => {
       revokeTokens: vi.fn(async () => true),
     };
     limiter = { consume: vi.fn(async () => undefined) };
-    events = { publish: vi.fn(), credentialsChanged: vi.fn() };
+    events = { publish: vi.fn(), credentialsChanged: vi.fn(), changed: vi.fn() };
     const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
     service = new UsersService(
       repository as unknown as UsersRepository,
