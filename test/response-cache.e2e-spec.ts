@@ -381,8 +381,8 @@ const scaleOut = missing.length === 0;
 
     it('a user edit on A reaches B too (no subscription event: the bus message alone)', async () => {
       const post = await createPost(a, alice);
-      await request(b.server).get(`/users/${post.authorId}`).expect(200);
-      expect((await request(b.server).get(`/users/${post.authorId}`).expect(200)).headers['cache-status']).toBe(HIT);
+      // The post's own message may still be on its way to B: wait until B keeps the user.
+      await until('B answers from memory', async () => (await request(b.server).get(`/users/${post.authorId}`).expect(200)).headers['cache-status'] === HIT);
       await request(a.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Elsewhere' }).expect(200);
       await until('B shows the new name', async () => (await request(b.server).get(`/users/${post.authorId}`).expect(200)).body.name === 'Alice Elsewhere');
       await request(a.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Author' }).expect(200);
