@@ -5,6 +5,7 @@ import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
 import { expectData, graphql, metricValue } from './support/graphql-client.js';
 import { PostsService } from '../src/posts/posts.service.js';
+import { TcpProxy } from './support/tcp-proxy.js';
 import { createComment, createPost } from './support/resources.js';
 import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -416,6 +417,56 @@ const scaleOut = missing.length === 0;
       });
       expect(reads).toBeGreaterThan(0);
       expect(updates.results.length).toBeGreaterThan(0);
+    });
+  },
+);
+
+(scaleOut ? describe : describe.skip)(
+  `response cache and a Redis outage${scaleOut ? '' : ` (skipped: ${missing.join(' and ')} not set)`}`,
+  () => {
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    let a: TestApp;
+    let b: TestApp;
+    let alice: string;
+
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      const target = new URL(TEST_REDIS_URL!);
+      proxy = await TcpProxy.start(target.hostname, Number(target.port || 6379));
+      const prefix = `blog-test-cache-outage-${process.pid}-${randomBytes(4).toString('hex')}:`;
+      a = await startTestApp('postgres', { database, env: { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix } });
+      // B reaches Redis through the proxy: cutting it deafens B alone.
+      b = await startTestApp('postgres', { database, env: { REDIS_URL: proxy.rewrite(TEST_REDIS_URL!), REDIS_KEY_PREFIX: prefix } });
+      alice = await tokenFor(a, ALICE);
+    });
+    afterAll(async () => {
+      proxy?.restore();
+      await a?.close();
+      await b?.close();
+      await proxy?.close();
+      await database?.drop();
+    });
+
+    it('an instance that cannot hear the others serves nothing from memory, and starts empty when it hears again', async () => {
+      const post = await createPost(a, alice, { title: 'before the outage' });
+      const onB = () => request(b.server).get(`/posts/${post.id}`).expect(200);
+      await until('B answers from memory', async () => (await onB()).headers['cache-status'] === HIT);
+
+      proxy.cut();
+      await until('B stops answering from memory', async () => (await onB()).headers['cache-status'] === MISS);
+      await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'during the outage' }).expect(200);
+      for (let i = 0; i < 2; i += 1) {
+        const response = await onB();
+        expect(response.headers['cache-status']).toBe(MISS);
+        expect(response.body.title).toBe('during the outage');
+      }
+
+      proxy.restore();
+      await until('B answers from memory again', async () => (await onB()).headers['cache-status'] === HIT, 15_000);
+      expect((await onB()).body.title).toBe('during the outage');
+      await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'after the outage' }).expect(200);
+      await until('B hears of the write', async () => (await onB()).body.title === 'after the outage');
     });
   },
 );

@@ -69,6 +69,18 @@ export class EventsModule implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.cache.enabled) return;
+    // Over Redis, other instances' writes are heard only while the subscriber is connected and
+    // subscribed: the cache serves nothing until then, nor while the connection is down.
+    const subscriber = this.pubSub instanceof RedisPubSub ? this.pubSub.getSubscriber() : null;
+    let subscribed = false;
+    if (subscriber) {
+      this.cache.suspend();
+      subscriber.on('close', () => this.cache.suspend());
+      // ioredis subscribes again on reconnecting; a PING answered after that means it is done.
+      subscriber.on('ready', () => {
+        if (subscribed) subscriber.ping().then(() => this.cache.resume(), () => undefined);
+      });
+    }
     // Not awaited: with Redis away, the subscription waits in the subscriber's offline queue.
     this.pubSub
       .subscribe(
@@ -78,6 +90,10 @@ export class EventsModule implements OnModuleInit, OnApplicationShutdown {
         },
         {},
       )
+      .then(() => {
+        subscribed = true;
+        if (subscriber?.status === 'ready') this.cache.resume();
+      })
       .catch((error: unknown) => new Logger('Events').warn(`Could not subscribe to ${CONTENT_CHANGED}: ${error instanceof Error ? error.message : String(error)}`));
   }
 

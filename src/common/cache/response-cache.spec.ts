@@ -52,6 +52,20 @@ describe('ResponseCache', () => {
     expect(store.get('big')).toBeUndefined();
   });
 
+  it('suspended (deaf to other instances): serves and keeps nothing; resumed: starts empty', () => {
+    const store = cache();
+    store.set('k', 'v', 1, store.generation());
+    const readStarted = store.generation();
+    store.suspend();
+    expect(store.get('k')).toBeUndefined();
+    expect(store.set('k', 'v2', 1, store.generation())).toBe(false);
+    store.resume();
+    expect(store.get('k')).toBeUndefined();
+    expect(store.set('k', 'v3', 1, readStarted)).toBe(false);
+    expect(store.set('k', 'v4', 1, store.generation())).toBe(true);
+    expect(store.get('k')).toBe('v4');
+  });
+
   it('off: keeps nothing', () => {
     const store = cache(1_048_576, 'off');
     expect(store.enabled).toBe(false);

@@ -31,6 +31,8 @@ interface Entry {
 @Injectable()
 export class ResponseCache {
   readonly enabled: boolean;
+  /** False while this instance may not hear of other instances' writes (the bus is away). */
+  private listening = true;
   private current = 0;
   private readonly entries: LRUCache<string, Entry>;
 
@@ -44,12 +46,12 @@ export class ResponseCache {
   }
 
   get<T>(key: string): T | undefined {
-    return this.enabled ? (this.entries.get(key)?.value as T | undefined) : undefined;
+    return this.enabled && this.listening ? (this.entries.get(key)?.value as T | undefined) : undefined;
   }
 
   /** Keeps `value` (about `size` bytes) under `key`, unless a write was invalidated since `since`. */
   set(key: string, value: unknown, size: number, since: number): boolean {
-    if (!this.enabled || since !== this.current) return false;
+    if (!this.enabled || !this.listening || since !== this.current) return false;
     this.entries.set(key, { value, size: Math.max(1, size + key.length) });
     return this.entries.has(key);
   }
@@ -58,6 +60,21 @@ export class ResponseCache {
   invalidate(): void {
     this.current += 1;
     this.entries.clear();
+  }
+
+  /**
+   * The bus to the other instances is away: their writes go unheard, so nothing is served or
+   * kept until `resume()`.
+   */
+  suspend(): void {
+    this.listening = false;
+    this.invalidate();
+  }
+
+  /** Listening again: what was missed meanwhile is unknown, so start empty. */
+  resume(): void {
+    this.invalidate();
+    this.listening = true;
   }
 
   /** Bytes held (for tests and metrics). */
