@@ -315,6 +315,8 @@ function serviceEnv(databaseUrl, extra = {}) {
     PORT: '0',
     HOST: '127.0.0.1',
     METRICS_ENABLED: 'true',
+    // The floor keeps no answers: measure the service's uncached path (RESPONSE_CACHE=memory for cache-on figures).
+    RESPONSE_CACHE: 'off',
     ...extra,
   };
 }

@@ -31,6 +31,8 @@ describe('loadConfig', () => {
     expect(config.rateLimitWindowS).toBe(60);
     expect(config.rateLimitAuthMax).toBe(20);
     expect(config.metricsEnabled).toBe(true);
+    expect(config.responseCache).toBe('memory');
+    expect(config.responseCacheMaxBytes).toBe(64 * 1_048_576);
     expect(config.corsOrigins).toEqual([]);
     expect(config.trustProxy).toBe(false);
     expect(config.bodyLimitBytes).toBe(1_048_576);
@@ -60,6 +62,8 @@ describe('loadConfig', () => {
       RATE_LIMIT_WINDOW_S: '30',
       RATE_LIMIT_AUTH_MAX: '5',
       METRICS_ENABLED: 'false',
+      RESPONSE_CACHE: 'off',
+      RESPONSE_CACHE_MAX_MB: '8',
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
       TRUST_PROXY: 'true',
       BODY_LIMIT_BYTES: '2048',
@@ -79,6 +83,8 @@ describe('loadConfig', () => {
     expect(config.rateLimitWindowS).toBe(30);
     expect(config.rateLimitAuthMax).toBe(5);
     expect(config.metricsEnabled).toBe(false);
+    expect(config.responseCache).toBe('off');
+    expect(config.responseCacheMaxBytes).toBe(8 * 1_048_576);
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect(config.trustProxy).toBe(1);
     expect(config.bodyLimitBytes).toBe(2048);
@@ -101,6 +107,9 @@ describe('loadConfig', () => {
       ['RATE_LIMIT_AUTH_MAX', { RATE_LIMIT_AUTH_MAX: 'many' }],
       ['SEED_DEMO_DATA', { SEED_DEMO_DATA: 'maybe' }],
       ['METRICS_ENABLED', { METRICS_ENABLED: 'sometimes' }],
+      ['RESPONSE_CACHE', { RESPONSE_CACHE: 'redis' }],
+      ['RESPONSE_CACHE_MAX_MB', { RESPONSE_CACHE_MAX_MB: '0' }],
+      ['RESPONSE_CACHE_MAX_MB', { RESPONSE_CACHE_MAX_MB: 'lots' }],
       ['TRUST_PROXY', { TRUST_PROXY: 'two' }],
       ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
       ['DATABASE_URL', { DATABASE_URL: 'sqlite:' }],

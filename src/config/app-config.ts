@@ -59,6 +59,9 @@ export class AppConfig {
   /** Sign-ups per address per window. */
   rateLimitSignupMax: number;
   metricsEnabled: boolean;
+  /** Anonymous reads answered from memory until a write changes them, or `off`. */
+  responseCache: 'memory' | 'off';
+  responseCacheMaxBytes: number;
   corsOrigins: string[];
   /** false, a number of proxy hops (true is 1), or the proxies' addresses/CIDRs. */
   trustProxy: TrustProxySetting;
@@ -263,6 +266,8 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   config.rateLimitAccountMax = read.int('RATE_LIMIT_ACCOUNT_MAX', 100, 0, 1_000_000_000);
   config.rateLimitSignupMax = read.int('RATE_LIMIT_SIGNUP_MAX', 10, 0, 1_000_000_000);
   config.metricsEnabled = read.bool('METRICS_ENABLED', true);
+  config.responseCache = read.oneOf('RESPONSE_CACHE', 'memory', ['memory', 'off'] as const);
+  config.responseCacheMaxBytes = read.int('RESPONSE_CACHE_MAX_MB', 64, 1, 65_536) * 1_048_576;
   config.corsOrigins = (read.raw('CORS_ORIGINS') ?? '')
     .split(',')
     .map((origin) => origin.trim())

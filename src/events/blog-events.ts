@@ -37,3 +37,14 @@ export function eventType(name: string): string {
 export function eventName(type: string): string {
   return type.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
+
+/**
+ * Not a subscription field: said on the bus after every write, before its events, so that
+ * every other instance drops the answers it keeps in its response cache. `origin` is the
+ * writing instance, which has already dropped its own.
+ */
+export const CONTENT_CHANGED = 'contentChanged';
+
+export interface ContentChanged {
+  origin: string;
+}

@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
-import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RedisPubSub } from 'graphql-redis-subscriptions';
 import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
 import { Redis } from 'ioredis';
+import { ResponseCache } from '../common/cache/response-cache.js';
 import { AppConfig } from '../config/app-config.js';
 import { createRedisClient } from '../redis/redis.module.js';
+import { CONTENT_CHANGED, type ContentChanged } from './blog-events.js';
 import { EventPublisher, PUB_SUB } from './event-publisher.js';
 import { EventRelay, LOCAL_EVENTS } from './event-relay.js';
 import { OutboxRepository } from './outbox.repository.js';
@@ -53,23 +55,59 @@ function createPubSub(config: AppConfig): PubSubEngine {
 /**
  * Events: the outbox every write records its events in, the relay that publishes them from
  * there to this instance's subscribers (LOCAL_EVENTS), and the bus between instances (PUB_SUB:
- * in-process by default, Redis pub/sub with REDIS_URL) for what is not in the log, such as
- * credential changes.
+ * in-process by default, Redis pub/sub with REDIS_URL) for what is not in the log: credential
+ * changes, and the response cache, which every instance empties when another one's write is
+ * announced.
  */
 @Global()
 @Module({
   providers: [
     { provide: PUB_SUB, inject: [AppConfig], useFactory: createPubSub },
     { provide: LOCAL_EVENTS, useFactory: () => new PubSub({ eventEmitter: new EventEmitter().setMaxListeners(0) }) },
+    ResponseCache,
     OutboxRepository,
     EventRelay,
     EventPublisher,
     SubscriptionGateway,
   ],
-  exports: [PUB_SUB, LOCAL_EVENTS, OutboxRepository, EventRelay, EventPublisher, SubscriptionGateway],
+  exports: [PUB_SUB, LOCAL_EVENTS, ResponseCache, OutboxRepository, EventRelay, EventPublisher, SubscriptionGateway],
 })
-export class EventsModule implements OnApplicationShutdown {
-  constructor(@Inject(PUB_SUB) private readonly pubSub: PubSubEngine) {}
+export class EventsModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(PUB_SUB) private readonly pubSub: PubSubEngine,
+    private readonly cache: ResponseCache,
+    private readonly publisher: EventPublisher,
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.cache.enabled) return;
+    // Over Redis, other instances' writes are heard only while the subscriber is connected and
+    // subscribed: the cache serves nothing until then, nor while the connection is down.
+    const subscriber = this.pubSub instanceof RedisPubSub ? this.pubSub.getSubscriber() : null;
+    let subscribed = false;
+    if (subscriber) {
+      this.cache.suspend();
+      subscriber.on('close', () => this.cache.suspend());
+      // ioredis subscribes again on reconnecting; a PING answered after that means it is done.
+      subscriber.on('ready', () => {
+        if (subscribed) subscriber.ping().then(() => this.cache.resume(), () => undefined);
+      });
+    }
+    // Not awaited: with Redis away, the subscription waits in the subscriber's offline queue.
+    this.pubSub
+      .subscribe(
+        CONTENT_CHANGED,
+        (message: ContentChanged) => {
+          if (message?.origin !== this.publisher.origin) this.cache.invalidate();
+        },
+        {},
+      )
+      .then(() => {
+        subscribed = true;
+        if (subscriber?.status === 'ready') this.cache.resume();
+      })
+      .catch((error: unknown) => new Logger('Events').warn(`Could not subscribe to ${CONTENT_CHANGED}: ${error instanceof Error ? error.message : String(error)}`));
+  }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.pubSub instanceof RedisPubSub) {

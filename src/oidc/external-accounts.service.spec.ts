@@ -19,7 +19,7 @@ const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (er
 describe('ExternalAccountsService', () => {
   let identities: Record<'find' | 'insert' | 'relink' | 'advanceRolesIssuedAt' | 'markOrphaned', ReturnType<typeof vi.fn>>;
   let users: Record<'findById' | 'findByEmail' | 'insert' | 'update' | 'countWithRole', ReturnType<typeof vi.fn>>;
-  let events: { credentialsChanged: ReturnType<typeof vi.fn> };
+  let events: { credentialsChanged: ReturnType<typeof vi.fn>; changed: ReturnType<typeof vi.fn> };
   let service: ExternalAccountsService;
 
   beforeEach(() => {
@@ -37,7 +37,7 @@ describe('ExternalAccountsService', () => {
       update: vi.fn(async () => user()),
       countWithRole: vi.fn(async () => 2),
     };
-    events = { credentialsChanged: vi.fn() };
+    events = { credentialsChanged: vi.fn(), changed: vi.fn() };
     const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
     service = new ExternalAccountsService(
       identities as unknown as ExternalIdentitiesRepository,

@@ -98,7 +98,7 @@ export class ExternalAccountsService {
     }
     const name = [...(claims.name ?? email)].slice(0, NAME_MAX).join(''); // code points: never half a surrogate pair
     try {
-      return await this.transactions.run(async (manager) => {
+      const created = await this.transactions.run(async (manager) => {
         // A concurrent first token of the same subject may have committed meanwhile.
         const again = await this.identities.find(claims.issuer, claims.subject, manager);
         if (again && again.userId !== null && again.role !== null) return { id: again.userId, role: again.role };
@@ -110,6 +110,8 @@ export class ExternalAccountsService {
         else if (!(await this.identities.relink(orphanedLinkId, user.id, claims.issuedAt, manager))) throw DomainError.conflict('The identity was linked meanwhile');
         return { id: user.id, role: user.role };
       });
+      this.events.changed();
+      return created;
     } catch (error) {
       if (normalizeError(error).code !== 'CONFLICT') throw error;
       // The subject (a concurrent first token won) or the e-mail (taken by another account).

@@ -32,7 +32,7 @@ describe('PostsService', () => {
     page: ReturnType<typeof vi.fn>;
   };
   let users: { exists: ReturnType<typeof vi.fn> };
-  let events: { publish: ReturnType<typeof vi.fn> };
+  let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn> };
   let service: PostsService;
 
   beforeEach(() => {
@@ -45,7 +45,7 @@ describe('PostsService', () => {
       page: vi.fn(async () => ({ items: [], nextCursor: null })),
     };
     users = { exists: vi.fn(async () => true) };
-    events = { publish: vi.fn() };
+    events = { record: vi.fn(async () => undefined), committed: vi.fn() };
     const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
     service = new PostsService(
       repository as unknown as PostsRepository,
@@ -62,22 +62,24 @@ describe('PostsService', () => {
       expect(repository.insert).not.toHaveBeenCalled();
     });
 
-    it("writes as the actor and announces postCreated", async () => {
+    it("writes as the actor and records postCreated in the same transaction", async () => {
       const created = await service.create({ title: 'T', body: 'B' }, bob);
-      expect(repository.insert).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id }));
-      expect(events.publish).toHaveBeenCalledWith({ name: 'postCreated', payload: created });
+      expect(repository.insert).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id }), expect.anything());
+      expect(events.record).toHaveBeenCalledWith(expect.anything(), { name: 'postCreated', payload: created });
+      expect(events.committed).toHaveBeenCalled();
     });
 
     it("lets only an admin write on someone else's behalf", async () => {
       expect(await codeOf(service.create({ title: 'T', body: 'B', authorId: alice.id }, bob))).toBe('FORBIDDEN');
       await service.create({ title: 'T', body: 'B', authorId: alice.id }, admin);
-      expect(repository.insert).toHaveBeenLastCalledWith(expect.objectContaining({ authorId: alice.id }));
+      expect(repository.insert).toHaveBeenLastCalledWith(expect.objectContaining({ authorId: alice.id }), expect.anything());
     });
 
     it('answers BAD_USER_INPUT when the foreign key says the author does not exist', async () => {
       repository.insert.mockRejectedValueOnce(Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
       expect(await codeOf(service.create({ title: 'T', body: 'B', authorId: 99 }, admin))).toBe('BAD_USER_INPUT');
-      expect(events.publish).not.toHaveBeenCalled();
+      expect(events.record).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
     });
   });
 
@@ -87,20 +89,23 @@ describe('PostsService', () => {
       expect(await codeOf(service.update(7, { title: 'X' }, alice))).toBe('NOT_FOUND');
       expect(await codeOf(service.update(7, { title: 'X' }, bob))).toBe('FORBIDDEN');
       expect(repository.updateVersioned).not.toHaveBeenCalled();
-      expect(events.publish).not.toHaveBeenCalled();
+      expect(events.record).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
     });
 
     it('changes only the given fields, passes If-Match on, and announces postUpdated', async () => {
       const updated = await service.update(7, { body: 'New' }, admin, { expectedVersion: 1 });
       expect(repository.updateVersioned).toHaveBeenCalledWith(expect.objectContaining({ id: 7 }), { body: 'New' }, 1, expect.anything());
-      expect(events.publish).toHaveBeenCalledWith({ name: 'postUpdated', payload: updated });
+      expect(events.record).toHaveBeenCalledWith(expect.anything(), { name: 'postUpdated', payload: updated });
+      expect(events.committed).toHaveBeenCalled();
     });
   });
 
   describe('delete', () => {
     it("announces the cascaded comments' deletion, then the post's", async () => {
       await service.delete(7, alice);
-      expect(events.publish).toHaveBeenCalledWith(
+      expect(events.record).toHaveBeenCalledWith(
+        expect.anything(),
         { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: bob.id } },
         { name: 'postDeleted', payload: { id: 7, authorId: alice.id } },
       );
@@ -109,7 +114,8 @@ describe('PostsService', () => {
     it('is NOT_FOUND when a concurrent delete removed the row first, and announces nothing', async () => {
       repository.delete.mockResolvedValueOnce(false);
       expect(await codeOf(service.delete(7, alice))).toBe('NOT_FOUND');
-      expect(events.publish).not.toHaveBeenCalled();
+      expect(events.record).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
     });
   });
 

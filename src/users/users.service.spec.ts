@@ -29,7 +29,7 @@ describe('UsersService', () => {
     ReturnType<typeof vi.fn>
   >;
   let limiter: { consume: ReturnType<typeof vi.fn> };
-  let events: { publish: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn> };
+  let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn>; changed: ReturnType<typeof vi.fn> };
   let service: UsersService;
 
   beforeEach(() => {
@@ -45,7 +45,7 @@ describe('UsersService', () => {
       revokeTokens: vi.fn(async () => true),
     };
     limiter = { consume: vi.fn(async () => undefined) };
-    events = { publish: vi.fn(), credentialsChanged: vi.fn() };
+    events = { record: vi.fn(async () => undefined), committed: vi.fn(), credentialsChanged: vi.fn(), changed: vi.fn() };
     const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
     service = new UsersService(
       repository as unknown as UsersRepository,
@@ -134,7 +134,8 @@ describe('UsersService', () => {
   it('deletes with its cascade announced, comments first, and says credentialsChanged', async () => {
     await service.delete(2, alice);
     expect(events.credentialsChanged).toHaveBeenCalledWith(2);
-    expect(events.publish).toHaveBeenCalledWith(
+    expect(events.record).toHaveBeenCalledWith(
+        expect.anything(),
       { name: 'commentDeleted', payload: { id: 9, postId: 5, authorId: 3 } },
       { name: 'postDeleted', payload: { id: 5, authorId: 2 } },
     );
@@ -143,7 +144,8 @@ describe('UsersService', () => {
   it('is NOT_FOUND to delete a user who does not exist, and announces nothing', async () => {
     repository.findById.mockResolvedValueOnce(null);
     expect(await codeOf(service.delete(2, admin))).toBe('NOT_FOUND');
-    expect(events.publish).not.toHaveBeenCalled();
+    expect(events.record).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
     expect(events.credentialsChanged).not.toHaveBeenCalled();
   });
 });

@@ -44,7 +44,9 @@ export class UsersService {
       role,
     };
     try {
-      return await this.transactions.single(() => this.users.insert(values));
+      const user = await this.transactions.single(() => this.users.insert(values));
+      this.events.changed();
+      return user;
     } catch (error) {
       throw this.conflictOnDuplicateEmail(error);
     }
@@ -108,6 +110,7 @@ export class UsersService {
       return this.users.updateVersioned(current, changes, options.expectedVersion, manager);
     });
     if (changes.role !== undefined || changes.passwordHash !== undefined) this.events.credentialsChanged(id);
+    else this.events.changed();
     return updated;
   }
 

@@ -5,6 +5,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
+import { ResponseCache } from '../../common/cache/response-cache.js';
 import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
@@ -39,6 +40,7 @@ export function buildGraphQLOptions(
   contexts: GraphQLContextFactory,
   metrics: MetricsService,
   gate: OperationGate,
+  cache: ResponseCache,
 ): ApolloDriverConfig {
   return {
     path: GRAPHQL_PATH,
@@ -68,7 +70,7 @@ export function buildGraphQLOptions(
       // Apollo's default cache-control plugin wraps every field resolver to compute a Cache-Control
       // header nobody here sets (@cacheControl is not used): a cost on every field for nothing.
       ApolloServerPluginCacheControlDisabled(),
-      gatePlugin(gate),
+      gatePlugin(gate, cache),
       operationMetricsPlugin(metrics),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
     ],
@@ -86,7 +88,7 @@ export function buildGraphQLOptions(
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
       imports: [GraphQLSupportModule, SubscriptionsModule],
-      inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate],
+      inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache],
       useFactory: buildGraphQLOptions,
     }),
   ],

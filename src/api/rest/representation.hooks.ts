@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CACHE_STATUS, ResponseCache } from '../../common/cache/response-cache.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { varyOnAccept } from '../../common/http/vary.js';
 import { etagFor, ifNoneMatchHits } from '../../common/resource/etag.js';
@@ -11,6 +12,14 @@ import { renderXml } from './xml.renderer.js';
 import type { NegotiatedRouteConfig } from '../../common/resource/negotiated.js';
 
 const isSafe = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+
+/** A representation as the response cache keeps it. */
+interface CachedRepresentation {
+  body: string;
+  contentType: string;
+  etag?: string;
+  link?: string;
+}
 
 /** Stands for "no body" between the preSerialization hook and the serializer (a 304). */
 const NO_BODY = Symbol('no body');
@@ -30,13 +39,22 @@ function serializeRendered(payload: unknown): string {
  * on a negotiated route, `onRequest` picks the format from Accept (406 on a GET that accepts
  * none of ours, before any work) and `preSerialization` renders what the controller returned,
  * adding Vary, Content-Type, ETag (with If-None-Match → 304) and Link.
+ *
+ * Anonymous GETs (and HEADs) go through the response cache: keyed by the path and query and by
+ * the representation chosen, a kept answer goes out in `preHandler` (after the rate limit and
+ * every other `onRequest` hook, before any work), and a 200 rendered here is kept.
  */
 @Injectable()
 export class RepresentationHooks {
-  constructor(private readonly html: HtmlRenderer) {}
+  constructor(
+    private readonly html: HtmlRenderer,
+    private readonly cache: ResponseCache,
+  ) {}
 
   register(fastify: FastifyInstance): void {
     fastify.decorateRequest('representation', null);
+    fastify.decorateRequest('cacheKey', null);
+    fastify.decorateRequest('cacheGeneration', 0);
     fastify.addHook('onRequest', (request, reply, done) => {
       if ((request.routeOptions.config as NegotiatedRouteConfig | undefined)?.negotiated !== true) return done();
       const safe = isSafe(request);
@@ -51,7 +69,35 @@ export class RepresentationHooks {
       // A write has already happened by the time it renders: answer it in JSON rather than 406.
       request.representation = negotiated ?? DEFAULT_REPRESENTATION;
       reply.serializer(serializeRendered);
+      if (safe && this.cache.enabled) {
+        if (request.headers.authorization !== undefined) {
+          reply.header('cache-status', CACHE_STATUS.uncacheable);
+        } else {
+          // Taken before any work: an answer read before a write is never kept after it.
+          request.cacheGeneration = this.cache.generation();
+          request.cacheKey = `rest\u0000${request.representation.contentType}\u0000${request.url}`;
+        }
+      }
       done();
+    });
+    fastify.addHook('preHandler', (request, reply, done) => {
+      if (request.cacheKey === null) return done();
+      const hit = this.cache.get<CachedRepresentation>(request.cacheKey);
+      if (!hit) {
+        reply.header('cache-status', CACHE_STATUS.miss);
+        return done();
+      }
+      reply.header('cache-status', CACHE_STATUS.hit);
+      request.cacheKey = null;
+      if (hit.link) reply.header('link', hit.link);
+      if (hit.etag) {
+        reply.header('etag', hit.etag);
+        if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) {
+          reply.status(304).send();
+          return;
+        }
+      }
+      reply.header('content-type', hit.contentType).send(hit.body);
     });
     fastify.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const representation = request.representation;
@@ -70,11 +116,14 @@ export class RepresentationHooks {
     varyOnAccept(reply);
     if (resource instanceof ResourceList) {
       reply.header('content-type', contentType);
-      if (resource.nextHref) reply.header('link', `<${resource.nextHref}>; rel="next"`);
+      const link = resource.nextHref ? `<${resource.nextHref}>; rel="next"` : undefined;
+      if (link) reply.header('link', link);
+      this.keep(request, reply, { body, contentType, link });
       return body;
     }
     const etag = etagFor(format, resource.version, body);
     reply.header('etag', etag);
+    this.keep(request, reply, { body, contentType, etag });
     if (isSafe(request) && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
       // RFC 9110 §15.4.5: a 304 has no content, so nothing describes one.
       reply.removeHeader('content-type');
@@ -83,6 +132,11 @@ export class RepresentationHooks {
     }
     reply.header('content-type', contentType);
     return body;
+  }
+
+  private keep(request: FastifyRequest, reply: FastifyReply, representation: CachedRepresentation): void {
+    if (request.cacheKey === null || reply.statusCode !== 200) return;
+    this.cache.set(request.cacheKey, representation, Buffer.byteLength(representation.body), request.cacheGeneration);
   }
 
   private serialize(resource: Resource | ResourceList, format: Format, request: FastifyRequest): string | Promise<string> {
@@ -113,5 +167,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The representation a negotiated route answers in; null on other routes. */
     representation: Representation | null;
+    /** The response cache's key of an anonymous GET on a negotiated route; null otherwise. */
+    cacheKey: string | null;
+    /** The cache's generation when the request arrived. */
+    cacheGeneration: number;
   }
 }

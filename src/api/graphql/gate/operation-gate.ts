@@ -51,6 +51,8 @@ export interface RawOperation {
 export interface AdmittedOperation {
   /** The document's text (from the request, the persisted-query store or the manifest). */
   query: string;
+  /** Its SHA-256 (hex). */
+  hash: string;
   document: DocumentNode;
   operation: OperationDefinitionNode;
   operationName?: string;
@@ -283,7 +285,7 @@ export class OperationGate {
     if (cost.error) return { refused: cost.error };
     if (register !== undefined) await this.persisted!.set(register, stripIgnoredCharacters(query));
     return {
-      admitted: { query, document: prepared.document, operation, operationName: operationName ?? undefined, variables: vars, complexity: cost.complexity },
+      admitted: { query, hash, document: prepared.document, operation, operationName: operationName ?? undefined, variables: vars, complexity: cost.complexity },
     };
   }
 

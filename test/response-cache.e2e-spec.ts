@@ -1,0 +1,472 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ALICE, bearer, tokenFor } from './support/auth.js';
+import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
+import { expectData, graphql, metricValue } from './support/graphql-client.js';
+import { PostsService } from '../src/posts/posts.service.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+import { createComment, createPost } from './support/resources.js';
+import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
+import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * The response cache: anonymous GETs and GraphQL queries answered from memory, saying so in
+ * Cache-Status, until a write changes what they show — never a stale read on the instance that
+ * acknowledged the write, nor on another one once its event has arrived.
+ */
+
+const HIT = 'blog; hit';
+const MISS = 'blog; fwd=miss';
+const UNCACHEABLE = 'blog; fwd=uncacheable';
+const POST_QUERY = 'query($id: Int!) { post(id: $id) { id title author { name } } }';
+
+/** The version a JSON ETag (`"7"`) names. */
+const versionOf = (etag: string | undefined) => Number(/^"(\d+)"$/.exec(etag ?? '')?.[1] ?? Number.NaN);
+
+/**
+ * Writers PATCH one post's title (each title unique, its version taken from the ETag of the
+ * acknowledgement) while readers read it; afterwards, every read must show the version that was
+ * `fresh` when the read started, or a later one.
+ */
+async function hammer(options: {
+  post: number;
+  initialTitle: string;
+  write: (title: string) => Promise<{ etag?: string }>;
+  reads: (() => Promise<string>)[];
+  /** The newest version a read starting now must show (or newer). */
+  fresh: () => number;
+  acknowledged: (title: string, version: number) => void;
+  writers?: number;
+  writesEach?: number;
+}): Promise<{ reads: number; writes: number }> {
+  const { writers = 3, writesEach = 40 } = options;
+  const versions = new Map<string, number>([[options.initialTitle, 1]]);
+  const observations: { title: string; atLeast: number; reader: number }[] = [];
+  let writing = true;
+  const writerLoops = Array.from({ length: writers }, async (_, writer) => {
+    for (let n = 0; n < writesEach; n += 1) {
+      const title = `w${writer}-${n}`;
+      const version = versionOf((await options.write(title)).etag);
+      expect(version).toBeGreaterThan(1);
+      versions.set(title, version);
+      options.acknowledged(title, version);
+    }
+  });
+  const readerLoops = options.reads.map(async (read, reader) => {
+    while (writing) {
+      const atLeast = options.fresh();
+      observations.push({ title: await read(), atLeast, reader });
+    }
+  });
+  await Promise.all(writerLoops);
+  writing = false;
+  await Promise.all(readerLoops);
+  for (const { title, atLeast, reader } of observations) {
+    const version = versions.get(title);
+    expect(version, `reader ${reader} saw an unknown title "${title}"`).toBeDefined();
+    expect(version!, `reader ${reader} saw "${title}" (version ${version}) after version ${atLeast} was acknowledged`).toBeGreaterThanOrEqual(atLeast);
+  }
+  return { reads: observations.length, writes: writers * writesEach };
+}
+
+describeEachDatabase('response cache', (kind) => {
+  let app: TestApp;
+  let alice: string;
+  const http = () => request(app.server);
+
+  beforeAll(async () => {
+    app = await startTestApp(kind);
+    alice = await tokenFor(app, ALICE);
+  });
+  afterAll(() => app?.close());
+
+  it('answers a repeated anonymous GET from memory: same body and headers, no SQL', async () => {
+    const post = await createPost(app, alice);
+    const first = await http().get(`/posts/${post.id}`).expect(200);
+    expect(first.headers['cache-status']).toBe(MISS);
+    const statements = await metricValue(app, 'db_queries_total');
+    const second = await http().get(`/posts/${post.id}`).expect(200);
+    expect(second.headers['cache-status']).toBe(HIT);
+    expect(await metricValue(app, 'db_queries_total')).toBe(statements);
+    expect(second.text).toBe(first.text);
+    for (const header of ['content-type', 'etag', 'vary']) expect(second.headers[header], header).toBe(first.headers[header]);
+    expect(second.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('a hit still answers If-None-Match with 304, and HEAD with the headers alone', async () => {
+    const post = await createPost(app, alice);
+    const first = await http().get(`/posts/${post.id}`).expect(200);
+    const revalidated = await http().get(`/posts/${post.id}`).set('if-none-match', first.headers.etag).expect(304);
+    expect(revalidated.headers['cache-status']).toBe(HIT);
+    expect(revalidated.headers.etag).toBe(first.headers.etag);
+    expect(revalidated.text).toBe('');
+    expect(revalidated.headers['content-length']).toBeUndefined();
+    const head = await http().head(`/posts/${post.id}`).expect(200);
+    expect(head.headers['cache-status']).toBe(HIT);
+    expect(head.headers.etag).toBe(first.headers.etag);
+    expect(head.headers['content-type']).toBe(first.headers['content-type']);
+    expect(head.text ?? '').toBe('');
+  });
+
+  it('is keyed by representation: JSON, HAL, XML and HTML of one post are kept apart', async () => {
+    const post = await createPost(app, alice);
+    const accepts = ['application/json', 'application/hal+json', 'application/xml', 'text/html'];
+    const firsts = [];
+    for (const accept of accepts) {
+      const response = await http().get(`/posts/${post.id}`).set('accept', accept).expect(200);
+      expect(response.headers['cache-status'], accept).toBe(MISS);
+      firsts.push(response);
+    }
+    for (const [index, accept] of accepts.entries()) {
+      const response = await http().get(`/posts/${post.id}`).set('accept', accept).expect(200);
+      expect(response.headers['cache-status'], accept).toBe(HIT);
+      expect(response.headers['content-type']).toBe(firsts[index].headers['content-type']);
+      expect(response.text).toBe(firsts[index].text);
+    }
+  });
+
+  it('keeps a list with its Link header, keyed by its query', async () => {
+    await createPost(app, alice);
+    await createPost(app, alice);
+    const first = await http().get('/posts?limit=1').expect(200);
+    expect(first.headers.link).toMatch(/rel="next"/);
+    const second = await http().get('/posts?limit=1').expect(200);
+    expect(second.headers['cache-status']).toBe(HIT);
+    expect(second.headers.link).toBe(first.headers.link);
+    expect(second.body).toEqual(first.body);
+    expect((await http().get('/posts?limit=2').expect(200)).headers['cache-status']).toBe(MISS);
+  });
+
+  it('never answers or keeps an authenticated request', async () => {
+    const post = await createPost(app, alice);
+    for (let i = 0; i < 2; i += 1) {
+      const response = await http().get(`/posts/${post.id}`).set(bearer(alice)).expect(200);
+      expect(response.headers['cache-status']).toBe(UNCACHEABLE);
+    }
+    expect((await http().get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(MISS);
+    const stored = await http().get(`/posts/${post.id}`).set(bearer(alice)).expect(200);
+    expect(stored.headers['cache-status']).toBe(UNCACHEABLE);
+  });
+
+  it('keeps no errors: a 404 is looked up again', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const response = await http().get('/posts/987654').expect(404);
+      expect(response.headers['cache-status']).toBe(MISS);
+    }
+  });
+
+  it('a write is never followed by the old version: post, its author, its comments', async () => {
+    const post = await createPost(app, alice, { title: 'Before' });
+    await http().get(`/posts/${post.id}`).expect(200);
+    const html = await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
+    expect((await http().get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(HIT);
+
+    await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'After' }).expect(200);
+    const afterPatch = await http().get(`/posts/${post.id}`).expect(200);
+    expect(afterPatch.headers['cache-status']).toBe(MISS);
+    expect(afterPatch.body.title).toBe('After');
+
+    // The HTML page shows the author's name and the comments: a user's edit and a new comment change it.
+    await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
+    await http().patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Renamed' }).expect(200);
+    const renamed = await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
+    expect(renamed.text).toContain('Alice Renamed');
+    expect((await http().get(`/users/${post.authorId}`).expect(200)).body.name).toBe('Alice Renamed');
+    await createComment(app, alice, post.id, 'A fresh comment');
+    const commented = await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
+    expect(commented.text).toContain('A fresh comment');
+    expect(commented.text).not.toBe(html.text);
+    await http().patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Author' }).expect(200);
+  });
+
+  it('a new user appears in the list at once', async () => {
+    const before = await http().get('/users?limit=100').expect(200);
+    expect((await http().get('/users?limit=100').expect(200)).headers['cache-status']).toBe(HIT);
+    const email = `cache-${randomBytes(4).toString('hex')}@example.com`;
+    await http().post('/users').send({ name: 'New Reader', email, password: 'a long password' }).expect(201);
+    const after = await http().get('/users?limit=100').expect(200);
+    expect(after.body.length).toBe(before.body.length + 1);
+  });
+
+  it('GraphQL: anonymous queries keyed by document and variables; mutations and authenticated queries never', async () => {
+    const one = await createPost(app, alice, { title: 'One' });
+    const two = await createPost(app, alice, { title: 'Two' });
+    const first = await graphql(app, POST_QUERY, { id: one.id });
+    expect(first.response.headers['cache-status']).toBe(MISS);
+    const statements = await metricValue(app, 'db_queries_total');
+    const again = await graphql(app, POST_QUERY, { id: one.id });
+    expect(again.response.headers['cache-status']).toBe(HIT);
+    expect(await metricValue(app, 'db_queries_total')).toBe(statements);
+    expect(again.body).toEqual(first.body);
+    expect(expectData(again).post.title).toBe('One');
+    const other = await graphql(app, POST_QUERY, { id: two.id });
+    expect(other.response.headers['cache-status']).toBe(MISS);
+    expect(expectData(other).post.title).toBe('Two');
+
+    const authenticated = await graphql(app, POST_QUERY, { id: one.id }, { token: alice });
+    expect(authenticated.response.headers['cache-status']).toBe(UNCACHEABLE);
+    const mutation = await graphql(
+      app,
+      'mutation($id: Int!) { updatePost(id: $id, input: { title: "One, changed" }) { title } }',
+      { id: one.id },
+      { token: alice },
+    );
+    expect(expectData(mutation).updatePost.title).toBe('One, changed');
+    expect(mutation.response.headers['cache-status']).toBe(UNCACHEABLE);
+    const changed = await graphql(app, POST_QUERY, { id: one.id });
+    expect(changed.response.headers['cache-status']).toBe(MISS);
+    expect(expectData(changed).post.title).toBe('One, changed');
+
+    // GET /graphql shares the entries of POST.
+    const viaGet = await http()
+      .get('/graphql')
+      .query({ query: POST_QUERY, variables: JSON.stringify({ id: one.id }) })
+      .set('apollo-require-preflight', 'true')
+      .expect(200);
+    expect(viaGet.headers['cache-status']).toBe(HIT);
+    expect(viaGet.body.data.post.title).toBe('One, changed');
+  });
+
+  it('a read that started before a write does not keep its old answer once the write is acknowledged', async () => {
+    const post = await createPost(app, alice, { title: 'Old' });
+    const posts = app.app.get(PostsService);
+    const get = posts.get;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let read!: () => void;
+    const hasRead = new Promise<void>((resolve) => (read = resolve));
+    // The read has the old post in hand, and is held there until the write is acknowledged.
+    posts.get = async function (this: PostsService, id: number) {
+      const found = await get.call(this, id);
+      read();
+      await held;
+      return found;
+    };
+    try {
+      const slow = http().get(`/posts/${post.id}`).then((response) => response);
+      await hasRead;
+      posts.get = get;
+      await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'New' }).expect(200);
+      release();
+      const old = await slow;
+      expect(old.body.title).toBe('Old');
+      expect(old.headers['cache-status']).toBe(MISS);
+    } finally {
+      posts.get = get;
+      release();
+    }
+    const after = await http().get(`/posts/${post.id}`).expect(200);
+    expect(after.body.title).toBe('New');
+    expect(after.headers['cache-status']).toBe(MISS);
+  });
+
+  it('hammer, one instance: no read that starts after a write was acknowledged shows an older version', async () => {
+    const post = await createPost(app, alice, { title: 'start' });
+    let acknowledged = 1;
+    const json = async () => (await http().get(`/posts/${post.id}`).expect(200)).body.title as string;
+    const xml = async () => /<title>([^<]*)<\/title>/.exec((await http().get(`/posts/${post.id}`).set('accept', 'application/xml').expect(200)).text)![1];
+    const query = async () => expectData(await graphql(app, POST_QUERY, { id: post.id })).post.title as string;
+    const { reads } = await hammer({
+      post: post.id,
+      initialTitle: 'start',
+      write: async (title) => {
+        const response = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title }).expect(200);
+        return { etag: response.headers.etag };
+      },
+      reads: [json, json, xml, query, query],
+      fresh: () => acknowledged,
+      acknowledged: (_title, version) => (acknowledged = Math.max(acknowledged, version)),
+    });
+    expect(reads).toBeGreaterThan(0);
+    expect((await http().get(`/posts/${post.id}`).expect(200)).body.title).toMatch(/^w\d-39$/);
+  });
+});
+
+describe('RESPONSE_CACHE=off', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp('sqlite', { env: { RESPONSE_CACHE: 'off' } });
+  });
+  afterAll(() => app?.close());
+
+  it('serves nothing from memory and says nothing about it', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const statements = await metricValue(app, 'db_queries_total');
+      const response = await request(app.server).get('/posts/1').expect(200);
+      expect(response.headers['cache-status']).toBeUndefined();
+      expect(await metricValue(app, 'db_queries_total')).toBeGreaterThan(statements);
+      const query = await graphql(app, POST_QUERY, { id: 1 });
+      expect(query.response.headers['cache-status']).toBeUndefined();
+    }
+  });
+});
+
+describe('RESPONSE_CACHE_MAX_MB bounds what is kept', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp('sqlite', { env: { RESPONSE_CACHE_MAX_MB: '1' } });
+  });
+  afterAll(() => app?.close());
+
+  it('drops the least recently used answers beyond the bound', async () => {
+    // Lists of 50 to 100 posts of 2 kB each: some fifty answers of about 100 kB pass 1 MB.
+    const alice = await tokenFor(app, ALICE);
+    for (let i = 0; i < 50; i += 1) await createPost(app, alice, { body: 'x'.repeat(2000) });
+    const first = await request(app.server).get('/posts?limit=50').expect(200);
+    expect(Buffer.byteLength(first.text)).toBeGreaterThan(100_000);
+    expect((await request(app.server).get('/posts?limit=50').expect(200)).headers['cache-status']).toBe(HIT);
+    for (let limit = 51; limit <= 100; limit += 1) await request(app.server).get(`/posts?limit=${limit}`).expect(200);
+    expect((await request(app.server).get('/posts?limit=100').expect(200)).headers['cache-status']).toBe(HIT);
+    expect((await request(app.server).get('/posts?limit=50').expect(200)).headers['cache-status']).toBe(MISS);
+  });
+});
+
+const missing = [!TEST_DATABASE_URL && 'TEST_DATABASE_URL', !TEST_REDIS_URL && 'TEST_REDIS_URL'].filter(Boolean);
+const scaleOut = missing.length === 0;
+
+(scaleOut ? describe : describe.skip)(
+  `response cache on two instances (PostgreSQL + Redis)${scaleOut ? '' : ` (skipped: ${missing.join(' and ')} not set)`}`,
+  () => {
+    let database: TestDatabase;
+    let a: TestApp;
+    let b: TestApp;
+    let bUrls: ListeningApp;
+    let alice: string;
+    const clients: WsClient[] = [];
+    const subscriptions: LiveSubscription[] = [];
+
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      const env = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `blog-test-cache-${process.pid}-${randomBytes(4).toString('hex')}:` };
+      a = await startTestApp('postgres', { database, env });
+      b = await startTestApp('postgres', { database, env });
+      bUrls = await listen(b);
+      alice = await tokenFor(a, ALICE);
+    });
+    afterEach(async () => {
+      for (const subscription of subscriptions.splice(0)) subscription.dispose();
+      await Promise.all(clients.splice(0).map((client) => client.dispose()));
+      if (b) await waitForNoSubscribers(b);
+    });
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+      await database?.drop();
+    });
+
+    /** A subscription on B to one post's updates: what B has heard of, in order. */
+    async function updatesOnB(postId: number): Promise<LiveSubscription> {
+      const client = wsClient(bUrls.ws);
+      clients.push(client);
+      await client.connected;
+      const subscription = new LiveSubscription(client.client, 'subscription($id: Int) { postUpdated(id: $id) { title } }', { id: postId });
+      subscriptions.push(subscription);
+      await waitForSubscribers(b, 'postUpdated', 1);
+      return subscription;
+    }
+
+    it('a write on A: once its event has arrived on B, B no longer serves the old version', async () => {
+      const post = await createPost(a, alice, { title: 'Before' });
+      const updates = await updatesOnB(post.id);
+      await request(b.server).get(`/posts/${post.id}`).expect(200);
+      await graphql(b, POST_QUERY, { id: post.id });
+      expect((await request(b.server).get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(HIT);
+      expect((await graphql(b, POST_QUERY, { id: post.id })).response.headers['cache-status']).toBe(HIT);
+
+      await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'After' }).expect(200);
+      await updates.received(1);
+      expect((await request(b.server).get(`/posts/${post.id}`).expect(200)).body.title).toBe('After');
+      expect(expectData(await graphql(b, POST_QUERY, { id: post.id })).post.title).toBe('After');
+    });
+
+    it('a user edit on A reaches B too (no subscription event: the bus message alone)', async () => {
+      const post = await createPost(a, alice);
+      // The post's own message may still be on its way to B: wait until B keeps the user.
+      await until('B answers from memory', async () => (await request(b.server).get(`/users/${post.authorId}`).expect(200)).headers['cache-status'] === HIT);
+      await request(a.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Elsewhere' }).expect(200);
+      await until('B shows the new name', async () => (await request(b.server).get(`/users/${post.authorId}`).expect(200)).body.name === 'Alice Elsewhere');
+      await request(a.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Author' }).expect(200);
+    });
+
+    it('hammer, two instances: writes on A, reads on B; no read that starts after B heard of a write shows an older version', async () => {
+      const post = await createPost(a, alice, { title: 'start' });
+      const updates = await updatesOnB(post.id);
+      const versionOnAck = new Map<string, number>();
+      let heard = 1;
+      /** The newest version B has heard of: from the titles its subscriber received (acknowledged ones, in order). */
+      const heardOnB = () => {
+        for (const { postUpdated } of updates.results.map((result) => result.data as { postUpdated: { title: string } })) {
+          const version = versionOnAck.get(postUpdated.title);
+          if (version !== undefined) heard = Math.max(heard, version);
+        }
+        return heard;
+      };
+      const json = async () => (await request(b.server).get(`/posts/${post.id}`).expect(200)).body.title as string;
+      const query = async () => expectData(await graphql(b, POST_QUERY, { id: post.id })).post.title as string;
+      const { reads } = await hammer({
+        post: post.id,
+        initialTitle: 'start',
+        write: async (title) => {
+          const response = await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title }).expect(200);
+          return { etag: response.headers.etag };
+        },
+        reads: [json, json, query, query],
+        fresh: heardOnB,
+        acknowledged: (title, version) => versionOnAck.set(title, version),
+      });
+      expect(reads).toBeGreaterThan(0);
+      expect(updates.results.length).toBeGreaterThan(0);
+    });
+  },
+);
+
+(scaleOut ? describe : describe.skip)(
+  `response cache and a Redis outage${scaleOut ? '' : ` (skipped: ${missing.join(' and ')} not set)`}`,
+  () => {
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    let a: TestApp;
+    let b: TestApp;
+    let alice: string;
+
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      const target = new URL(TEST_REDIS_URL!);
+      proxy = await TcpProxy.start(target.hostname, Number(target.port || 6379));
+      const prefix = `blog-test-cache-outage-${process.pid}-${randomBytes(4).toString('hex')}:`;
+      a = await startTestApp('postgres', { database, env: { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix } });
+      // B reaches Redis through the proxy: cutting it deafens B alone.
+      b = await startTestApp('postgres', { database, env: { REDIS_URL: proxy.rewrite(TEST_REDIS_URL!), REDIS_KEY_PREFIX: prefix } });
+      alice = await tokenFor(a, ALICE);
+    });
+    afterAll(async () => {
+      proxy?.restore();
+      await a?.close();
+      await b?.close();
+      await proxy?.close();
+      await database?.drop();
+    });
+
+    it('an instance that cannot hear the others serves nothing from memory, and starts empty when it hears again', async () => {
+      const post = await createPost(a, alice, { title: 'before the outage' });
+      const onB = () => request(b.server).get(`/posts/${post.id}`).expect(200);
+      await until('B answers from memory', async () => (await onB()).headers['cache-status'] === HIT);
+
+      proxy.cut();
+      await until('B stops answering from memory', async () => (await onB()).headers['cache-status'] === MISS);
+      await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'during the outage' }).expect(200);
+      for (let i = 0; i < 2; i += 1) {
+        const response = await onB();
+        expect(response.headers['cache-status']).toBe(MISS);
+        expect(response.body.title).toBe('during the outage');
+      }
+
+      proxy.restore();
+      await until('B answers from memory again', async () => (await onB()).headers['cache-status'] === HIT, 15_000);
+      expect((await onB()).body.title).toBe('during the outage');
+      await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'after the outage' }).expect(200);
+      await until('B hears of the write', async () => (await onB()).body.title === 'after the outage');
+    });
+  },
+);
