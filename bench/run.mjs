@@ -553,6 +553,25 @@ async function dbQueries(baseUrl) {
   }
 }
 
+/** The cumulative buckets of events_relay_lag_seconds on /metrics: [[upper bound in s, count], …]. */
+async function relayLagBuckets(baseUrl) {
+  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const buckets = [];
+  for (const match of text.matchAll(/^events_relay_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) buckets.push([Number(match[1]), Number(match[2])]);
+  return buckets;
+}
+
+/** p50/p99 (as the bucket bounds that hold them, in ms) of a cumulative histogram; null when empty. */
+function relayLag(buckets) {
+  const total = buckets.at(-1)?.[1] ?? 0;
+  if (total === 0) return null;
+  const at = (q) => {
+    const bucket = buckets.find(([, count]) => count >= q * total);
+    return bucket && Number.isFinite(bucket[0]) ? bucket[0] * 1000 : Infinity;
+  };
+  return { p50: at(0.5), p99: at(0.99), count: total };
+}
+
 /** One autocannon run; resolves with autocannon's raw (non-aggregated) result. */
 export function cannon(scenario, target, seconds, seed, connections) {
   const random = mulberry32(seed);
@@ -753,6 +772,7 @@ function renderMarkdown(report) {
     lines.push(row('', 'floor', f, '', ''));
     if (p) lines.push(row('', 'peer', p, '', ''));
   }
+  const relayNotes = [];
   for (const fan of report.fanout) {
     const name = `Subscription fan-out${fan.redis ? ' via Redis' : ''} (${fmt.int(fan.subscribers)} subscribers × ${fan.events} events)`;
     if (!fan.available) {
@@ -760,7 +780,9 @@ function renderMarkdown(report) {
       continue;
     }
     lines.push(`| ${name} | service | — | ${fmt.ms(fan.p50)} | ${fmt.ms(fan.p99)} | ${fan.missed} lost | n/a | n/a | |${withPeer ? ' — |' : ''}`);
+    if (fan.relayLag) relayNotes.push(`${name}: relay lag (event written → published) p50 ≤ ${fan.relayLag.p50} ms, p99 ≤ ${fan.relayLag.p99} ms over ${fan.relayLag.count} events (histogram bucket bounds)`);
   }
+  if (relayNotes.length > 0) lines.push('', ...relayNotes.map((note) => `- ${note}`));
   lines.push('');
   lines.push('req/s: mean over rounds. p50/p99: over all rounds\' 2xx responses, whole milliseconds as autocannon records them');
   lines.push('(fan-out: over all deliveries to all subscribers, event received − mutation sent).');
@@ -902,7 +924,11 @@ async function main() {
   const fanout = async (redis, run) => {
     let result;
     try {
+      const before = redis ? [] : await relayLagBuckets(service.url);
       result = await run();
+      // The relay's lag (event written → published on the instance) over the fan-out's events only.
+      const after = await relayLagBuckets(service.url);
+      result.relayLag = relayLag(after.map(([bound, count]) => [bound, count - (before.find(([b]) => b === bound)?.[1] ?? 0)]));
     } catch (error) {
       result = { available: false, reason: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
     }

@@ -86,8 +86,10 @@ export class OutboxRepository {
 
   /** Up to `limit` readable events after `position`, oldest first, matching `filter`. */
   after(position: EventPosition, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
-    const params: unknown[] = [position.tx, position.tx, position.id];
-    const where = ['(tx > $1 OR (tx = $2 AND id > $3))', this.visible];
+    // An index range scan on (tx, id) either way: SQLite's single writer leaves tx at 0, so the id
+    // alone orders its log (an OR of the two columns would make it read the whole table).
+    const params: unknown[] = this.sql.sqlite ? [position.id] : [position.tx, position.id];
+    const where = [this.sql.sqlite ? 'id > $1' : '(tx, id) > ($1, $2)', this.visible];
     if (filter.types && filter.types.length > 0) {
       where.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
       params.push(...filter.types);
@@ -95,18 +97,20 @@ export class OutboxRepository {
     if (filter.postId !== undefined) where.push(`post_id = $${params.push(filter.postId)}`);
     if (filter.authorId !== undefined) where.push(`author_id = $${params.push(filter.authorId)}`);
     params.push(limit);
-    return this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY tx, id LIMIT $${params.length}`), params);
+    const order = this.sql.sqlite ? 'id' : 'tx, id';
+    return this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`), params);
   }
 
   /** The position of the newest readable event (the start when there is none). */
   async latest(): Promise<EventPosition> {
-    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${this.visible} ORDER BY tx DESC, id DESC LIMIT 1`), []);
+    const order = this.sql.sqlite ? 'id DESC' : 'tx DESC, id DESC';
+    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${this.visible} ORDER BY ${order} LIMIT 1`), []);
     return row ? { tx: row.tx, id: row.id } : { tx: 0, id: 0 };
   }
 
   /** The position of the oldest event kept, or null when the log is empty. */
   async oldest(): Promise<EventPosition | null> {
-    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events ORDER BY tx, id LIMIT 1`), []);
+    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events ORDER BY ${this.sql.sqlite ? 'id' : 'tx, id'} LIMIT 1`), []);
     return row ? { tx: row.tx, id: row.id } : null;
   }
 
