@@ -557,7 +557,9 @@ async function dbQueries(baseUrl) {
 async function relayLagBuckets(baseUrl) {
   const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
   const buckets = [];
-  for (const match of text.matchAll(/^events_relay_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) buckets.push([Number(match[1]), Number(match[2])]);
+  for (const match of text.matchAll(/^events_relay_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
+    buckets.push([match[1] === '+Inf' ? Infinity : Number(match[1]), Number(match[2])]);
+  }
   return buckets;
 }
 
