@@ -330,15 +330,23 @@ describeEachDatabase('webhooks', (kind) => {
     expect(metrics.text).toMatch(/^webhook_queue_depth \d+/m);
   });
 
-  it('only events recorded after the webhook was created are sent', async () => {
+  it('only events recorded after the webhook was created, and not while it was inactive, are sent', async () => {
     const late = await receiver();
     await writePost(app, alice, 'Before the webhook');
     const hook = await createWebhook(app, admin, { url: late.url(), types: ['POST_CREATED'] });
     await writePost(app, alice, 'After the webhook');
     await until('the delivery', () => late.receipts.length > 0);
+    await request(app.server).patch(`/webhooks/${hook.id}`).set(bearer(admin)).send({ active: false }).expect(200);
+    await writePost(app, alice, 'While inactive');
+    await request(app.server).patch(`/webhooks/${hook.id}`).set(bearer(admin)).send({ active: true }).expect(200);
+    await writePost(app, alice, 'Active again');
+    await until('the second delivery', () => late.receipts.length > 1);
     const queued = await app.app.get(DataSource).query(`SELECT COUNT(*) AS count FROM webhook_deliveries WHERE webhook_id = ${hook.id}`);
-    expect(Number(queued[0].count)).toBe(1);
-    expect(JSON.parse(late.receipts[0].body)).toMatchObject({ data: { resource: { title: 'After the webhook' } } });
+    expect(Number(queued[0].count)).toBe(2);
+    expect(late.receipts.map((receipt) => (JSON.parse(receipt.body) as { data: { resource: { title: string } } }).data.resource.title).sort()).toEqual([
+      'Active again',
+      'After the webhook',
+    ]);
   });
 
   it('without WEBHOOK_ALLOW_PRIVATE: loopback, private and link-local URLs are refused (400), at creation, change and sending', async () => {

@@ -172,9 +172,14 @@ export class WebhookDeliveriesRepository {
     }));
   }
 
-  /** Deliveries neither delivered nor given up. */
-  async pendingCount(): Promise<number> {
-    const [row] = await this.sql.rows<{ count: number | string }>("SELECT COUNT(*) AS count FROM webhook_deliveries WHERE status = 'pending'", []);
-    return Number(row.count);
+  /** Deliveries neither delivered nor given up, and the active webhooks: one statement. */
+  async workload(): Promise<{ pending: number; activeWebhooks: number }> {
+    const [row] = await this.sql.rows<{ pending: number | string; active: number | string }>(
+      this.sql.statement(
+        "SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM webhooks WHERE active = $1) AS active",
+      ),
+      [this.sql.sqlite ? 1 : true],
+    );
+    return { pending: Number(row.pending), activeWebhooks: Number(row.active) };
   }
 }

@@ -80,13 +80,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     clearTimeout(timeout);
   }
 
+  /** The safety net: one statement when there is nothing to do. */
   private tick(): void {
-    this.wakeFeeder();
-    this.wakeSender();
     this.transactions
-      .single(() => this.deliveries.pendingCount())
-      .then((count) => this.metrics.webhookQueueDepth.set(count))
-      .catch(() => undefined);
+      .single(() => this.deliveries.workload())
+      .then(({ pending, activeWebhooks }) => {
+        this.metrics.webhookQueueDepth.set(pending);
+        if (activeWebhooks > 0) this.wakeFeeder();
+        if (pending > 0) this.wakeSender();
+      })
+      .catch((error: unknown) => this.logger.debug(`Could not read the webhook queue: ${message(error)}`));
   }
 
   /** Queues deliveries for what the log holds beyond the feed's position (coalesced, like the relay). */
@@ -127,13 +130,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private async feed(): Promise<void> {
     for (;;) {
-      const start = await this.transactions.single(() => this.webhooks.feedPosition(undefined, false));
-      const events = await this.outbox.after(start, FEED_BATCH);
-      if (events.length === 0 || this.stopped) return;
+      const wanted = await this.transactions.single(() => this.webhooks.active());
+      if (wanted.length === 0 || this.stopped) return;
+      const fed = await this.transactions.single(() => this.webhooks.feedPosition(undefined, false));
+      // No active webhook wants anything before the earliest of their starting points.
+      const earliest = wanted.reduce((min, webhook) => (isAfter(min, webhook.after) ? webhook.after : min), wanted[0].after);
+      const events = await this.outbox.after(isAfter(earliest, fed) ? earliest : fed, FEED_BATCH);
+      if (events.length === 0) return;
       const queued = await this.transactions.run(async (manager) => {
         const position = await this.webhooks.feedPosition(manager, true);
         // Another instance fed these events meanwhile: read again from where it left off.
-        if (position.tx !== start.tx || position.id !== start.id) return null;
+        if (position.tx !== fed.tx || position.id !== fed.id) return null;
         const active = await this.webhooks.active(manager);
         const rows: NewDelivery[] = [];
         for (const event of events) {

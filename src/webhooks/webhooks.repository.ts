@@ -30,6 +30,7 @@ export interface WebhookChanges {
   types?: readonly EventType[];
   description?: string | null;
   active?: boolean;
+  after?: EventPosition;
 }
 
 const COLUMNS = 'id, url, types, description, active, after_tx, after_id, created_at, updated_at';
@@ -61,7 +62,7 @@ export class WebhooksRepository {
   }
 
   /** The active webhooks, for the feeder (read in its transaction, once it holds the feed). */
-  async active(executor: Executor): Promise<WebhookRecord[]> {
+  async active(executor?: Executor): Promise<WebhookRecord[]> {
     const rows = await this.sql.rows<Record<string, unknown>>(this.sql.statement(`SELECT ${COLUMNS} FROM webhooks WHERE active = $1 ORDER BY id`), [this.bool(true)], executor);
     return rows.map((row) => this.fromRow(row));
   }
@@ -73,6 +74,7 @@ export class WebhooksRepository {
     if (changes.types !== undefined) set.push(`types = $${params.push(changes.types.join(','))}`);
     if (changes.description !== undefined) set.push(`description = $${params.push(changes.description)}`);
     if (changes.active !== undefined) set.push(`active = $${params.push(this.bool(changes.active))}`);
+    if (changes.after !== undefined) set.push(`after_tx = $${params.push(changes.after.tx)}`, `after_id = $${params.push(changes.after.id)}`);
     set.push(`updated_at = $${params.push(this.sql.timestamp(new Date()))}`, 'version = version + 1');
     params.push(id);
     const statement = this.sql.statement(`UPDATE webhooks SET ${set.join(', ')} WHERE id = $${params.length} RETURNING ${COLUMNS}`);

@@ -3,9 +3,10 @@ import { Injectable } from '@nestjs/common';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import type { Executor } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { AppConfig } from '../config/app-config.js';
-import { isAfter } from '../events/event-cursor.js';
+import { type EventPosition, isAfter } from '../events/event-cursor.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { BlockedAddressError, resolvePublic } from './address-guard.js';
 import type { CreateWebhookDto, EventType } from './dto/create-webhook.dto.js';
@@ -43,13 +44,9 @@ export class WebhooksService {
     this.requireAdminWrite(actor);
     await this.assertReachable(input.url);
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    // Events already in the log are history: the webhook starts after the newest one, or after
-    // where the feeder is if that is further (read under the feeder's lock, so no event can be
-    // queued for the webhooks that existed before this one while it is being created).
     const latest = await this.outbox.latest();
     const created = await this.transactions.run(async (manager) => {
-      const fed = await this.webhooks.feedPosition(manager, true);
-      const after = isAfter(fed, latest) ? fed : latest;
+      const after = await this.startingPoint(latest, manager);
       return this.webhooks.insert({ url: input.url, types: unique(input.types), description: input.description ?? null, secret, after }, manager);
     });
     return { ...toView(created), secret };
@@ -68,14 +65,17 @@ export class WebhooksService {
   async update(id: number, input: UpdateWebhookDto, actor: Actor | null): Promise<WebhookView> {
     this.requireAdminWrite(actor);
     if (input.url !== undefined) await this.assertReachable(input.url);
-    const updated = await this.transactions.single(() =>
-      this.webhooks.update(id, {
-        url: input.url,
-        types: input.types ? unique(input.types) : undefined,
-        description: input.description,
-        active: input.active,
-      }),
-    );
+    // Turned on again: what happened while it was off is not sent.
+    const latest = input.active === true ? await this.outbox.latest() : undefined;
+    const updated = await this.transactions.run(async (manager) => {
+      const current = latest ? await this.webhooks.findById(id, manager) : null;
+      const after = latest && current && !current.active ? await this.startingPoint(latest, manager) : undefined;
+      return this.webhooks.update(
+        id,
+        { url: input.url, types: input.types ? unique(input.types) : undefined, description: input.description, active: input.active, after },
+        manager,
+      );
+    });
     if (!updated) throw DomainError.notFound('Webhook', id);
     return toView(updated);
   }
@@ -90,6 +90,16 @@ export class WebhooksService {
     this.policy.requireAdmin(actor, 'see webhooks');
     await this.find(id);
     return this.deliveries.attempts(id, ATTEMPTS_LISTED);
+  }
+
+  /**
+   * Where a webhook starts: events already in the log are history, so after the newest one, or
+   * after where the feeder is if that is further. The feeder's position is read under its lock,
+   * so no event is queued for the other webhooks without this one while it is being written.
+   */
+  private async startingPoint(latest: EventPosition, manager: Executor): Promise<EventPosition> {
+    const fed = await this.webhooks.feedPosition(manager, true);
+    return isAfter(fed, latest) ? fed : latest;
   }
 
   private requireAdminWrite(actor: Actor | null): void {
