@@ -15,6 +15,8 @@ import { WebhooksRepository } from './webhooks.repository.js';
 
 const FEED_BATCH = 100;
 const POLL_MS = 1000;
+/** PostgreSQL, with no webhook active and nothing pending: every this many polls (another instance may add one). */
+const IDLE_POLLS = 5;
 /** Attempts in flight at once on one instance. */
 const CONCURRENCY = 10;
 /** How long a claimed delivery stays this instance's beyond the attempt's own timeout. */
@@ -48,6 +50,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private subscription?: number;
   private started = false;
   private stopped = false;
+  /** As last counted: active webhooks, and deliveries pending. */
+  private activeWebhooks = 0;
+  private pending = 0;
+  private idlePolls = 0;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -61,8 +67,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     this.started = true;
-    this.subscription = await this.bus.subscribe(EVERY_EVENT, () => this.wakeFeeder(), {});
-    this.timer = setInterval(() => this.tick(), POLL_MS);
+    this.subscription = await this.bus.subscribe(EVERY_EVENT, () => {
+      if (this.activeWebhooks > 0) this.wakeFeeder();
+    }, {});
+    this.timer = setInterval(() => this.poll(), POLL_MS);
     this.timer.unref();
     this.tick();
   }
@@ -80,11 +88,29 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     clearTimeout(timeout);
   }
 
-  /** The safety net: one statement when there is nothing to do. */
+  /** Looks at the queue again now: a webhook was created, changed or deleted. */
+  refresh(): void {
+    if (this.started && !this.stopped) this.tick();
+  }
+
+  /**
+   * The safety net (a retry due from another instance, a webhook another instance created): one
+   * statement a second while there is work; while there is none, none at all on SQLite (one
+   * process: it knows of every change) and one every few seconds on PostgreSQL.
+   */
+  private poll(): void {
+    const busy = this.activeWebhooks > 0 || this.pending > 0 || this.inFlight.size > 0;
+    if (!busy && (this.config.database.type !== 'postgres' || ++this.idlePolls < IDLE_POLLS)) return;
+    this.idlePolls = 0;
+    this.tick();
+  }
+
   private tick(): void {
     this.transactions
       .single(() => this.deliveries.workload())
       .then(({ pending, activeWebhooks }) => {
+        this.activeWebhooks = activeWebhooks;
+        this.pending = pending;
         this.metrics.webhookQueueDepth.set(pending);
         if (activeWebhooks > 0) this.wakeFeeder();
         if (pending > 0) this.wakeSender();

@@ -12,6 +12,7 @@ import { BlockedAddressError, resolvePublic } from './address-guard.js';
 import type { CreateWebhookDto, EventType } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { type AttemptRecord, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { type WebhookRecord, WebhooksRepository } from './webhooks.repository.js';
 
 /** A webhook as admins see it (JSON writes the dates in ISO 8601); `secret` only in the answer that created it. */
@@ -38,6 +39,7 @@ export class WebhooksService {
     private readonly transactions: TransactionRunner,
     private readonly policy: AuthorizationPolicy,
     private readonly config: AppConfig,
+    private readonly dispatcher: WebhookDispatcher,
   ) {}
 
   async create(input: CreateWebhookDto, actor: Actor | null): Promise<WebhookView & { secret: string }> {
@@ -49,6 +51,7 @@ export class WebhooksService {
       const after = await this.startingPoint(latest, manager);
       return this.webhooks.insert({ url: input.url, types: unique(input.types), description: input.description ?? null, secret, after }, manager);
     });
+    this.dispatcher.refresh();
     return { ...toView(created), secret };
   }
 
@@ -77,12 +80,14 @@ export class WebhooksService {
       );
     });
     if (!updated) throw DomainError.notFound('Webhook', id);
+    this.dispatcher.refresh();
     return toView(updated);
   }
 
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.requireAdminWrite(actor);
     if (!(await this.transactions.single(() => this.webhooks.delete(id)))) throw DomainError.notFound('Webhook', id);
+    this.dispatcher.refresh();
   }
 
   /** The webhook's latest attempts, newest first. */
