@@ -172,7 +172,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         for (const event of events) {
           const matching = active.filter((webhook) => webhook.types.includes(event.type as never) && isAfter(event, webhook.after));
           if (matching.length === 0) continue;
-          const payload = payloadOf(event);
+          let payload: string;
+          try {
+            payload = payloadOf(event);
+          } catch (error) {
+            // One unreadable event must not stop the feed for every later one.
+            this.logger.warn(`Event ${event.id} (${event.type}) could not be sent to webhooks: ${message(error)}`);
+            continue;
+          }
           const eventCursor = encodeEventCursor(event);
           for (const webhook of matching) {
             rows.push({ webhookId: webhook.id, eventId: event.id, eventCursor, messageId: `msg_${randomBytes(16).toString('base64url')}`, payload });
