@@ -18,6 +18,7 @@ import { TokensModule } from './tokens/tokens.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
 export class AppModule {
@@ -38,6 +39,7 @@ export class AppModule {
         CommentsModule,
         TokensModule,
         ApiKeysModule,
+        WebhooksModule,
         OidcModule.forRoot(config),
         DemoModule,
         HealthModule,

@@ -28,6 +28,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
   let addresses = 0;
   const tokens: Record<'admin' | 'alice' | 'bob', string> = { admin: '', alice: '', bob: '' };
   const ids: Record<'admin' | 'alice' | 'bob', number> = { admin: 0, alice: 0, bob: 0 };
+  let webhookId = 0;
   const nextAddress = () => {
     addresses += 1;
     return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
@@ -177,6 +178,39 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('delete', `/users/${ids.bob}/api-keys/${created.body.id as number}`, { token: tokens.bob, expect: 404 });
   });
 
+  it('webhooks: create, list, one, change, deliveries, delete, and their errors', async () => {
+    // A public address (an IP literal: nothing to resolve), never called by this suite.
+    const body = { url: 'https://93.184.215.14/conformance', types: ['POST_CREATED'], description: 'Conformance' };
+    const created = await call('post', '/webhooks', { token: tokens.admin, body, expect: 201 });
+    const id = created.body.id as number;
+    webhookId = id;
+    await call('post', '/webhooks', { body, expect: 401 });
+    await call('post', '/webhooks', { token: tokens.alice, body, expect: 403 });
+    await call('post', '/webhooks', { token: tokens.admin, body: { ...body, types: ['NOPE'] }, expect: 400 });
+    await call('post', '/webhooks', { token: tokens.admin, body: { ...body, url: 'http://127.0.0.1/private' }, expect: 400 });
+    await call('get', '/webhooks', { token: tokens.admin, expect: 200 });
+    await call('get', '/webhooks', { expect: 401 });
+    await call('get', '/webhooks', { token: tokens.bob, expect: 403 });
+    await call('get', `/webhooks/${id}`, { token: tokens.admin, expect: 200 });
+    await call('get', `/webhooks/${id}`, { token: tokens.alice, expect: 403 });
+    await call('get', '/webhooks/999999', { token: tokens.admin, expect: 404 });
+    await call('get', '/webhooks/abc', { token: tokens.admin, expect: 400 });
+    await call('patch', `/webhooks/${id}`, { token: tokens.admin, body: { active: false, description: null }, expect: 200 });
+    await call('patch', `/webhooks/${id}`, { token: tokens.admin, body: { url: 'ftp://93.184.215.14/x' }, expect: 400 });
+    await call('patch', `/webhooks/${id}`, { body: { active: true }, expect: 401 });
+    await call('patch', `/webhooks/${id}`, { token: tokens.alice, body: { active: true }, expect: 403 });
+    await call('patch', '/webhooks/999999', { token: tokens.admin, body: { active: true }, expect: 404 });
+    await call('get', `/webhooks/${id}/deliveries`, { token: tokens.admin, expect: 200 });
+    await call('get', `/webhooks/${id}/deliveries`, { expect: 401 });
+    await call('get', `/webhooks/${id}/deliveries`, { token: tokens.alice, expect: 403 });
+    await call('get', '/webhooks/999999/deliveries', { token: tokens.admin, expect: 404 });
+    const doomed = (await call('post', '/webhooks', { token: tokens.admin, body, expect: 201 })).body.id as number;
+    await call('delete', `/webhooks/${doomed}`, { expect: 401 });
+    await call('delete', `/webhooks/${doomed}`, { token: tokens.bob, expect: 403 });
+    await call('delete', `/webhooks/${doomed}`, { token: tokens.admin, expect: 204 });
+    await call('delete', `/webhooks/${doomed}`, { token: tokens.admin, expect: 404 });
+  });
+
   it('tokens: sign-in, bad input, wrong password (401) and the sign-in limit (429 with Retry-After)', async () => {
     await call('post', '/tokens', { body: { email: ALICE.email }, expect: 400 });
     const address = nextAddress();
@@ -198,8 +232,10 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     const comment = (await call('post', `/posts/${post.id}/comments`, { token: tokens.alice, body: { body: 'c' }, expect: 201 })).body as { id: number };
     const templates = Object.keys(validator.document.paths).filter((path) => validator.document.paths[path].head);
     for (const template of templates) {
-      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : ids.alice;
-      await call('head', template.replace('{id}', String(id)), { token: template.includes('api-keys') ? tokens.alice : undefined, expect: 200 });
+      const webhook = template.startsWith('/webhooks');
+      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : ids.alice;
+      const token = template.includes('api-keys') ? tokens.alice : webhook ? tokens.admin : undefined;
+      await call('head', template.replace('{id}', String(id)), { token, expect: 200 });
     }
     expect(templates).toEqual(expect.arrayContaining(['/posts', '/posts/{id}', '/users', '/users/{id}', '/comments/{id}', '/health']));
   });

@@ -23,6 +23,12 @@ const OPERATIONS: [string, string][] = [
   ['delete', '/users/{id}'],
   ['post', '/tokens'],
   ['get', '/health'],
+  ['post', '/webhooks'],
+  ['get', '/webhooks'],
+  ['get', '/webhooks/{id}'],
+  ['patch', '/webhooks/{id}'],
+  ['delete', '/webhooks/{id}'],
+  ['get', '/webhooks/{id}/deliveries'],
 ];
 
 /** The writable fields each request body must describe. */
@@ -34,6 +40,8 @@ const BODIES: Record<string, string[]> = {
   'post /users': ['name', 'email', 'password', 'avatarUrl'],
   'patch /users/{id}': ['name', 'avatarUrl', 'password', 'currentPassword', 'role'],
   'post /tokens': ['email', 'password'],
+  'post /webhooks': ['url', 'types', 'description'],
+  'patch /webhooks/{id}': ['url', 'types', 'description', 'active'],
 };
 
 interface Schema {
@@ -91,7 +99,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       }
       // ... and no verbs in paths, nothing that is not a resource of the contract.
       for (const path of Object.keys(spec.paths)) {
-        expect(['/posts', '/comments', '/users', '/tokens', '/health', '/metrics', '/graphql'].some((root) => path.startsWith(root)), path).toBe(true);
+        expect(['/posts', '/comments', '/users', '/tokens', '/health', '/metrics', '/graphql', '/webhooks'].some((root) => path.startsWith(root)), path).toBe(true);
       }
     });
 

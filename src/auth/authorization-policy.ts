@@ -55,6 +55,13 @@ export class AuthorizationPolicy {
     return who;
   }
 
+  /** What only admins may do or see (webhooks): 401 anonymous, 403 anyone else. */
+  requireAdmin(actor: Actor | null | undefined, what: string): Actor {
+    const who = this.requireSignedIn(actor);
+    if (who.role !== 'admin') throw DomainError.forbidden(`Only admins may ${what}`);
+    return who;
+  }
+
   /** Whether an event about a resource may reach a subscriber. Every resource is public today. */
   canSee(_actor: Actor | null | undefined, _resource: unknown): boolean {
     return true;

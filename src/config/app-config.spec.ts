@@ -235,3 +235,33 @@ describe('single sign-on settings (AUTH_*)', () => {
     expect(message).toContain('AUTH_AUDIENCE is required when AUTH_JWKS_URL is set');
   });
 });
+
+describe('webhook settings (WEBHOOK_*)', () => {
+  it('defaults to a 5 s timeout, retries from 5 s, 8 attempts and public addresses only', () => {
+    const config = loadConfig({});
+    expect(config.webhookTimeoutMs).toBe(5000);
+    expect(config.webhookRetryBaseMs).toBe(5000);
+    expect(config.webhookMaxAttempts).toBe(8);
+    expect(config.webhookAllowPrivate).toBe(false);
+  });
+
+  it('reads every setting it is given', () => {
+    const config = loadConfig({ WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(config.webhookTimeoutMs).toBe(500);
+    expect(config.webhookRetryBaseMs).toBe(50);
+    expect(config.webhookMaxAttempts).toBe(3);
+    expect(config.webhookAllowPrivate).toBe(true);
+  });
+
+  const refused: [string, Record<string, string>][] = [
+    ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: '5s' }],
+    ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: '0' }],
+    ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '-5' }],
+    ['WEBHOOK_MAX_ATTEMPTS', { WEBHOOK_MAX_ATTEMPTS: '0' }],
+    ['WEBHOOK_MAX_ATTEMPTS', { WEBHOOK_MAX_ATTEMPTS: 'many' }],
+    ['WEBHOOK_ALLOW_PRIVATE', { WEBHOOK_ALLOW_PRIVATE: 'sometimes' }],
+  ];
+  it.each(refused)('start-up fails naming %s in %j', (setting, env) => {
+    expect(configError(env).message).toContain(setting);
+  });
+});

@@ -85,6 +85,14 @@ export class AppConfig {
   graphqlApqRegistrationsMax: number;
   /** Set when AUTH_JWKS_URL is: tokens of that OpenID Connect provider are accepted. */
   oidc?: OidcConfig;
+  /** How long a webhook receiver has to answer an attempt. */
+  webhookTimeoutMs: number;
+  /** The wait before the first retry of a webhook delivery; doubled for each further one. */
+  webhookRetryBaseMs: number;
+  /** Attempts of one delivery before it is given up. */
+  webhookMaxAttempts: number;
+  /** Webhooks may point at loopback, private and link-local addresses (development, tests). */
+  webhookAllowPrivate: boolean;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -299,6 +307,11 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   }
 
   config.oidc = readOidc(read);
+
+  config.webhookTimeoutMs = read.int('WEBHOOK_TIMEOUT_MS', 5000, 100, 120_000);
+  config.webhookRetryBaseMs = read.int('WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000);
+  config.webhookMaxAttempts = read.int('WEBHOOK_MAX_ATTEMPTS', 8, 1, 30);
+  config.webhookAllowPrivate = read.bool('WEBHOOK_ALLOW_PRIVATE', false);
 
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);

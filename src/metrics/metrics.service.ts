@@ -72,6 +72,19 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: delivered (a 2xx), retrying (failed, another attempt is due) or failed (failed, given up)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookQueueDepth = new Gauge({
+    name: 'webhook_queue_depth',
+    help: 'Webhook deliveries not yet delivered nor given up (as this instance last counted them)',
+    registers: [this.registry],
+  });
+
   /** Label children by "method status route", so the per-response cost is one Map lookup. */
   private readonly httpSeries = new Map<string, HttpSeries>();
   private readonly graphqlSeries = new Map<string, Counter.Internal>();
@@ -83,6 +96,7 @@ export class MetricsService implements OnApplicationBootstrap {
       series.inc(0);
       this.graphqlSeries.set(type, series);
     }
+    for (const status of ['delivered', 'retrying', 'failed']) this.webhookDeliveries.labels(status).inc(0);
     if (config.metricsEnabled) collectDefaultMetrics({ register: this.registry });
   }
 

@@ -17,6 +17,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   users: 'Users (sign-up, profiles), their API keys and tokens',
   auth: 'Sign-in: bearer tokens',
   operations: 'Health and metrics of the service',
+  webhooks: 'Webhooks (admins): events POSTed to your URLs, signed per Standard Webhooks',
 };
 
 /** The statuses an operation may answer besides those its decorators declare. */

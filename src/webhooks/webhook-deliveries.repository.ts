@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { toDate } from '../common/persistence/entity-table.js';
+import { type Executor, Sql } from '../common/persistence/sql.js';
+
+/** One event to send to one webhook, as the feeder creates it. */
+export interface NewDelivery {
+  webhookId: number;
+  eventId: number;
+  eventCursor: string;
+  messageId: string;
+  /** The JSON body, the same on every attempt. */
+  payload: string;
+}
+
+/** A delivery claimed for an attempt, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  webhookId: number;
+  eventCursor: string;
+  messageId: string;
+  payload: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
+
+export interface AttemptRecord {
+  eventCursor: string;
+  attempt: number;
+  status: AttemptOutcome;
+  durationMs: number;
+  error: string | null;
+  at: Date;
+  nextAttemptAt: Date | null;
+}
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  httpStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  at: Date;
+  /** When the next attempt is due (retrying only). */
+  nextAttemptAt: Date | null;
+}
+
+const CHUNK = 100;
+
+/**
+ * The delivery queue (`webhook_deliveries`, one row per webhook and event: pending, delivered or
+ * failed) and the log of attempts (`webhook_attempts`).
+ */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** Queues deliveries due now; one (webhook, event) is queued once however often it is offered. */
+  async insert(deliveries: readonly NewDelivery[], executor: Executor): Promise<void> {
+    const now = this.sql.timestamp(new Date());
+    for (let start = 0; start < deliveries.length; start += CHUNK) {
+      const chunk = deliveries.slice(start, start + CHUNK);
+      const values = chunk.map((_, index) => `(${this.sql.placeholders(7, index * 7 + 1)}, 'pending', 0)`).join(', ');
+      const params = chunk.flatMap((delivery) => [delivery.webhookId, delivery.eventId, delivery.eventCursor, delivery.messageId, delivery.payload, now, now]);
+      await this.sql.rows(
+        this.sql.statement(
+          `INSERT INTO webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, next_attempt_at, created_at, status, attempts) ` +
+            `VALUES ${values} ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+        ),
+        params,
+        executor,
+      );
+    }
+  }
+
+  /**
+   * Takes up to `limit` due deliveries of active webhooks for this instance until `leaseUntil`,
+   * in one statement. PostgreSQL: rows another instance is claiming at the same moment are
+   * skipped (SKIP LOCKED), and a claimed row is not due again before its lease ends.
+   */
+  async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+    const lock = this.sql.sqlite ? '' : ' FOR UPDATE OF d SKIP LOCKED';
+    const statement = this.sql.statement(
+      `UPDATE webhook_deliveries SET lease_until = $1 WHERE id IN (` +
+        `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ` +
+        `WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until < $3) AND w.active = $4 ` +
+        `ORDER BY d.next_attempt_at LIMIT $5${lock}) ` +
+        `RETURNING id, webhook_id, event_cursor, message_id, payload, attempts`,
+    );
+    const nowParam = this.sql.timestamp(now);
+    const rows = await this.sql.written<Record<string, unknown>>(statement, [this.sql.timestamp(leaseUntil), nowParam, nowParam, this.sql.sqlite ? 1 : true, limit]);
+    if (rows.length === 0) return [];
+    const webhookIds = [...new Set(rows.map((row) => Number(row.webhook_id)))];
+    const targets = await this.sql.rows<{ id: number; url: string; secret: string }>(
+      this.sql.statement(`SELECT id, url, secret FROM webhooks WHERE id IN (${this.sql.placeholders(webhookIds.length)})`),
+      webhookIds,
+    );
+    const byId = new Map(targets.map((target) => [Number(target.id), target]));
+    return rows.flatMap((row) => {
+      const target = byId.get(Number(row.webhook_id));
+      if (!target) return [];
+      return [
+        {
+          id: Number(row.id),
+          webhookId: Number(row.webhook_id),
+          eventCursor: row.event_cursor as string,
+          messageId: row.message_id as string,
+          payload: row.payload as string,
+          attempts: Number(row.attempts),
+          url: target.url,
+          secret: target.secret,
+        },
+      ];
+    });
+  }
+
+  /**
+   * Records an attempt and the delivery's new state, unless someone else recorded an attempt of
+   * it meanwhile (its lease ran out): then nothing is written and false is returned.
+   */
+  async record(delivery: ClaimedDelivery, result: AttemptResult, executor: Executor): Promise<boolean> {
+    const status = result.outcome === 'retrying' ? 'pending' : result.outcome;
+    const updated = await this.sql.written(
+      this.sql.statement(
+        `UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, next_attempt_at = $2, lease_until = NULL ` +
+          `WHERE id = $3 AND attempts = $4 AND status = 'pending' RETURNING id`,
+      ),
+      [status, this.sql.timestamp(result.nextAttemptAt ?? result.at), delivery.id, delivery.attempts],
+      executor,
+    );
+    if (updated.length === 0) return false;
+    await this.sql.rows(
+      this.sql.statement(
+        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event_cursor, attempt, status, http_status, duration_ms, error, at, next_attempt_at) ` +
+          `VALUES (${this.sql.placeholders(10)})`,
+      ),
+      [
+        delivery.id,
+        delivery.webhookId,
+        delivery.eventCursor,
+        delivery.attempts + 1,
+        result.outcome,
+        result.httpStatus,
+        result.durationMs,
+        result.error,
+        this.sql.timestamp(result.at),
+        result.nextAttemptAt ? this.sql.timestamp(result.nextAttemptAt) : null,
+      ],
+      executor,
+    );
+    return true;
+  }
+
+  /** A webhook's latest attempts, newest first. */
+  async attempts(webhookId: number, limit: number): Promise<AttemptRecord[]> {
+    const rows = await this.sql.rows<Record<string, unknown>>(
+      this.sql.statement(
+        'SELECT event_cursor, attempt, status, duration_ms, error, at, next_attempt_at FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2',
+      ),
+      [webhookId, limit],
+    );
+    return rows.map((row) => ({
+      eventCursor: row.event_cursor as string,
+      attempt: Number(row.attempt),
+      status: row.status as AttemptOutcome,
+      durationMs: Number(row.duration_ms),
+      error: (row.error as string | null) ?? null,
+      at: toDate(row.at),
+      nextAttemptAt: row.next_attempt_at == null ? null : toDate(row.next_attempt_at),
+    }));
+  }
+
+  /** Deliveries neither delivered nor given up, and the active webhooks: one statement. */
+  async workload(): Promise<{ pending: number; activeWebhooks: number }> {
+    const [row] = await this.sql.rows<{ pending: number | string; active: number | string }>(
+      this.sql.statement(
+        "SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM webhooks WHERE active = $1) AS active",
+      ),
+      [this.sql.sqlite ? 1 : true],
+    );
+    return { pending: Number(row.pending), activeWebhooks: Number(row.active) };
+  }
+}
