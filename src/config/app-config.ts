@@ -85,6 +85,8 @@ export class AppConfig {
   graphqlApqRegistrationsMax: number;
   /** Set when AUTH_JWKS_URL is: tokens of that OpenID Connect provider are accepted. */
   oidc?: OidcConfig;
+  /** Days the event log keeps an event (GET /events, the `events` subscription's resume). */
+  eventsRetentionDays: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   }
 
   config.oidc = readOidc(read);
+  config.eventsRetentionDays = read.int('EVENTS_RETENTION_DAYS', 7, 1, 36_500);
 
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);
