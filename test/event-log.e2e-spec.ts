@@ -52,7 +52,7 @@ async function allEvents(app: TestApp, after?: string, query = ''): Promise<Even
   const events: EventItem[] = [];
   let url: string | null = `/events?limit=100${query}${after ? `&after=${after}` : ''}`;
   while (url) {
-    const response = await request(app.server).get(url).expect(200);
+    const response: request.Response = await request(app.server).get(url).expect(200);
     events.push(...(response.body as EventItem[]));
     url = /^<([^>]+)>; rel="next"$/.exec((response.headers.link as string | undefined) ?? '')?.[1] ?? null;
   }
@@ -182,9 +182,9 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     const pages: EventItem[][] = [];
     let url: string | null = `/events?limit=2${start ? `&after=${start}` : ''}`;
     while (url) {
-      const response = await request(app.server).get(url).expect(200);
+      const response: request.Response = await request(app.server).get(url).expect(200);
       pages.push(response.body as EventItem[]);
-      const next = /^<([^>]+)>; rel="next"$/.exec((response.headers.link as string | undefined) ?? '')?.[1] ?? null;
+      const next: string | null = /^<([^>]+)>; rel="next"$/.exec((response.headers.link as string | undefined) ?? '')?.[1] ?? null;
       if (next) {
         expect(next).toMatch(/^\/events\?limit=2&after=/);
         expect(new URL(next, 'http://x').searchParams.get('after')).toBe(pages.at(-1)!.at(-1)!.cursor);
