@@ -4,8 +4,8 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Sql } from '../src/common/persistence/sql.js';
 import { EventRetention } from '../src/event-log/event-retention.js';
-import { decodeEventCursor } from '../src/events/event-cursor.js';
-import { EVERY_EVENT, LOCAL_EVENTS } from '../src/events/event-relay.js';
+import { decodeEventCursor, isAfter } from '../src/events/event-cursor.js';
+import { EVERY_EVENT, EventRelay, LOCAL_EVENTS } from '../src/events/event-relay.js';
 import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './support/databases.js';
 import { metricValue } from './support/graphql-client.js';
@@ -419,13 +419,17 @@ describePostgres(`the events subscription across two instances on one PostgreSQL
 
   it('writes on A reach an events subscriber on B once each, in order (live, and resumed from a cursor)', async () => {
     const alice = await tokenFor(a, ALICE);
-    const start = await lastCursor(a);
+    await request(a.server).post('/posts').set(bearer(alice)).send({ title: 'the start', body: 'b' }).expect(201);
+    const start = (await lastCursor(a))!;
     await request(a.server).post('/posts').set(bearer(alice)).send({ title: 'before B listens', body: 'b' }).expect(201);
+    // Live means from what B has published when the subscriber comes: let B's relay reach that write first.
+    const before = decodeEventCursor((await lastCursor(a))!);
+    await until("B's relay to have published the write before", () => !isAfter(before, b.app.get(EventRelay).published));
     const ws = wsClient(urlsB.ws);
     clients.push(ws);
     await ws.connected;
     const liveOnly = new LiveSubscription(ws.client, EVENTS, {});
-    const resumed = new LiveSubscription(ws.client, EVENTS, { after: start ?? null });
+    const resumed = new LiveSubscription(ws.client, EVENTS, { after: start });
     await until('both subscribers live on B', () => eventListeners(b) === 2);
 
     for (let index = 0; index < 5; index += 1) await request(a.server).post('/posts').set(bearer(alice)).send({ title: `on A ${index}`, body: 'b' }).expect(201);
