@@ -17,6 +17,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   users: 'Users (sign-up, profiles), their API keys and tokens',
   auth: 'Sign-in: bearer tokens',
   operations: 'Health and metrics of the service',
+  events: 'The event log: every write, oldest first, resumable by cursor',
 };
 
 /** The statuses an operation may answer besides those its decorators declare. */
