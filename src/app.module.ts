@@ -13,6 +13,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { PostsModule } from './posts/posts.module.js';
 import { EventsModule } from './events/events.module.js';
+import { EventLogModule } from './event-log/event-log.module.js';
 import { UsersModule } from './users/users.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
@@ -37,6 +38,7 @@ export class AppModule {
         UsersModule,
         PostsModule,
         CommentsModule,
+        EventLogModule,
         TokensModule,
         ApiKeysModule,
         WebhooksModule,

@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Sql } from '../src/common/persistence/sql.js';
+import { EventRetention } from '../src/event-log/event-retention.js';
 import { ADMIN, ALICE, BOB } from './support/auth.js';
 import { type OpenApiDocument, OpenApiValidator } from './support/openapi-validator.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -56,6 +58,8 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
         RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
         RATE_LIMIT_AUTH_MAX: String(RATE_LIMIT_AUTH_MAX),
         BODY_LIMIT_BYTES: '4096',
+        // Its webhooks point at this machine's discard port: nothing is ever sent elsewhere.
+        WEBHOOK_ALLOW_PRIVATE: 'true',
       },
     });
     const spec = await request(app.server).get('/docs-json').set('X-Forwarded-For', nextAddress()).expect(200);
@@ -179,15 +183,14 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
   });
 
   it('webhooks: create, list, one, change, deliveries, delete, and their errors', async () => {
-    // A public address (an IP literal: nothing to resolve), never called by this suite.
-    const body = { url: 'https://93.184.215.14/conformance', types: ['POST_CREATED'], description: 'Conformance' };
+    const body = { url: 'http://127.0.0.1:9/conformance', types: ['POST_CREATED'], description: 'Conformance' };
     const created = await call('post', '/webhooks', { token: tokens.admin, body, expect: 201 });
     const id = created.body.id as number;
     webhookId = id;
     await call('post', '/webhooks', { body, expect: 401 });
     await call('post', '/webhooks', { token: tokens.alice, body, expect: 403 });
     await call('post', '/webhooks', { token: tokens.admin, body: { ...body, types: ['NOPE'] }, expect: 400 });
-    await call('post', '/webhooks', { token: tokens.admin, body: { ...body, url: 'http://127.0.0.1/private' }, expect: 400 });
+    await call('post', '/webhooks', { token: tokens.admin, body: { ...body, url: 'gopher://127.0.0.1/x' }, expect: 400 });
     await call('get', '/webhooks', { token: tokens.admin, expect: 200 });
     await call('get', '/webhooks', { expect: 401 });
     await call('get', '/webhooks', { token: tokens.bob, expect: 403 });
@@ -196,7 +199,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('get', '/webhooks/999999', { token: tokens.admin, expect: 404 });
     await call('get', '/webhooks/abc', { token: tokens.admin, expect: 400 });
     await call('patch', `/webhooks/${id}`, { token: tokens.admin, body: { active: false, description: null }, expect: 200 });
-    await call('patch', `/webhooks/${id}`, { token: tokens.admin, body: { url: 'ftp://93.184.215.14/x' }, expect: 400 });
+    await call('patch', `/webhooks/${id}`, { token: tokens.admin, body: { url: 'ftp://127.0.0.1:9/x' }, expect: 400 });
     await call('patch', `/webhooks/${id}`, { body: { active: true }, expect: 401 });
     await call('patch', `/webhooks/${id}`, { token: tokens.alice, body: { active: true }, expect: 403 });
     await call('patch', '/webhooks/999999', { token: tokens.admin, body: { active: true }, expect: 404 });
@@ -209,6 +212,30 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('delete', `/webhooks/${doomed}`, { token: tokens.bob, expect: 403 });
     await call('delete', `/webhooks/${doomed}`, { token: tokens.admin, expect: 204 });
     await call('delete', `/webhooks/${doomed}`, { token: tokens.admin, expect: 404 });
+  });
+
+  it('events: the log in every representation, paged by cursor and type, and its errors (400, 410 after a prune)', async () => {
+    const post = (await call('post', '/posts', { token: tokens.alice, body: { title: 'Logged', body: 'b' }, expect: 201 })).body as { id: number };
+    await call('post', `/posts/${post.id}/comments`, { token: tokens.bob, body: { body: 'c' }, expect: 201 });
+    await call('delete', `/posts/${post.id}`, { token: tokens.alice, expect: 204 });
+    for (const accept of ACCEPTS) await call('get', '/events?limit=2', { headers: { Accept: accept }, expect: 200 });
+    const events = (await call('get', '/events?limit=100', { expect: 200 })).body as { cursor: string; type: string }[];
+    const first = events[0].cursor;
+    const paged = await call('get', `/events?limit=1&after=${first}&types=COMMENT_CREATED,POST_DELETED`, { expect: 200 });
+    expect(paged.headers.link).toMatch(/rel="next"/);
+    await call('head', '/events', { expect: 200 });
+    await call('get', '/events?types=NOPE', { expect: 400 });
+    await call('get', '/events?after=nope', { expect: 400 });
+    await call('get', '/events?limit=0', { expect: 400 });
+    await call('get', '/events', { headers: { Accept: 'image/png' }, expect: 406 });
+
+    // Everything so far is older than the retention, and pruned: a cursor from then is gone.
+    const sql = app.app.get(Sql);
+    await sql.rows(sql.statement('UPDATE events SET occurred_at = $1'), [sql.timestamp(new Date(Date.now() - 30 * 86_400_000))]);
+    await app.app.get(EventRetention).prune();
+    const gone = await call('get', `/events?after=${first}`, { expect: 410 });
+    expect(gone.body.code).toBe('CURSOR_EXPIRED');
+    await call('get', `/events?after=${first}`, { headers: { Accept: 'text/html' }, expect: 410 });
   });
 
   it('tokens: sign-in, bad input, wrong password (401) and the sign-in limit (429 with Retry-After)', async () => {
@@ -307,7 +334,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     }
     expect(missing).toEqual([]);
     const seen = new Set([...validator.seen.values()].flatMap((statuses) => [...statuses]));
-    for (const status of [304, 400, 401, 403, 404, 406, 409, 412, 413, 414, 415, 429, 503]) expect(seen.has(status), String(status)).toBe(true);
+    for (const status of [304, 400, 401, 403, 404, 406, 409, 410, 412, 413, 414, 415, 429, 503]) expect(seen.has(status), String(status)).toBe(true);
   });
 
 });

@@ -22,6 +22,7 @@ const OPERATIONS: [string, string][] = [
   ['patch', '/users/{id}'],
   ['delete', '/users/{id}'],
   ['post', '/tokens'],
+  ['get', '/events'],
   ['get', '/health'],
   ['post', '/webhooks'],
   ['get', '/webhooks'],
@@ -99,7 +100,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       }
       // ... and no verbs in paths, nothing that is not a resource of the contract.
       for (const path of Object.keys(spec.paths)) {
-        expect(['/posts', '/comments', '/users', '/tokens', '/health', '/metrics', '/graphql', '/webhooks'].some((root) => path.startsWith(root)), path).toBe(true);
+        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks'].some((root) => path.startsWith(root)), path).toBe(true);
       }
     });
 

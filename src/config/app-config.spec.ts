@@ -36,6 +36,7 @@ describe('loadConfig', () => {
     expect(config.corsOrigins).toEqual([]);
     expect(config.trustProxy).toBe(false);
     expect(config.bodyLimitBytes).toBe(1_048_576);
+    expect(config.eventsRetentionDays).toBe(7);
   });
 
   it('generates a random JWT secret outside production when none is set', () => {
@@ -67,6 +68,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
       TRUST_PROXY: 'true',
       BODY_LIMIT_BYTES: '2048',
+      EVENTS_RETENTION_DAYS: '30',
     });
     expect(config.isProduction).toBe(true);
     expect(config.port).toBe(8080);
@@ -88,6 +90,7 @@ describe('loadConfig', () => {
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect(config.trustProxy).toBe(1);
     expect(config.bodyLimitBytes).toBe(2048);
+    expect(config.eventsRetentionDays).toBe(30);
   });
 
   it('treats an empty value as unset', () => {
@@ -127,6 +130,8 @@ describe('loadConfig', () => {
       ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
       ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '1mb' }],
       ['JWT_EXPIRES_IN', { JWT_EXPIRES_IN: '1h' }],
+      ['EVENTS_RETENTION_DAYS', { EVENTS_RETENTION_DAYS: '0' }],
+      ['EVENTS_RETENTION_DAYS', { EVENTS_RETENTION_DAYS: '7d' }],
     ];
     it.each(cases)('%s in %j', (setting, env) => {
       const error = configError(env);

@@ -93,6 +93,8 @@ export class AppConfig {
   webhookMaxAttempts: number;
   /** Webhooks may point at loopback, private and link-local addresses (development, tests). */
   webhookAllowPrivate: boolean;
+  /** Days the event log keeps an event (GET /events, the `events` subscription's resume). */
+  eventsRetentionDays: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -307,6 +309,7 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   }
 
   config.oidc = readOidc(read);
+  config.eventsRetentionDays = read.int('EVENTS_RETENTION_DAYS', 7, 1, 36_500);
 
   config.webhookTimeoutMs = read.int('WEBHOOK_TIMEOUT_MS', 5000, 100, 120_000);
   config.webhookRetryBaseMs = read.int('WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000);

@@ -85,6 +85,12 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly eventsPruned = new Counter({
+    name: 'events_pruned_total',
+    help: 'Events deleted from the event log by retention (EVENTS_RETENTION_DAYS), by this instance',
+    registers: [this.registry],
+  });
+
   /** Label children by "method status route", so the per-response cost is one Map lookup. */
   private readonly httpSeries = new Map<string, HttpSeries>();
   private readonly graphqlSeries = new Map<string, Counter.Internal>();

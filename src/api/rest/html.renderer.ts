@@ -42,12 +42,12 @@ export class HtmlRenderer {
   private readonly compiled = new Map<string, Template>();
 
   async render(resource: Resource | ResourceList): Promise<string> {
-    const definition = resource.origin as ResourceDefinition;
     if ('items' in resource) {
       const title = resource.plural[0].toUpperCase() + resource.plural.slice(1);
-      const items = await definition.listItems(resource.items);
-      return this.page(title, definition.html.list, { title, items, nextHref: resource.nextHref });
+      const items = await resource.origin.listItems(resource.items);
+      return this.page(title, resource.origin.html.list, { title, items, nextHref: resource.nextHref });
     }
+    const definition = resource.origin as ResourceDefinition;
     return this.page(definition.html.title(resource.view), definition.html.page, await definition.pageModel(resource.view), resource.view._links);
   }
 

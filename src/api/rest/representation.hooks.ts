@@ -56,7 +56,8 @@ export class RepresentationHooks {
     fastify.decorateRequest('cacheKey', null);
     fastify.decorateRequest('cacheGeneration', 0);
     fastify.addHook('onRequest', (request, reply, done) => {
-      if ((request.routeOptions.config as NegotiatedRouteConfig | undefined)?.negotiated !== true) return done();
+      const route = request.routeOptions.config as NegotiatedRouteConfig | undefined;
+      if (route?.negotiated !== true) return done();
       const safe = isSafe(request);
       const negotiated = negotiateRepresentation(request.headers.accept);
       // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
@@ -70,7 +71,7 @@ export class RepresentationHooks {
       request.representation = negotiated ?? DEFAULT_REPRESENTATION;
       reply.serializer(serializeRendered);
       if (safe && this.cache.enabled) {
-        if (request.headers.authorization !== undefined) {
+        if (request.headers.authorization !== undefined || route.uncached === true) {
           reply.header('cache-status', CACHE_STATUS.uncacheable);
         } else {
           // Taken before any work: an answer read before a write is never kept after it.

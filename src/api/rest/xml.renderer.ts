@@ -1,6 +1,6 @@
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import type { Resource, ResourceList, ResourceView } from '../../common/resource/resource.js';
+import type { ListItem, Resource, ResourceList } from '../../common/resource/resource.js';
 
 // Characters XML 1.0 cannot carry (control characters) become U+FFFD instead of breaking the document.
 const BUILDER_OPTIONS = { version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' } as const;
@@ -10,14 +10,21 @@ const BUILDER_OPTIONS = { version: '1.0', encoding: 'UTF-8', invalidCharReplacem
 // first makes each one `&amp;`, which it then keeps as is.
 const escapeAmpersands = (text: string) => text.replaceAll('&', '&amp;');
 
-function appendView(parent: XMLBuilder, kind: string, view: ResourceView): void {
-  const element = parent.ele(kind);
-  for (const [name, value] of Object.entries(view)) {
-    if (name === '_links') continue;
-    const child = element.ele(name);
-    if (value !== null && value !== undefined) child.txt(escapeAmpersands(String(value)));
+const isObject = (value: unknown): value is ListItem => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A field an object (a resource inside an event) is an element with its own fields and links. */
+function appendView(parent: XMLBuilder, name: string, view: ListItem): void {
+  const element = parent.ele(name);
+  for (const [field, value] of Object.entries(view)) {
+    if (field === '_links' || value === undefined) continue;
+    if (isObject(value)) {
+      appendView(element, field, value);
+      continue;
+    }
+    const child = element.ele(field);
+    if (value !== null) child.txt(escapeAmpersands(String(value)));
   }
-  for (const [rel, link] of Object.entries(view._links)) element.ele('link', { rel, href: escapeAmpersands(link.href) });
+  for (const [rel, link] of Object.entries(view._links ?? {})) element.ele('link', { rel, href: escapeAmpersands(link.href) });
 }
 
 /** `<post>` with one child element a field and `<link rel href/>` a link; lists as `<posts>`. */

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not Acceptable' },
   CONFLICT: { status: 409, title: 'Conflict' },
+  CURSOR_EXPIRED: { status: 410, title: 'Gone' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition Failed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
   URI_TOO_LONG: { status: 414, title: 'URI Too Long' },

@@ -14,6 +14,8 @@ export interface DocumentedResource {
   readonly kind: string;
   readonly plural: string;
   readonly schema: SchemaObject;
+  /** The query parameter its lists are paged by (`cursor` unless it says otherwise). */
+  readonly cursorParameter?: string;
 }
 
 type Schema = SchemaObject | ReferenceObject;
@@ -94,13 +96,19 @@ export const ApiGetOne = (resource: DocumentedResource) =>
   );
 
 /**
- * A GET of a list: keyset paging with limit and cursor, `Link: <…>; rel="next"` when more exist.
+ * A GET of a list: keyset paging with limit and cursor (or the resource's own cursor parameter),
+ * `Link: <…>; rel="next"` when more exist.
  * JSON is an array; HAL is a collection.
  */
 export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) =>
   applyDecorators(
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
-    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string', maxLength: 64 }, description: 'From the Link rel="next" of the previous page' }),
+    ApiQuery({
+      name: resource.cursorParameter ?? 'cursor',
+      required: false,
+      schema: { type: 'string', maxLength: 64 },
+      description: 'From the Link rel="next" of the previous page',
+    }),
     ApiResponse({
       status: 200,
       description: `A page of ${resource.plural}`,

@@ -18,6 +18,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   auth: 'Sign-in: bearer tokens',
   operations: 'Health and metrics of the service',
   webhooks: 'Webhooks (admins): events POSTed to your URLs, signed per Standard Webhooks',
+  events: 'The event log: every write, oldest first, resumable by cursor',
 };
 
 /** The statuses an operation may answer besides those its decorators declare. */

@@ -6,7 +6,12 @@ const ROUTE_CONFIG_METADATA = RouteConfig({}).KEY;
 /** Fastify route config of the routes that serve resources in every format. */
 export interface NegotiatedRouteConfig {
   negotiated?: boolean;
+  /** Never answered from (nor kept in) the response cache. */
+  uncached?: boolean;
 }
+
+/** Keeps a negotiated route out of the response cache (what it shows changes without a write). */
+export const Uncached = (): MethodDecorator => RouteConfig({ uncached: true });
 
 /**
  * Marks a controller whose routes serve resources in every format (others, like /health, stay

@@ -25,11 +25,20 @@ export class Resource {
   }
 }
 
+/** An item of a list: a resource's view, or plain fields for a list of what is not a resource (the event log). */
+export type ListItem = Record<string, unknown> & { _links?: Links };
+
+/** Where a list comes from: its kind and collection, its HTML list template, what its HTML items show besides their fields. */
+export interface ListOrigin<T extends ListItem = ListItem> extends ResourceOrigin {
+  readonly html: { readonly list: string };
+  listItems(items: T[]): Promise<T[]>;
+}
+
 /** What controllers return for a list: the items and, when more exist, the next page's path. */
-export class ResourceList {
+export class ResourceList<T extends ListItem = ListItem> {
   constructor(
-    readonly origin: ResourceOrigin,
-    readonly items: ResourceView[],
+    readonly origin: ListOrigin<T>,
+    readonly items: T[],
     readonly nextHref: string | null,
   ) {}
 

@@ -3,7 +3,16 @@ import { CredentialStamps1764100000000 } from './1764100000000-credential-stamps
 import { ApiKeys1764200000000 } from './1764200000000-api-keys.js';
 import { ExternalIdentities1764300000000 } from './1764300000000-external-identities.js';
 import { EventsOutbox1764500000000 } from './1764500000000-events-outbox.js';
+import { EventsPruned1764600000000 } from './1764600000000-events-pruned.js';
 import { Webhooks1764700000000 } from './1764700000000-webhooks.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
-export const MIGRATIONS = [InitialSchema1763700000000, CredentialStamps1764100000000, ApiKeys1764200000000, ExternalIdentities1764300000000, EventsOutbox1764500000000, Webhooks1764700000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  CredentialStamps1764100000000,
+  ApiKeys1764200000000,
+  ExternalIdentities1764300000000,
+  EventsOutbox1764500000000,
+  EventsPruned1764600000000,
+  Webhooks1764700000000,
+];

@@ -1,0 +1,123 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { PubSubEngine } from 'graphql-subscriptions';
+import { DomainError } from '../common/errors/domain-error.js';
+import { decodeEventCursor, encodeEventCursor, type EventPosition, isAfter, START } from '../events/event-cursor.js';
+import { EVERY_EVENT, EventRelay, LOCAL_EVENTS, type LoggedEvent } from '../events/event-relay.js';
+import { OutboxRepository } from '../events/outbox.repository.js';
+import { EventLogRepository } from './event-log.repository.js';
+import { EventStream } from './event-stream.js';
+import { EVENT_TYPES, type FeedEvent, type FeedFilter, fromLogged, fromStored } from './feed-event.js';
+
+/** Events read from the log at a time when a subscriber resumes. */
+const REPLAY_PAGE = 200;
+/** Live events one subscriber may have waiting (beyond it the stream reads them back from the log). */
+const LIVE_BUFFER = 1000;
+
+export interface EventPage {
+  events: FeedEvent[];
+  /** The cursor the next page starts after, when more events exist. */
+  next: string | null;
+}
+
+/**
+ * The event log as readers see it: pages of it (GET /events) and streams that replay it from a
+ * cursor and then go on live (the `events` subscription). A cursor from before what retention
+ * pruned is refused with CURSOR_EXPIRED, since the events after it are no longer all there.
+ */
+@Injectable()
+export class EventLogService {
+  /** One feed view per live event, so every subscriber gets the same object (and shares its execution). */
+  private readonly views = new WeakMap<LoggedEvent, FeedEvent | null>();
+
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly pruning: EventLogRepository,
+    private readonly relay: EventRelay,
+    @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
+  ) {}
+
+  /** `POST_CREATED,COMMENT_CREATED` → the types; an unknown one is bad input. */
+  parseTypes(list: string | undefined, field = 'types'): string[] | undefined {
+    if (list === undefined) return undefined;
+    const types = list.split(',').map((type) => type.trim());
+    const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+    if (unknown.length > 0) {
+      throw DomainError.badInput(`${field} has an unknown event type: ${unknown.join(', ')}`, [
+        { field, message: `must be a comma-separated list of ${EVENT_TYPES.join(', ')}` },
+      ]);
+    }
+    return types;
+  }
+
+  /** Up to `limit` events after the cursor (from the oldest kept without one), oldest first. */
+  async page(after: string | undefined, limit: number, filter: FeedFilter): Promise<EventPage> {
+    const position = after === undefined ? START : decodeEventCursor(after);
+    const events = await this.read(position, limit + 1, filter);
+    const more = events.length > limit;
+    const items = more ? events.slice(0, limit) : events;
+    return { events: items, next: more ? items[items.length - 1].cursor : null };
+  }
+
+  /**
+   * The events after the cursor, then live ones; without a cursor, live ones only. The cursor is
+   * checked here, before any event, so that a bad or expired one fails the subscription at once.
+   */
+  async stream(after: string | null | undefined, filter: FeedFilter): Promise<EventStream> {
+    const position = after === undefined || after === null ? null : decodeEventCursor(after);
+    if (position) await this.assertKept(position);
+    return new EventStream(
+      {
+        listen: (onEvent) => this.listen(onEvent),
+        read: (from, limit, readFilter) => this.read(from, limit, readFilter),
+        live: (event) => this.view(event),
+      },
+      // Live only: from what this instance's relay has published so far (it publishes in log order).
+      { after: position ?? this.relay.published, replay: position !== null, filter, pageSize: REPLAY_PAGE, bufferLimit: LIVE_BUFFER },
+    );
+  }
+
+  /**
+   * Reads the log, then looks at the pruning mark: a prune that committed before the read is seen
+   * by the look after it, so a page never silently misses pruned events.
+   */
+  private async read(position: EventPosition, limit: number, filter: FeedFilter): Promise<FeedEvent[]> {
+    const stored = await this.outbox.after(position, limit, filter);
+    await this.assertKept(position);
+    return stored.map(fromStored).filter((event): event is FeedEvent => event !== null);
+  }
+
+  private async assertKept(position: EventPosition): Promise<void> {
+    // The start stands for "from the oldest event kept".
+    if (position.tx === START.tx && position.id === START.id) return;
+    const pruned = await this.pruning.pruned();
+    if (isAfter(pruned, position)) {
+      throw new DomainError(
+        'CURSOR_EXPIRED',
+        `Events after this cursor have been pruned (they are kept EVENTS_RETENTION_DAYS days); read again from the oldest kept (no cursor), which starts after ${encodeEventCursor(pruned)}`,
+      );
+    }
+  }
+
+  private listen(onEvent: (event: LoggedEvent) => void): () => void {
+    let id: number | undefined;
+    let stopped = false;
+    // The in-process bus registers the handler at once; only the id comes back later.
+    void this.bus.subscribe(EVERY_EVENT, onEvent, {}).then((subscriptionId) => {
+      if (stopped) this.bus.unsubscribe(subscriptionId);
+      else id = subscriptionId;
+    });
+    return () => {
+      stopped = true;
+      if (id !== undefined) this.bus.unsubscribe(id);
+    };
+  }
+
+  private view(event: LoggedEvent): FeedEvent | null {
+    let view = this.views.get(event);
+    if (view === undefined) {
+      view = fromLogged(event);
+      this.views.set(event, view);
+    }
+    return view;
+  }
+}

@@ -1,0 +1,74 @@
+import { resources } from '../common/resource/resource-definition.js';
+import { eventName } from '../events/blog-events.js';
+import { encodeEventCursor, type EventPosition } from '../events/event-cursor.js';
+import type { LoggedEvent } from '../events/event-relay.js';
+import type { StoredEvent } from '../events/outbox.repository.js';
+
+/** Every type of event in the log, in the order the schema lists them. */
+export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
+
+export type EventTypeName = (typeof EVENT_TYPES)[number];
+
+/** An event as GET /events and the `events` subscription serve it. */
+export interface FeedEvent {
+  position: EventPosition;
+  cursor: string;
+  type: string;
+  occurredAt: Date;
+  postId: number | null;
+  commentId: number | null;
+  authorId: number;
+  /** The kind of resource it is about (`post`, `comment`). */
+  kind: string;
+  /** That resource as the write left it (an entity); null for deletions. */
+  resource: object | null;
+}
+
+/** Which events a reader wants (unset: all). */
+export interface FeedFilter {
+  types?: readonly string[];
+  postId?: number;
+  authorId?: number;
+}
+
+export function matchesFilter(filter: FeedFilter, event: { type: string; postId: number | null; authorId: number }): boolean {
+  return (
+    (!filter.types || filter.types.length === 0 || filter.types.includes(event.type)) &&
+    (filter.postId === undefined || filter.postId === event.postId) &&
+    (filter.authorId === undefined || filter.authorId === event.authorId)
+  );
+}
+
+/** An event read from the log; null when its type is unknown to this build. */
+export function fromStored(event: StoredEvent): FeedEvent | null {
+  const definition = resources.ofEvent(eventName(event.type));
+  if (!definition) return null;
+  return {
+    position: { tx: event.tx, id: event.id },
+    cursor: encodeEventCursor(event),
+    type: event.type,
+    occurredAt: event.occurredAt,
+    postId: event.postId,
+    commentId: event.commentId,
+    authorId: event.authorId,
+    kind: definition.kind,
+    resource: event.resource === null ? null : (definition.fromJson(event.resource) as object),
+  };
+}
+
+/** An event as the relay published it (its payload is the revived resource already). */
+export function fromLogged(event: LoggedEvent): FeedEvent | null {
+  const definition = resources.ofEvent(event.name);
+  if (!definition) return null;
+  return {
+    position: { tx: event.tx, id: event.id },
+    cursor: event.cursor,
+    type: event.type,
+    occurredAt: event.occurredAt,
+    postId: event.postId,
+    commentId: event.commentId,
+    authorId: event.authorId,
+    kind: definition.kind,
+    resource: event.resource === null ? null : event.payload,
+  };
+}
