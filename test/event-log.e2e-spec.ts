@@ -40,11 +40,19 @@ const EVENTS = `subscription($after: String, $types: [EventType!], $postId: Int,
   events(after: $after, types: $types, postId: $postId, authorId: $authorId) { ${EVENT_FIELDS} }
 }`;
 
-/** Listeners of the relay's every-event channel: an `events` subscriber is live once it is one. */
-function eventListeners(app: TestApp): number {
+function listenersOfEveryEvent(app: TestApp): number {
   const pubSub = app.app.get<symbol, PubSubEngine>(LOCAL_EVENTS, { strict: false });
   if (!(pubSub instanceof PubSub)) throw new Error('Unknown event bus');
   return (pubSub as unknown as { ee: { listenerCount(name: string): number } }).ee.listenerCount(EVERY_EVENT);
+}
+
+/** What listens on the every-event channel before any subscriber does (the webhook dispatcher). */
+const standing = new WeakMap<TestApp, number>();
+const noteStandingListeners = (app: TestApp) => standing.set(app, listenersOfEveryEvent(app));
+
+/** `events` subscribers on the relay's every-event channel: one is live once it is counted here. */
+function eventListeners(app: TestApp): number {
+  return listenersOfEveryEvent(app) - (standing.get(app) ?? 0);
 }
 
 /** Every event after `after` (all kept without it), following Link rel="next". */
@@ -123,6 +131,7 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
 
   beforeAll(async () => {
     app = await startTestApp(kind);
+    noteStandingListeners(app);
     urls = await listen(app);
     alice = await tokenFor(app, ALICE);
     bob = await tokenFor(app, BOB);
@@ -417,6 +426,8 @@ describePostgres(`the events subscription across two instances on one PostgreSQL
     // One after the other: the first runs the migrations and loads the demo data.
     a = await startTestApp('postgres', { database });
     b = await startTestApp('postgres', { database });
+    noteStandingListeners(a);
+    noteStandingListeners(b);
     urlsB = await listen(b);
   });
   afterAll(async () => {

@@ -8,10 +8,7 @@ export const COMMENT_RESOURCE = defineResource({
   entity: Comment,
   links: (comment: Comment) => ({ post: { href: `/posts/${comment.postId}` }, author: { href: `/users/${comment.authorId}` } }),
   events: ['commentCreated', 'commentUpdated', 'commentDeleted'],
-  eventRefs: {
-    of: (comment: { id: number; postId: number; authorId: number }) => ({ commentId: comment.id, postId: comment.postId, authorId: comment.authorId }),
-    deleted: (refs) => ({ id: refs.commentId, postId: refs.postId, authorId: refs.authorId }),
-  },
+  eventRefs: { commentId: 'id', postId: 'postId', authorId: 'authorId' },
   html: {
     title: (view) => `Comment ${view.id}`,
     page: `<article class="comment">

@@ -63,17 +63,14 @@ export class CommentsService {
   }
 
   /**
-   * One statement (INSERT … RETURNING), atomic by itself. A post that does not exist (or was
-   * deleted meanwhile) is caught by the foreign key, then told apart from a vanished author.
+   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). A post that
+   * does not exist (or was deleted meanwhile) is caught by the foreign key, then told apart from
+   * a vanished author.
    */
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
-    const comment = await this.transactions
-      .run(async (manager) => {
-        const created = await this.comments.insert({ ...input, postId, authorId: who.id }, manager);
-        await this.events.record(manager, event('commentCreated', created));
-        return created;
-      })
+    const comment = await this.events
+      .insertRecorded(this.comments, { ...input, postId, authorId: who.id }, 'commentCreated')
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
         throw error;

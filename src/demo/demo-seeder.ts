@@ -10,6 +10,7 @@ import type { Post } from '../posts/post.entity.js';
 import { PostsRepository } from '../posts/posts.repository.js';
 import type { User, UserRole } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 
 /**
  * The demo accounts the README lists. None has an avatarUrl: the HTML pages draw their initials
@@ -50,6 +51,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
     private readonly posts: PostsRepository,
@@ -57,8 +59,10 @@ export class DemoSeeder implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Through the runner: on SQLite the background workers starting now (the event relay, its
+    // pruning, the webhook feeder) share the one connection, and their transactions queue with this one.
     await withStartupLock(this.dataSource, () =>
-      this.dataSource.transaction(async (manager) => {
+      this.transactions.run(async (manager) => {
         const empty = (await this.users.count()) === 0;
         await this.ensureFirstAdmin(manager);
         if (empty && this.config.seedDemoData) await this.seedDemoData(manager);

@@ -121,7 +121,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.warn(`An event of unknown type ${event.type} in the log (id ${event.id}) was skipped`);
       return;
     }
-    const payload = event.resource !== null ? definition.fromJson(event.resource) : definition.eventRefs.deleted(event);
+    const payload = event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event);
     this.metrics.eventsPublished.labels(event.type).inc();
     this.metrics.eventsRelayLag.observe(Math.max(0, Date.now() - event.occurredAt.getTime()) / 1000);
     void this.bus.publish(name, payload);

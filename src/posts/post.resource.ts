@@ -8,10 +8,7 @@ export const POST_RESOURCE = defineResource({
   entity: Post,
   links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` } }),
   events: ['postCreated', 'postUpdated', 'postDeleted'],
-  eventRefs: {
-    of: (post: { id: number; authorId: number }) => ({ postId: post.id, authorId: post.authorId }),
-    deleted: (refs) => ({ id: refs.postId, authorId: refs.authorId }),
-  },
+  eventRefs: { postId: 'id', authorId: 'authorId' },
   html: {
     title: (view) => String(view.title),
     page: `<article class="post">

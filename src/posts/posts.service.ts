@@ -68,19 +68,15 @@ export class PostsService {
   }
 
   /**
-   * The INSERT … RETURNING and its event, in one transaction. An authorId that names no user is
-   * caught by the foreign key rather than checked first.
+   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). An authorId
+   * that names no user is caught by the foreign key rather than checked first.
    */
   async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
     const who = this.policy.requireActor(actor);
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
     const authorId = input.authorId ?? who.id;
-    const post = await this.transactions
-      .run(async (manager) => {
-        const created = await this.posts.insert({ ...input, authorId }, manager);
-        await this.events.record(manager, event('postCreated', created));
-        return created;
-      })
+    const post = await this.events
+      .insertRecorded(this.posts, { ...input, authorId }, 'postCreated')
       .catch((error: unknown) => {
         if (authorId !== who.id && isForeignKeyViolation(error)) {
           throw DomainError.badInput(`authorId ${authorId} is not a user`, [

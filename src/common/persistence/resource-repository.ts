@@ -4,6 +4,13 @@ import type { EntityTable, TableColumn } from './entity-table.js';
 import type { Executor, Sql } from './sql.js';
 import { preconditionFailed } from './write-options.js';
 
+/** A second INSERT made from a new row in the same statement (see `insertWith`). */
+export interface Companion<T> {
+  (column: (property: keyof T & string) => string, next: number): { sql: string; params: unknown[] };
+  /** Names the shape of the SQL it gives, for the statement cache. */
+  key: string;
+}
+
 /** What every resource's entity has: an id, a version (its ETag) and timestamps. */
 export interface Versioned {
   id: number;
@@ -157,18 +164,36 @@ export abstract class ResourceRepository<T extends Versioned> {
 
   /** One `INSERT … RETURNING`, atomic by itself; the first version and (unless given) the timestamps are set here. */
   async insert(values: Omit<Partial<T>, 'id' | 'version'>, executor?: Executor): Promise<T> {
+    return this.insertWith(values, undefined, executor);
+  }
+
+  /**
+   * The same INSERT … RETURNING, and a second INSERT fed from the new row (`r`), in one statement
+   * (PostgreSQL only: a data-modifying WITH). `companion(column, next)` gives that INSERT, with
+   * `column(property)` naming a column of the new row and its parameters numbered from `next`.
+   */
+  async insertWith(
+    values: Omit<Partial<T>, 'id' | 'version'>,
+    companion: Companion<T> | undefined,
+    executor?: Executor,
+  ): Promise<T> {
     const now = new Date();
     const row = { ...values, version: 1 } as Record<string, unknown>;
     row.createdAt = this.sql.timestamp(values.createdAt ?? now);
     row.updatedAt = this.sql.timestamp(values.updatedAt ?? values.createdAt ?? now);
     const columns = this.table.columns.concat(this.hiddenWritten(row)).filter((column) => row[column.property] !== undefined);
-    const statement = this.cached(
-      `insert:${columns.map((column) => column.property).join(',')}`,
-      () =>
-        `INSERT INTO ${this.table.name} (${columns.map((column) => column.name).join(', ')}) ` +
-        `VALUES (${this.sql.placeholders(columns.length)}) RETURNING ${this.table.returningList}`,
-    );
-    const [inserted] = await this.sql.rows<Record<string, unknown>>(statement, this.parameters(columns, row), executor);
+    const params = this.parameters(columns, row);
+    const insert =
+      `INSERT INTO ${this.table.name} (${columns.map((column) => column.name).join(', ')}) ` +
+      `VALUES (${this.sql.placeholders(columns.length)}) RETURNING ${this.table.returningList}`;
+    let text = insert;
+    if (companion) {
+      const also = companion((property) => `r.${this.table.column(property).name}`, params.length + 1);
+      params.push(...also.params);
+      text = `WITH r AS (${insert}), companion AS (${also.sql}) SELECT ${this.table.returningList} FROM r`;
+    }
+    const statement = this.cached(`insert:${columns.map((column) => column.property).join(',')}:${companion?.key ?? ''}`, () => text);
+    const [inserted] = await this.sql.rows<Record<string, unknown>>(statement, params, executor);
     return this.table.fromRow(inserted);
   }
 

@@ -26,10 +26,7 @@ export interface ResourceSpec<T extends Identified> {
    * Where its events stand in the event log: the ids an event of it carries, and the payload of
    * a deletion rebuilt from them (a deleted resource's event has no resource).
    */
-  eventRefs?: {
-    of: (payload: never) => EventRefs;
-    deleted: (refs: EventRefs) => object;
-  };
+  eventRefs?: EventRefMap<T>;
   /**
    * Eta templates of its HTML page (`it.<kind>` is the view, beside what page loaders add) and
    * of its HTML list (`it.title`, `it.items`, `it.nextHref`), and the page's title.
@@ -43,6 +40,9 @@ export interface EventRefs {
   commentId?: number | null;
   authorId: number;
 }
+
+/** Which field of the resource each id of its events is (`{postId: 'id', authorId: 'authorId'}`). */
+export type EventRefMap<T> = { [K in keyof EventRefs]?: keyof T & string } & { authorId: keyof T & string };
 
 interface Field {
   property: string;
@@ -110,6 +110,26 @@ export class ResourceDefinition<T extends Identified = Identified> {
     });
     const factory = new Function('iso', `return function view(s, definition) {\n  return { ${[...members, '_links: definition.links(s)'].join(', ')} };\n};`);
     return factory(iso) as (item: T, definition: this) => ResourceView;
+  }
+
+  /** The ids an event of this item (or of its deletion: the same fields) carries. */
+  refsOf(payload: object): EventRefs {
+    const source = payload as Record<string, unknown>;
+    const refs: Record<string, unknown> = {};
+    for (const [ref, property] of Object.entries(this.eventRefs ?? {})) refs[ref] = source[property as string] ?? null;
+    return refs as unknown as EventRefs;
+  }
+
+  /** A deletion's payload rebuilt from its event's ids (`{id, authorId}`, …). */
+  deletedPayload(refs: EventRefs): object {
+    const payload: Record<string, unknown> = {};
+    for (const [ref, property] of Object.entries(this.eventRefs ?? {})) payload[property as string] = (refs as unknown as Record<string, unknown>)[ref];
+    return payload;
+  }
+
+  /** The properties the view and the event log carry, in declaration order. */
+  get fieldNames(): string[] {
+    return this.fields.map((field) => field.property);
   }
 
   /** The fields of an item as stored in the event log (JSON; timestamps in ISO 8601). */
