@@ -32,7 +32,7 @@ describe('PostsService', () => {
     page: ReturnType<typeof vi.fn>;
   };
   let users: { exists: ReturnType<typeof vi.fn> };
-  let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn> };
+  let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn>; insertRecorded: ReturnType<typeof vi.fn> };
   let service: PostsService;
 
   beforeEach(() => {
@@ -45,7 +45,13 @@ describe('PostsService', () => {
       page: vi.fn(async () => ({ items: [], nextCursor: null })),
     };
     users = { exists: vi.fn(async () => true) };
-    events = { record: vi.fn(async () => undefined), committed: vi.fn() };
+    events = { record: vi.fn(async () => undefined), committed: vi.fn(), insertRecorded: vi.fn() };
+    // As on SQLite: the row and its event in one transaction.
+    events.insertRecorded.mockImplementation(async (_repository: unknown, values: Partial<Post>, name: string) => {
+      const created = (await (repository.insert as (values: Partial<Post>, executor: object) => Promise<Post>)(values, {})) as Post;
+      await (events.record as (executor: object, event: object) => Promise<void>)({}, { name, payload: created });
+      return created;
+    });
     const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
     service = new PostsService(
       repository as unknown as PostsRepository,
