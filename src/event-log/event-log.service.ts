@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
 import { DomainError } from '../common/errors/domain-error.js';
 import { decodeEventCursor, encodeEventCursor, type EventPosition, isAfter, START } from '../events/event-cursor.js';
-import { EVERY_EVENT, EventRelay, LOCAL_EVENTS, type LoggedEvent } from '../events/event-relay.js';
+import { EVERY_EVENT, LOCAL_EVENTS, type LoggedEvent } from '../events/event-relay.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventStream } from './event-stream.js';
@@ -32,7 +32,6 @@ export class EventLogService {
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly pruning: EventLogRepository,
-    private readonly relay: EventRelay,
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
   ) {}
 
@@ -65,14 +64,17 @@ export class EventLogService {
   async stream(after: string | null | undefined, filter: FeedFilter): Promise<EventStream> {
     const position = after === undefined || after === null ? null : decodeEventCursor(after);
     if (position) await this.assertKept(position);
+    // Live only: what commits from now on. The head of the log is read first and the stream then
+    // reads from there (usually nothing) before going live, so an event this instance's relay
+    // has not published yet is neither taken for a new one nor missed.
+    const start = position ?? (await this.outbox.latest());
     return new EventStream(
       {
         listen: (onEvent) => this.listen(onEvent),
         read: (from, limit, readFilter) => this.read(from, limit, readFilter),
         live: (event) => this.view(event),
       },
-      // Live only: from what this instance's relay has published so far (it publishes in log order).
-      { after: position ?? this.relay.published, replay: position !== null, filter, pageSize: REPLAY_PAGE, bufferLimit: LIVE_BUFFER },
+      { after: start, replay: true, filter, pageSize: REPLAY_PAGE, bufferLimit: LIVE_BUFFER },
     );
   }
 
