@@ -43,32 +43,17 @@ export function matchesFilter(filter: FeedFilter, event: { type: string; postId:
 export function fromStored(event: StoredEvent): FeedEvent | null {
   const definition = resources.ofEvent(eventName(event.type));
   if (!definition) return null;
-  return {
-    position: { tx: event.tx, id: event.id },
-    cursor: encodeEventCursor(event),
-    type: event.type,
-    occurredAt: event.occurredAt,
-    postId: event.postId,
-    commentId: event.commentId,
-    authorId: event.authorId,
-    kind: definition.kind,
-    resource: event.resource === null ? null : (definition.fromJson(event.resource) as object),
-  };
+  return feedEvent(event, encodeEventCursor(event), definition.kind, event.resource === null ? null : (definition.fromJson(event.resource) as object));
 }
 
 /** An event as the relay published it (its payload is the revived resource already). */
 export function fromLogged(event: LoggedEvent): FeedEvent | null {
   const definition = resources.ofEvent(event.name);
   if (!definition) return null;
-  return {
-    position: { tx: event.tx, id: event.id },
-    cursor: event.cursor,
-    type: event.type,
-    occurredAt: event.occurredAt,
-    postId: event.postId,
-    commentId: event.commentId,
-    authorId: event.authorId,
-    kind: definition.kind,
-    resource: event.resource === null ? null : event.payload,
-  };
+  return feedEvent(event, event.cursor, definition.kind, event.resource === null ? null : event.payload);
+}
+
+function feedEvent(event: StoredEvent, cursor: string, kind: string, resource: object | null): FeedEvent {
+  const { tx, id, type, occurredAt, postId, commentId, authorId } = event;
+  return { position: { tx, id }, cursor, type, occurredAt, postId, commentId, authorId, kind, resource };
 }
