@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -43,14 +44,20 @@ export function toPage<T extends { id: number }>(rows: T[], limit: number): Page
 export const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value;
 
+/** `?limit=` of a list: 1-100, default 20. */
+export const PageLimit = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE }),
+    IsOptional(),
+    Transform(toInteger),
+    IsInt({ message: 'limit must be an integer from 1 to 100' }),
+    Min(1, { message: 'limit must be an integer from 1 to 100' }),
+    Max(MAX_PAGE_SIZE, { message: 'limit must be an integer from 1 to 100' }),
+  );
+
 /** `?limit=&cursor=` on every list. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt({ message: 'limit must be an integer from 1 to 100' })
-  @Min(1, { message: 'limit must be an integer from 1 to 100' })
-  @Max(MAX_PAGE_SIZE, { message: 'limit must be an integer from 1 to 100' })
+  @PageLimit()
   limit?: number;
 
   @ApiPropertyOptional({ description: 'Opaque; from the Link rel="next" of the previous page' })
