@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
 import pg from 'pg';
-import { ResponseCache } from '../common/cache/response-cache.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -54,7 +53,6 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
-    private readonly cache: ResponseCache,
   ) {}
 
   /** Where this instance has published up to. */
@@ -101,9 +99,6 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       for (;;) {
         const batch = await this.outbox.after(this.position, BATCH);
-        // Whoever hears of a write here must not then read what it replaced from this instance's
-        // cache, even when the bus's word of it is late or lost.
-        if (batch.length > 0) this.cache.invalidate();
         for (const event of batch) this.publish(event);
         if (batch.length < BATCH) return;
       }
