@@ -16,12 +16,22 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   let tokens: string[];
   let busyPostId: number;
 
-  /** Runs a query anonymously and returns its data and how many SQL statements it sent. */
+  /**
+   * Runs a query anonymously and returns its data and how many SQL statements it sent. The event
+   * relay reads the log once a second in the background, and the counter counts that read too:
+   * the query runs twice and the smaller count is its own (two runs of a few milliseconds each
+   * cannot both take in a read of a once-a-second poll). The second run's text differs by a
+   * comment, so the response cache does not answer it.
+   */
   async function measure(query: string, variables?: Record<string, unknown>) {
-    const before = await metricValue(app, 'db_queries_total');
-    const result = await graphql(app, query, variables);
-    const after = await metricValue(app, 'db_queries_total');
-    return { result, statements: after - before };
+    const counts: number[] = [];
+    let result: Awaited<ReturnType<typeof graphql>> | undefined;
+    for (let run = 0; run < 2; run++) {
+      const before = await metricValue(app, 'db_queries_total');
+      result = await graphql(app, run === 0 ? query : `${query}\n# again`, variables);
+      counts.push((await metricValue(app, 'db_queries_total')) - before);
+    }
+    return { result: result!, statements: Math.min(...counts) };
   }
 
   beforeAll(async () => {
@@ -54,7 +64,7 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   }, 120_000);
   afterAll(() => app?.close());
 
-  it('the post page costs at most 3 statements, with 2 comments or with 43', async () => {
+  it('the post page costs 2 statements (the post with its author, the comments with theirs), with 2 comments or with 43', async () => {
     const small = await measure(`query($id: Int!) ${POST_PAGE}`, { id: 1 });
     expect(expectData(small.result).post.comments).toHaveLength(2);
     const busy = await measure(`query($id: Int!) ${POST_PAGE}`, { id: busyPostId });
@@ -62,8 +72,9 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     expect(post.comments).toHaveLength(43);
     expect(new Set(post.comments.map((comment: { author: { name: string } }) => comment.author.name)).size).toBe(6);
     console.log(`[${kind}] post page: ${small.statements} statements with 2 comments, ${busy.statements} with 43`);
-    expect(small.statements).toBeLessThanOrEqual(3);
-    expect(busy.statements).toBe(small.statements);
+    expect(small.statements).toBe(2);
+    expect(busy.statements).toBe(2);
+    expect(post.author.name).toEqual(expect.any(String));
   });
 
   it('posts(first: 20) with authors and comments with their authors costs at most 4 statements', async () => {

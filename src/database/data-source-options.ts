@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { type DataSourceOptions, getMetadataArgsStorage, type Logger as TypeOrmLogger } from 'typeorm';
 import type { DatabaseConfig } from '../config/app-config.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { pgTypes } from './pg-timestamps.js';
 
 export interface DataSourceExtras {
   poolSize?: number;
@@ -36,6 +37,7 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
         connectionTimeoutMillis: 2500,
         query_timeout: 2000,
         idleTimeoutMillis: 30000,
+        types: pgTypes,
       },
     };
   }

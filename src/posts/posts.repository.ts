@@ -1,12 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { ResourceRepository } from '../common/persistence/resource-repository.js';
+import { type Join, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import type { User } from '../users/user.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { Post } from './post.entity.js';
 
 @Injectable()
 export class PostsRepository extends ResourceRepository<Post> {
-  constructor(sql: Sql) {
+  /** A post's author, joined into its row (`post.author`). */
+  readonly withAuthor: Join<Post, User>;
+
+  constructor(sql: Sql, users: UsersRepository) {
     super(sql, Post);
+    this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
   }
 
   /** The comments that deleting this post takes with it (the foreign key cascades), for their deletion events. */

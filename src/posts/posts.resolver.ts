@@ -1,8 +1,10 @@
-import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
 import { required } from '../common/graphql/required.js';
+import { selectsField } from '../common/graphql/selection.js';
 import { SubscriptionGateway, optionalId, matches } from '../events/subscription-gateway.js';
 import { User } from '../users/user.entity.js';
 import { UserLoaders } from '../users/users.loader.js';
@@ -28,8 +30,13 @@ export class PostsResolver {
   ) {}
 
   @Query(() => Post, { nullable: true, description: 'A post; null when there is none with this id' })
-  post(@Args('id', { type: () => Int, description: "The post's id" }) id: number, @Context() context: GraphQLContext): Promise<Post | null> {
-    return context.loaders.of(this.postLoaders).byId.load(id);
+  post(
+    @Args('id', { type: () => Int, description: "The post's id" }) id: number,
+    @Context() context: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Post | null> {
+    const loaders = context.loaders.of(this.postLoaders);
+    return (selectsField(info, 'author') ? loaders.byIdWithAuthor : loaders.byId).load(id);
   }
 
   @Query(() => PostConnection, { description: 'Posts, newest first' })

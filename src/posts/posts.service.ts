@@ -57,9 +57,12 @@ export class PostsService {
     return post;
   }
 
-  /** For batching: the posts with these ids, in no particular order. */
-  findByIds(ids: readonly number[]): Promise<Post[]> {
-    return this.posts.findByIds(ids);
+  /**
+   * For batching: the posts with these ids, in no particular order. With `withAuthors`, each
+   * post's author is joined in (`post.author`), so the author costs no further statement.
+   */
+  findByIds(ids: readonly number[], options: { withAuthors?: boolean } = {}): Promise<Post[]> {
+    return this.posts.findByIds(ids, options.withAuthors ? this.posts.withAuthor : undefined);
   }
 
   /** For batching: one page (newest first) of the posts of each of these authors, in one statement. */

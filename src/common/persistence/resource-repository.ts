@@ -67,11 +67,15 @@ export abstract class ResourceRepository<T extends Versioned> {
     return (await this.sql.rows(statement, [id], executor)).length > 0;
   }
 
-  /** For batching: the rows with these ids, in no particular order. */
-  async findByIds(ids: readonly number[]): Promise<T[]> {
+  /** For batching: the rows with these ids, in no particular order (with `join`, each with its joined row). */
+  async findByIds<J extends object>(ids: readonly number[], join?: Join<T, J>): Promise<T[]> {
     if (ids.length === 0) return [];
-    const statement = this.sql.statement(`SELECT ${this.select} FROM ${this.from} WHERE t.id IN (${this.sql.placeholders(ids.length)})`);
-    return this.map(await this.sql.rows(statement, ids));
+    const statement = this.cached(
+      `byIds:${ids.length}:${join?.property ?? ''}`,
+      () => `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} WHERE t.id IN (${this.sql.placeholders(ids.length)})`,
+    );
+    const rows = await this.sql.rows<Record<string, unknown>>(statement, ids);
+    return rows.map((row) => this.withJoined(row, join));
   }
 
   /** One page in id order (`desc`: newest first), keyset-paged on the id, optionally filtered. */
@@ -122,18 +126,18 @@ export abstract class ResourceRepository<T extends Versioned> {
     const params: number[] = [...parentIds];
     const after = request.after === undefined ? '' : ` AND ranked.id ${order === 'desc' ? '<' : '>'} $${params.push(request.after)}`;
     params.push(request.limit);
-    const direction = order.toUpperCase();
-    const joined = join ? `, ${join.table.selectList('j', 'j_')}` : '';
-    const joinClause = join ? ` JOIN ${join.table.name} j ON j.id = t.${this.table.column(join.foreignKey).name}` : '';
-    const statement = this.sql.statement(
-      `SELECT ${this.select}${joined} FROM ${this.from}${joinClause} WHERE t.id IN (SELECT page.id FROM ` +
+    const key = `pagesFor:${parent}:${parentIds.length}:${order}:${request.after !== undefined}:${join?.property ?? ''}`;
+    const statement = this.cached(key, () => {
+      const direction = order.toUpperCase();
+      return (
+        `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} WHERE t.id IN (SELECT page.id FROM ` +
         `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.${column} ORDER BY ranked.id ${direction}) AS rn ` +
         `FROM ${this.table.name} ranked WHERE ranked.${column} IN (${this.sql.placeholders(parentIds.length)})${after}) page ` +
-        `WHERE page.rn <= $${params.length}) ORDER BY t.id ${direction}`,
-    );
+        `WHERE page.rn <= $${params.length}) ORDER BY t.id ${direction}`
+      );
+    });
     for (const row of await this.sql.rows<Record<string, unknown>>(statement, params)) {
-      const item = this.table.fromRow(row);
-      if (join) (item as Record<string, unknown>)[join.property] = join.table.fromRow(row, 'j_');
+      const item = this.withJoined(row, join);
       byParent.get(item[parent] as number)?.push(item);
     }
     return byParent;
@@ -153,8 +157,9 @@ export abstract class ResourceRepository<T extends Versioned> {
     const counts = new Map<number, number>(parentIds.map((id) => [id, 0]));
     if (parentIds.length === 0) return counts;
     const column = this.table.column(parent).name;
-    const statement = this.sql.statement(
-      `SELECT ${column} AS parent, COUNT(*) AS count FROM ${this.table.name} WHERE ${column} IN (${this.sql.placeholders(parentIds.length)}) GROUP BY ${column}`,
+    const statement = this.cached(
+      `countFor:${parent}:${parentIds.length}`,
+      () => `SELECT ${column} AS parent, COUNT(*) AS count FROM ${this.table.name} WHERE ${column} IN (${this.sql.placeholders(parentIds.length)}) GROUP BY ${column}`,
     );
     for (const row of await this.sql.rows<{ parent: number | string; count: number | string }>(statement, parentIds)) {
       counts.set(Number(row.parent), Number(row.count));
@@ -238,11 +243,28 @@ export abstract class ResourceRepository<T extends Versioned> {
     return (await this.sql.written(statement, [id], executor)).length > 0;
   }
 
+  private joinedList<J extends object>(join: Join<T, J> | undefined): string {
+    return join ? `, ${join.table.selectList('j', 'j_')}` : '';
+  }
+
+  private joinClause<J extends object>(join: Join<T, J> | undefined): string {
+    return join ? ` JOIN ${join.table.name} j ON j.id = t.${this.table.column(join.foreignKey).name}` : '';
+  }
+
+  private withJoined<J extends object>(row: Record<string, unknown>, join: Join<T, J> | undefined): T {
+    const item = this.table.fromRow(row);
+    if (join) (item as Record<string, unknown>)[join.property] = join.table.fromRow(row, 'j_');
+    return item;
+  }
+
   protected map(rows: Record<string, unknown>[]): T[] {
     return rows.map((row) => this.table.fromRow(row));
   }
 
-  /** A fixed statement, built (and adapted to the database) once. */
+  /**
+   * A fixed statement, built (and adapted to the database) once. `IN (…)` lists have one per
+   * length (at most MAX_BATCH_SIZE of them), so a statement's text is never rebuilt per call.
+   */
   protected cached(key: string, build: () => string): string {
     let statement = this.statements.get(key);
     if (statement === undefined) {

@@ -1,22 +1,50 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { EntityTable } from './entity-table.js';
 
 /** Where a statement runs: the pool, or the connection of an open transaction. */
 export type Executor = Pick<EntityManager, 'query'>;
 
+interface PgResult {
+  rows: unknown[];
+}
+interface PgPool {
+  query(config: { text: string; values: unknown[]; name?: string }): Promise<PgResult>;
+}
+interface SqliteStatement {
+  reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): unknown;
+}
+interface SqliteConnection {
+  prepare(text: string): SqliteStatement;
+}
+
 /**
- * The one way the repositories reach the database: fixed SQL sent through TypeORM's driver
- * (which caches prepared statements and counts every statement), without the query builder
- * and entity hydration, which cost more than the query itself. Statements are written once
- * with PostgreSQL's `$1, $2, …` placeholders, each used once and in order, so that SQLite's
- * `?` can stand in for them. Parameters are bound, never written into the text, so a
- * statement's text depends on its shape only and the drivers' statement caches hold.
+ * Statements given a server-side name on PostgreSQL (parsed and planned once per connection):
+ * the fixed statements of the repositories are a few dozen, `IN (…)` lists add one per length;
+ * past this many distinct texts, further ones are sent unnamed, so the servers' memory stays bounded.
+ */
+const NAMED_STATEMENTS_MAX = 500;
+
+/**
+ * The one way the repositories reach the database: fixed SQL with bound parameters, without
+ * the query builder and entity hydration, which cost more than the query itself. Statements are
+ * written once with PostgreSQL's `$1, $2, …` placeholders, each used once and in order, so that
+ * SQLite's `?` can stand in for them; a statement's text depends on its shape only.
+ *
+ * Outside a transaction a statement goes straight to the driver TypeORM opened (the pg pool,
+ * or better-sqlite3's one connection) as a prepared statement: TypeORM's query runner around
+ * each statement (a runner per call, its events and bookkeeping) cost more than the statement
+ * on the post page. Errors are wrapped and statements counted (db_queries_total) as TypeORM
+ * does. Inside a transaction, the transaction's own query runner runs it.
  */
 @Injectable()
 export class Sql {
   readonly sqlite: boolean;
+  private readonly names = new Map<string, string>();
+  private readonly prepared = new Map<string, SqliteStatement>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.sqlite = dataSource.options.type !== 'postgres';
@@ -41,13 +69,56 @@ export class Sql {
     return this.sqlite ? date.toISOString().replace('T', ' ').replace('Z', '') : date;
   }
 
-  rows<T>(statement: string, params: readonly unknown[], executor: Executor = this.dataSource): Promise<T[]> {
-    return executor.query(statement, params as unknown[]);
+  rows<T>(statement: string, params: readonly unknown[], executor?: Executor): Promise<T[]> {
+    if (this.isShared(executor)) return this.direct(statement, params) as Promise<T[]>;
+    return executor!.query(statement, params as unknown[]);
   }
 
-  /** The rows an `UPDATE … RETURNING` or `DELETE … RETURNING` wrote (PostgreSQL's driver adds the count). */
-  async written<T>(statement: string, params: readonly unknown[], executor: Executor = this.dataSource): Promise<T[]> {
-    const result: unknown = await executor.query(statement, params as unknown[]);
+  /** The rows an `UPDATE … RETURNING` or `DELETE … RETURNING` wrote. */
+  async written<T>(statement: string, params: readonly unknown[], executor?: Executor): Promise<T[]> {
+    if (this.isShared(executor)) return (await this.direct(statement, params)) as T[];
+    const result: unknown = await executor!.query(statement, params as unknown[]);
+    // TypeORM's PostgreSQL runner adds the count to what UPDATE and DELETE return.
     return (this.sqlite ? result : (result as [T[], number])[0]) as T[];
+  }
+
+  /**
+   * No transaction's connection: the pool on PostgreSQL. On SQLite every caller shares the one
+   * connection anyway (transactions are queued BEGIN … COMMIT on it, see TransactionRunner).
+   */
+  private isShared(executor: Executor | undefined): boolean {
+    return executor === undefined || executor === this.dataSource || (this.sqlite && executor === this.dataSource.manager);
+  }
+
+  private async direct(text: string, params: readonly unknown[]): Promise<unknown[]> {
+    // better-sqlite3 binds no booleans (TypeORM's runner turns them into 0/1 too).
+    const values = this.sqlite && params.some((value) => typeof value === 'boolean') ? params.map((value) => (typeof value === 'boolean' ? Number(value) : value)) : (params as unknown[]);
+    this.dataSource.logger.logQuery(text, values);
+    try {
+      if (this.sqlite) {
+        const statement = this.sqliteStatement(text);
+        return statement.reader ? statement.all(...values) : (statement.run(...values), []);
+      }
+      const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
+      return (await pool.query({ text, values, name: this.nameOf(text) })).rows;
+    } catch (error) {
+      throw new QueryFailedError(text, values, error as Error);
+    }
+  }
+
+  private sqliteStatement(text: string): SqliteStatement {
+    let statement = this.prepared.get(text);
+    if (statement === undefined) {
+      const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+      statement = connection.prepare(text);
+      if (this.prepared.size < NAMED_STATEMENTS_MAX) this.prepared.set(text, statement);
+    }
+    return statement;
+  }
+
+  private nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < NAMED_STATEMENTS_MAX) this.names.set(text, (name = `blog_${this.names.size}`));
+    return name;
   }
 }
