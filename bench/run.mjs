@@ -69,6 +69,7 @@ Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, r
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
           --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
           --allow-mismatch  measure a scenario even when the two servers answer differently
+          --no-cache        skip the "cache on" rows (a second service instance with RESPONSE_CACHE=memory)
           --timeout MIN (20) stop everything and exit after this long
 `;
 
@@ -99,6 +100,7 @@ function readOptions(argv) {
       out: { type: 'string' },
       keep: { type: 'boolean' },
       'allow-mismatch': { type: 'boolean' },
+      'no-cache': { type: 'boolean' },
       timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -136,6 +138,7 @@ function readOptions(argv) {
     out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results', 'latest.json')),
     keep: values.keep === true,
     allowMismatch: values['allow-mismatch'] === true,
+    cache: values['no-cache'] !== true,
     timeoutMin: number('timeout', 20, 1, 24 * 60),
   };
 }
@@ -394,7 +397,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /**
  * Each scenario: `request(random, n, ctx)` gives {method, path, headers?, body?} for the n-th
  * request (n = 0 is the template; random ids come from `random`); `samples(ctx)` the requests
- * the identity check compares; `dynamic` whether every request differs (setupRequest).
+ * the identity check compares; `dynamic` whether every request differs (setupRequest);
+ * `cacheable` whether it is also measured on the service with its response cache on (anonymous reads).
  */
 function scenarios(ctx) {
   const randomPost = (random) => randomInt(random, 1, ctx.posts);
@@ -404,6 +408,7 @@ function scenarios(ctx) {
       id: 'rest-post',
       name: 'REST GET /posts/{id}',
       dynamic: true,
+      cacheable: true,
       request: (random) => ({ method: 'GET', path: `/posts/${randomPost(random)}` }),
       samples: () => checkIds.map((id) => ({ method: 'GET', path: `/posts/${id}` })),
     },
@@ -420,6 +425,7 @@ function scenarios(ctx) {
       id: 'rest-posts',
       name: 'REST GET /posts?limit=20',
       dynamic: false,
+      cacheable: true,
       compareHeaders: ['link'],
       request: () => ({ method: 'GET', path: '/posts?limit=20' }),
       samples: () => [
@@ -432,6 +438,7 @@ function scenarios(ctx) {
       id: 'rest-comments',
       name: 'REST GET /posts/{id}/comments',
       dynamic: true,
+      cacheable: true,
       compareHeaders: ['link'],
       request: (random) => ({ method: 'GET', path: `/posts/${randomPost(random)}/comments` }),
       samples: () => [
@@ -447,6 +454,7 @@ function scenarios(ctx) {
       // Also measured on the peer (--peer), with its own query for the same page.
       peer: true,
       dynamic: true,
+      cacheable: true,
       request: (random) => ({
         method: 'POST',
         path: '/graphql',
@@ -744,7 +752,7 @@ function renderMarkdown(report) {
     `- Load: autocannon, ${options.connections} connections, ${options.rounds} round(s) of ${options.duration} s per target, interleaved service/floor${report.scenarios.some((scenario) => scenario.peer) ? '/peer (post page)' : ''}, ${options.warmup} s warm-up each`,
   );
   lines.push(
-    `- Service: cold start ${fmt.int(service.coldStartMs)} ms (spawn → first 200 on /health; ${fmt.int(service.firstStartMs)} ms on the first start, with migrations), idle RSS ${fmt.ms(service.idleRssMb)} MB; floor: cold start ${fmt.int(floor.coldStartMs)} ms, idle RSS ${fmt.ms(floor.idleRssMb)} MB`,
+    `- Service: cold start ${fmt.int(service.coldStartMs)} ms (spawn → first 200 on /health; ${fmt.int(service.firstStartMs)} ms on the first start, with migrations), idle RSS ${fmt.ms(service.idleRssMb)} MB, RSS after the measurements ${fmt.ms(service.afterRssMb)} MB${report.cached ? ` (with its cache on: ${fmt.ms(report.cached.afterRssMb)} MB)` : ''}; floor: cold start ${fmt.int(floor.coldStartMs)} ms, idle RSS ${fmt.ms(floor.idleRssMb)} MB`,
   );
   if (report.peer) {
     const p = report.peer;
@@ -771,6 +779,12 @@ function renderMarkdown(report) {
     const peerCell = p ? fmt.ratio(scenario.peerRatio) : scenario.peerStatus === 'mismatch' ? 'MISMATCH' : scenario.peerStatus === 'unavailable' ? 'n/a' : '—';
     const flags = `${scenario.mismatch ? ' (ANSWERS DIFFER)' : ''}${p && scenario.peerStatus !== 'ok' ? ' (PEER DATA DIFFERS)' : ''}`;
     lines.push(row(`${scenario.name}${flags}`, 'service', s, fmt.ratio(scenario.ratio), peerCell));
+    if (scenario.cached) {
+      const cachedPeerCell = p ? fmt.ratio(scenario.cachedPeerRatio) : '—';
+      lines.push(row(scenario.cachedHit === false ? '(NO CACHE HITS)' : '', 'service, cache on', scenario.cached, fmt.ratio(scenario.cachedRatio), cachedPeerCell));
+    } else if (scenario.cachedStatus === 'mismatch') {
+      lines.push(`| | service, cache on | MISMATCH | | | | | | |${blank}`);
+    }
     lines.push(row('', 'floor', f, '', ''));
     if (p) lines.push(row('', 'peer', p, '', ''));
   }
@@ -791,6 +805,11 @@ function renderMarkdown(report) {
   lines.push(`errors: connection errors + timeouts + non-2xx + GraphQL error bodies. SQL/req: db_queries_total delta / requests sent${withPeer ? ' (n/a for the peer: it has no such counter)' : ''}.`);
   lines.push('CPU µs/req: the server process\'s user + system CPU time (/proc/<pid>/stat) over its rounds / requests sent; steadier than req/s on a busy machine.');
   if (report.options.database === 'postgres') lines.push('The database server\'s own CPU (PostgreSQL\'s processes) is not included in CPU µs/req.');
+  if (report.cached) {
+    lines.push(
+      '"service, cache on": the same build with RESPONSE_CACHE=memory (the default; every other service row runs with it off), a second instance on the same database, measured in the same interleaved rounds; anonymous reads only (a request with a token is never cached). Its SQL/req shows how many requests missed.',
+    );
+  }
   lines.push(`service/floor: the ratio of req/s.${withPeer ? ' service/peer: the same against the peer (— where the peer has no counterpart; > 1 = the service is faster).' : ''}`);
   if (report.notes.length > 0) {
     lines.push('', 'Notes:');
@@ -868,6 +887,14 @@ async function main() {
   const floor = await startFloor(database.url);
   await sleep(200);
   report.floor = { coldStartMs: floor.coldStartMs, idleRssMb: await rssMb(floor.child.pid) };
+  // The same service with its response cache on (RESPONSE_CACHE=memory, the default outside the
+  // bench), measured beside the rest on the anonymous reads: the "cache on" rows.
+  let cached = null;
+  if (options.cache && scenarios({ posts: 1 }).some((scenario) => scenario.cacheable && wanted(scenario.id))) {
+    cached = await startService(database.url, 'service (cache on)', { RESPONSE_CACHE: 'memory' });
+    await sleep(200);
+    report.cached = { coldStartMs: cached.coldStartMs, idleRssMb: await rssMb(cached.child.pid) };
+  }
   log(`  service ${service.url} (cold start ${Math.round(service.coldStartMs)} ms), floor ${floor.url}`);
   let peer = null;
   if (peerSetup) {
@@ -907,19 +934,23 @@ async function main() {
     { name: 'service', url: service.url, pid: service.child.pid },
     { name: 'floor', url: floor.url, pid: floor.child.pid },
     ...(peer ? [{ name: 'peer', url: peer.url, pid: peer.child.pid }] : []),
+    ...(cached ? [{ name: 'cached', url: cached.url, pid: cached.child.pid }] : []),
   ];
 
   try {
-    await measureScenarios(options, ctx, report, { service, floor, peer, targets, wanted });
+    await measureScenarios(options, ctx, report, { service, floor, peer, cached, targets, wanted });
   } catch (error) {
     exitCode = 1;
     const reason = error instanceof Error ? error.message : String(error);
     log(`\nERROR: the measurements stopped: ${reason}`);
     report.notes.push(`ERROR: the measurements stopped: ${reason.replace(/\n\s*/g, ' | ')}`);
   }
-  if (report.scenarios.some((scenario) => scenario.status === 'mismatch' || scenario.mismatch || (scenario.peerStatus ?? 'ok') !== 'ok')) exitCode = 1;
+  if (report.scenarios.some((scenario) => scenario.status === 'mismatch' || scenario.mismatch || (scenario.peerStatus ?? 'ok') !== 'ok' || scenario.cachedStatus === 'mismatch')) exitCode = 1;
+  report.service.afterRssMb = await rssMb(service.child.pid);
+  if (cached) report.cached.afterRssMb = await rssMb(cached.child.pid);
   await floor.stop();
   await peer?.stop();
+  await cached?.stop();
 
   // 6. Fan-out: in-process bus, then Redis.
   const fanoutOptions = { token, subscribers: options.subscribers, events: options.events, spacingMs: options.eventSpacing };
@@ -966,11 +997,11 @@ async function main() {
 }
 
 /** 4. The identity check, then 5. interleaved rounds, one scenario after another. */
-async function measureScenarios(options, ctx, report, { service, floor, peer, targets, wanted }) {
+async function measureScenarios(options, ctx, report, { service, floor, peer, cached, targets, wanted }) {
   let seed = options.seed * 1000;
   for (const scenario of scenarios(ctx)) {
     if (!wanted(scenario.id)) continue;
-    for (const server of [service, floor, ...(peer ? [peer] : [])]) {
+    for (const server of [service, floor, ...(peer ? [peer] : []), ...(cached ? [cached] : [])]) {
       if (server.exitCode !== null) throw new Error(`${server.label} exited (${server.exitCode}). Last output:\n${lastLines(server)}`);
     }
     const entry = { id: scenario.id, name: scenario.name };
@@ -1002,8 +1033,23 @@ async function measureScenarios(options, ctx, report, { service, floor, peer, ta
       }
       withPeer = peerCheck.status === 'ok' || options.allowMismatch;
     }
+    // The cached service must answer the same bytes, and its answers must come from its cache.
+    let withCache = false;
+    if (cached && scenario.cacheable) {
+      const cacheCheck = await checkScenario(scenario, cached, floor);
+      entry.cachedStatus = cacheCheck.status;
+      if (cacheCheck.status !== 'ok') {
+        log(`\nERROR: scenario "${scenario.name}": the service with its cache on answers differently from the floor:\n  ${cacheCheck.reason}\n`);
+        report.notes.push(`MISMATCH (cache on) in "${scenario.name}": ${cacheCheck.reason.replace(/\n\s*/g, ' | ')}`);
+      } else {
+        const again = await send(cached.url, scenario.samples()[0]);
+        entry.cachedHit = /\bhit\b/.test(again.headers.get('cache-status') ?? '');
+        if (!entry.cachedHit) report.notes.push(`"${scenario.name}": the service with its cache on did not answer a repeated request from its cache (Cache-Status: ${again.headers.get('cache-status')}).`);
+      }
+      withCache = cacheCheck.status === 'ok' || options.allowMismatch;
+    }
     const peerScenario = withPeer ? peerVariant(scenario, peer) : null;
-    const active = targets.filter((target) => target.name !== 'peer' || withPeer);
+    const active = targets.filter((target) => (target.name !== 'peer' || withPeer) && (target.name !== 'cached' || withCache));
     const scenarioFor = (target) => (target.name === 'peer' ? peerScenario : scenario);
     log(`bench: ${scenario.name}`);
     if (options.warmup > 0) {
@@ -1022,12 +1068,18 @@ async function measureScenarios(options, ctx, report, { service, floor, peer, ta
     }
     entry.status = 'measured';
     if (check.status === 'mismatch') entry.mismatch = true;
-    entry.service = summarize(rounds.service, targets[0], options);
-    entry.floor = summarize(rounds.floor, targets[1], options);
+    const target = (name) => targets.find((candidate) => candidate.name === name);
+    entry.service = summarize(rounds.service, target('service'), options);
+    entry.floor = summarize(rounds.floor, target('floor'), options);
     entry.ratio = entry.floor.reqPerSec > 0 ? entry.service.reqPerSec / entry.floor.reqPerSec : null;
     if (withPeer) {
-      entry.peer = summarize(rounds.peer, targets[2], options);
+      entry.peer = summarize(rounds.peer, target('peer'), options);
       entry.peerRatio = entry.peer.reqPerSec > 0 ? entry.service.reqPerSec / entry.peer.reqPerSec : null;
+    }
+    if (withCache) {
+      entry.cached = summarize(rounds.cached, target('cached'), options);
+      entry.cachedRatio = entry.floor.reqPerSec > 0 ? entry.cached.reqPerSec / entry.floor.reqPerSec : null;
+      if (entry.peer) entry.cachedPeerRatio = entry.peer.reqPerSec > 0 ? entry.cached.reqPerSec / entry.peer.reqPerSec : null;
     }
   }
 }

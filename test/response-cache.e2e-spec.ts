@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
@@ -284,6 +284,92 @@ describeEachDatabase('response cache', (kind) => {
     });
     expect(reads).toBeGreaterThan(0);
     expect((await http().get(`/posts/${post.id}`).expect(200)).body.title).toMatch(/^w\d-39$/);
+  });
+});
+
+describe('GraphQL answers from memory, before Apollo', () => {
+  let app: TestApp;
+  const http = () => request(app.server);
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  beforeAll(async () => {
+    app = await startTestApp('sqlite', { env: { RATE_LIMIT_MAX: '40', RATE_LIMIT_WINDOW_S: '60' } });
+  });
+  afterAll(() => app?.close());
+
+  const post = (body: unknown, accept?: string) => {
+    const call = http().post('/graphql').set('content-type', 'application/json');
+    if (accept !== undefined) call.set('accept', accept);
+    return call.send(JSON.stringify(body));
+  };
+
+  it('a hit is the miss again, byte for byte, in the media type Apollo would choose for its Accept; and it counts as an operation', async () => {
+    const body = { query: POST_QUERY, variables: { id: 1 } };
+    const miss = await post(body).expect(200);
+    expect(miss.headers['cache-status']).toBe(MISS);
+    const operations = await metricValue(app, 'graphql_operations_total', { type: 'query' });
+    for (const accept of [undefined, '*/*', 'application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9']) {
+      const hit = await post(body, accept).expect(200);
+      expect(hit.headers['cache-status'], String(accept)).toBe(HIT);
+      expect(hit.text).toBe(miss.text);
+      // The same document but for a comment: a miss, answered by Apollo, for the headers to compare.
+      const apollo = await post({ ...body, query: `${POST_QUERY} # ${String(accept)}` }, accept).expect(200);
+      expect(apollo.headers['cache-status'], String(accept)).toBe(MISS);
+      expect(hit.headers['content-type'], String(accept)).toBe(apollo.headers['content-type']);
+    }
+    expect(await metricValue(app, 'graphql_operations_total', { type: 'query' })).toBe(operations + 10);
+  });
+
+  it('an Accept that Apollo cannot serve is still refused by Apollo (406), not answered from memory', async () => {
+    const body = { query: POST_QUERY, variables: { id: 2 } };
+    await post(body).expect(200);
+    const refused = await post(body, 'text/csv');
+    expect(refused.status).toBe(406);
+    expect(refused.headers['cache-status']).not.toBe(HIT);
+  });
+
+  it('persisted queries: a lookup by id is kept under that id; the request that registers one is never answered from memory', async () => {
+    const query = `${POST_QUERY} # apq ${randomBytes(4).toString('hex')}`;
+    const persistedQuery = { version: 1, sha256Hash: sha256(query) };
+    const unknown = await post({ variables: { id: 1 }, extensions: { persistedQuery } }).expect(200);
+    expect(unknown.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    for (let i = 0; i < 2; i += 1) {
+      const registering = await post({ query, variables: { id: 1 }, extensions: { persistedQuery } }).expect(200);
+      expect(registering.headers['cache-status']).toBe(UNCACHEABLE);
+      expect(registering.body.data.post.id).toBe(1);
+    }
+    const byId = await post({ variables: { id: 1 }, extensions: { persistedQuery } }).expect(200);
+    expect(byId.headers['cache-status']).toBe(MISS);
+    const again = await post({ variables: { id: 1 }, extensions: { persistedQuery } }).expect(200);
+    expect(again.headers['cache-status']).toBe(HIT);
+    expect(again.text).toBe(byId.text);
+    // Another version of the protocol is the gate's to refuse, never answered from the entry of version 1.
+    const otherVersion = await post({ variables: { id: 1 }, extensions: { persistedQuery: { ...persistedQuery, version: 2 } } });
+    expect(otherVersion.status).toBe(400);
+    expect(otherVersion.headers['cache-status']).not.toBe(HIT);
+  });
+
+  it('errors and malformed requests are never kept: a hit never hides the error they deserve', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const missing = await post({ query: POST_QUERY, variables: { id: 999_999 } }).expect(200);
+      expect(missing.body.data.post).toBeNull();
+      const invalid = await post({ query: POST_QUERY, variables: { id: 'x' } });
+      expect(invalid.status).toBe(400);
+      expect(invalid.headers['cache-status']).not.toBe(HIT);
+      const badVariables = await post({ query: POST_QUERY, variables: [1] });
+      expect(badVariables.status).toBe(400);
+      expect(badVariables.headers['cache-status']).not.toBe(HIT);
+    }
+  });
+
+  it('the rate limit counts every request, hits too', async () => {
+    const body = { query: POST_QUERY, variables: { id: 3 } };
+    const statuses: number[] = [];
+    for (let i = 0; i < 45; i += 1) statuses.push((await post(body).set('x-test', String(i))).status);
+    expect(statuses).toContain(429);
+    const limited = await post(body);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['cache-status']).not.toBe(HIT);
   });
 });
 

@@ -8,6 +8,7 @@ import type { GraphQLSchema } from 'graphql';
 import { ResponseCache } from '../../common/cache/response-cache.js';
 import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
+import { GraphQLCacheHooks } from './cache/graphql-cache.hooks.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
@@ -92,14 +93,17 @@ export function buildGraphQLOptions(
       useFactory: buildGraphQLOptions,
     }),
   ],
+  providers: [GraphQLCacheHooks],
 })
 export class GraphQLApiModule implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(AppConfig) private readonly config: AppConfig,
+    private readonly cacheHooks: GraphQLCacheHooks,
   ) {}
 
   onModuleInit(): void {
+    this.cacheHooks.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), GRAPHQL_PATH);
     if (ideEnabled(this.config)) registerGraphiqlAssets(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
   }
 }

@@ -1,8 +1,8 @@
-import { type ApolloServerPlugin, type BaseContext, type GraphQLRequestListener, HeaderMap } from '@apollo/server';
-import type { FormattedExecutionResult, GraphQLError } from 'graphql';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
+import type { GraphQLError } from 'graphql';
 import { CACHE_STATUS, type ResponseCache } from '../../../common/cache/response-cache.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
-import type { AdmittedOperation, OperationGate } from './operation-gate.js';
+import type { OperationGate } from './operation-gate.js';
 
 /** Stands in for a refused document: parsed, validated and cached in microseconds, never run. */
 const REFUSED_DOCUMENT = '{__typename}';
@@ -38,39 +38,22 @@ export function gatePlugin(gate: OperationGate, cache: ResponseCache): ApolloSer
       if (request.extensions?.persistedQuery !== undefined) request.extensions = { ...request.extensions, persistedQuery: undefined };
       request.query = 'admitted' in verdict ? verdict.admitted.query : verdict.query;
       if (!cache.enabled) return undefined;
-      if ('admitted' in verdict && verdict.admitted.operation.operation === 'query' && contextValue.req?.headers.authorization === undefined) {
-        return cached(cache, verdict.admitted);
-      }
+      const state = contextValue.req?.graphqlCache ?? null;
       return {
-        async willSendResponse({ response }) {
-          response.http.headers.set('cache-status', CACHE_STATUS.uncacheable);
+        async willSendResponse({ response, operation }) {
+          // The cache hooks looked this request up before Apollo (graphql-cache.hooks.ts): keep a query's data without errors.
+          const storable =
+            state !== null &&
+            operation?.operation === 'query' &&
+            response.body.kind === 'single' &&
+            (response.http.status ?? 200) === 200 &&
+            response.body.singleResult.errors === undefined &&
+            response.body.singleResult.data !== undefined &&
+            response.body.singleResult.data !== null;
+          if (state) state.storable = storable;
+          response.http.headers.set('cache-status', storable ? CACHE_STATUS.miss : CACHE_STATUS.uncacheable);
         },
       };
-    },
-  };
-}
-
-/**
- * An anonymous query: answered from the response cache, or run and its answer kept. Keyed by
- * everything that can change the answer: the document, the operation and the variables (the
- * body's media type is Apollo's choice, made afresh on every response).
- */
-function cached(cache: ResponseCache, operation: AdmittedOperation): GraphQLRequestListener<GraphQLContext> {
-  const key = `graphql\u0000${operation.hash}\u0000${operation.operationName ?? ''}\u0000${JSON.stringify(operation.variables)}`;
-  const since = cache.generation();
-  const hit = cache.get<FormattedExecutionResult>(key);
-  return {
-    async responseForOperation() {
-      if (!hit) return null;
-      return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { ...hit } } };
-    },
-    async willSendResponse({ response }) {
-      response.http.headers.set('cache-status', hit ? CACHE_STATUS.hit : CACHE_STATUS.miss);
-      if (hit || response.body.kind !== 'single' || (response.http.status ?? 200) !== 200) return;
-      const { data, errors } = response.body.singleResult;
-      if (errors !== undefined || data === undefined || data === null) return;
-      const answer: FormattedExecutionResult = { data };
-      cache.set(key, answer, Buffer.byteLength(JSON.stringify(data)), since);
     },
   };
 }

@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import { CACHE_STATUS, ResponseCache } from '../../../common/cache/response-cache.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+
+/** Apollo's two media types for a single result (runHttpQuery's MEDIA_TYPES). */
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+/** What Apollo negotiates among for a single result (chooseContentTypeForSingleResultResponse). */
+const OFFERED = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE, 'application/json; callback'];
+const ACCEPT_MEMO_MAX = 256;
+
+/** An answer as sent: `{"data":…}` and a newline; its media type is chosen afresh for each request. */
+interface CachedAnswer {
+  body: string;
+}
+
+/** Set on a request to /graphql whose answer may be kept. */
+export interface GraphQLCacheState {
+  key: string;
+  /** The cache's generation when the request arrived, before anything was read. */
+  since: number;
+  /** Set by the gate plugin once the answer is a query's data without errors. */
+  storable: boolean;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function parseParameter(value: unknown): unknown {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') return Symbol.for('invalid');
+  try {
+    return JSON.parse(value);
+  } catch {
+    return Symbol.for('invalid');
+  }
+}
+
+/**
+ * What identifies an anonymous GraphQL request's answer: the document (its text, or the id of a
+ * persisted one), the operation's name and the variables, from a POST body or GET's parameters
+ * alike. Null for anything else, e.g. a request that registers a persisted query: it goes the
+ * whole way so that the registration happens.
+ */
+export function operationKey(request: FastifyRequest): string | null {
+  let source: Record<string, unknown>;
+  let variables: unknown;
+  let extensions: unknown;
+  if (request.method === 'POST') {
+    if (!isRecord(request.body)) return null;
+    source = request.body;
+    ({ variables, extensions } = source);
+  } else if (request.method === 'GET') {
+    if (!isRecord(request.query)) return null;
+    source = request.query as Record<string, unknown>;
+    variables = parseParameter(source.variables);
+    extensions = parseParameter(source.extensions);
+  } else {
+    return null;
+  }
+  const { query, operationName } = source;
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return null;
+  if (variables !== undefined && variables !== null && !isRecord(variables)) return null;
+  let document: string;
+  if (extensions === undefined || extensions === null) {
+    if (typeof query !== 'string' || query === '') return null;
+    document = query;
+  } else {
+    if (query !== undefined || !isRecord(extensions) || Object.keys(extensions).length !== 1) return null;
+    const persisted = extensions.persistedQuery;
+    if (!isRecord(persisted) || typeof persisted.sha256Hash !== 'string' || typeof persisted.version !== 'number') return null;
+    document = `#${persisted.version}:${persisted.sha256Hash}`;
+  }
+  let values = '{}';
+  try {
+    if (variables) values = JSON.stringify(variables);
+  } catch {
+    // Nested too deep to write out (the gate refuses such variables with a 400 of its own).
+    return null;
+  }
+  return `graphql\u0000${operationName ?? ''}\u0000${document}\u0000${values}`;
+}
+
+/**
+ * Anonymous GraphQL queries over HTTP through the response cache, before Apollo: a kept answer
+ * goes out in `preHandler` (after the rate limit and every other `onRequest` hook), as the bytes
+ * Apollo sent, with the media type Apollo would choose for this request's Accept. An answer is
+ * kept in `onSend` when the operation gate's plugin has marked it storable: an admitted query
+ * (every limit passed; for the same document, operation and variables the gate decides the same
+ * again), data and no errors. A request with a credential is never looked up or kept.
+ */
+@Injectable()
+export class GraphQLCacheHooks {
+  private readonly mediaTypes = new Map<string, string | null>();
+
+  constructor(
+    private readonly cache: ResponseCache,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  register(fastify: FastifyInstance, path: string): void {
+    fastify.decorateRequest('graphqlCache', null);
+    fastify.addHook('preHandler', (request, reply, done) => {
+      if (!this.cache.enabled || request.routeOptions.url !== path || request.headers.authorization !== undefined) return done();
+      const key = operationKey(request);
+      if (key === null) return done();
+      const since = this.cache.generation();
+      const hit = this.cache.get<CachedAnswer>(key);
+      const mediaType = hit && this.mediaType(request);
+      if (hit && mediaType) {
+        this.metrics.recordGraphQLOperation('query');
+        reply.header('cache-status', CACHE_STATUS.hit).header('content-type', mediaType).send(hit.body);
+        return;
+      }
+      request.graphqlCache = { key, since, storable: false };
+      done();
+    });
+    fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+      const state = request.graphqlCache;
+      if (state?.storable && reply.statusCode === 200 && typeof payload === 'string') {
+        this.cache.set(state.key, { body: payload } satisfies CachedAnswer, payload.length, state.since);
+      }
+      done(null, payload);
+    });
+  }
+
+  /**
+   * The media type Apollo answers this request's Accept with, or null where Apollo would do
+   * something else (406, or GraphiQL for a browser's GET): such requests go to Apollo.
+   */
+  private mediaType(request: FastifyRequest): string | null {
+    const accept = request.headers.accept;
+    if (accept === undefined || accept === '') return JSON_TYPE;
+    const memo = `${request.method}\u0000${accept}`;
+    let type = this.mediaTypes.get(memo);
+    if (type === undefined) {
+      const preferred = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+      type = preferred === JSON_TYPE || preferred === GRAPHQL_RESPONSE_TYPE ? preferred : null;
+      if (request.method === 'GET' && /text\/html/i.test(accept)) type = null;
+      if (this.mediaTypes.size >= ACCEPT_MEMO_MAX) this.mediaTypes.clear();
+      this.mediaTypes.set(memo, type);
+    }
+    return type;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The response cache's state of an anonymous GraphQL request; null otherwise. */
+    graphqlCache: GraphQLCacheState | null;
+  }
+}
