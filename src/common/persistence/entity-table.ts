@@ -109,5 +109,29 @@ export class EntityTable<T extends object> {
 export function toDate(value: unknown): Date {
   if (value instanceof Date) return value;
   const text = String(value);
+  // The form this service writes, read without building another string (every row has two).
+  if (text.length === 23 && text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58 && text.charCodeAt(19) === 46) {
+    const month = digits(text, 5, 2);
+    const day = digits(text, 8, 2);
+    const hours = digits(text, 11, 2);
+    const minutes = digits(text, 14, 2);
+    const seconds = digits(text, 17, 2);
+    // Out-of-range fields would roll over in Date.UTC: such text goes to Date, as before.
+    if (month >= 1 && month <= 12 && hours <= 23 && minutes <= 59 && seconds <= 59 && text.charCodeAt(0) !== 48) {
+      const date = new Date(Date.UTC(digits(text, 0, 4), month - 1, day, hours, minutes, seconds, digits(text, 20, 3)));
+      if (date.getUTCDate() === day) return date;
+    }
+  }
   return new Date(text.includes('T') ? text : `${text.replace(' ', 'T')}Z`);
+}
+
+/** The decimal number in `count` characters from `from`; NaN if one is not a digit. */
+function digits(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let index = from; index < from + count; index++) {
+    const digit = text.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    value = value * 10 + digit;
+  }
+  return value;
 }

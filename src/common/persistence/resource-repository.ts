@@ -129,6 +129,14 @@ export abstract class ResourceRepository<T extends Versioned> {
     const key = `pagesFor:${parent}:${parentIds.length}:${order}:${request.after !== undefined}:${join?.property ?? ''}`;
     const statement = this.cached(key, () => {
       const direction = order.toUpperCase();
+      // One parent (a post page): a plain keyset page, which the (parent, id) index serves directly.
+      if (parentIds.length === 1) {
+        const afterOne = request.after === undefined ? '' : ` AND t.id ${order === 'desc' ? '<' : '>'} $2`;
+        return (
+          `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} ` +
+          `WHERE t.${column} = $1${afterOne} ORDER BY t.id ${direction} LIMIT $${params.length}`
+        );
+      }
       return (
         `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} WHERE t.id IN (SELECT page.id FROM ` +
         `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.${column} ORDER BY ranked.id ${direction}) AS rn ` +

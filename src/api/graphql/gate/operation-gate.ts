@@ -96,6 +96,20 @@ interface PreparedDocument {
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * The SHA-256 of a document text, remembered for the texts seen lately: clients send the same few
+ * documents over and over, and a map look-up of the text costs a fraction of hashing it again.
+ */
+const recentHashes = new LRUCache<string, string>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (_hash, text) => text.length + 64 });
+function documentHash(text: string): string {
+  let hash = recentHashes.get(text);
+  if (hash === undefined) {
+    hash = sha256(text);
+    if (text.length <= 64 * 1024) recentHashes.set(text, hash);
+  }
+  return hash;
+}
+
 export function refusal(code: string, status: number, message: string, headers?: Record<string, string>): GraphQLError {
   const http = headers ? { status, headers: new HeaderMap(Object.entries(headers)) } : { status };
   return new GraphQLError(message, { extensions: { code, http } });
@@ -256,7 +270,7 @@ export class OperationGate {
     if ('refused' in source) return source;
     const { query, register } = source;
 
-    const hash = register ?? sha256(query);
+    const hash = register ?? documentHash(query);
     const prepared = this.prepare(hash, query, schema);
     if ('refused' in prepared) return prepared;
     if ('invalid' in prepared) return { invalid: prepared.invalid, query };
@@ -308,7 +322,7 @@ export class OperationGate {
     caller: Caller,
   ): Promise<{ query: string; register?: string } | { refused: GraphQLError }> {
     if (this.allowList) {
-      const hash = isRecord(persistedQuery) && typeof persistedQuery.sha256Hash === 'string' ? persistedQuery.sha256Hash : query !== undefined ? sha256(query) : undefined;
+      const hash = isRecord(persistedQuery) && typeof persistedQuery.sha256Hash === 'string' ? persistedQuery.sha256Hash : query !== undefined ? documentHash(query) : undefined;
       const listed = hash === undefined ? undefined : this.allowList.get(hash);
       if (listed === undefined || (query !== undefined && query !== listed)) {
         return {
@@ -331,7 +345,7 @@ export class OperationGate {
         const stored = await this.persisted.get(hash);
         return stored === undefined ? { refused: refusal('PERSISTED_QUERY_NOT_FOUND', 200, 'PersistedQueryNotFound', NO_STORE) } : { query: stored };
       }
-      if (sha256(query) !== hash) return { refused: refusal('BAD_REQUEST', 400, 'provided sha does not match query') };
+      if (documentHash(query) !== hash) return { refused: refusal('BAD_REQUEST', 400, 'provided sha does not match query') };
       return { query, register: (await this.mayRegister(caller)) ? hash : undefined };
     }
     if (query === undefined) {
