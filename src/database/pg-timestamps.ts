@@ -1,17 +1,8 @@
 import pg from 'pg';
+import { digits } from '../common/persistence/entity-table.js';
 
 const TIMESTAMPTZ = 1184;
 const slow = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date | string | null;
-
-function digits(text: string, from: number, count: number): number {
-  let value = 0;
-  for (let index = from; index < from + count; index++) {
-    const digit = text.charCodeAt(index) - 48;
-    if (digit < 0 || digit > 9) return NaN;
-    value = value * 10 + digit;
-  }
-  return value;
-}
 
 /**
  * A `timestamptz` as PostgreSQL writes it in ISO style (`2026-11-25 03:41:13.262+00`, the offset

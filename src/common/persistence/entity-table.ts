@@ -125,8 +125,8 @@ export function toDate(value: unknown): Date {
   return new Date(text.includes('T') ? text : `${text.replace(' ', 'T')}Z`);
 }
 
-/** The decimal number in `count` characters from `from`; NaN if one is not a digit. */
-function digits(text: string, from: number, count: number): number {
+/** The decimal number in `count` characters from `from`; NaN if one is not a digit (for timestamp parsers). */
+export function digits(text: string, from: number, count: number): number {
   let value = 0;
   for (let index = from; index < from + count; index++) {
     const digit = text.charCodeAt(index) - 48;
