@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
-import { inKeyOrder, keyedBy, type LoaderSet, type Loaders, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
+import { handOver, inKeyOrder, keyedBy, type LoaderSet, type Loaders, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
 import { pageKey } from '../common/graphql/page.args.js';
 import type { PageRequest } from '../common/pagination/cursor.js';
 import { UserLoaders } from '../users/users.loader.js';
@@ -32,13 +32,9 @@ export class CommentLoaders implements LoaderSet<CommentLoaderSet> {
       ({ page, withAuthors }: { page: PageRequest; withAuthors: boolean }) =>
         new DataLoader<number, Comment[]>(async (postIds) => {
           const pages = await this.comments.listForPosts(postIds, page, { withAuthors });
-          const authors = withAuthors ? loaders.of(this.users).byId : undefined;
           return postIds.map((id) => {
             const list = pages.get(id) ?? [];
-            for (const comment of list) {
-              if (comment.author) authors?.prime(comment.author.id, comment.author);
-              delete comment.author;
-            }
+            if (withAuthors) handOver(list, 'author', loaders.of(this.users).byId);
             return list;
           });
         }, options),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
-import { inKeyOrder, keyedBy, type LoaderSet, type Loaders, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
+import { handOver, inKeyOrder, keyedBy, type LoaderSet, type Loaders, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
 import { pageKey } from '../common/graphql/page.args.js';
 import type { PageRequest } from '../common/pagination/cursor.js';
 import { UserLoaders } from '../users/users.loader.js';
@@ -29,12 +29,8 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
     const byIdWithAuthor = new DataLoader<number, Post | null>(
       async (ids) => {
         const posts = await this.posts.findByIds(ids, { withAuthors: true });
-        const authors = loaders.of(this.users).byId;
-        for (const post of posts) {
-          if (post.author) authors.prime(post.author.id, post.author);
-          delete post.author;
-          byId.prime(post.id, post);
-        }
+        handOver(posts, 'author', loaders.of(this.users).byId);
+        for (const post of posts) byId.prime(post.id, post);
         return inKeyOrder(ids, posts);
       },
       { maxBatchSize: MAX_BATCH_SIZE },

@@ -1,3 +1,5 @@
+import type DataLoader from 'dataloader';
+
 /** Batch sizes stay well below the bind-parameter limits of SQLite and PostgreSQL. */
 export const MAX_BATCH_SIZE = 500;
 
@@ -31,6 +33,19 @@ export class Loaders {
       this.sets.set(set, loaders);
     }
     return loaders;
+  }
+}
+
+/**
+ * Rows read with a related row joined in (`row[property]`, e.g. a comment's author) hand that row
+ * to its own loader, so resolving the relation costs no statement, and lose the property (the
+ * relation is resolved through the loader, never read off the row).
+ */
+export function handOver<T extends object, R extends { id: number }>(rows: readonly T[], property: keyof T & string, loader: DataLoader<number, R | null>): void {
+  for (const row of rows) {
+    const related = row[property] as R | undefined;
+    if (related) loader.prime(related.id, related);
+    delete row[property];
   }
 }
 

@@ -22,11 +22,12 @@ interface SqliteConnection {
 }
 
 /**
- * Statements given a server-side name on PostgreSQL (parsed and planned once per connection):
- * the fixed statements of the repositories are a few dozen, `IN (…)` lists add one per length;
- * past this many distinct texts, further ones are sent unnamed, so the servers' memory stays bounded.
+ * Statements kept prepared: named on PostgreSQL (parsed and planned once per connection), cached
+ * on SQLite. The fixed statements of the repositories are a few dozen, `IN (…)` lists add one per
+ * length; past this many distinct texts, further ones are prepared afresh (sent unnamed), so
+ * memory stays bounded here and on the server.
  */
-const NAMED_STATEMENTS_MAX = 500;
+const PREPARED_STATEMENTS_MAX = 500;
 
 /**
  * The one way the repositories reach the database: fixed SQL with bound parameters, without
@@ -111,14 +112,14 @@ export class Sql {
     if (statement === undefined) {
       const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
       statement = connection.prepare(text);
-      if (this.prepared.size < NAMED_STATEMENTS_MAX) this.prepared.set(text, statement);
+      if (this.prepared.size < PREPARED_STATEMENTS_MAX) this.prepared.set(text, statement);
     }
     return statement;
   }
 
   private nameOf(text: string): string | undefined {
     let name = this.names.get(text);
-    if (name === undefined && this.names.size < NAMED_STATEMENTS_MAX) this.names.set(text, (name = `blog_${this.names.size}`));
+    if (name === undefined && this.names.size < PREPARED_STATEMENTS_MAX) this.names.set(text, (name = `blog_${this.names.size}`));
     return name;
   }
 }
