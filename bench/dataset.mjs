@@ -136,7 +136,7 @@ export function generateDataset(options, sink) {
 
 /** Loads the dataset into a migrated, empty SQLite file in one transaction. */
 export async function loadSqlite(file, options) {
-  const { default: Database } = await import('better-sqlite3');
+  const Database = (await import('../dist/src/database/sqlite-driver.js')).loadSqliteDriver();
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');

@@ -40,7 +40,7 @@ const COMMENT_COLUMNS = 'id, post_id, body, author_id, created_at, updated_at';
 
 /** SQLite: synchronous prepared statements; the same methods as the pg store, returning values. */
 async function sqliteStore(file) {
-  const { default: Database } = await import('better-sqlite3');
+  const Database = (await import('../dist/src/database/sqlite-driver.js')).loadSqliteDriver();
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -235,7 +235,7 @@ async function timed(step) {
 // SQLite
 
 async function loadSqlite(file, options, pools) {
-  const { default: Database } = await import('better-sqlite3');
+  const Database = (await import('../dist/src/database/sqlite-driver.js')).loadSqliteDriver();
   const db = new Database(file);
   const phases = [];
   try {
@@ -548,7 +548,7 @@ function usesIndex(kind, plan, statement) {
 }
 
 async function explainSqlite(file, statements) {
-  const { default: Database } = await import('better-sqlite3');
+  const Database = (await import('../dist/src/database/sqlite-driver.js')).loadSqliteDriver();
   const db = new Database(file, { readonly: true });
   try {
     return statements.map((statement) => {

@@ -279,7 +279,7 @@ function client(port, connections) {
 async function countRows(database) {
   const sql = 'SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM comments) AS comments';
   if (database.file) {
-    const { default: Database } = await import('better-sqlite3');
+    const Database = (await import('../dist/src/database/sqlite-driver.js')).loadSqliteDriver();
     const db = new Database(database.file, { readonly: true });
     try {
       const row = db.prepare(sql).get();

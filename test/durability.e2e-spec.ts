@@ -1,10 +1,12 @@
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALICE, BOB } from './support/auth.js';
+import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { killAllServers, requireBuild, type ServerProcess, startServer, tempWorkDir } from './support/server-process.js';
 import { describeEachDatabase } from './support/test-app.js';
+
+const Database = loadSqliteDriver();
 
 /**
  * Durability: the built server takes concurrent writes and is killed (SIGKILL) while they are

@@ -4,6 +4,7 @@ import { type DataSourceOptions, getMetadataArgsStorage, type Logger as TypeOrmL
 import type { DatabaseConfig } from '../config/app-config.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { pgTypes } from './pg-timestamps.js';
+import { loadSqliteDriver } from './sqlite-driver.js';
 
 export interface DataSourceExtras {
   poolSize?: number;
@@ -46,6 +47,7 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
   return {
     ...common,
     type: 'better-sqlite3',
+    driver: loadSqliteDriver(),
     database: database.url,
     prepareDatabase: (db: { pragma(sql: string): unknown }) => {
       db.pragma('journal_mode = WAL');
