@@ -4,9 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
 import { expectData, graphql, metricValue } from './support/graphql-client.js';
+import { EventRelay } from '../src/events/event-relay.js';
+import { OutboxRepository } from '../src/events/outbox.repository.js';
 import { PostsService } from '../src/posts/posts.service.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { createComment, createPost } from './support/resources.js';
+import { createComment, createPost, createUser } from './support/resources.js';
+import { type RawStream, rawStream } from './support/sse.js';
 import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
@@ -263,6 +266,38 @@ describeEachDatabase('response cache', (kind) => {
     const after = await http().get(`/posts/${post.id}`).expect(200);
     expect(after.body.title).toBe('New');
     expect(after.headers['cache-status']).toBe(MISS);
+  });
+
+  it("the relay does not empty the cache again for this instance's own events: answers kept after the write stay", async () => {
+    const outbox = app.app.get(OutboxRepository);
+    const after = outbox.after;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The relay's reads of the log wait until the answers below are kept.
+    outbox.after = async function (this: OutboxRepository, ...args: Parameters<OutboxRepository['after']>) {
+      await held;
+      return after.apply(this, args);
+    };
+    const published = async () =>
+      (await metricValue(app, 'events_published_total', { type: 'POST_CREATED' })) + (await metricValue(app, 'events_published_total', { type: 'POST_UPDATED' }));
+    let post: { id: number };
+    const before = await published();
+    try {
+      // A creation (on PostgreSQL, one statement with its event) and an update (a transaction).
+      post = await createPost(app, alice, { title: 'Own' });
+      await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'Own, changed' }).expect(200);
+      expect((await http().get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(MISS);
+      expect((await graphql(app, POST_QUERY, { id: post.id })).response.headers['cache-status']).toBe(MISS);
+      expect(await published()).toBe(before);
+    } finally {
+      outbox.after = after;
+      release();
+    }
+    await until('the relay to publish both events', async () => (await published()) >= before + 2);
+    const json = await http().get(`/posts/${post.id}`).expect(200);
+    expect(json.headers['cache-status']).toBe(HIT);
+    expect(json.body.title).toBe('Own, changed');
+    expect((await graphql(app, POST_QUERY, { id: post.id })).response.headers['cache-status']).toBe(HIT);
   });
 
   it('hammer, one instance: no read that starts after a write was acknowledged shows an older version', async () => {
@@ -557,6 +592,140 @@ const scaleOut = missing.length === 0;
       expect((await onB()).body.title).toBe('during the outage');
       await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'after the outage' }).expect(200);
       await until('B hears of the write', async () => (await onB()).body.title === 'after the outage');
+    });
+  },
+);
+
+describe.skipIf(!TEST_DATABASE_URL)(
+  `response cache on two instances without Redis (PostgreSQL)${TEST_DATABASE_URL ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`,
+  () => {
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    let a: TestApp;
+    let b: TestApp;
+    let bUrls: ListeningApp;
+    let alice: string;
+    const clients: WsClient[] = [];
+    const subscriptions: LiveSubscription[] = [];
+    const streams: RawStream[] = [];
+
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      const target = new URL(database.url);
+      proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+      a = await startTestApp('postgres', { database });
+      // B reaches PostgreSQL through the proxy: cutting it deafens B alone.
+      b = await startTestApp('postgres', { database: { ...database, url: proxy.rewrite(database.url) } });
+      bUrls = await listen(b);
+      alice = await tokenFor(a, ALICE);
+    });
+    afterEach(async () => {
+      proxy.restore();
+      for (const subscription of subscriptions.splice(0)) subscription.dispose();
+      for (const stream of streams.splice(0)) stream.close();
+      await Promise.all(clients.splice(0).map((client) => client.dispose()));
+      if (b) await waitForNoSubscribers(b);
+    });
+    afterAll(async () => {
+      proxy?.restore();
+      await a?.close();
+      await b?.close();
+      await proxy?.close();
+      await database?.drop();
+    });
+
+    it('runs without Redis', () => {
+      expect(a.config.redisUrl).toBeFalsy();
+      expect(b.config.redisUrl).toBeFalsy();
+    });
+
+    /** Waits until B's relay has published every event written so far (another instance's event empties B's cache). */
+    async function caughtUpOnB(): Promise<void> {
+      const latest = await a.app.get(OutboxRepository).latest();
+      const relay = b.app.get(EventRelay);
+      await until('B to catch up with the event log', () => relay.published.tx > latest.tx || (relay.published.tx === latest.tx && relay.published.id >= latest.id));
+    }
+
+    /** Reads the post on B twice (JSON and GraphQL), so that B answers it from memory. */
+    async function warmOnB(postId: number, title: string): Promise<void> {
+      for (const expected of [MISS, HIT]) {
+        const json = await request(b.server).get(`/posts/${postId}`).expect(200);
+        expect(json.headers['cache-status']).toBe(expected);
+        expect(json.body.title).toBe(title);
+        const query = await graphql(b, POST_QUERY, { id: postId });
+        expect(query.response.headers['cache-status']).toBe(expected);
+        expect(expectData(query).post.title).toBe(title);
+      }
+    }
+
+    it("an update on A: once B's subscriber (WebSocket) has the event, B answers the new title", async () => {
+      const post = await createPost(a, alice, { title: 'Before' });
+      const client = wsClient(bUrls.ws);
+      clients.push(client);
+      await client.connected;
+      const updates = new LiveSubscription(client.client, 'subscription($id: Int) { postUpdated(id: $id) { title } }', { id: post.id });
+      subscriptions.push(updates);
+      await waitForSubscribers(b, 'postUpdated', 1);
+      await caughtUpOnB();
+      await warmOnB(post.id, 'Before');
+
+      await request(a.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'After' }).expect(200);
+      expect(await updates.received(1)).toEqual([{ title: 'After' }]);
+      const json = await request(b.server).get(`/posts/${post.id}`).expect(200);
+      expect(json.body.title).toBe('After');
+      expect(json.headers['cache-status']).toBe(MISS);
+      const query = await graphql(b, POST_QUERY, { id: post.id });
+      expect(expectData(query).post.title).toBe('After');
+      expect(query.response.headers['cache-status']).toBe(MISS);
+    });
+
+    it("a deletion on A: once B's subscriber (SSE) has the event, B answers 404 and null", async () => {
+      const post = await createPost(a, alice, { title: 'Doomed' });
+      const stream = await rawStream(bUrls.http, { query: 'subscription($id: Int) { postDeleted(id: $id) }', variables: { id: post.id } });
+      streams.push(stream);
+      expect(stream.response.status, stream.text).toBe(200);
+      await waitForSubscribers(b, 'postDeleted', 1);
+      await caughtUpOnB();
+      await warmOnB(post.id, 'Doomed');
+
+      await request(a.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
+      await until('the deletion on B', () => stream.events.some((event) => event.event === 'next'));
+      expect(stream.events.find((event) => event.event === 'next')!.data).toEqual({ data: { postDeleted: post.id } });
+      const json = await request(b.server).get(`/posts/${post.id}`).expect(404);
+      expect(json.headers['cache-status']).not.toBe(HIT);
+      const query = await graphql(b, POST_QUERY, { id: post.id });
+      expect(query.response.headers['cache-status']).not.toBe(HIT);
+      expect(expectData(query).post).toBeNull();
+    });
+
+    it('writes that record no event reach B too: a new name, a sign-up', async () => {
+      const user = await createUser(a);
+      const userOnB = () => request(b.server).get(`/users/${user.id}`).expect(200);
+      await until('B to answer the user from memory', async () => (await userOnB()).headers['cache-status'] === HIT);
+      const list = () => request(b.server).get('/users?limit=100').expect(200);
+      await until('B to answer the list from memory', async () => (await list()).headers['cache-status'] === HIT);
+      const listed = (await list()).body.length as number;
+
+      await request(a.server).patch(`/users/${user.id}`).set(bearer(user.token)).send({ name: 'Renamed on A' }).expect(200);
+      await until('B to show the new name', async () => (await userOnB()).body.name === 'Renamed on A');
+      const email = `cache-relay-${randomBytes(4).toString('hex')}@example.com`;
+      await request(a.server).post('/users').send({ name: 'Signed up on A', email, password: 'a long password' }).expect(201);
+      await until('B to list the new user', async () => (await list()).body.length === listed + 1);
+    });
+
+    it('while B cannot hear the database it serves nothing from memory, and starts empty when it hears again', async () => {
+      const user = await createUser(a);
+      const userOnB = () => request(b.server).get(`/users/${user.id}`);
+      await until('B to answer the user from memory', async () => (await userOnB()).headers['cache-status'] === HIT);
+
+      proxy.cut();
+      await until('B to stop answering from memory', async () => (await userOnB()).headers['cache-status'] !== HIT);
+      await request(a.server).patch(`/users/${user.id}`).set(bearer(user.token)).send({ name: 'Renamed while B was away' }).expect(200);
+      proxy.restore();
+      await until('B to show the new name', async () => {
+        const response = await userOnB();
+        return response.status === 200 && response.body.name === 'Renamed while B was away';
+      }, 15_000);
     });
   },
 );

@@ -26,6 +26,7 @@ class FakeLog {
       commentId: null,
       authorId,
       resource: null,
+      origin: null,
       name: 'postCreated',
       payload: {},
     } satisfies LoggedEvent;

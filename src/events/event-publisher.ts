@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
 import { ResponseCache } from '../common/cache/response-cache.js';
@@ -6,6 +5,7 @@ import type { Companion, ResourceRepository, Versioned } from '../common/persist
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { resources } from '../common/resource/resource-definition.js';
+import { AppConfig } from '../config/app-config.js';
 import { type BlogEvent, type BlogEventName, type BlogEvents, CONTENT_CHANGED, type ContentChanged, CREDENTIALS_CHANGED, type CredentialsChanged, eventType } from './blog-events.js';
 import { EventRelay } from './event-relay.js';
 import { OutboxRepository } from './outbox.repository.js';
@@ -16,14 +16,16 @@ export const PUB_SUB = Symbol('PUB_SUB');
  * How services announce what they did. The events of a write are recorded in the write's own
  * transaction (`record`): what commits is announced, what rolls back never is, and a crash
  * after the commit loses nothing. Once the transaction has committed, `committed` drops the
- * cached answers (here at once, before the writer answers; on the other instances through the
- * bus) and lets this instance's relay publish at once (the others hear it from the database).
+ * cached answers here at once, before the writer answers, and lets this instance's relay publish
+ * at once; the other instances hear of it from the database, and their relays drop their cached
+ * answers before publishing it (and, with Redis, when the bus's word arrives, if that is sooner).
+ * A write that records no event (`changed`) reaches their caches through the bus (Redis), or
+ * without Redis through PostgreSQL (see EventRelay.announceChange).
  */
 @Injectable()
 export class EventPublisher {
   private readonly logger = new Logger('Events');
-  /** This instance, on the bus. */
-  readonly origin = randomUUID();
+  private readonly bus: boolean;
 
   constructor(
     @Inject(PUB_SUB) private readonly pubSub: PubSubEngine,
@@ -32,7 +34,15 @@ export class EventPublisher {
     private readonly cache: ResponseCache,
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.bus = Boolean(config.redisUrl);
+  }
+
+  /** This instance, in the log and on the bus. */
+  get origin(): string {
+    return this.relay.origin;
+  }
 
   /**
    * A new row and its `created` event, atomically. On PostgreSQL one statement (the event's
@@ -62,7 +72,13 @@ export class EventPublisher {
       events.map(({ name, payload }) => {
         const definition = this.definitionOf(name);
         const deletion = !(payload instanceof definition.entity);
-        return { type: eventType(name), occurredAt, ...definition.refsOf(payload), resource: deletion ? null : definition.toJson(payload as never) };
+        return {
+          type: eventType(name),
+          occurredAt,
+          ...definition.refsOf(payload),
+          resource: deletion ? null : definition.toJson(payload as never),
+          origin: this.origin,
+        };
       }),
     );
   }
@@ -82,9 +98,9 @@ export class EventPublisher {
       const fields = definition.fieldNames.map((field) => `'${field.replace(/'/g, "''")}', ${column(field as keyof T & string)}`);
       return {
         sql:
-          'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource) ' +
-          `SELECT $${next}, $${next + 1}, ${ref('postId')}, ${ref('commentId')}, ${ref('authorId')}, json_build_object(${fields.join(', ')})::text FROM r`,
-        params: [eventType(name), new Date()],
+          'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin) ' +
+          `SELECT $${next}, $${next + 1}, ${ref('postId')}, ${ref('commentId')}, ${ref('authorId')}, json_build_object(${fields.join(', ')})::text, $${next + 2} FROM r`,
+        params: [eventType(name), new Date(), this.origin],
       };
     };
     return Object.assign(companion, { key: `event:${name}` });
@@ -92,7 +108,7 @@ export class EventPublisher {
 
   /** After the commit of a write that recorded events. */
   committed(): void {
-    this.changed();
+    this.invalidate();
     this.relay.wake();
   }
 
@@ -104,8 +120,14 @@ export class EventPublisher {
 
   /** After a commit that changed what readers see but has no event in the log (a user's name, a new user). */
   changed(): void {
+    this.invalidate();
+    if (!this.bus) this.relay.announceChange();
+  }
+
+  /** Empties this instance's cache, and tells the other instances over the bus (they may keep one even if this one does not). */
+  private invalidate(): void {
     this.cache.invalidate();
-    if (this.cache.enabled) this.send(CONTENT_CHANGED, { origin: this.origin } satisfies ContentChanged);
+    if (this.bus) this.send(CONTENT_CHANGED, { origin: this.origin } satisfies ContentChanged);
   }
 
   private send(name: string, payload: unknown): void {

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
 import pg from 'pg';
+import { ResponseCache } from '../common/cache/response-cache.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -23,9 +25,16 @@ export interface LoggedEvent extends StoredEvent {
   payload: object;
 }
 
+/** PostgreSQL: a commit added events to the log (sent by a trigger on `events`). */
+const EVENTS_CHANNEL = 'blog_events';
+/** PostgreSQL without Redis: a write that records no event changed what readers see (payload: the writer's origin). */
+const CHANGES_CHANNEL = 'blog_changes';
+
 const BATCH = 500;
 const POLL_MS = 1000;
 const RECONNECT_MS = 1000;
+/** As the pool's: an unreachable database does not hold up start-up. */
+const CONNECT_TIMEOUT_MS = 2500;
 
 /**
  * Publishes committed events to this instance's subscribers, from the outbox, in log order,
@@ -36,6 +45,15 @@ const RECONNECT_MS = 1000;
  * It reads when this instance has just committed a write (`wake`), when PostgreSQL announces an
  * insert into the log (LISTEN), and every second in any case (a missed announcement, a
  * transaction that was still open when the log was last read).
+ *
+ * The response cache: before it publishes an event that another instance wrote, the relay empties
+ * this instance's cache, so a subscriber that has seen the event never reads what the write
+ * replaced here (whatever the bus between instances, if any, says and when). An event of this
+ * instance's own is left alone: its writer emptied the cache already, before it answered, and
+ * emptying it again later would only drop answers kept since. Without Redis, the writes that
+ * record no event (a user's name, a sign-up) are announced to the other instances through
+ * PostgreSQL (NOTIFY on `blog_changes`), and while this instance cannot hear that channel its
+ * cache serves and keeps nothing.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -47,13 +65,20 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   private timer?: NodeJS.Timeout;
   private listener?: pg.Client;
   private stopped = false;
+  /** This instance, in the log (the events it wrote) and on the bus. */
+  readonly origin = randomUUID();
+  /** PostgreSQL without Redis: the database carries the writes that record no event. */
+  private readonly carriesChanges: boolean;
 
   constructor(
     private readonly outbox: OutboxRepository,
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
-  ) {}
+    private readonly cache: ResponseCache,
+  ) {
+    this.carriesChanges = config.database.type === 'postgres' && !config.redisUrl;
+  }
 
   /** Where this instance has published up to. */
   get published(): EventPosition {
@@ -67,7 +92,10 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     this.started = true;
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
-    if (this.config.database.type === 'postgres') this.listen();
+    if (this.config.database.type !== 'postgres') return;
+    // Other instances' writes without events are unheard until LISTEN is in place.
+    if (this.carriesChanges) this.cache.suspend();
+    await this.listen();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -99,6 +127,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       for (;;) {
         const batch = await this.outbox.after(this.position, BATCH);
+        if (batch.some((event) => event.origin !== this.origin)) this.cache.invalidate();
         for (const event of batch) this.publish(event);
         if (batch.length < BATCH) return;
       }
@@ -124,26 +153,56 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     void this.bus.publish(EVERY_EVENT, logged);
   }
 
-  /** PostgreSQL: a connection of its own that hears every insert into the log, and comes back after an outage. */
-  private listen(): void {
-    if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.config.database.url, application_name: 'blog-event-relay' });
+  /**
+   * After the commit of a write that records no event: the other instances drop their cached
+   * answers. PostgreSQL without Redis only (with Redis, the bus carries it; SQLite serves one
+   * process per database file).
+   */
+  announceChange(): void {
+    if (!this.carriesChanges) return;
+    this.outbox.notify(CHANGES_CHANNEL, this.origin).catch((error: unknown) => {
+      this.logger.warn(`Could not announce a change to the other instances: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /**
+   * PostgreSQL: a connection of its own that hears every insert into the log (and, without
+   * Redis, the other instances' writes without events), and comes back after an outage.
+   * Settles once the first attempt has connected or failed.
+   */
+  private listen(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const client = new pg.Client({
+      connectionString: this.config.database.url,
+      application_name: 'blog-event-relay',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     this.listener = client;
     const retry = () => {
       if (this.listener !== client) return;
       this.listener = undefined;
+      if (this.carriesChanges) this.cache.suspend();
       client.removeAllListeners();
       void client.end().catch(() => undefined);
-      setTimeout(() => this.listen(), RECONNECT_MS).unref();
+      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
     };
     client.on('error', retry);
     client.on('end', retry);
-    client.on('notification', () => this.wake());
-    client
+    client.on('notification', (message) => {
+      if (message.channel !== CHANGES_CHANNEL) this.wake();
+      else if (message.payload !== this.origin) this.cache.invalidate();
+    });
+    const channels = this.carriesChanges ? [EVENTS_CHANNEL, CHANGES_CHANNEL] : [EVENTS_CHANNEL];
+    return client
       .connect()
-      .then(() => client.query('LISTEN blog_events'))
-      // Whatever was written while not listening.
-      .then(() => this.wake())
+      .then(() => client.query(channels.map((channel) => `LISTEN ${channel}`).join('; ')))
+      .then(() => {
+        if (this.listener !== client) return;
+        // Whatever was written while not listening.
+        if (this.carriesChanges) this.cache.resume();
+        this.wake();
+      })
       .catch(retry);
   }
 }

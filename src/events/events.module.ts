@@ -57,7 +57,7 @@ function createPubSub(config: AppConfig): PubSubEngine {
  * there to this instance's subscribers (LOCAL_EVENTS), and the bus between instances (PUB_SUB:
  * in-process by default, Redis pub/sub with REDIS_URL) for what is not in the log: credential
  * changes, and the response cache, which every instance empties when another one's write is
- * announced.
+ * announced (without Redis, the relays carry that over PostgreSQL: see EventRelay).
  */
 @Global()
 @Module({

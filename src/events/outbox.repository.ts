@@ -15,12 +15,15 @@ export interface StoredEvent extends EventPosition {
   authorId: number;
   /** The resource as the write left it (JSON); null for deletions. */
   resource: string | null;
+  /** The instance that wrote it (null: unknown). */
+  origin: string | null;
 }
 
 export interface NewEvent extends EventRefs {
   type: string;
   occurredAt: Date;
   resource: string | null;
+  origin: string;
 }
 
 /** Which events a read returns besides "after this position". */
@@ -39,9 +42,10 @@ interface Row {
   comment_id: number | null;
   author_id: number;
   resource: string | null;
+  origin: string | null;
 }
 
-const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource';
+const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin';
 const BATCH = 100;
 
 /**
@@ -67,7 +71,7 @@ export class OutboxRepository {
   async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
-      const values = chunk.map((_, index) => `(${this.sql.placeholders(6, index * 6 + 1)})`).join(', ');
+      const values = chunk.map((_, index) => `(${this.sql.placeholders(7, index * 7 + 1)})`).join(', ');
       const params = chunk.flatMap((event) => [
         event.type,
         this.sql.timestamp(event.occurredAt),
@@ -75,9 +79,10 @@ export class OutboxRepository {
         event.commentId ?? null,
         event.authorId,
         event.resource,
+        event.origin,
       ]);
       await this.sql.rows(
-        this.sql.statement(`INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource) VALUES ${values}`),
+        this.sql.statement(`INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin) VALUES ${values}`),
         params,
         executor,
       );
@@ -114,6 +119,11 @@ export class OutboxRepository {
     return row ? { tx: row.tx, id: row.id } : null;
   }
 
+  /** PostgreSQL: sends `payload` to every session listening on `channel`. */
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.sql.rows('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
   private async read(statement: string, params: readonly unknown[]): Promise<StoredEvent[]> {
     const rows = await this.transactions.single(() => this.sql.rows<Row>(statement, params));
     return rows.map((row) => ({
@@ -125,6 +135,7 @@ export class OutboxRepository {
       commentId: row.comment_id === null ? null : Number(row.comment_id),
       authorId: Number(row.author_id),
       resource: row.resource,
+      origin: row.origin,
     }));
   }
 }

@@ -19,7 +19,8 @@ interface Entry {
  *
  * Every write invalidates every answer: after its commit and before its response is sent
  * (`invalidate()`, called by the event publisher), and on the other instances when its event
- * arrives. Almost every answer shows several kinds of resource (a post page shows its author's
+ * arrives (their relays invalidate before publishing it) or, for a write without events, when
+ * its word arrives (over Redis, or without Redis over PostgreSQL's NOTIFY). Almost every answer shows several kinds of resource (a post page shows its author's
  * name and its comments, a GraphQL query whatever it selects), so tagging answers by what they
  * read would rarely keep one alive, and a missed tag would serve stale pages: one generation
  * for everything is the simple sound scheme.
@@ -31,7 +32,7 @@ interface Entry {
 @Injectable()
 export class ResponseCache {
   readonly enabled: boolean;
-  /** False while this instance may not hear of other instances' writes (the bus is away). */
+  /** False while this instance may not hear of other instances' writes (Redis, or without it PostgreSQL's LISTEN, is away). */
   private listening = true;
   private current = 0;
   private readonly entries: LRUCache<string, Entry>;

@@ -5,6 +5,7 @@ import { ExternalIdentities1764300000000 } from './1764300000000-external-identi
 import { EventsOutbox1764500000000 } from './1764500000000-events-outbox.js';
 import { EventsPruned1764600000000 } from './1764600000000-events-pruned.js';
 import { Webhooks1764700000000 } from './1764700000000-webhooks.js';
+import { EventsOrigin1764800000000 } from './1764800000000-events-origin.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   EventsOutbox1764500000000,
   EventsPruned1764600000000,
   Webhooks1764700000000,
+  EventsOrigin1764800000000,
 ];
