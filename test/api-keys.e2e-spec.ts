@@ -1,9 +1,11 @@
+import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, tokenFor } from './support/auth.js';
 import { expectError, graphql } from './support/graphql-client.js';
-import { expectProblem } from './support/problems.js';
+import { errorFields, expectProblem } from './support/problems.js';
+import { type RawStream, rawStream } from './support/sse.js';
 import { type ListeningApp, LiveSubscription, listen, until, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
@@ -13,6 +15,7 @@ describeEachDatabase('API keys', (kind) => {
   let urls: ListeningApp;
   let admin: string;
   const clients: WsClient[] = [];
+  const streams: RawStream[] = [];
 
   beforeAll(async () => {
     app = await startTestApp(kind);
@@ -20,6 +23,7 @@ describeEachDatabase('API keys', (kind) => {
     admin = await tokenFor(app, ADMIN);
   });
   afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
     await Promise.all(clients.splice(0).map((client) => client.dispose()));
   });
   afterAll(() => app?.close());
@@ -30,8 +34,11 @@ describeEachDatabase('API keys', (kind) => {
     count += 1;
     const email = `keys-${kind}-${count}-${Date.now()}@example.com`;
     const { id } = (await http().post('/users').send({ name: `Keys ${count}`, email, password: 'keys-password' }).expect(201)).body;
-    return { id: id as number, token: await tokenFor(app, { email, password: 'keys-password' }) };
+    return { id: id as number, email, password: 'keys-password', token: await tokenFor(app, { email, password: 'keys-password' }) };
   };
+  /** One of our tokens for the user, as if signed in `ageS` seconds ago (still valid for an hour). */
+  const tokenIssuedAgo = (userId: number, ageS: number) =>
+    app.app.get(JwtService, { strict: false }).sign({ sub: String(userId), iat: Math.floor(Date.now() / 1000) - ageS }, { algorithm: 'HS256', expiresIn: 3600 });
   const createKey = (userId: number, token: string, body: Record<string, unknown>) =>
     http().post(`/users/${userId}/api-keys`).set(bearer(token)).send(body);
   const newKey = async (userId: number, token: string, scopes: string[], extra: Record<string, unknown> = {}) => {
@@ -78,6 +85,21 @@ describeEachDatabase('API keys', (kind) => {
     expect((await http().get(`/users/${user.id}/api-keys`).set(bearer(reader.key)).expect(200)).body).toHaveLength(2);
   });
 
+  it("an admin's read key may not list other users' keys (403 INSUFFICIENT_SCOPE, REST and GraphQL); its own, yes; a write key may", async () => {
+    const user = await newUser();
+    await newKey(user.id, user.token, ['read']);
+    const adminToken = await tokenFor(app, ADMIN);
+    const adminId = (await graphql(app, '{ me { id } }', undefined, { token: adminToken })).body.data!.me.id as number;
+    const reader = await newKey(adminId, adminToken, ['read']);
+    const writer = await newKey(adminId, adminToken, ['read', 'write']);
+    expectProblem(await http().get(`/users/${user.id}/api-keys`).set(bearer(reader.key)), 403, 'INSUFFICIENT_SCOPE');
+    const query = 'query($u: Int!) { apiKeys(userId: $u) { id } }';
+    expectError(await graphql(app, query, { u: user.id }, { token: reader.key }), 'INSUFFICIENT_SCOPE', ['apiKeys']);
+    await http().get(`/users/${adminId}/api-keys`).set(bearer(reader.key)).expect(200);
+    expect((await http().get(`/users/${user.id}/api-keys`).set(bearer(writer.key)).expect(200)).body).toHaveLength(1);
+    expect((await graphql(app, query, { u: user.id }, { token: writer.key })).body.data?.apiKeys).toHaveLength(1);
+  });
+
   it('keys cannot create keys, even with write; lastUsedAt is recorded', async () => {
     const user = await newUser();
     const writer = await newKey(user.id, user.token, ['write']);
@@ -98,7 +120,7 @@ describeEachDatabase('API keys', (kind) => {
     expectProblem(await post(soon.key), 401, 'UNAUTHENTICATED');
   });
 
-  it('a revoked key is 401 at once, also for the next operation over a socket opened with it', async () => {
+  it('a revoked key is 401 at once; a socket opened with it is closed (4403), and a new one refused', async () => {
     const user = await newUser();
     const writer = await newKey(user.id, user.token, ['write']);
     const socket = wsClient(urls.ws, { token: writer.key });
@@ -106,9 +128,10 @@ describeEachDatabase('API keys', (kind) => {
     await socket.connected;
     await http().delete(`/users/${user.id}/api-keys/${writer.id}`).set(bearer(user.token)).expect(204);
     expectProblem(await post(writer.key), 401, 'UNAUTHENTICATED');
-    const operation = new LiveSubscription(socket.client, '{ me { id } }');
     expect((await socket.closed).code).toBe(4403);
-    expect(operation.results).toEqual([]);
+    const again = wsClient(urls.ws, { token: writer.key });
+    clients.push(again);
+    expect((await again.closed).code).toBe(4403);
     expectProblem(await http().delete(`/users/${user.id}/api-keys/${writer.id}`).set(bearer(user.token)), 404, 'NOT_FOUND');
   });
 
@@ -125,7 +148,7 @@ describeEachDatabase('API keys', (kind) => {
     expectProblem(await createKey(user.id, '', { name: 'x', scopes: ['read'] }).set('authorization', ''), 401, 'UNAUTHENTICATED');
     expectProblem(await createKey(user.id, other.token, { name: 'x', scopes: ['read'] }), 403, 'FORBIDDEN');
     expectProblem(await http().get(`/users/${user.id}/api-keys`).set(bearer(other.token)), 403, 'FORBIDDEN');
-    const byAdmin = await newKey(user.id, admin, ['read']);
+    const byAdmin = await newKey(user.id, await tokenFor(app, ADMIN), ['read']);
     const others = await newKey(other.id, other.token, ['read']);
     expectProblem(await http().delete(`/users/${user.id}/api-keys/${others.id}`).set(bearer(user.token)), 404, 'NOT_FOUND');
     expectProblem(await http().post('/users/999999/api-keys').set(bearer(admin)).send({ name: 'x', scopes: ['read'] }), 404, 'NOT_FOUND');
@@ -162,6 +185,128 @@ describeEachDatabase('API keys', (kind) => {
     const revoked = await graphql(app, 'mutation($u: Int!, $id: Int!) { revokeApiKey(userId: $u, id: $id) }', { u: user.id, id: key.id }, { token: user.token });
     expect(revoked.body.data).toEqual({ revokeApiKey: true });
     expectProblem(await post(key.key), 401, 'UNAUTHENTICATED');
+  });
+
+  describe('creating a key needs a token less than 5 minutes old, or the current password', () => {
+    const mutation = 'mutation($u: Int!, $i: CreateApiKeyInput!) { createApiKey(userId: $u, input: $i) { id key } }';
+
+    it('REST: an older token alone is 400 naming currentPassword; with it 201; a wrong one 403; a fresh token alone 201', async () => {
+      const user = await newUser();
+      const old = tokenIssuedAgo(user.id, 6 * 60);
+      const refused = await createKey(user.id, old, { name: 'Old token', scopes: ['read'] });
+      expectProblem(refused, 400, 'BAD_USER_INPUT');
+      expect(errorFields(refused)).toEqual(['currentPassword']);
+      expectProblem(await createKey(user.id, old, { name: 'Old token', scopes: ['read'], currentPassword: 'not-my-password' }), 403, 'FORBIDDEN');
+      const created = await createKey(user.id, old, { name: 'Old token', scopes: ['write'], currentPassword: user.password }).expect(201);
+      await post(created.body.key as string).expect(201);
+      await createKey(user.id, tokenIssuedAgo(user.id, 4 * 60), { name: 'Fresh token', scopes: ['read'] }).expect(201);
+      expect((await http().get(`/users/${user.id}/api-keys`).set(bearer(user.token)).expect(200)).body).toHaveLength(2);
+    });
+
+    it('GraphQL: the same through CreateApiKeyInput.currentPassword', async () => {
+      const user = await newUser();
+      const old = tokenIssuedAgo(user.id, 10 * 60);
+      expectError(await graphql(app, mutation, { u: user.id, i: { name: 'g', scopes: ['read'] } }, { token: old }), 'BAD_USER_INPUT', ['createApiKey']);
+      expectError(await graphql(app, mutation, { u: user.id, i: { name: 'g', scopes: ['read'], currentPassword: 'wrong-password' } }, { token: old }), 'FORBIDDEN', ['createApiKey']);
+      const created = await graphql(app, mutation, { u: user.id, i: { name: 'g', scopes: ['read'], currentPassword: user.password } }, { token: old });
+      expect(created.body.data?.createApiKey).toMatchObject({ key: expect.stringMatching(/^blog_/) });
+      expect((await graphql(app, mutation, { u: user.id, i: { name: 'g2', scopes: ['read'] } }, { token: user.token })).body.data?.createApiKey).toBeTruthy();
+    });
+
+    it("an admin creating a key for someone else proves their own presence: a fresh token or the admin's password, not the user's", async () => {
+      const user = await newUser();
+      const adminId = (await graphql(app, '{ me { id } }', undefined, { token: admin })).body.data!.me.id as number;
+      const oldAdmin = tokenIssuedAgo(adminId, 6 * 60);
+      expectProblem(await createKey(user.id, oldAdmin, { name: 'By admin', scopes: ['read'] }), 400, 'BAD_USER_INPUT');
+      expectProblem(await createKey(user.id, oldAdmin, { name: 'By admin', scopes: ['read'], currentPassword: user.password }), 403, 'FORBIDDEN');
+      await createKey(user.id, oldAdmin, { name: 'By admin', scopes: ['read'], currentPassword: ADMIN.password }).expect(201);
+      await createKey(user.id, await tokenFor(app, ADMIN), { name: 'By admin, fresh', scopes: ['read'] }).expect(201);
+    });
+  });
+
+  describe('revoking the tokens or changing the password revokes the keys created before', () => {
+    /** The key is refused on every door: REST, GraphQL over POST, a new WebSocket (4403) and a new event stream (401). */
+    async function expectKeyRefused(key: string): Promise<void> {
+      expectProblem(await http().get('/posts?limit=1').set(bearer(key)), 401, 'UNAUTHENTICATED');
+      const overPost = await graphql(app, '{ me { id } }', undefined, { token: key });
+      expect(overPost.status).toBe(401);
+      expectError(overPost, 'UNAUTHENTICATED');
+      const socket = wsClient(urls.ws, { token: key });
+      clients.push(socket);
+      expect((await socket.closed).code).toBe(4403);
+      const stream = await rawStream(urls.http, { query: '{ me { id } }' }, bearer(key));
+      streams.push(stream);
+      expect(stream.response.status).toBe(401);
+    }
+
+    /** A WebSocket and an event stream opened with `key`, both subscribed and idle. */
+    async function openLive(key: string) {
+      const socket = wsClient(urls.ws, { token: key });
+      clients.push(socket);
+      await socket.connected;
+      const subscription = new LiveSubscription(socket.client, 'subscription { postCreated { id } }');
+      const stream = await rawStream(urls.http, { query: 'subscription { postCreated { id } }' }, bearer(key));
+      streams.push(stream);
+      expect(stream.response.status).toBe(200);
+      let ended = false;
+      void stream.ended.then(() => (ended = true));
+      return { socket, subscription, stream, ended: () => ended };
+    }
+
+    it('DELETE /users/{id}/tokens: the keys are 401 on every door, gone from the list; a key created after works', async () => {
+      const user = await newUser();
+      const writer = await newKey(user.id, user.token, ['read', 'write']);
+      const reader = await newKey(user.id, user.token, ['read']);
+      await post(writer.key).expect(201);
+      await http().delete(`/users/${user.id}/tokens`).set(bearer(user.token)).expect(204);
+      await expectKeyRefused(writer.key);
+      await expectKeyRefused(reader.key);
+      const fresh = await tokenFor(app, { email: user.email, password: user.password });
+      expect((await http().get(`/users/${user.id}/api-keys`).set(bearer(fresh)).expect(200)).body).toEqual([]);
+      const after = await newKey(user.id, fresh, ['write']);
+      await post(after.key).expect(201);
+    });
+
+    it('GraphQL revokeTokens (by an admin) revokes the keys too', async () => {
+      const user = await newUser();
+      const writer = await newKey(user.id, user.token, ['write']);
+      const result = await graphql(app, 'mutation($id: Int!) { revokeTokens(userId: $id) }', { id: user.id }, { token: admin });
+      expect(result.body.data).toEqual({ revokeTokens: true });
+      await expectKeyRefused(writer.key);
+    });
+
+    it('a password change (own, REST) revokes the keys; an admin setting it (GraphQL) too', async () => {
+      const user = await newUser();
+      const writer = await newKey(user.id, user.token, ['write']);
+      await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ password: 'second-password', currentPassword: user.password }).expect(200);
+      await expectKeyRefused(writer.key);
+
+      const token = await tokenFor(app, { email: user.email, password: 'second-password' });
+      const second = await newKey(user.id, token, ['write']);
+      await post(second.key).expect(201);
+      const update = 'mutation($id: Int!) { updateUser(id: $id, input: { password: "set-by-admin" }) { id } }';
+      expect((await graphql(app, update, { id: user.id }, { token: admin })).body.data).toEqual({ updateUser: { id: user.id } });
+      await expectKeyRefused(second.key);
+    });
+
+    it("a key's open WebSocket closes with 4403 and its event stream ends at once: on the key's DELETE, the user's revocation, a password change", async () => {
+      const user = await newUser();
+      const revocations: [string, (keyId: number) => Promise<unknown>][] = [
+        ['the DELETE of the key', (keyId) => http().delete(`/users/${user.id}/api-keys/${keyId}`).set(bearer(user.token)).expect(204)],
+        ['DELETE /users/{id}/tokens', () => http().delete(`/users/${user.id}/tokens`).set(bearer(admin)).expect(204)],
+        ['a password change', () => http().patch(`/users/${user.id}`).set(bearer(admin)).send({ password: 'changed-by-admin' }).expect(200)],
+      ];
+      for (const [how, revoke] of revocations) {
+        user.token = await tokenFor(app, { email: user.email, password: user.password });
+        const key = await newKey(user.id, user.token, ['read']);
+        const live = await openLive(key.key);
+        // No further operation on either: the revocation alone closes them.
+        await revoke(key.id);
+        expect((await live.socket.closed).code, how).toBe(4403);
+        await until(`the stream to end after ${how}`, () => live.ended());
+        live.subscription.dispose();
+      }
+    });
   });
 
   describe('bad input is 400 with the field named', () => {

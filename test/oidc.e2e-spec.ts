@@ -65,6 +65,8 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 interface Mint {
   sub?: string;
   email?: string | null;
+  /** true unless given; null leaves the claim out. */
+  email_verified?: unknown;
   name?: string;
   preferred_username?: string;
   roles?: unknown;
@@ -92,6 +94,7 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
     const subject = options.sub ?? `subject-${randomBytes(6).toString('hex')}`;
     const claims: Record<string, unknown> = { ...options.claims };
     if (options.email !== null) claims.email = options.email ?? `${subject}@sso.example.com`;
+    if (options.email_verified !== null) claims.email_verified = options.email_verified ?? true;
     if (options.name !== undefined) claims.name = options.name;
     if (options.preferred_username !== undefined) claims.preferred_username = options.preferred_username;
     if (options.roles !== undefined) claims.roles = options.roles;
@@ -359,6 +362,67 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
       await me(await mint({ email: 'shared@sso.example.com' }));
       await expectRefused(await mint({ email: 'shared@sso.example.com' }), /already belongs to another/);
     });
+  });
+
+  describe('an address the provider did not verify', () => {
+    it('email_verified false or absent: no account is created with it, and the address stays free for its owner', async () => {
+      const before = await userCount();
+      await expectRefused(await mint({ email: 'unverified@sso.example.com', email_verified: false }), /verified/);
+      await expectRefused(await mint({ email: 'unverified@sso.example.com', email_verified: null }), /verified/);
+      await expectRefused(await mint({ email: 'unverified@sso.example.com', email_verified: 'false' }), /verified/);
+      expect(await userCount()).toBe(before);
+      await http().post('/users').send({ name: 'The owner', email: 'unverified@sso.example.com', password: 'owner-password' }).expect(201);
+      // Nor does it reach a local account's address (any case).
+      await expectRefused(await mint({ email: 'Alice@Example.com', email_verified: false, roles: ['blog-admin'] }), /verified/);
+      expect((await http().get('/users/2').expect(200)).body).toMatchObject({ email: ALICE.email, role: 'author' });
+    });
+  });
+
+  describe("the user's revocation stamp", () => {
+    it('DELETE /users/{id}/tokens refuses the provider tokens issued before, on every door, and closes their socket and stream; later ones work', async () => {
+      const token = await mint({ sub: 'ursula', name: 'Ursula', iat: nowS() - 60 });
+      const ursula = await me(token);
+      const socket = wsClient(urls.ws, { token });
+      const stream = await rawStream(urls.http, { query: 'subscription { postCreated { id } }' }, bearer(token));
+      try {
+        await socket.connected;
+        expect(stream.response.status).toBe(200);
+        await http().delete(`/users/${ursula.id}/tokens`).set(bearer(token)).expect(204);
+        expect((await socket.closed).code).toBe(4403);
+        await stream.ended;
+      } finally {
+        stream.close();
+        await socket.dispose();
+      }
+      await expectRefused(token, /revoked/);
+      await expectRefused(await mint({ sub: 'ursula', iat: nowS() - 5 }), /revoked/);
+      const again = wsClient(urls.ws, { token });
+      expect((await again.closed).code).toBe(4403);
+      const refused = await rawStream(urls.http, { query: '{ me { id } }' }, bearer(token));
+      refused.close();
+      expect(refused.response.status).toBe(401);
+      // The stamp is to the millisecond, iat to the second: a token of the next second is later.
+      expect((await me(await mint({ sub: 'ursula', iat: nowS() + 2 }))).id).toBe(ursula.id);
+    });
+
+    it('a password set by an admin refuses the earlier provider tokens too', async () => {
+      const token = await mint({ sub: 'victor', iat: nowS() - 60 });
+      const victor = await me(token);
+      await http().patch(`/users/${victor.id}`).set(bearer(await tokenFor(app, ADMIN))).send({ password: 'set-by-admin' }).expect(200);
+      await expectRefused(token, /revoked/);
+    });
+  });
+
+  it("creating an API key takes the provider token's iat as the sign-in time: under 5 minutes old, yes; older, it needs a password (which such an account has not)", async () => {
+    const fresh = await mint({ sub: 'wanda', iat: nowS() - 60 });
+    const wanda = await me(fresh);
+    const stale = await mint({ sub: 'wanda', iat: nowS() - 10 * 60 });
+    const create = (token: string, extra: Record<string, unknown> = {}) =>
+      http().post(`/users/${wanda.id}/api-keys`).set(bearer(token)).send({ name: 'From SSO', scopes: ['read'], ...extra });
+    const refused = expectProblem(await create(stale), 400, 'BAD_USER_INPUT');
+    expect(JSON.stringify(refused.errors)).toContain('currentPassword');
+    expectProblem(await create(stale, { currentPassword: '!external' }), 403, 'FORBIDDEN');
+    await create(fresh).expect(201);
   });
 
   describe('deleted users', () => {

@@ -145,6 +145,64 @@ function rateLimitSuite(kind: DatabaseKind, storeEnv: Record<string, string>): v
       expect(statuses).toEqual(Array(25).fill(200));
     });
   });
+
+  describe('wrong currentPassword guesses are failed sign-ins (RATE_LIMIT_AUTH_MAX=3, RATE_LIMIT_ACCOUNT_MAX=5)', () => {
+    let app: TestApp;
+    const from = (address: string) => ({ 'X-Forwarded-For': address });
+    beforeAll(async () => {
+      app = await start(kind, { ...storeEnv, RATE_LIMIT_MAX: '0', RATE_LIMIT_AUTH_MAX: '3', RATE_LIMIT_ACCOUNT_MAX: '5' });
+    });
+    afterAll(() => app?.close());
+
+    /** A fresh account and a token for it, each from an address of its own. */
+    async function newAccount() {
+      const account = { email: uniqueEmail(), password: 'limited-password' };
+      const { id } = (await request(app.server).post('/users').set(from(uniqueAddress())).send({ name: 'Guessed', ...account }).expect(201)).body;
+      const token = (await request(app.server).post('/tokens').set(from(uniqueAddress())).send(account).expect(201)).body.accessToken as string;
+      return { ...account, id: id as number, auth: { authorization: `Bearer ${token}` } };
+    }
+    const changePassword = (account: Awaited<ReturnType<typeof newAccount>>, address: string, currentPassword: string) =>
+      request(app.server).patch(`/users/${account.id}`).set(account.auth).set(from(address)).send({ password: 'another-password', currentPassword });
+
+    it('on PATCH /users/{id}, GraphQL updateUser and API key creation alike, in the sign-in counters: then 429, even for the right password', async () => {
+      const account = await newAccount();
+      const address = uniqueAddress();
+      expectProblem(await changePassword(account, address, 'guess-1'), 403, 'FORBIDDEN');
+      const update = await request(app.server)
+        .post('/graphql')
+        .set(account.auth)
+        .set(from(address))
+        .send({ query: 'mutation($id: Int!) { updateUser(id: $id, input: { password: "another-password", currentPassword: "guess-2" }) { id } }', variables: { id: account.id } });
+      expect(update.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      const key = await request(app.server).post(`/users/${account.id}/api-keys`).set(account.auth).set(from(address)).send({ name: 'k', scopes: ['read'], currentPassword: 'guess-3' });
+      expectProblem(key, 403, 'FORBIDDEN');
+      // Three failures of this (e-mail, address): the right password is refused from there now ...
+      expectRateLimited(await changePassword(account, address, account.password));
+      expectRateLimited(await request(app.server).post('/tokens').set(from(address)).send({ email: account.email, password: account.password }));
+      const limited = await request(app.server)
+        .post('/graphql')
+        .set(account.auth)
+        .set(from(address))
+        .send({ query: 'mutation($id: Int!) { updateUser(id: $id, input: { password: "another-password", currentPassword: "limited-password" }) { id } }', variables: { id: account.id } });
+      expect(limited.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+      // ... but not from another address.
+      await changePassword(account, uniqueAddress(), account.password).expect(200);
+    });
+
+    it('count against the e-mail from every address: after RATE_LIMIT_ACCOUNT_MAX failures, 429 everywhere', async () => {
+      const account = await newAccount();
+      for (let guess = 1; guess <= 5; guess += 1) expectProblem(await changePassword(account, uniqueAddress(), `guess-${guess}`), 403, 'FORBIDDEN');
+      // Counted per hour: Retry-After says when the oldest failure leaves it.
+      for (const response of [
+        await changePassword(account, uniqueAddress(), account.password),
+        await request(app.server).post('/tokens').set(from(uniqueAddress())).send({ email: account.email, password: account.password }),
+      ]) {
+        expectProblem(response, 429, 'RATE_LIMITED');
+        expect(Number(response.headers['retry-after'])).toBeGreaterThan(WINDOW_S);
+        expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(3600);
+      }
+    });
+  });
 }
 
 describeEachDatabase('rate limits (in memory)', (kind) => {

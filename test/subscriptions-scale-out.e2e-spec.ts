@@ -16,6 +16,7 @@ import {
   type WsClient,
   wsClient,
 } from './support/subscriptions.js';
+import { rawStream } from './support/sse.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -172,6 +173,32 @@ describeScaleOut(titled('subscriptions scale-out: two instances, one PostgreSQL,
     expect(subscribers.map((subscriber) => subscriber.results.length)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(await metricValue(a.app, 'subscription_events_total', { event: 'commentCreated' })).toBe(deliveredOnA + 3);
     expect(await metricValue(b.app, 'subscription_events_total', { event: 'commentCreated' })).toBe(deliveredOnB + 3);
+  });
+
+  it("an API key revoked on A closes its socket (4403) and ends its stream on B at once; so does revoking its user's tokens", async () => {
+    const email = `scale-keys-${randomBytes(4).toString('hex')}@example.com`;
+    const { id } = (await request(a.app.server).post('/users').send({ name: 'Keys across', email, password: 'keys-password' }).expect(201)).body;
+    const token = await tokenFor(a.app, { email, password: 'keys-password' });
+    const newKey = async () => (await request(a.app.server).post(`/users/${id}/api-keys`).set(bearer(token)).send({ name: 'k', scopes: ['read'] }).expect(201)).body;
+    const revocations: [string, (keyId: number) => Promise<unknown>][] = [
+      ['the DELETE of the key', (keyId) => request(a.app.server).delete(`/users/${id}/api-keys/${keyId}`).set(bearer(token)).expect(204)],
+      ['DELETE /users/{id}/tokens', () => request(a.app.server).delete(`/users/${id}/tokens`).set(bearer(token)).expect(204)],
+    ];
+    for (const [how, revoke] of revocations) {
+      const key = await newKey();
+      const socket = wsClient(b.urls.ws, { token: key.key });
+      const stream = await rawStream(b.urls.http, { query: 'subscription { postCreated { id } }' }, bearer(key.key));
+      try {
+        await socket.connected;
+        expect(stream.response.status).toBe(200);
+        await revoke(key.id);
+        expect((await socket.closed).code, how).toBe(4403);
+        await stream.ended;
+      } finally {
+        stream.close();
+        await socket.dispose();
+      }
+    }
   });
 
   it('every event crosses instances with its filter: updates, deletions and the cascade', async () => {

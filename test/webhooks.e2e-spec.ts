@@ -209,6 +209,30 @@ describeEachDatabase('webhooks', (kind) => {
     await request(app.server).delete(`/webhooks/${id}`).set(bearer(admin)).expect(404);
   });
 
+  it("an admin's read API key gets 403 INSUFFICIENT_SCOPE on every webhook operation, reads included; a write key is let in", async () => {
+    const fresh = await tokenFor(app, ADMIN);
+    const adminId = ((await request(app.server).get('/users?limit=100').expect(200)).body as { id: number; email: string }[]).find((user) => user.email === ADMIN.email)!.id;
+    const keyWith = async (scopes: string[]) =>
+      (await request(app.server).post(`/users/${adminId}/api-keys`).set(bearer(fresh)).send({ name: `Webhooks ${scopes.join('+')}`, scopes }).expect(201)).body.key as string;
+    const reader = await keyWith(['read']);
+    const writer = await keyWith(['read', 'write']);
+    const { id } = await createWebhook(app, writer, { url: 'http://127.0.0.1:9/scopes', types: ['POST_CREATED'] });
+    const insufficient = async (response: Promise<import('supertest').Response>) => {
+      const answer = await response;
+      expect(answer.status, `${answer.request.method} ${answer.request.url}`).toBe(403);
+      expect(answer.body.code).toBe('INSUFFICIENT_SCOPE');
+    };
+    await insufficient(request(app.server).get('/webhooks').set(bearer(reader)));
+    await insufficient(request(app.server).get(`/webhooks/${id}`).set(bearer(reader)));
+    await insufficient(request(app.server).get(`/webhooks/${id}/deliveries`).set(bearer(reader)));
+    await insufficient(request(app.server).post('/webhooks').set(bearer(reader)).send({ url: 'http://127.0.0.1:9/x', types: ['POST_CREATED'] }));
+    await insufficient(request(app.server).patch(`/webhooks/${id}`).set(bearer(reader)).send({ active: false }));
+    await insufficient(request(app.server).delete(`/webhooks/${id}`).set(bearer(reader)));
+    expect((await request(app.server).get('/webhooks').set(bearer(writer)).expect(200)).body.map((hook: { id: number }) => hook.id)).toContain(id);
+    await request(app.server).get(`/webhooks/${id}`).set(bearer(writer)).expect(200);
+    await request(app.server).get(`/webhooks/${id}/deliveries`).set(bearer(writer)).expect(200);
+  });
+
   it('a matching event is POSTed with a valid Standard Webhooks signature; other types are not sent', async () => {
     const posts = await receiver();
     const comments = await receiver();

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Ip, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import type { Actor } from '../common/actor.js';
@@ -35,10 +35,15 @@ export class ApiKeysController {
 
   @Post()
   @SignedIn()
-  @ApiOperation({ summary: 'Create an API key (the user or an admin; not with an API key). The key is shown once' })
+  @ApiOperation({
+    summary: 'Create an API key (the user or an admin; not with an API key). The key is shown once',
+    description:
+      'Needs a bearer token less than 5 minutes old, or `currentPassword` (the caller\'s own): 400 BAD_USER_INPUT naming `currentPassword` without either, ' +
+      '403 FORBIDDEN when it is wrong, 429 RATE_LIMITED (with Retry-After) once wrong passwords reach the sign-in limits.',
+  })
   @ApiJson(201, 'The key, with `key` shown this once', schemaRef('NewApiKey', CREATED_SCHEMA))
-  create(@Param('id', ParseIdPipe) userId: number, @Body() input: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<ApiKeyView> {
-    return this.keys.create(userId, input, actor);
+  create(@Param('id', ParseIdPipe) userId: number, @Body() input: CreateApiKeyDto, @CurrentActor() actor: Actor, @Ip() clientAddress: string): Promise<ApiKeyView> {
+    return this.keys.create(userId, input, actor, clientAddress);
   }
 
   @Get()

@@ -5,14 +5,16 @@ import { ResourceRepository } from '../common/persistence/resource-repository.js
 import { Sql } from '../common/persistence/sql.js';
 import { ApiKey } from './api-key.entity.js';
 
-/** What checking a key needs: the key's scopes and expiry, and its user's current role. */
+/** What checking a key needs: the key's scopes, creation and expiry, and its user's current role and revocation stamp. */
 export interface KeyCredential {
   id: number;
   userId: number;
   role: Role;
   scopes: string;
+  createdAt: Date;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  tokensValidAfter: Date | null;
 }
 
 @Injectable()
@@ -25,7 +27,9 @@ export class ApiKeysRepository extends ResourceRepository<ApiKey> {
   async findCredential(keyHash: string): Promise<KeyCredential | null> {
     const statement = this.cached(
       'credential',
-      () => 'SELECT k.id, k.user_id, k.scopes, k.expires_at, k.last_used_at, u.role FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1',
+      () =>
+        'SELECT k.id, k.user_id, k.scopes, k.created_at, k.expires_at, k.last_used_at, u.role, u.tokens_valid_after ' +
+        'FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1',
     );
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [keyHash]);
     if (!row) return null;
@@ -34,13 +38,22 @@ export class ApiKeysRepository extends ResourceRepository<ApiKey> {
       userId: row.user_id as number,
       role: row.role as Role,
       scopes: row.scopes as string,
+      createdAt: toDate(row.created_at),
       expiresAt: row.expires_at == null ? null : toDate(row.expires_at),
       lastUsedAt: row.last_used_at == null ? null : toDate(row.last_used_at),
+      tokensValidAfter: row.tokens_valid_after == null ? null : toDate(row.tokens_valid_after),
     };
   }
 
-  listForUser(userId: number): Promise<ApiKey[]> {
-    return this.page({ limit: 1000 }, 'asc', { column: 'userId', value: userId }).then((page) => page.items);
+  /** The user's keys still in force: not those created before the user's revocation stamp (AuthService refuses them). */
+  async listForUser(userId: number): Promise<ApiKey[]> {
+    const statement = this.cached(
+      'listForUser',
+      () =>
+        `SELECT ${this.select} FROM ${this.from} JOIN users u ON u.id = t.user_id ` +
+        'WHERE t.user_id = $1 AND (u.tokens_valid_after IS NULL OR t.created_at >= u.tokens_valid_after) ORDER BY t.id LIMIT 1000',
+    );
+    return this.map(await this.sql.rows(statement, [userId]));
   }
 
   async touch(id: number, at: Date): Promise<void> {

@@ -14,13 +14,15 @@ export class ApiKeysResolver {
     return this.keys.list(userId, context.actor);
   }
 
-  @Mutation(() => CreatedApiKeyModel, { description: 'The user or an admin, never with an API key: a new key, shown only in this answer' })
+  @Mutation(() => CreatedApiKeyModel, {
+    description: 'The user or an admin, never with an API key: a new key, shown only in this answer. Needs a token less than 5 minutes old, or input.currentPassword',
+  })
   createApiKey(
     @Args('userId', { type: () => Int, description: 'The id of the user the key acts for' }) userId: number,
     @Args('input', { description: 'The new key' }) input: CreateApiKeyDto,
     @Context() context: GraphQLContext,
   ): Promise<CreatedApiKeyModel> {
-    return this.keys.create(userId, input, context.actor);
+    return this.keys.create(userId, input, context.actor, context.clientAddress);
   }
 
   @Mutation(() => Boolean, { description: 'The user or an admin: the key is refused from now on' })

@@ -1,11 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { ApiKeyVerifier } from '../auth/credential-verifiers.js';
+import { ApiKeyVerifier, type VerifiedCredential } from '../auth/credential-verifiers.js';
 import { type Actor, SCOPES, type Scope } from '../common/actor.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { AppConfig } from '../config/app-config.js';
+import { EventPublisher } from '../events/event-publisher.js';
 import { UsersService } from '../users/users.service.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
@@ -42,19 +43,26 @@ export class ApiKeysService extends ApiKeyVerifier {
     private readonly users: UsersService,
     private readonly policy: AuthorizationPolicy,
     private readonly transactions: TransactionRunner,
+    private readonly events: EventPublisher,
     config: AppConfig,
   ) {
     super();
     this.hmacKey = createHmac('sha256', config.jwtSecret).update('blog api keys v1').digest();
   }
 
-  async create(userId: number, input: CreateApiKeyDto, actor: Actor | null): Promise<ApiKeyView & { key: string }> {
-    this.policy.requirePerson(actor);
+  /**
+   * A new key, shown once. Only a person, never a key; and one who proved to be at the keyboard
+   * lately — a token less than 5 minutes old, or `currentPassword` (an admin creating a key for
+   * someone else gives their own) — so that a stolen token cannot mint a lasting credential.
+   */
+  async create(userId: number, input: CreateApiKeyDto, actor: Actor | null, clientAddress = 'unknown'): Promise<ApiKeyView & { key: string }> {
+    const who = this.policy.requirePerson(actor);
     this.policy.assertCanModifyUser(actor, userId);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
       throw DomainError.badInput('expiresAt must be in the future', [{ field: 'expiresAt', message: 'must be in the future' }]);
     }
     if (!(await this.users.exists(userId))) throw DomainError.notFound('User', userId);
+    await this.users.confirmPresence(who, input.currentPassword, clientAddress);
     const key = PREFIX + randomBytes(32).toString('base64url');
     const scopes = SCOPES.filter((scope) => input.scopes.includes(scope)).join(',');
     const created = await this.transactions.single(() =>
@@ -63,20 +71,25 @@ export class ApiKeysService extends ApiKeyVerifier {
     return { ...toView(created), key };
   }
 
+  /** The keys in force (those revoked with their user's tokens are gone from the list too). */
   async list(userId: number, actor: Actor | null): Promise<ApiKeyView[]> {
-    const who = this.policy.requireSignedIn(actor);
-    if (who.role !== 'admin' && who.id !== userId) throw DomainError.forbidden("Only the user themselves or an admin may see this user's API keys");
+    this.policy.assertCanSeeUserPrivate(actor, userId, "see another user's API keys");
     if (!(await this.users.exists(userId))) throw DomainError.notFound('User', userId);
     return (await this.keys.listForUser(userId)).map(toView);
   }
 
+  /** Refused from now on, on every instance: the sockets and streams opened with it close at once. */
   async revoke(userId: number, keyId: number, actor: Actor | null): Promise<void> {
     this.policy.assertCanModifyUser(actor, userId);
     if (!(await this.transactions.single(() => this.keys.deleteForUser(userId, keyId)))) throw DomainError.notFound('API key', keyId);
+    this.events.credentialsChanged(userId);
   }
 
-  /** The actor of a key (its user, with the key's scopes), or null when unknown, expired, revoked or its user is gone. */
-  async verify(key: string): Promise<Actor | null> {
+  /**
+   * The actor of a key (its user, with the key's scopes), or null when unknown, expired or its
+   * user is gone. Whether its user's revocation stamp came after it is AuthService's rule.
+   */
+  async verify(key: string): Promise<VerifiedCredential | null> {
     const credential = await this.keys.findCredential(this.hash(key));
     const now = Date.now();
     if (!credential || (credential.expiresAt && credential.expiresAt.getTime() <= now)) return null;
@@ -84,11 +97,15 @@ export class ApiKeysService extends ApiKeyVerifier {
       void this.keys.touch(credential.id, new Date(now)).catch((error: unknown) => this.logger.warn(`lastUsedAt not written: ${String(error)}`));
     }
     return {
-      id: credential.userId,
-      role: credential.role,
-      scopes: credential.scopes.split(',') as Scope[],
-      apiKeyId: credential.id,
-      expiresAt: credential.expiresAt ? credential.expiresAt.getTime() / 1000 : undefined,
+      actor: {
+        id: credential.userId,
+        role: credential.role,
+        scopes: credential.scopes.split(',') as Scope[],
+        apiKeyId: credential.id,
+        expiresAt: credential.expiresAt ? credential.expiresAt.getTime() / 1000 : undefined,
+      },
+      issuedAt: credential.createdAt.getTime() / 1000,
+      validAfter: credential.tokensValidAfter,
     };
   }
 

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { Actor } from '../common/actor.js';
 import { AccountLookup } from './account-lookup.js';
-import { ApiKeyVerifier, ExternalTokenVerifier } from './credential-verifiers.js';
+import { ApiKeyVerifier, ExternalTokenVerifier, type VerifiedCredential } from './credential-verifiers.js';
 
 export interface IssuedToken {
   accessToken: string;
@@ -49,7 +49,8 @@ export class AuthService {
 
   /**
    * The actor behind an `Authorization` header value: null when there is none, 401 when it
-   * is malformed, badly signed, expired, or names a user who no longer exists.
+   * is malformed, badly signed, expired, names a user who no longer exists, or was issued
+   * before that user's revocation stamp (tokens, provider tokens and API keys alike).
    */
   async authenticate(authorization: string | undefined | null): Promise<Actor | null> {
     if (authorization === undefined || authorization === null || authorization === '') return null;
@@ -57,11 +58,13 @@ export class AuthService {
     if (!match) throw DomainError.unauthenticated('The Authorization header must be "Bearer <token>"');
     const credential = match[1];
     if (credential.startsWith(API_KEY_PREFIX)) {
-      const actor = this.apiKeys ? await this.apiKeys.verify(credential) : null;
-      if (!actor) throw DomainError.unauthenticated('The API key is invalid, expired or revoked');
-      return actor;
+      const verified = this.apiKeys ? await this.apiKeys.verify(credential) : null;
+      if (!verified) throw DomainError.unauthenticated('The API key is invalid, expired or revoked');
+      return admitted(verified, 'The API key was revoked (a password change or a sign-out everywhere)');
     }
-    if (this.external && algorithmOf(credential) !== 'HS256') return this.external.verify(credential);
+    if (this.external && algorithmOf(credential) !== 'HS256') {
+      return admitted(await this.external.verify(credential), "The identity provider's token was revoked (a password change or a sign-out everywhere); sign in again");
+    }
     let subject: string | undefined;
     let expiresAt: number | undefined;
     let issuedAt: number | undefined;
@@ -76,9 +79,19 @@ export class AuthService {
     const id = subject !== undefined && /^[1-9]\d{0,9}$/.test(subject) ? Number(subject) : NaN;
     const user = Number.isSafeInteger(id) ? await this.accounts.findAccount(id) : null;
     if (!user) throw DomainError.unauthenticated('The bearer token is invalid or expired');
-    if (user.tokensValidAfter && (issuedAt === undefined || issuedAt * 1000 < user.tokensValidAfter.getTime())) {
-      throw DomainError.unauthenticated('The bearer token was revoked (a password change or a sign-out everywhere); sign in again');
-    }
-    return { id: user.id, role: user.role, expiresAt };
+    // A token without `iat` counts as issued before any stamp.
+    return admitted(
+      { actor: { id: user.id, role: user.role, expiresAt, issuedAt }, issuedAt: issuedAt ?? -Infinity, validAfter: user.tokensValidAfter },
+      'The bearer token was revoked (a password change or a sign-out everywhere); sign in again',
+    );
   }
+}
+
+/**
+ * The one revocation rule, for every kind of credential: one issued (a token) or created (an
+ * API key) before its user's stamp — the last password change or sign-out everywhere — is 401.
+ */
+function admitted({ actor, issuedAt, validAfter }: VerifiedCredential, revoked: string): Actor {
+  if (validAfter && issuedAt * 1000 < validAfter.getTime()) throw DomainError.unauthenticated(revoked);
+  return actor;
 }

@@ -115,6 +115,19 @@ describe('AuthorizationPolicy: API key scopes', () => {
     expect(codeOf(() => policy.requireSignedIn(readKey))).toBe('allowed');
   });
 
+  it("an admin's read key gets none of the admin's powers, reads included; its write key does", () => {
+    expect(codeOf(() => policy.requireAdmin(readKey, 'see webhooks'))).toBe('INSUFFICIENT_SCOPE');
+    expect(codeOf(() => policy.assertCanSeeUserPrivate(readKey, 6, "see another user's API keys"))).toBe('INSUFFICIENT_SCOPE');
+    expect(codeOf(() => policy.assertCanSeeUserPrivate(readKey, 5, "see another user's API keys"))).toBe('allowed');
+    const adminWriteKey: Actor = { ...readKey, scopes: ['read', 'write'] };
+    expect(codeOf(() => policy.requireAdmin(adminWriteKey, 'see webhooks'))).toBe('allowed');
+    expect(codeOf(() => policy.assertCanSeeUserPrivate(adminWriteKey, 6, "see another user's API keys"))).toBe('allowed');
+    // Not an admin: FORBIDDEN, whatever the key's scopes.
+    expect(codeOf(() => policy.requireAdmin(writeKey, 'see webhooks'))).toBe('FORBIDDEN');
+    expect(codeOf(() => policy.assertCanSeeUserPrivate(author, otherAuthor.id, "see another user's API keys"))).toBe('FORBIDDEN');
+    expect(codeOf(() => policy.assertCanSeeUserPrivate(null, 5, "see another user's API keys"))).toBe('UNAUTHENTICATED');
+  });
+
   it('a write key acts as its user, but never creates keys', () => {
     expect(codeOf(() => policy.assertCanModify(writeKey, { authorId: 5 }, 'post'))).toBe('allowed');
     expect(codeOf(() => policy.assertCanModify(writeKey, { authorId: 6 }, 'post'))).toBe('FORBIDDEN');

@@ -11,9 +11,7 @@ export class AuthorizationPolicy {
   /** A signed-in actor allowed to write: an API key needs the `write` scope (403 INSUFFICIENT_SCOPE). */
   requireActor(actor: Actor | null | undefined): Actor {
     const who = this.requireSignedIn(actor);
-    if (who.scopes && !who.scopes.includes('write')) {
-      throw new DomainError('INSUFFICIENT_SCOPE', 'This API key may only read (scope "read"); writing needs the "write" scope');
-    }
+    requireWriteScope(who, 'This API key may only read (scope "read"); writing needs the "write" scope');
     return who;
   }
 
@@ -55,15 +53,31 @@ export class AuthorizationPolicy {
     return who;
   }
 
-  /** What only admins may do or see (webhooks): 401 anonymous, 403 anyone else. */
+  /**
+   * What only admins may do or see (webhooks, other users' keys): 401 anonymous, 403 anyone
+   * else. An admin's API key needs `write` for it, reads included: `read` is what anyone may
+   * read, never the admin's powers (403 INSUFFICIENT_SCOPE).
+   */
   requireAdmin(actor: Actor | null | undefined, what: string): Actor {
     const who = this.requireSignedIn(actor);
     if (who.role !== 'admin') throw DomainError.forbidden(`Only admins may ${what}`);
+    requireWriteScope(who, `This API key may only read (scope "read"); to ${what}, an admin's key needs the "write" scope`);
     return who;
+  }
+
+  /** What a user may see of their own account (their API keys): themselves with any credential, else an admin as above. */
+  assertCanSeeUserPrivate(actor: Actor | null | undefined, userId: number, what: string): Actor {
+    const who = this.requireSignedIn(actor);
+    return who.id === userId ? who : this.requireAdmin(who, what);
   }
 
   /** Whether an event about a resource may reach a subscriber. Every resource is public today. */
   canSee(_actor: Actor | null | undefined, _resource: unknown): boolean {
     return true;
   }
+}
+
+/** An API key without the `write` scope is refused with 403 INSUFFICIENT_SCOPE; tokens have every scope. */
+function requireWriteScope(actor: Actor, message: string): void {
+  if (actor.scopes && !actor.scopes.includes('write')) throw new DomainError('INSUFFICIENT_SCOPE', message);
 }

@@ -10,6 +10,8 @@ export interface Actor {
   role: Role;
   /** When the credential stops being valid (Unix seconds); absent when it never expires. */
   expiresAt?: number;
+  /** When the credential was issued (Unix seconds, a token's `iat`); absent for API keys. */
+  issuedAt?: number;
   /** What an API key may do; absent for tokens, which may do everything their user may. */
   scopes?: readonly Scope[];
   /** The API key behind the actor, when there is one. */

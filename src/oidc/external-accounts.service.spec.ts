@@ -9,9 +9,9 @@ import type { ExternalIdentitiesRepository, ExternalIdentity } from './external-
 // The account rules of single sign-on with the repositories replaced: no database.
 
 const claims = (fields: Partial<ExternalClaims> = {}): ExternalClaims => ({
-  issuer: 'https://id.test', subject: 'sub-1', issuedAt: 1000, expiresAt: 2000, email: 'carol@example.com', name: 'Carol', role: 'author', ...fields,
+  issuer: 'https://id.test', subject: 'sub-1', issuedAt: 1000, expiresAt: 2000, email: 'carol@example.com', emailVerified: true, name: 'Carol', role: 'author', ...fields,
 });
-const link = (fields: Partial<ExternalIdentity> = {}): ExternalIdentity => ({ id: 7, userId: 9, role: 'author', rolesIssuedAt: 1000, orphanedAt: null, ...fields });
+const link = (fields: Partial<ExternalIdentity> = {}): ExternalIdentity => ({ id: 7, userId: 9, role: 'author', rolesIssuedAt: 1000, orphanedAt: null, tokensValidAfter: null, ...fields });
 const user = (fields: Partial<User> = {}): User => Object.assign(new User(), { id: 9, name: 'Carol', email: 'carol@example.com', role: 'author', ...fields });
 const unique = () => Object.assign(new Error('unique'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
 const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: { code?: string }) => error.code);
@@ -48,8 +48,8 @@ describe('ExternalAccountsService', () => {
   });
 
   it('the first token creates a user without a usable password, and links the subject', async () => {
-    const actor = await service.actorFor(claims({ role: 'admin' }));
-    expect(actor).toEqual({ id: 9, role: 'admin', expiresAt: 2000 });
+    const verified = await service.actorFor(claims({ role: 'admin' }));
+    expect(verified).toEqual({ actor: { id: 9, role: 'admin', expiresAt: 2000, issuedAt: 1000 }, issuedAt: 1000, validAfter: null });
     expect(users.insert.mock.calls[0][0]).toEqual({ name: 'Carol', email: 'carol@example.com', passwordHash: NO_PASSWORD, avatarUrl: null, role: 'admin' });
     expect(identities.insert).toHaveBeenCalledWith('https://id.test', 'sub-1', 9, 1000, expect.anything());
   });
@@ -57,7 +57,7 @@ describe('ExternalAccountsService', () => {
   it('a concurrent first token that lost the race on the unique key reads the winner\'s user', async () => {
     identities.insert.mockRejectedValueOnce(unique());
     identities.find.mockResolvedValueOnce(null).mockResolvedValueOnce(null).mockResolvedValueOnce(link({ userId: 4 }));
-    expect((await service.actorFor(claims())).id).toBe(4);
+    expect((await service.actorFor(claims())).actor.id).toBe(4);
   });
 
   it('a concurrent first token that committed between the two look-ups (its user seen, its link not yet) is the same user', async () => {
@@ -65,7 +65,7 @@ describe('ExternalAccountsService', () => {
     // before its look-up of the e-mail, so the e-mail seems taken by another account.
     users.findByEmail.mockResolvedValueOnce(user({ id: 4 }));
     identities.find.mockResolvedValueOnce(null).mockResolvedValueOnce(null).mockResolvedValueOnce(link({ userId: 4 }));
-    expect((await service.actorFor(claims())).id).toBe(4);
+    expect((await service.actorFor(claims())).actor.id).toBe(4);
     expect(users.insert).not.toHaveBeenCalled();
   });
 
@@ -89,12 +89,29 @@ describe('ExternalAccountsService', () => {
     expect(await codeOf(service.actorFor(claims({ email: undefined })))).toBe('UNAUTHENTICATED');
   });
 
+  it('a first token whose e-mail the provider did not verify is refused: the address is neither taken nor looked up', async () => {
+    expect(await codeOf(service.actorFor(claims({ emailVerified: false })))).toBe('UNAUTHENTICATED');
+    expect(users.findByEmail).not.toHaveBeenCalled();
+    expect(users.insert).not.toHaveBeenCalled();
+    // A subject already linked is its user, whatever its token says of the address.
+    identities.find.mockResolvedValue(link());
+    expect((await service.actorFor(claims({ emailVerified: false, issuedAt: 1500 }))).actor.id).toBe(9);
+  });
+
+  it("the user's revocation stamp goes to AuthService with the token's iat; a revoked token changes no role", async () => {
+    const stamp = new Date(1_200_000);
+    identities.find.mockResolvedValue(link({ tokensValidAfter: stamp }));
+    expect(await service.actorFor(claims({ role: 'admin', issuedAt: 1100 }))).toMatchObject({ issuedAt: 1100, validAfter: stamp, actor: { role: 'author' } });
+    expect(users.update).not.toHaveBeenCalled();
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1300 }))).actor.role).toBe('admin');
+  });
+
   it('a newer token with another role changes it and says credentialsChanged; an older or equal one changes nothing', async () => {
     identities.find.mockResolvedValue(link({ rolesIssuedAt: 1000 }));
-    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1000 }))).role).toBe('author');
-    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 999 }))).role).toBe('author');
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1000 }))).actor.role).toBe('author');
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 999 }))).actor.role).toBe('author');
     expect(users.update).not.toHaveBeenCalled();
-    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1001 }))).role).toBe('admin');
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1001 }))).actor.role).toBe('admin');
     expect(users.update).toHaveBeenCalledWith(9, { role: 'admin' }, undefined, expect.anything());
     expect(events.credentialsChanged).toHaveBeenCalledWith(9);
   });
@@ -110,7 +127,7 @@ describe('ExternalAccountsService', () => {
   it('a concurrent newer token applied first wins (the conditional iat update matches nothing)', async () => {
     identities.find.mockResolvedValue(link());
     identities.advanceRolesIssuedAt.mockResolvedValueOnce(false);
-    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1001 }))).role).toBe('author');
+    expect((await service.actorFor(claims({ role: 'admin', issuedAt: 1001 }))).actor.role).toBe('author');
     expect(users.update).not.toHaveBeenCalled();
   });
 
@@ -118,7 +135,7 @@ describe('ExternalAccountsService', () => {
     identities.find.mockResolvedValue(link({ role: 'admin' }));
     users.findById.mockResolvedValue(user({ role: 'admin' }));
     users.countWithRole.mockResolvedValue(1);
-    expect((await service.actorFor(claims({ role: 'author', issuedAt: 1001 }))).role).toBe('admin');
+    expect((await service.actorFor(claims({ role: 'author', issuedAt: 1001 }))).actor.role).toBe('admin');
     expect(users.update).not.toHaveBeenCalled();
   });
 
@@ -130,7 +147,7 @@ describe('ExternalAccountsService', () => {
     expect(await codeOf(service.actorFor(claims({ issuedAt: 1500 })))).toBe('UNAUTHENTICATED');
     expect(users.insert).not.toHaveBeenCalled();
     users.insert.mockResolvedValueOnce(user({ id: 12 }));
-    expect((await service.actorFor(claims({ issuedAt: 1501 }))).id).toBe(12);
+    expect((await service.actorFor(claims({ issuedAt: 1501 }))).actor.id).toBe(12);
     expect(identities.relink).toHaveBeenCalledWith(7, 12, 1501, expect.anything());
   });
 });

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Actor, Role } from '../common/actor.js';
+import type { Role } from '../common/actor.js';
+import type { VerifiedCredential } from '../auth/credential-verifiers.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
@@ -16,6 +17,8 @@ export interface ExternalClaims {
   expiresAt: number;
   /** Lower-cased, NFKC-normalized; undefined when the token carries no usable address. */
   email?: string;
+  /** The provider vouches for `email` (`email_verified: true`): only then may it become an account's address. */
+  emailVerified: boolean;
   name?: string;
   role: Role;
 }
@@ -43,12 +46,13 @@ export class ExternalAccountsService {
     private readonly events: EventPublisher,
   ) {}
 
-  async actorFor(claims: ExternalClaims): Promise<Actor> {
-    const { id, role } = await this.account(claims);
-    return { id, role, expiresAt: claims.expiresAt };
+  /** The token's actor, with what AuthService's revocation rule needs (the token's `iat`, the user's stamp). */
+  async actorFor(claims: ExternalClaims): Promise<VerifiedCredential> {
+    const { id, role, tokensValidAfter } = await this.account(claims);
+    return { actor: { id, role, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt }, issuedAt: claims.issuedAt, validAfter: tokensValidAfter };
   }
 
-  private async account(claims: ExternalClaims): Promise<{ id: number; role: Role }> {
+  private async account(claims: ExternalClaims): Promise<Account> {
     const link = await this.identities.find(claims.issuer, claims.subject);
     if (!link) return this.create(claims);
     if (link.userId === null || link.role === null) {
@@ -60,12 +64,15 @@ export class ExternalAccountsService {
       if (claims.issuedAt <= link.orphanedAt) throw deleted();
       return this.create(claims, link.id);
     }
-    if (claims.issuedAt <= link.rolesIssuedAt) return { id: link.userId, role: link.role };
+    const { tokensValidAfter } = link;
+    if (claims.issuedAt <= link.rolesIssuedAt) return { id: link.userId, role: link.role, tokensValidAfter };
+    // A revoked token changes no role: AuthService refuses it.
+    if (tokensValidAfter && claims.issuedAt * 1000 < tokensValidAfter.getTime()) return { id: link.userId, role: link.role, tokensValidAfter };
     if (claims.role === link.role) {
       await this.transactions.single(() => this.identities.advanceRolesIssuedAt(link.id, claims.issuedAt));
-      return { id: link.userId, role: link.role };
+      return { id: link.userId, role: link.role, tokensValidAfter };
     }
-    return this.changeRole(link.id, link.userId, claims);
+    return { ...(await this.changeRole(link.id, link.userId, claims)), tokensValidAfter };
   }
 
   /**
@@ -90,25 +97,34 @@ export class ExternalAccountsService {
     return { id: userId, role: result.role };
   }
 
-  /** The subject's first token (or its first since its user was deleted): a new local user. */
-  private async create(claims: ExternalClaims, orphanedLinkId?: number): Promise<{ id: number; role: Role }> {
+  /**
+   * The subject's first token (or its first since its user was deleted): a new local user. Its
+   * e-mail must be one the provider verified: an unverified address is anyone's to type, and
+   * taking it would keep its owner from signing up with it.
+   */
+  private async create(claims: ExternalClaims, orphanedLinkId?: number): Promise<Account> {
     const email = claims.email;
     if (email === undefined) {
       throw DomainError.unauthenticated('The identity provider\'s token has no usable "email" claim, which a new account needs');
+    }
+    if (!claims.emailVerified) {
+      throw DomainError.unauthenticated(
+        'The identity provider has not verified the e-mail address of this token ("email_verified" is not true), which a new account needs',
+      );
     }
     const name = [...(claims.name ?? email)].slice(0, NAME_MAX).join(''); // code points: never half a surrogate pair
     try {
       const created = await this.transactions.run(async (manager) => {
         // A concurrent first token of the same subject may have committed meanwhile.
         const again = await this.identities.find(claims.issuer, claims.subject, manager);
-        if (again && again.userId !== null && again.role !== null) return { id: again.userId, role: again.role };
+        if (again && again.userId !== null && again.role !== null) return { id: again.userId, role: again.role, tokensValidAfter: again.tokensValidAfter };
         // Taken, perhaps by a concurrent first token of this subject that committed meanwhile:
         // answered below, once that transaction's link can be seen.
         if (await this.users.findByEmail(email, manager)) throw DomainError.conflict('The e-mail address is taken');
         const user = await this.users.insert({ name, email, passwordHash: NO_PASSWORD, avatarUrl: null, role: claims.role }, manager);
         if (orphanedLinkId === undefined) await this.identities.insert(claims.issuer, claims.subject, user.id, claims.issuedAt, manager);
         else if (!(await this.identities.relink(orphanedLinkId, user.id, claims.issuedAt, manager))) throw DomainError.conflict('The identity was linked meanwhile');
-        return { id: user.id, role: user.role };
+        return { id: user.id, role: user.role, tokensValidAfter: null };
       });
       this.events.changed();
       return created;
@@ -116,10 +132,17 @@ export class ExternalAccountsService {
       if (normalizeError(error).code !== 'CONFLICT') throw error;
       // The subject (a concurrent first token won) or the e-mail (taken by another account).
       const link = await this.identities.find(claims.issuer, claims.subject);
-      if (link && link.userId !== null && link.role !== null) return { id: link.userId, role: link.role };
+      if (link && link.userId !== null && link.role !== null) return { id: link.userId, role: link.role, tokensValidAfter: link.tokensValidAfter };
       throw emailTaken();
     }
   }
+}
+
+/** The local user behind a subject, with their revocation stamp. */
+interface Account {
+  id: number;
+  role: Role;
+  tokensValidAfter: Date | null;
 }
 
 const nowS = () => Math.floor(Date.now() / 1000);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Role } from '../common/actor.js';
+import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 
 /** An OpenID Connect subject and the local user it is (null once that user was deleted). */
@@ -12,6 +13,8 @@ export interface ExternalIdentity {
   rolesIssuedAt: number;
   /** When the deletion of the user was first noticed (Unix seconds). */
   orphanedAt: number | null;
+  /** The user's revocation stamp (tokens issued before it are refused); null: none. */
+  tokensValidAfter: Date | null;
 }
 
 interface Row {
@@ -20,6 +23,7 @@ interface Row {
   role: Role | null;
   roles_issued_at: number | string;
   orphaned_at: number | string | null;
+  tokens_valid_after: unknown;
 }
 
 /** The `external_identities` table (see its migration): fixed SQL through `Sql`, as every repository. */
@@ -33,7 +37,7 @@ export class ExternalIdentitiesRepository {
 
   constructor(private readonly sql: Sql) {
     this.byKey = sql.statement(
-      'SELECT e.id, e.user_id, u.role, e.roles_issued_at, e.orphaned_at FROM external_identities e ' +
+      'SELECT e.id, e.user_id, u.role, u.tokens_valid_after, e.roles_issued_at, e.orphaned_at FROM external_identities e ' +
         'LEFT JOIN users u ON u.id = e.user_id WHERE e.issuer = $1 AND e.subject = $2',
     );
     this.insertLink = sql.statement(
@@ -55,6 +59,7 @@ export class ExternalIdentitiesRepository {
       role: row.role,
       rolesIssuedAt: Number(row.roles_issued_at),
       orphanedAt: row.orphaned_at === null ? null : Number(row.orphaned_at),
+      tokensValidAfter: row.tokens_valid_after == null ? null : toDate(row.tokens_valid_after),
     };
   }
 

@@ -57,6 +57,14 @@ describe('OidcTokenVerifier claims', () => {
     }
   });
 
+  it('an e-mail counts as verified only on an explicit email_verified: true (or "true")', async () => {
+    expect((await claimsOf({ email: 'a@example.com', email_verified: true })).emailVerified).toBe(true);
+    expect((await claimsOf({ email: 'a@example.com', email_verified: 'true' })).emailVerified).toBe(true);
+    for (const claims of [{}, { email_verified: false }, { email_verified: 'false' }, { email_verified: 1 }, { email_verified: 'yes' }]) {
+      expect((await claimsOf({ email: 'a@example.com', ...claims })).emailVerified).toBe(false);
+    }
+  });
+
   it('takes the name from name, then preferred_username, without control or invisible characters', async () => {
     expect((await claimsOf({ name: 'Carol\u202e Jones', preferred_username: 'cj' })).name).toBe('Carol Jones');
     expect((await claimsOf({ name: '  ', preferred_username: 'cj' })).name).toBe('cj');

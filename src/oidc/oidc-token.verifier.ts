@@ -8,11 +8,11 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import type { Actor, Role } from '../common/actor.js';
+import type { Role } from '../common/actor.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeEmail } from '../common/validation/transforms.js';
 import { AppConfig, type OidcConfig } from '../config/app-config.js';
-import { ExternalTokenVerifier } from '../auth/credential-verifiers.js';
+import { ExternalTokenVerifier, type VerifiedCredential } from '../auth/credential-verifiers.js';
 import { ExternalAccountsService, type ExternalClaims } from './external-accounts.service.js';
 
 /** Clocks of the provider and of this service may differ by this much (seconds). */
@@ -46,7 +46,7 @@ export class OidcTokenVerifier extends ExternalTokenVerifier {
     this.keys = providerKeys(this.settings);
   }
 
-  async verify(token: string): Promise<Actor> {
+  async verify(token: string): Promise<VerifiedCredential> {
     return this.accounts.actorFor(await this.claims(token));
   }
 
@@ -73,6 +73,8 @@ export class OidcTokenVerifier extends ExternalTokenVerifier {
       issuedAt: Math.floor(iat),
       expiresAt: exp,
       email: emailOf(payload.email),
+      // Only an explicit yes (Keycloak, Auth0, Google, Okta send the boolean; some send the string).
+      emailVerified: payload.email_verified === true || payload.email_verified === 'true',
       name: nameOf(payload.name) ?? nameOf(payload.preferred_username),
       role: this.roleOf(payload),
     };

@@ -55,8 +55,9 @@ export class UsersController {
     @Body() input: UpdateUserDto,
     @CurrentActor() actor: Actor,
     @IfMatch() expectedVersion: number | undefined,
+    @Ip() clientAddress: string,
   ): Promise<Resource> {
-    return USER_RESOURCE.one(await this.users.update(id, input, actor, { expectedVersion }));
+    return USER_RESOURCE.one(await this.users.update(id, input, actor, { expectedVersion, clientAddress }));
   }
 
   @Delete(':id')

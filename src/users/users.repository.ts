@@ -47,10 +47,11 @@ export class UsersRepository extends ResourceRepository<User> implements Account
     return (await this.sql.rows<{ id: number }>(statement, [], executor)).map((row) => row.id);
   }
 
-  async passwordHashOf(id: number): Promise<string | null> {
-    const statement = this.cached('hashOf', () => 'SELECT password_hash FROM users WHERE id = $1');
-    const [row] = await this.sql.rows<{ password_hash: string }>(statement, [id]);
-    return row?.password_hash ?? null;
+  /** For checking a `currentPassword`: the hash, and the e-mail the sign-in limits count it under. */
+  async passwordOf(id: number): Promise<{ email: string; passwordHash: string } | null> {
+    const statement = this.cached('passwordOf', () => 'SELECT email, password_hash FROM users WHERE id = $1');
+    const [row] = await this.sql.rows<{ email: string; password_hash: string }>(statement, [id]);
+    return row ? { email: row.email, passwordHash: row.password_hash } : null;
   }
 
   async findByEmail(email: string, executor?: Executor): Promise<User | null> {

@@ -45,7 +45,7 @@ export class UsersResolver {
     @Args('input', { description: 'What to change' }) input: UpdateUserDto,
     @Context() context: GraphQLContext,
   ): Promise<User> {
-    return this.usersService.update(id, input, context.actor);
+    return this.usersService.update(id, input, context.actor, { clientAddress: context.clientAddress });
   }
 
   @Mutation(() => Int, { description: 'The user or an admin; deletes their posts and comments too. Returns the id' })

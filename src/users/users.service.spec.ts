@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { hashPassword } from '../auth/password-hasher.js';
 import type { RateLimiter } from '../common/rate-limit/rate-limiter.js';
+import type { SignInLimiter } from '../common/rate-limit/sign-in-limiter.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { Actor } from '../common/actor.js';
 import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
@@ -25,10 +26,11 @@ const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (er
 
 describe('UsersService', () => {
   let repository: Record<
-    'insert' | 'findById' | 'updateVersioned' | 'exists' | 'cascade' | 'delete' | 'lockAdmins' | 'passwordHashOf' | 'revokeTokens',
+    'insert' | 'findById' | 'updateVersioned' | 'exists' | 'cascade' | 'delete' | 'lockAdmins' | 'passwordOf' | 'revokeTokens',
     ReturnType<typeof vi.fn>
   >;
   let limiter: { consume: ReturnType<typeof vi.fn> };
+  let signIns: { attempt: ReturnType<typeof vi.fn>; failed: ReturnType<typeof vi.fn> };
   let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn>; changed: ReturnType<typeof vi.fn> };
   let service: UsersService;
 
@@ -41,10 +43,11 @@ describe('UsersService', () => {
       cascade: vi.fn(async () => ({ posts: [{ id: 5, authorId: 2 }], comments: [{ id: 9, postId: 5, authorId: 3 }] })),
       delete: vi.fn(async () => true),
       lockAdmins: vi.fn(async () => [1, 4]),
-      passwordHashOf: vi.fn(async () => hashPassword('old password')),
+      passwordOf: vi.fn(async () => ({ email: 'alice@example.com', passwordHash: await hashPassword('old password') })),
       revokeTokens: vi.fn(async () => true),
     };
     limiter = { consume: vi.fn(async () => undefined) };
+    signIns = { attempt: vi.fn(async () => undefined), failed: vi.fn(async () => undefined) };
     events = { record: vi.fn(async () => undefined), committed: vi.fn(), credentialsChanged: vi.fn(), changed: vi.fn() };
     const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
     service = new UsersService(
@@ -54,6 +57,7 @@ describe('UsersService', () => {
       events as unknown as EventPublisher,
       limiter as unknown as RateLimiter,
       { rateLimitSignupMax: 10, rateLimitWindowS: 60 } as AppConfig,
+      signIns as unknown as SignInLimiter,
     );
   });
 
@@ -88,7 +92,13 @@ describe('UsersService', () => {
 
   it('needs the current password to change one’s own, and stamps the tokens issued before as revoked', async () => {
     expect(await codeOf(service.update(2, { password: 'a new password' }, alice))).toBe('BAD_USER_INPUT');
-    expect(await codeOf(service.update(2, { password: 'a new password', currentPassword: 'wrong guess' }, alice))).toBe('FORBIDDEN');
+    expect(await codeOf(service.update(2, { password: 'a new password', currentPassword: 'wrong guess' }, alice, { clientAddress: '203.0.113.5' }))).toBe('FORBIDDEN');
+    expect(repository.updateVersioned).not.toHaveBeenCalled();
+    // A wrong guess is a failed sign-in of that address and account.
+    expect(signIns.attempt).toHaveBeenCalledWith('alice@example.com', '203.0.113.5');
+    expect(signIns.failed).toHaveBeenCalledWith('alice@example.com', '203.0.113.5');
+    signIns.attempt.mockRejectedValueOnce(Object.assign(new Error('limited'), { code: 'RATE_LIMITED' }));
+    expect(await codeOf(service.update(2, { password: 'a new password', currentPassword: 'old password' }, alice))).toBe('RATE_LIMITED');
     expect(repository.updateVersioned).not.toHaveBeenCalled();
     await service.update(2, { password: 'a new password', currentPassword: 'old password' }, alice);
     const changes = repository.updateVersioned.mock.calls[0][1] as Partial<User>;
@@ -96,9 +106,22 @@ describe('UsersService', () => {
     expect(changes.tokensValidAfter).toBeInstanceOf(Date);
   });
 
+  it('confirmPresence: a token under 5 minutes old, else the current password (400 without, 403 wrong, counted)', async () => {
+    const nowS = Date.now() / 1000;
+    await service.confirmPresence({ ...alice, issuedAt: nowS - 60 }, undefined, '203.0.113.6');
+    expect(repository.passwordOf).not.toHaveBeenCalled();
+    expect(await codeOf(service.confirmPresence({ ...alice, issuedAt: nowS - 301 }, undefined))).toBe('BAD_USER_INPUT');
+    expect(await codeOf(service.confirmPresence(alice, undefined))).toBe('BAD_USER_INPUT');
+    expect(await codeOf(service.confirmPresence({ ...alice, issuedAt: nowS - 301 }, 'wrong guess', '203.0.113.6'))).toBe('FORBIDDEN');
+    expect(signIns.failed).toHaveBeenCalledWith('alice@example.com', '203.0.113.6');
+    // Given, the password is checked even with a fresh token.
+    expect(await codeOf(service.confirmPresence({ ...alice, issuedAt: nowS }, 'wrong guess'))).toBe('FORBIDDEN');
+    await service.confirmPresence({ ...alice, issuedAt: nowS - 3600 }, 'old password');
+  });
+
   it("lets an admin set another user's password without theirs", async () => {
     await service.update(2, { password: 'set by admin' }, admin);
-    expect(repository.passwordHashOf).not.toHaveBeenCalled();
+    expect(repository.passwordOf).not.toHaveBeenCalled();
     expect(repository.updateVersioned).toHaveBeenCalled();
   });
 

@@ -5,6 +5,7 @@ import { DECOY_HASH, hashPassword, verifyPassword } from '../auth/password-hashe
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
+import { SignInLimiter } from '../common/rate-limit/sign-in-limiter.js';
 import { AppConfig } from '../config/app-config.js';
 import { normalizeEmail } from '../common/validation/transforms.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
@@ -18,6 +19,14 @@ import type { UpdateUserDto } from './dto/update-user.dto.js';
 import type { User, UserRole } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
+/** How recent a sign-in stands in for the current password (creating an API key). */
+export const REAUTHENTICATION_WINDOW_S = 300;
+
+export interface UpdateOptions extends WriteOptions {
+  /** Where the request came from: wrong `currentPassword` guesses count against it. */
+  clientAddress?: string;
+}
+
 @Injectable()
 export class UsersService {
   constructor(
@@ -27,6 +36,7 @@ export class UsersService {
     private readonly events: EventPublisher,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
+    private readonly signIns: SignInLimiter,
   ) {}
 
   /** Sign-up: RATE_LIMIT_SIGNUP_MAX per client address per window, counted before the password hash (each of many aliased sign-ups counts). */
@@ -87,10 +97,11 @@ export class UsersService {
   }
 
   /**
-   * Changing one's own password needs the current one; any password change refuses every token
-   * issued before it. The last admin cannot be demoted.
+   * Changing one's own password needs the current one (wrong guesses count as failed sign-ins
+   * from `clientAddress`); any password change refuses every token issued and every API key
+   * created before it. The last admin cannot be demoted.
    */
-  async update(id: number, input: UpdateUserDto, actor: Actor | null, options: WriteOptions = {}): Promise<User> {
+  async update(id: number, input: UpdateUserDto, actor: Actor | null, options: UpdateOptions = {}): Promise<User> {
     const who = this.policy.assertCanModifyUser(actor, id);
     if (input.role !== undefined) this.policy.assertAdminFor(actor, 'role');
     const changes: Partial<User> = {};
@@ -98,7 +109,7 @@ export class UsersService {
     if (input.avatarUrl !== undefined) changes.avatarUrl = input.avatarUrl;
     if (input.role !== undefined) changes.role = input.role;
     if (input.password !== undefined) {
-      if (who.id === id) await this.checkCurrentPassword(id, input.currentPassword);
+      if (who.id === id) await this.checkCurrentPassword(who, input.currentPassword, options.clientAddress);
       changes.passwordHash = await hashPassword(input.password);
       changes.tokensValidAfter = new Date();
     }
@@ -134,21 +145,40 @@ export class UsersService {
     this.events.committed();
   }
 
-  /** Signs the user out everywhere: every token issued so far is refused from the next operation on. */
+  /** Signs the user out everywhere: every token issued and API key created so far is refused from the next operation on. */
   async revokeTokens(id: number, actor: Actor | null): Promise<void> {
     this.policy.assertCanModifyUser(actor, id);
     if (!(await this.transactions.single(() => this.users.revokeTokens(id, new Date())))) throw DomainError.notFound('User', id);
     this.events.credentialsChanged(id);
   }
 
-  private async checkCurrentPassword(id: number, currentPassword: string | undefined): Promise<void> {
+  /**
+   * For what a stolen token must not do alone (creating an API key): the actor signed in less
+   * than REAUTHENTICATION_WINDOW_S ago (their token's `iat`, ours or the identity provider's), or
+   * gives their own current password now. 400 without either, 403 when wrong.
+   */
+  async confirmPresence(actor: Actor, currentPassword: string | undefined, clientAddress = 'unknown'): Promise<void> {
+    if (currentPassword === undefined && actor.issuedAt !== undefined && Date.now() / 1000 - actor.issuedAt < REAUTHENTICATION_WINDOW_S) return;
+    if (currentPassword === undefined) {
+      const message = `is required unless your token is less than ${REAUTHENTICATION_WINDOW_S / 60} minutes old (sign in again, or give your password)`;
+      throw DomainError.badInput(`currentPassword ${message}`, [{ field: 'currentPassword', message }]);
+    }
+    await this.checkCurrentPassword(actor, currentPassword, clientAddress);
+  }
+
+  /** The actor's own password; a wrong one counts as a failed sign-in (429 once over the sign-in limits). */
+  private async checkCurrentPassword(actor: Actor, currentPassword: string | undefined, clientAddress = 'unknown'): Promise<void> {
     if (currentPassword === undefined) {
       throw DomainError.badInput('currentPassword is required to change your own password', [
         { field: 'currentPassword', message: 'is required to change your own password' },
       ]);
     }
-    const stored = await this.users.passwordHashOf(id);
-    if (!(await verifyPassword(currentPassword, stored ?? DECOY_HASH))) throw DomainError.forbidden('currentPassword is wrong');
+    const stored = await this.users.passwordOf(actor.id);
+    if (stored) await this.signIns.attempt(stored.email, clientAddress);
+    if (!(await verifyPassword(currentPassword, stored?.passwordHash ?? DECOY_HASH))) {
+      if (stored) await this.signIns.failed(stored.email, clientAddress);
+      throw DomainError.forbidden('currentPassword is wrong');
+    }
   }
 
   private async assertNotLastAdmin(id: number, executor: Executor, what: string): Promise<void> {

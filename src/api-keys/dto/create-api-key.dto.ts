@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, InputType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDate, IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDate, IsDefined, IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { SCOPES, type Scope } from '../../common/actor.js';
-import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
+import { MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and "write", each at most once' };
 
@@ -42,4 +42,22 @@ export class CreateApiKeyDto {
   @IsOptional()
   @Transform(toDate)
   expiresAt?: Date | null;
+
+  /** Proof of presence when the token is 5 minutes old or more (checked by the service). */
+  @Field(() => String, {
+    nullable: true,
+    description: "Your current password: needed unless your token is less than 5 minutes old (an admin creating a key for someone else gives their own)",
+  })
+  @ApiPropertyOptional({
+    maxLength: 128,
+    format: 'password',
+    writeOnly: true,
+    description:
+      'Your current password: needed unless your bearer token is less than 5 minutes old (400 without it, 403 when wrong; wrong ones count as failed sign-ins). ' +
+      'An admin creating a key for someone else gives their own',
+  })
+  @MaxLength(128)
+  @IsString()
+  @ValidateIf(OMITTED_OR_NOT_NULL)
+  currentPassword?: string;
 }

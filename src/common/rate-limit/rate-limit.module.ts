@@ -4,14 +4,15 @@ import { ThrottlerStorageService } from '@nestjs/throttler';
 import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../../config/app-config.js';
 import { RateLimiter, requestKey } from './rate-limiter.js';
+import { SignInLimiter } from './sign-in-limiter.js';
 
 /**
  * RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_S per client address, on every route (REST,
- * GraphQL, docs), checked in a Fastify hook before any other work. The stricter sign-in limit
- * is applied by AuthService, so REST and GraphQL share it.
+ * GraphQL, docs), checked in a Fastify hook before any other work. The stricter sign-in limits
+ * (SignInLimiter) are applied by the services that check passwords, so REST and GraphQL share them.
  */
 @Global()
-@Module({ providers: [ThrottlerStorageService, RateLimiter], exports: [RateLimiter] })
+@Module({ providers: [ThrottlerStorageService, RateLimiter, SignInLimiter], exports: [RateLimiter, SignInLimiter] })
 export class RateLimitModule implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
