@@ -375,6 +375,41 @@ describeEachDatabase('webhooks', (kind) => {
     }
   });
 
+  it('without WEBHOOK_ALLOW_PRIVATE: IPv6 forms that carry a private IPv4 address (IPv4-compatible, -translated, NAT64, 6to4, Teredo) are refused (400) at creation and change; public IPv6 is accepted', async () => {
+    const strict = await startTestApp(kind, { env: { ...FAST, WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const token = await tokenFor(strict, ADMIN);
+      const hook = await createWebhook(strict, token, { url: 'http://[2606:4700:4700::1111]/x', types: ['POST_CREATED'] });
+      await request(strict.server).patch(`/webhooks/${hook.id}`).set(bearer(token)).send({ url: 'https://[64:ff9b::8.8.8.8]/y' }).expect(200);
+      const carriers = [
+        '[::127.0.0.1]',
+        '[::ffff:0:127.0.0.1]',
+        '[64:ff9b::127.0.0.1]',
+        '[2002:7f00:1::]',
+        '[::10.1.2.3]',
+        '[64:ff9b::192.168.1.1]',
+        '[2002:a00:1::1]', // 6to4 of 10.0.0.1
+        '[2002:c0a8:101::1]', // 6to4 of 192.168.1.1
+        '[2002:a9fe:a9fe::1]', // 6to4 of 169.254.169.254
+        '[2001:0:4136:e378:8000:63bf:f5ff:fffe]', // Teredo, client 10.0.0.1
+        '[2001:0:4136:e378:8000:63bf:3f57:fefe]', // Teredo, client 192.168.1.1
+        '[2001:0:4136:e378:8000:63bf:5601:5601]', // Teredo, client 169.254.169.254
+      ];
+      for (const host of carriers) {
+        const url = `http://${host}/x`;
+        const created = await request(strict.server).post('/webhooks').set(bearer(token)).send({ url, types: ['POST_CREATED'] });
+        expect(created.status, `POST ${url}`).toBe(400);
+        expect(created.body.detail, url).toMatch(/non-public/);
+        const changed = await request(strict.server).patch(`/webhooks/${hook.id}`).set(bearer(token)).send({ url });
+        expect(changed.status, `PATCH ${url}`).toBe(400);
+      }
+      const kept = await request(strict.server).get(`/webhooks/${hook.id}`).set(bearer(token)).expect(200);
+      expect(kept.body.url).toBe('https://[64:ff9b::8.8.8.8]/y');
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('a receiver that is down across a restart of the app still gets the event', async () => {
     const database = await createTestDatabase(kind, { file: true });
     const env = { ...FAST, WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_MAX_ATTEMPTS: '20' };
