@@ -21,6 +21,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     forceCloseConnections: 'idle',
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
+    http: httpServerTimeouts(config.requestTimeoutMs),
     ...loggerOptions(config),
     frameworkErrors: answerFrameworkError,
   });
@@ -48,6 +49,22 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config);
   return app;
+}
+
+/**
+ * A request must arrive whole within REQUEST_TIMEOUT_MS (else 408 and the connection closes),
+ * however slowly it trickles in: the socket's idle timeout (`connectionTimeout`) restarts with
+ * every byte. Node checks `requestTimeout` only every `connectionsCheckingInterval` (30 s by
+ * default), and when `headersTimeout` (60 s by default) is the longer of the two it uses that as
+ * the request's deadline: a body sent a byte a second was cut after some 90 s. Both are set here,
+ * the check running every tenth of the timeout (at most every second).
+ */
+export function httpServerTimeouts(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(requestTimeoutMs, 60_000),
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 10))),
+  };
 }
 
 /**
