@@ -5,6 +5,7 @@ import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
 import { AllowedMethods } from './common/http/allowed-methods.js';
 import { trustFunction } from './common/http/client-address.js';
+import { registerQueryEncodingCheck } from './common/http/query-encoding.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
 import { setupOpenApi } from './api/rest/openapi.js';
@@ -38,6 +39,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerRequestLogging(fastify);
 
   registerSecurityHeaders(fastify);
+  registerQueryEncodingCheck(fastify);
   app.enableCors({
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
