@@ -5,6 +5,7 @@ import { AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
 import { AllowedMethods } from './common/http/allowed-methods.js';
 import { trustFunction } from './common/http/client-address.js';
+import { registerQueryEncodingCheck } from './common/http/query-encoding.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { answerFrameworkError, loggerOptions, PinoNestLogger, registerRequestLogging } from './common/logging/request-logging.js';
 import { setupOpenApi } from './api/rest/openapi.js';
@@ -21,6 +22,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     forceCloseConnections: 'idle',
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
+    http: httpServerTimeouts(config.requestTimeoutMs),
     ...loggerOptions(config),
     frameworkErrors: answerFrameworkError,
   });
@@ -37,6 +39,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerRequestLogging(fastify);
 
   registerSecurityHeaders(fastify);
+  registerQueryEncodingCheck(fastify);
   app.enableCors({
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
@@ -48,6 +51,22 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config);
   return app;
+}
+
+/**
+ * A request must arrive whole within REQUEST_TIMEOUT_MS (else 408 and the connection closes),
+ * however slowly it trickles in: the socket's idle timeout (`connectionTimeout`) restarts with
+ * every byte. Node checks `requestTimeout` only every `connectionsCheckingInterval` (30 s by
+ * default), and when `headersTimeout` (60 s by default) is the longer of the two it uses that as
+ * the request's deadline: a body sent a byte a second was cut after some 90 s. Both are set here,
+ * the check running every tenth of the timeout (at most every second).
+ */
+export function httpServerTimeouts(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(requestTimeoutMs, 60_000),
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 10))),
+  };
 }
 
 /**

@@ -167,6 +167,47 @@ describe('observability (the built server, NODE_ENV=production, LOG_LEVEL=info)'
     });
   });
 
+  describe('GraphQL data in the log (CONTRACT §11)', () => {
+    it('never holds the variables or extensions of a GET, nor a string literal or block string of any document, valid or not', async () => {
+      const secret = (label: string) => `s3cr3t-${label}-${unique()}`;
+      const secrets: string[] = [];
+      const keep = (label: string) => {
+        const value = secret(label);
+        secrets.push(value);
+        return value;
+      };
+      const q = encodeURIComponent;
+      const document = `query Paged($after: String) { posts(after: $after) { totalCount } first: post(id: 1) { title @include(if: true) } } # ${keep('comment')}`;
+      const literals = `{ a: posts(after: "${keep('string')}") { totalCount } b: posts(after: """${keep('block')}\n""") { totalCount } }`;
+      const run = unique();
+      const requests: [string, string, unknown][] = [
+        ['GET', `/graphql?query=${q(document)}&variables=${q(JSON.stringify({ after: keep('variable') }))}&extensions=${q(JSON.stringify({ trace: keep('extension') }))}`, undefined],
+        ['GET', `/graphql?query=${q(literals)}`, undefined],
+        ['GET', `/graphql?query=${q(`{ posts(after: "${keep('unterminated')}`)}`, undefined],
+        ['GET', `/graphql?query=${q(`{ posts(after: "${keep('unparsable')}" { totalCount }`)}`, undefined],
+        ['GET', `/graphql/stream?query=${q(`subscription { postCreated(authorId: "${keep('sse')}") { id } }`)}&variables=${q(JSON.stringify({ x: keep('sse-variable') }))}`, undefined],
+        ['POST', '/graphql', { query: `query($after: String) { posts(after: $after) { totalCount } x: posts(after: """${keep('post-block')}""") { totalCount } }`, variables: { after: keep('post-variable') } }],
+      ];
+      const ids = requests.map((_, index) => `graphql-log-${run}-${index}`);
+      for (const [index, [method, path, body]] of requests.entries()) {
+        const response = await call(method, path, { headers: { 'x-request-id': ids[index] }, body });
+        expect(response.status, `${method} ${path}`).toBeLessThan(500);
+      }
+      const lines = await loggedLines(ids);
+      expect(lines.map((line) => line.requestId).sort()).toEqual([...ids].sort());
+      const output = `${server.stdout()}\n${server.stderr()}`;
+      for (const value of secrets) expect(output.includes(value), `the log holds ${value}`).toBe(false);
+      // What is logged: the documents' shape, nothing the client typed as a value.
+      const first = lines.find((line) => line.requestId === ids[0])!;
+      const url = new URL(first.url as string, 'http://x');
+      expect(url.searchParams.get('query')).toBe('query Paged($after:String){posts(after:$after){totalCount}first:post(id:1){title@include(if:true)}}');
+      expect(first.url).toContain('&variables=[REDACTED]&extensions=[REDACTED]');
+      const second = lines.find((line) => line.requestId === ids[1])!;
+      expect(new URL(second.url as string, 'http://x').searchParams.get('query')).toBe('{a:posts(after:"[REDACTED]"){totalCount}b:posts(after:"[REDACTED]"){totalCount}}');
+      expect(lines.find((line) => line.requestId === ids[2])!.url).toBe('/graphql?query=[REDACTED]');
+    });
+  });
+
   describe('/metrics', () => {
     it('has every series of CONTRACT §2 with its labels, and they move with the traffic (subscriptions included)', async () => {
       const before = (await call('GET', '/metrics')).text;

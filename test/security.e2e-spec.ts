@@ -767,7 +767,7 @@ describeEachDatabase('security: request time limit', (kind) => {
   let app: TestApp;
   let port: number;
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { REQUEST_TIMEOUT_MS: '1000' } });
+    app = await startTestApp(kind, { env: { REQUEST_TIMEOUT_MS: '2000' } });
     await app.app.listen(0, '127.0.0.1');
     port = (app.server.address() as { port: number }).port;
   });
@@ -788,6 +788,40 @@ describeEachDatabase('security: request time limit', (kind) => {
     expect(received).not.toMatch(/^HTTP\/1\.1 2\d\d/);
     expect(await snapshotData(app)).toEqual(before);
     // The service is fine.
+    await request(app.server).get('/health').expect(200);
+  });
+
+  it('a body trickling in a byte a second is cut at REQUEST_TIMEOUT_MS (408), although the socket is never idle that long', async () => {
+    const before = await snapshotData(app);
+    const timeout = app.config.requestTimeoutMs;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+    const started = Date.now();
+    socket.write('POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    let sent = 1;
+    const trickle = setInterval(() => {
+      if (!socket.destroyed && sent < 99) {
+        socket.write(' ');
+        sent += 1;
+      }
+    }, 1000);
+    try {
+      const elapsed = (await closed) - started;
+      // The bound is the point: the setting, plus the server's check interval (a tenth of it) and scheduling.
+      expect(elapsed, `cut after ${elapsed} ms`).toBeLessThan(timeout + 1500);
+      expect(elapsed, `cut after ${elapsed} ms`).toBeGreaterThanOrEqual(timeout - 100);
+      expect(received).toMatch(/^HTTP\/1\.1 408 /);
+      expect(sent).toBeLessThan(100);
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
+    expect(await snapshotData(app)).toEqual(before);
     await request(app.server).get('/health').expect(200);
   });
 });

@@ -7,7 +7,9 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase } from './support/databases.js';
 import { until } from './support/subscriptions.js';
+import { Sql } from '../src/common/persistence/sql.js';
 import { WebhookDeliveriesRepository } from '../src/webhooks/webhook-deliveries.repository.js';
+import { WebhookRetention } from '../src/webhooks/webhook-retention.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -373,6 +375,54 @@ describeEachDatabase('webhooks', (kind) => {
     ]);
   });
 
+  it('retention: deliveries (and their attempts) that ended more than EVENTS_RETENTION_DAYS ago are pruned; pending ones and recent ones stay', async () => {
+    const good = await receiver();
+    const bad = await receiver();
+    bad.answer = () => 500;
+    const delivered = await createWebhook(app, admin, { url: good.url('/kept'), types: ['POST_CREATED'] });
+    const failing = await createWebhook(app, admin, { url: bad.url('/refusing'), types: ['POST_CREATED'] });
+    await writePost(app, alice, 'To be pruned');
+    await until('a delivery and a failure', async () => {
+      const [ok, failed] = [await attempts(app, admin, delivered.id), await attempts(app, admin, failing.id)];
+      return ok[0]?.status === 'delivered' && failed[0]?.status === 'failed';
+    });
+    await request(app.server).patch(`/webhooks/${failing.id}`).set(bearer(admin)).send({ active: false }).expect(200);
+    await writePost(app, alice, 'Still retrying');
+    await writePost(app, alice, 'Recent');
+    await until('three deliveries', async () => (await attempts(app, admin, delivered.id)).filter((attempt) => attempt.status === 'delivered').length === 3);
+
+    const sql = app.app.get(Sql);
+    const deliveries = async (webhookId: number) =>
+      sql.rows<{ id: number | string; status: string }>(sql.statement('SELECT id, status FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id'), [webhookId]);
+    const attemptCount = async (webhookId: number) =>
+      Number((await sql.rows<{ count: number | string }>(sql.statement('SELECT COUNT(*) AS count FROM webhook_attempts WHERE webhook_id = $1'), [webhookId]))[0].count);
+    const [first, retrying, recent] = await deliveries(delivered.id);
+    const [gaveUp] = await deliveries(failing.id);
+    expect(gaveUp.status).toBe('failed');
+    expect(await attemptCount(failing.id)).toBe(3);
+
+    // Everything but `recent` happened long ago; `retrying` is still due for another attempt, an hour from now.
+    const longAgo = sql.timestamp(new Date(Date.now() - (app.config.eventsRetentionDays + 1) * 86_400_000));
+    const inAnHour = sql.timestamp(new Date(Date.now() + 3_600_000));
+    const old = [first.id, retrying.id, gaveUp.id].map(Number);
+    await sql.rows(sql.statement(`UPDATE webhook_deliveries SET created_at = $1, next_attempt_at = $2 WHERE id IN ($3, $4, $5)`), [longAgo, longAgo, ...old]);
+    await sql.rows(sql.statement(`UPDATE webhook_attempts SET at = $1 WHERE delivery_id IN ($2, $3, $4)`), [longAgo, ...old]);
+    await sql.rows(sql.statement(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1 WHERE id = $2`), [inAnHour, Number(retrying.id)]);
+
+    expect(await app.app.get(WebhookRetention).prune()).toBe(2);
+    expect((await deliveries(delivered.id)).map((row) => Number(row.id))).toEqual([Number(retrying.id), Number(recent.id)]);
+    expect(await deliveries(failing.id)).toEqual([]);
+    expect(await attemptCount(failing.id)).toBe(0);
+    const listed = await attempts(app, admin, delivered.id);
+    expect(listed.map((attempt) => attempt.eventCursor)).toHaveLength(2);
+    expect(await attempts(app, admin, failing.id)).toEqual([]);
+    expect(await app.app.get(WebhookRetention).prune()).toBe(0);
+    // A clock past the retention of `recent` too: it goes, the pending one still stays.
+    const later = new Date(Date.now() + (app.config.eventsRetentionDays + 1) * 86_400_000);
+    expect(await app.app.get(WebhookRetention).prune(later)).toBe(1);
+    expect((await deliveries(delivered.id)).map((row) => Number(row.id))).toEqual([Number(retrying.id)]);
+  });
+
   it('without WEBHOOK_ALLOW_PRIVATE: loopback, private and link-local URLs are refused (400), at creation, change and sending', async () => {
     const strict = await startTestApp(kind, { env: { ...FAST, WEBHOOK_ALLOW_PRIVATE: 'false' } });
     try {
@@ -394,6 +444,41 @@ describeEachDatabase('webhooks', (kind) => {
       });
       expect(listed[0].error).toMatch(/127\.0\.0\.1.*non-public/);
       expect(target.receipts).toHaveLength(0);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('without WEBHOOK_ALLOW_PRIVATE: IPv6 forms that carry a private IPv4 address (IPv4-compatible, -translated, NAT64, 6to4, Teredo) are refused (400) at creation and change; public IPv6 is accepted', async () => {
+    const strict = await startTestApp(kind, { env: { ...FAST, WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const token = await tokenFor(strict, ADMIN);
+      const hook = await createWebhook(strict, token, { url: 'http://[2606:4700:4700::1111]/x', types: ['POST_CREATED'] });
+      await request(strict.server).patch(`/webhooks/${hook.id}`).set(bearer(token)).send({ url: 'https://[64:ff9b::8.8.8.8]/y' }).expect(200);
+      const carriers = [
+        '[::127.0.0.1]',
+        '[::ffff:0:127.0.0.1]',
+        '[64:ff9b::127.0.0.1]',
+        '[2002:7f00:1::]',
+        '[::10.1.2.3]',
+        '[64:ff9b::192.168.1.1]',
+        '[2002:a00:1::1]', // 6to4 of 10.0.0.1
+        '[2002:c0a8:101::1]', // 6to4 of 192.168.1.1
+        '[2002:a9fe:a9fe::1]', // 6to4 of 169.254.169.254
+        '[2001:0:4136:e378:8000:63bf:f5ff:fffe]', // Teredo, client 10.0.0.1
+        '[2001:0:4136:e378:8000:63bf:3f57:fefe]', // Teredo, client 192.168.1.1
+        '[2001:0:4136:e378:8000:63bf:5601:5601]', // Teredo, client 169.254.169.254
+      ];
+      for (const host of carriers) {
+        const url = `http://${host}/x`;
+        const created = await request(strict.server).post('/webhooks').set(bearer(token)).send({ url, types: ['POST_CREATED'] });
+        expect(created.status, `POST ${url}`).toBe(400);
+        expect(created.body.detail, url).toMatch(/non-public/);
+        const changed = await request(strict.server).patch(`/webhooks/${hook.id}`).set(bearer(token)).send({ url });
+        expect(changed.status, `PATCH ${url}`).toBe(400);
+      }
+      const kept = await request(strict.server).get(`/webhooks/${hook.id}`).set(bearer(token)).expect(200);
+      expect(kept.body.url).toBe('https://[64:ff9b::8.8.8.8]/y');
     } finally {
       await strict.close();
     }

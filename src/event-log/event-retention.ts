@@ -1,13 +1,11 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { pruneInBatches } from '../common/persistence/prune-in-batches.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { EventLogRepository } from './event-log.repository.js';
 
 const DAY_MS = 86_400_000;
 const EVERY_MS = 3_600_000;
-/** Events deleted per statement: each batch is a short transaction, so writes never wait long. */
-const BATCH = 1000;
 
 /**
  * Keeps the event log to EVENTS_RETENTION_DAYS: once at start-up and then hourly, deletes the
@@ -47,15 +45,11 @@ export class EventRetention implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async pruneAll(before: Date): Promise<number> {
-    let total = 0;
-    while (!this.stopped) {
-      const deleted = await this.repository.pruneBatch(before, BATCH);
-      total += deleted;
-      this.metrics.eventsPruned.inc(deleted);
-      if (deleted < BATCH) break;
-      // Lets queued writes (SQLite's single writer) and requests go first.
-      await delay(10);
-    }
+    const total = await pruneInBatches(
+      (limit) => this.repository.pruneBatch(before, limit),
+      () => this.stopped,
+      (deleted) => this.metrics.eventsPruned.inc(deleted),
+    );
     if (total > 0) this.logger.log(`Pruned ${total} event(s) older than ${before.toISOString()}`);
     return total;
   }

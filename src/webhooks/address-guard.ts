@@ -1,10 +1,11 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Where a webhook may not point (unless WEBHOOK_ALLOW_PRIVATE): this host and its network,
- * private and link-local ranges, unspecified, multicast and reserved addresses. Node's BlockList
- * matches IPv4-mapped IPv6 addresses (`::ffff:10.0.0.1`) against the IPv4 rules.
+ * private and link-local ranges, unspecified, multicast and reserved addresses. An IPv6 address
+ * that carries an IPv4 address (embeddedIPv4) is judged by that address too.
  */
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
@@ -34,12 +35,41 @@ for (const [network, prefix] of [
   BLOCKED.addSubnet(network, prefix, 'ipv6');
 }
 
+const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, for the forms that reach an IPv4 host through it:
+ * IPv4-compatible `::a.b.c.d`, IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`
+ * (RFC 6145), NAT64 `64:ff9b::a.b.c.d` (RFC 6052), 6to4 `2002:AABB:CCDD::` (RFC 3056) and Teredo
+ * `2001:0:SSSS:SSSS::CCCC:CCCC` (RFC 4380: the server's address, and the client's with every bit
+ * flipped).
+ */
+export function embeddedIPv4(address: string): string[] {
+  let words: number[];
+  try {
+    words = ipaddr.IPv6.parse(address).parts;
+  } catch {
+    return [];
+  }
+  const zeros = (from: number, to: number) => words.slice(from, to).every((word) => word === 0);
+  const last = ipv4(words[6], words[7]);
+  if (zeros(0, 6)) return [last];
+  if (zeros(0, 5) && words[5] === 0xffff) return [last];
+  if (zeros(0, 4) && words[4] === 0xffff && words[5] === 0) return [last];
+  if (words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6)) return [last];
+  if (words[0] === 0x2002) return [ipv4(words[1], words[2])];
+  if (words[0] === 0x2001 && words[1] === 0) return [ipv4(words[2], words[3]), ipv4(words[6] ^ 0xffff, words[7] ^ 0xffff)];
+  return [];
+}
+
 /** Whether an IP address (v4 or v6) is one a webhook may be sent to. */
 export function isPublicAddress(address: string): boolean {
   const unbracketed = address.replace(/^\[(.*)\]$/, '$1');
   const family = isIP(unbracketed);
   if (family === 0) return false;
-  return !BLOCKED.check(unbracketed, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return !BLOCKED.check(unbracketed, 'ipv4');
+  if (BLOCKED.check(unbracketed, 'ipv6')) return false;
+  return embeddedIPv4(unbracketed).every((embedded) => !BLOCKED.check(embedded, 'ipv4'));
 }
 
 export interface ResolvedAddress {

@@ -172,6 +172,23 @@ export class WebhookDeliveriesRepository {
     }));
   }
 
+  /**
+   * Deletes up to `limit` deliveries that ended (delivered or given up) before `before`, and with
+   * them their attempts (ON DELETE CASCADE). A delivery still pending is never touched, however
+   * old. Returns how many deliveries went.
+   */
+  async pruneBatch(before: Date, limit: number): Promise<number> {
+    // A delivery's next_attempt_at is set to the time of its last attempt when it ends.
+    const deleted = await this.sql.written(
+      this.sql.statement(
+        `DELETE FROM webhook_deliveries WHERE id IN (` +
+          `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND next_attempt_at < $1 LIMIT $2) RETURNING id`,
+      ),
+      [this.sql.timestamp(before), limit],
+    );
+    return deleted.length;
+  }
+
   /** Deliveries neither delivered nor given up, and the active webhooks: one statement. */
   async workload(): Promise<{ pending: number; activeWebhooks: number }> {
     const [row] = await this.sql.rows<{ pending: number | string; active: number | string }>(

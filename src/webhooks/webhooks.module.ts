@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Webhook } from './webhook.entity.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookRetention } from './webhook-retention.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -11,6 +12,6 @@ import { WebhooksService } from './webhooks.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook])],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhookDeliveriesRepository, WebhooksService, WebhookDispatcher],
+  providers: [WebhooksRepository, WebhookDeliveriesRepository, WebhooksService, WebhookDispatcher, WebhookRetention],
 })
 export class WebhooksModule {}

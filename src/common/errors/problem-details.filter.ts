@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type NormalizedError, normalizeError } from './normalize-error.js';
 import { varyOnAccept } from '../http/vary.js';
+import { redactUrl } from '../logging/redact-url.js';
 import { PROBLEM_CONTENT_TYPE, toProblemDetails } from './problem-details.js';
 import { PROBLEM_PAGE_CONTENT_TYPE, prefersHtml, renderProblemPage } from './problem-page.js';
 
@@ -40,7 +41,7 @@ export function sendProblem(
   const error = normalizeError(exception);
   if (error.unexpected) {
     logger.error(
-      `${request.method} ${request.url} failed: ${exception instanceof Error ? exception.stack : String(exception)}`,
+      `${request.method} ${redactUrl(request.url)} failed: ${exception instanceof Error ? exception.stack : String(exception)}`,
     );
   }
   if (reply.sent) return;

@@ -4,6 +4,7 @@ import { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type F
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
 import { sendProblem } from '../errors/problem-details.filter.js';
+import { redactUrl } from './redact-url.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -43,53 +44,6 @@ export function answerFrameworkError(error: Error, request: FastifyRequest, repl
     { method: request.method, url: redactUrl(request.url), route: null, status: reply.statusCode, ip: request.ip },
     'request',
   );
-}
-
-const SECRET_PARAMETER = /pass|token|secret|key|auth|credential|code|session|signature/i;
-// A GraphQL argument or a JSON member named like a secret, with its string value: `password: "…"`, `"token":"…"`.
-const SECRET_MEMBER = /((?:pass|token|secret|key|credential)\w*"?\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
-// JWTs, API keys and Bearer values, wherever they appear in a URL.
-const SECRET_VALUE = /(eyJ[\w-]*\.[\w-]*\.[\w-]*|blog_[\w-]+|bearer(%20|\+|\s)+[^&]+)/gi;
-
-/**
- * The URL as logged: values of query parameters whose names say they carry a secret (password,
- * token, api_key, …) and anything that looks like a credential are replaced by `[REDACTED]`.
- */
-export function redactUrl(url: string): string {
-  const query = url.indexOf('?');
-  const redacted =
-    query < 0
-      ? url
-      : url.slice(0, query + 1) +
-        url
-          .slice(query + 1)
-          .split('&')
-          .map((pair) => {
-            const name = pair.split('=', 1)[0];
-            let decoded = name;
-            try {
-              decoded = decodeURIComponent(name.replace(/\+/g, ' '));
-            } catch {
-              // A malformed name is logged as it came, values still redacted below.
-            }
-            if (SECRET_PARAMETER.test(decoded) && pair.includes('=')) return `${name}=[REDACTED]`;
-            return redactMembers(pair, name);
-          })
-          .join('&');
-  return redacted.replace(SECRET_VALUE, '[REDACTED]');
-}
-
-/** A parameter whose value (a GraphQL document, JSON variables) holds a secret-named member: that member's value redacted. */
-function redactMembers(pair: string, name: string): string {
-  if (!pair.includes('=')) return pair;
-  let value: string;
-  try {
-    value = decodeURIComponent(pair.slice(name.length + 1).replace(/\+/g, ' '));
-  } catch {
-    return pair;
-  }
-  const redacted = value.replace(SECRET_MEMBER, '$1"[REDACTED]"');
-  return redacted === value ? pair : `${name}=${encodeURIComponent(redacted)}`;
 }
 
 /** Echoes the request id on every response. */

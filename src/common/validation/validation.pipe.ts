@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { DomainError, type FieldError } from '../errors/domain-error.js';
+import { findStringProblem, stringProblem } from './well-formed.js';
 
 const MESSAGES: Record<string, (field: string) => string> = {
   whitelistValidation: (field) => `${field} is not a known or writable field`,
@@ -27,7 +28,11 @@ class StrictValidationPipe extends ValidationPipe {
     return value;
   }
 
-  /** A NUL character is refused in any string (PostgreSQL cannot store it in text): 400, naming the field. */
+  /**
+   * Before any other check, every string (and key) of the input is refused when it holds a NUL
+   * character (PostgreSQL cannot store it in text) or a lone surrogate (no encoding carries it,
+   * and class-validator's isEmail throws on it): 400, naming the field.
+   */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     // `custom` parameters (the GraphQL context, root, info) are the server's own objects, not input:
     // never walked (their object graphs have cycles) nor validated, as the stock pipe does.
@@ -45,12 +50,10 @@ class StrictValidationPipe extends ValidationPipe {
         { field: name, message: `must not nest more than ${MAX_NESTING} levels deep` },
       ]);
     }
-    const field = fieldWithNul(value, metadata.data ?? '');
-    if (field !== undefined) {
-      const name = field || metadata.type;
-      throw DomainError.badInput(`${name} must not contain NUL characters`, [
-        { field: name, message: 'must not contain NUL characters' },
-      ]);
+    const problem = findStringProblem(value, (text) => stringProblem(text, true), metadata.data ?? '');
+    if (problem !== undefined) {
+      const name = problem.field || metadata.type;
+      throw DomainError.badInput(`${name} ${problem.message}`, [{ field: name, message: problem.message }]);
     }
     return super.transform(value, metadata);
   }
@@ -68,21 +71,6 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
     for (const child of Object.values(current)) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-/** The path of the first string (or key) holding U+0000, or undefined. */
-function fieldWithNul(value: unknown, path: string, depth = 0): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (typeof value !== 'object' || value === null || depth > 32) return undefined;
-  const prototype = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return childPath;
-    const found = fieldWithNul(child, childPath, depth + 1);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 /** Request bodies and queries: unknown fields are refused, types are not coerced. */

@@ -18,6 +18,7 @@ import { LRUCache } from 'lru-cache';
 import type { Actor } from '../../../common/actor.js';
 import { AuthService } from '../../../auth/auth.service.js';
 import { RateLimiter, requestKey } from '../../../common/rate-limit/rate-limiter.js';
+import { findStringProblem, isWellFormed, NOT_WELL_FORMED } from '../../../common/validation/well-formed.js';
 import { AppConfig } from '../../../config/app-config.js';
 import { REDIS } from '../../../redis/redis.module.js';
 import { Logger } from '@nestjs/common';
@@ -113,6 +114,30 @@ function documentHash(text: string): string {
 export function refusal(code: string, status: number, message: string, headers?: Record<string, string>): GraphQLError {
   const http = headers ? { status, headers: new HeaderMap(Object.entries(headers)) } : { status };
   return new GraphQLError(message, { extensions: { code, http } });
+}
+
+const notWellFormed = (text: string) => (isWellFormed(text) ? undefined : NOT_WELL_FORMED);
+
+/**
+ * A string of the request that is not well-formed Unicode (a lone surrogate, which JSON's `\udc00`
+ * escape can write): refused before anything reads it, on every transport. In the document
+ * (graphql-js refuses it too, but its hash would be that of the text with U+FFFD in its place),
+ * the operation's name, the extensions, and any variable: BAD_USER_INPUT naming it.
+ */
+function illFormedRequest({ query, operationName, variables, extensions }: RawOperation): GraphQLError | undefined {
+  if (typeof query === 'string' && !isWellFormed(query)) {
+    return refusal('GRAPHQL_PARSE_FAILED', 400, 'Syntax Error: the document is not well-formed Unicode (it holds a lone surrogate)');
+  }
+  if (typeof operationName === 'string' && !isWellFormed(operationName)) return refusal('BAD_REQUEST', 400, `The operationName ${NOT_WELL_FORMED}`);
+  const extension = findStringProblem(extensions, notWellFormed);
+  if (extension) return refusal('BAD_REQUEST', 400, `extensions.${extension.field} ${NOT_WELL_FORMED}`);
+  const variable = findStringProblem(variables, notWellFormed);
+  if (!variable) return undefined;
+  const name = variable.field.split('.')[0];
+  const where = variable.field === name ? '' : ` (at ${variable.field})`;
+  return new GraphQLError(`Variable "$${name}"${where} ${NOT_WELL_FORMED}`, {
+    extensions: { code: 'BAD_USER_INPUT', http: { status: 400 }, fieldErrors: [{ field: variable.field, message: NOT_WELL_FORMED }] },
+  });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -260,6 +285,8 @@ export class OperationGate {
     if (variables && nestsDeeperThan(variables, MAX_VARIABLE_DEPTH)) {
       return { refused: refusal('BAD_USER_INPUT', 400, `The variables nest deeper than ${MAX_VARIABLE_DEPTH} levels`) };
     }
+    const illFormed = illFormedRequest(raw);
+    if (illFormed) return { refused: illFormed };
     const text = raw.query === null || raw.query === '' ? undefined : raw.query;
     if (text !== undefined) {
       const tooLarge = this.tooLarge(text);
