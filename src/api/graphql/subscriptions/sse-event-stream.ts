@@ -50,6 +50,8 @@ export async function writeEventStream(
   response.once('close', hangUp);
   let returned = false;
   try {
+    // The client may have gone while the operation was being admitted.
+    if (response.destroyed) return;
     stream.open(headers);
     for (;;) {
       const next = await source.next();
