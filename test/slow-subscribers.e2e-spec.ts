@@ -78,7 +78,8 @@ describe('event streams whose clients never read (the built server, a SQLite fil
     } finally {
       sqlite.close();
     }
-    server = await startServer({ DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' }, work.dir);
+    // No stall timeout within the test: back-pressure alone must bound what the streams hold.
+    server = await startServer({ DATABASE_URL: database.url, SEED_DEMO_DATA: 'false', SUBSCRIPTIONS_STALL_TIMEOUT_MS: '600000' }, work.dir);
     const first = (await (await fetch(`${server.url}/events?limit=1`)).json()) as { cursor: string }[];
     oldest = first[0].cursor;
   }, 120_000);
