@@ -37,6 +37,8 @@ describe('loadConfig', () => {
     expect(config.trustProxy).toBe(false);
     expect(config.bodyLimitBytes).toBe(1_048_576);
     expect(config.eventsRetentionDays).toBe(7);
+    expect(config.subscriptionsMaxQueue).toBe(1000);
+    expect(config.subscriptionsStallTimeoutMs).toBe(30_000);
   });
 
   it('generates a random JWT secret outside production when none is set', () => {
@@ -69,6 +71,8 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'true',
       BODY_LIMIT_BYTES: '2048',
       EVENTS_RETENTION_DAYS: '30',
+      SUBSCRIPTIONS_MAX_QUEUE: '50',
+      SUBSCRIPTIONS_STALL_TIMEOUT_MS: '5000',
     });
     expect(config.isProduction).toBe(true);
     expect(config.port).toBe(8080);
@@ -91,6 +95,8 @@ describe('loadConfig', () => {
     expect(config.trustProxy).toBe(1);
     expect(config.bodyLimitBytes).toBe(2048);
     expect(config.eventsRetentionDays).toBe(30);
+    expect(config.subscriptionsMaxQueue).toBe(50);
+    expect(config.subscriptionsStallTimeoutMs).toBe(5000);
   });
 
   it('treats an empty value as unset', () => {
@@ -132,6 +138,9 @@ describe('loadConfig', () => {
       ['JWT_EXPIRES_IN', { JWT_EXPIRES_IN: '1h' }],
       ['EVENTS_RETENTION_DAYS', { EVENTS_RETENTION_DAYS: '0' }],
       ['EVENTS_RETENTION_DAYS', { EVENTS_RETENTION_DAYS: '7d' }],
+      ['SUBSCRIPTIONS_MAX_QUEUE', { SUBSCRIPTIONS_MAX_QUEUE: '0' }],
+      ['SUBSCRIPTIONS_STALL_TIMEOUT_MS', { SUBSCRIPTIONS_STALL_TIMEOUT_MS: '50' }],
+      ['SUBSCRIPTIONS_STALL_TIMEOUT_MS', { SUBSCRIPTIONS_STALL_TIMEOUT_MS: '30s' }],
     ];
     it.each(cases)('%s in %j', (setting, env) => {
       const error = configError(env);

@@ -51,6 +51,10 @@ export class AppConfig {
   subscriptionsMaxPerAddress: number;
   /** What the distinct subscriptions of one address may cost per event (complexity). */
   subscriptionsMaxComplexityPerAddress: number;
+  /** Live events one subscription may have waiting for a slow client before it is ended (SUBSCRIBER_TOO_SLOW). */
+  subscriptionsMaxQueue: number;
+  /** How long an event stream's written data may stay undrained before the stream is ended (SUBSCRIBER_TOO_SLOW). */
+  subscriptionsStallTimeoutMs: number;
   rateLimitMax: number;
   rateLimitWindowS: number;
   rateLimitAuthMax: number;
@@ -270,6 +274,8 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
   config.subscriptionsKeepAliveMs = read.int('SUBSCRIPTIONS_KEEPALIVE_MS', 15_000, 0, 3_600_000);
   config.subscriptionsMaxPerAddress = read.int('SUBSCRIPTIONS_MAX_PER_ADDRESS', 100, 1, 1_000_000);
   config.subscriptionsMaxComplexityPerAddress = read.int('SUBSCRIPTIONS_MAX_COMPLEXITY_PER_ADDRESS', 5000, 1, 1_000_000_000);
+  config.subscriptionsMaxQueue = read.int('SUBSCRIPTIONS_MAX_QUEUE', 1000, 1, 1_000_000);
+  config.subscriptionsStallTimeoutMs = read.int('SUBSCRIPTIONS_STALL_TIMEOUT_MS', 30_000, 100, 3_600_000);
   config.rateLimitMax = read.int('RATE_LIMIT_MAX', 1000, 0, 1_000_000_000);
   config.rateLimitWindowS = read.int('RATE_LIMIT_WINDOW_S', 60, 1, 86_400);
   config.rateLimitAuthMax = read.int('RATE_LIMIT_AUTH_MAX', 20, 0, 1_000_000_000);

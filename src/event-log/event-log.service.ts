@@ -8,8 +8,10 @@ import { EventLogRepository } from './event-log.repository.js';
 import { EventStream } from './event-stream.js';
 import { EVENT_TYPES, type FeedEvent, type FeedFilter, fromLogged, fromStored } from './feed-event.js';
 
-/** Events read from the log at a time when a subscriber resumes. */
+/** Events read from the log at a time when a subscriber resumes, at most... */
 const REPLAY_PAGE = 200;
+/** ...and about how many bytes of them (a stream whose client is slow holds up to a page). */
+const REPLAY_PAGE_BYTES = 1_048_576;
 /** Live events one subscriber may have waiting (beyond it the stream reads them back from the log). */
 const LIVE_BUFFER = 1000;
 
@@ -74,7 +76,7 @@ export class EventLogService {
         read: (from, limit, readFilter) => this.read(from, limit, readFilter),
         live: (event) => this.view(event),
       },
-      { after: start, replay: true, filter, pageSize: REPLAY_PAGE, bufferLimit: LIVE_BUFFER },
+      { after: start, replay: true, filter, pageSize: REPLAY_PAGE, pageBytes: REPLAY_PAGE_BYTES, bufferLimit: LIVE_BUFFER },
     );
   }
 

@@ -11,10 +11,12 @@ class FakeLog {
   readonly events: LoggedEvent[] = [];
   readonly listeners = new Set<(event: LoggedEvent) => void>();
   reads = 0;
+  /** The limit of each read, in order. */
+  readonly limits: number[] = [];
   /** Called at the start of each read, before it looks at the log (a write here is not in that read). */
   duringRead?: (read: number) => void;
 
-  write(type = 'POST_CREATED', authorId = 1): LoggedEvent {
+  write(type = 'POST_CREATED', authorId = 1, size = 0): LoggedEvent {
     const id = this.events.length + 1;
     const event = {
       id,
@@ -25,7 +27,7 @@ class FakeLog {
       postId: id,
       commentId: null,
       authorId,
-      resource: null,
+      resource: size > 0 ? 'x'.repeat(size) : null,
       origin: null,
       name: 'postCreated',
       payload: {},
@@ -45,6 +47,7 @@ class FakeLog {
         read: async (position, limit, filter) => {
           const snapshot = this.events.length;
           this.reads += 1;
+          this.limits.push(limit);
           this.duringRead?.(this.reads);
           await Promise.resolve();
           return this.events
@@ -70,6 +73,7 @@ const feed = (event: LoggedEvent): FeedEvent => ({
   authorId: event.authorId,
   kind: 'post',
   resource: null,
+  size: event.resource?.length ?? 0,
 });
 
 async function take(stream: EventStream, count: number): Promise<number[]> {
@@ -126,6 +130,20 @@ describe('EventStream', () => {
     const readsBefore = log.reads;
     expect(await take(stream, 10)).toEqual(range(2, 11));
     expect(log.reads).toBeGreaterThan(readsBefore);
+    await stream.return();
+  });
+
+  it('reads pages of large events fewer at a time: about pageBytes a page, from a first page of one', async () => {
+    const log = new FakeLog();
+    for (let index = 0; index < 3; index += 1) log.write('POST_CREATED', 1, 10);
+    for (let index = 0; index < 10; index += 1) log.write('POST_CREATED', 1, 100);
+    const stream = log.stream({ after: { tx: 0, id: 0 }, pageSize: 5, pageBytes: 250 });
+    expect(await take(stream, 13)).toEqual(range(1, 13));
+    // 1 event (10 bytes) → 5 (the most a page holds) → 100-byte events: 2 a page, until one comes back short.
+    expect(log.limits).toEqual([1, 5, 2, 2, 2, 2]);
+    log.write('POST_CREATED', 1, 100);
+    expect(await take(stream, 1)).toEqual([14]);
+    expect(log.reads).toBe(6);
     await stream.return();
   });
 

@@ -17,7 +17,14 @@ export interface EventStreamOptions {
   /** Whether to read the log from `after` first (a resume), or to start live. */
   replay: boolean;
   filter: FeedFilter;
+  /** Events read from the log at a time, at most. */
   pageSize: number;
+  /**
+   * What one page may hold, roughly (the events' stored size in bytes): a page holds as many
+   * events as fit at the size of the largest of the page before, at least one. The first page is
+   * one event. Unset: always `pageSize` events.
+   */
+  pageBytes?: number;
   /** Live events kept while the log is being read (or while the subscriber is slow). */
   bufferLimit: number;
 }
@@ -34,7 +41,8 @@ type Item = FeedEvent | Error;
  * after the last event it yielded. So nothing falls between the replay and the live events, and
  * nothing comes twice.
  *
- * Memory is bounded: a page, and at most `bufferLimit` live events. When more arrive than that
+ * Memory is bounded: a page (at most `pageSize` events, and about `pageBytes`), and at most
+ * `bufferLimit` live events (shared with every other subscriber). When more arrive than that
  * (a long replay, a slow subscriber), the kept events are dropped and the stream reads the log
  * again from where it is; it goes live only after a page read that began after the last drop
  * came back short, so a dropped event is always read back from the log.
@@ -49,6 +57,8 @@ export class EventStream implements AsyncIterableIterator<Item> {
   /** Counts the drops of the buffer. */
   private drops = 0;
   private page: FeedEvent[] = [];
+  /** Events the next read asks for. */
+  private limit: number;
   private closed = false;
   private waiting?: () => void;
   private readonly stop: () => void;
@@ -59,6 +69,7 @@ export class EventStream implements AsyncIterableIterator<Item> {
   ) {
     this.last = options.after;
     this.replaying = options.replay;
+    this.limit = options.pageBytes === undefined ? options.pageSize : 1;
     this.stop = source.listen((event) => this.heard(event));
   }
 
@@ -105,16 +116,22 @@ export class EventStream implements AsyncIterableIterator<Item> {
   /** Reads the next page of the log; goes live when it is the last. */
   private async readPage(): Promise<Error | undefined> {
     const drops = this.drops;
+    const limit = this.limit;
     let page: FeedEvent[];
     try {
-      page = await this.source.read(this.last, this.options.pageSize, this.options.filter);
+      page = await this.source.read(this.last, limit, this.options.filter);
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
     if (this.closed) return undefined;
     if (page.length > 0) this.last = page[page.length - 1].position;
     this.page = page;
-    if (page.length < this.options.pageSize && drops === this.drops) this.replaying = false;
+    if (page.length < limit && drops === this.drops) this.replaying = false;
+    const { pageBytes, pageSize } = this.options;
+    if (pageBytes !== undefined && page.length > 0) {
+      const largest = Math.max(1, ...page.map((event) => event.size));
+      this.limit = Math.min(pageSize, Math.max(1, Math.floor(pageBytes / largest)));
+    }
     return undefined;
   }
 

@@ -22,6 +22,8 @@ export interface FeedEvent {
   kind: string;
   /** That resource as the write left it (an entity); null for deletions. */
   resource: object | null;
+  /** The length of the resource as stored (JSON): about what holding the event costs. */
+  size: number;
 }
 
 /** Which events a reader wants (unset: all). */
@@ -55,5 +57,5 @@ export function fromLogged(event: LoggedEvent): FeedEvent | null {
 
 function feedEvent(event: StoredEvent, cursor: string, kind: string, resource: object | null): FeedEvent {
   const { tx, id, type, occurredAt, postId, commentId, authorId } = event;
-  return { position: { tx, id }, cursor, type, occurredAt, postId, commentId, authorId, kind, resource };
+  return { position: { tx, id }, cursor, type, occurredAt, postId, commentId, authorId, kind, resource, size: event.resource?.length ?? 0 };
 }

@@ -4,8 +4,11 @@ import type { PubSubEngine } from 'graphql-subscriptions';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Loaders } from '../common/graphql/loaders.js';
+import { subscriberTooSlow } from '../common/graphql/subscriber-too-slow-error.js';
+import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { BlogEventName, BlogEvents } from './blog-events.js';
+import { boundedIterator } from './bounded-iterator.js';
 import { LOCAL_EVENTS } from './event-relay.js';
 
 type Iterator<T> = AsyncIterableIterator<T>;
@@ -35,6 +38,7 @@ export class SubscriptionGateway {
     @Inject(LOCAL_EVENTS) private readonly pubSub: PubSubEngine,
     private readonly policy: AuthorizationPolicy,
     private readonly metrics: MetricsService,
+    private readonly config: AppConfig,
   ) {}
 
   listen<K extends BlogEventName>(
@@ -42,25 +46,33 @@ export class SubscriptionGateway {
     context: GraphQLContext,
     matches: (payload: BlogEvents[K]) => boolean,
   ): Iterator<BlogEvents[K]> {
-    const source = this.pubSub.asyncIterableIterator<BlogEvents[K]>(name) as Iterator<BlogEvents[K]>;
+    const limit = this.config.subscriptionsMaxQueue;
+    // The bus's iterator queues whatever is published until it is read: a client that reads
+    // slowly (or not at all) would hold every event. At most `limit` are kept for it.
+    const source = boundedIterator(this.pubSub.asyncIterableIterator<BlogEvents[K]>(name), {
+      limit,
+      keep: (payload) => matches(payload) && this.policy.canSee(context.actor, payload),
+      overflow: () => {
+        this.metrics.subscribersTooSlow.labels('queue').inc();
+        return subscriberTooSlow(
+          `More than ${limit} ${name} events were waiting for this subscriber (SUBSCRIPTIONS_MAX_QUEUE): it was ended after the events kept; subscribe again (events(after:) replays what was missed)`,
+        );
+      },
+    });
     const delivered = this.metrics.subscriptionEvents.labels(name);
     const next = async (): Promise<IteratorResult<BlogEvents[K]>> => {
-      for (;;) {
-        const result = await source.next();
-        if (result.done) return result;
-        const payload = result.value;
-        if (!matches(payload) || !this.policy.canSee(context.actor, payload)) continue;
-        context.loaders = this.loadersFor(payload);
-        delivered.inc();
-        return result;
-      }
+      const result = await source.next();
+      if (result.done) return result;
+      context.loaders = this.loadersFor(result.value);
+      delivered.inc();
+      return result;
     };
     // A plain iterator rather than an async generator: `return()` must reach the bus's iterator
     // at once (ending its pending `next()`), or an unsubscribed client would linger until the next event.
     const iterator: Iterator<BlogEvents[K]> = {
       next,
-      return: () => source.return?.() ?? Promise.resolve({ done: true, value: undefined }),
-      throw: (error?: unknown) => source.throw?.(error) ?? Promise.reject(error),
+      return: () => source.return!(),
+      throw: (error?: unknown) => source.throw!(error),
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;

@@ -58,6 +58,13 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly subscribersTooSlow = new Counter({
+    name: 'subscribers_too_slow_total',
+    help: 'Subscriptions ended with SUBSCRIBER_TOO_SLOW, by reason: queue (SUBSCRIPTIONS_MAX_QUEUE live events unread) or stall (an event stream not drained within SUBSCRIPTIONS_STALL_TIMEOUT_MS)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly eventsPublished = new Counter({
     name: 'events_published_total',
     help: 'Events this instance read from the outbox and published to its subscribers, by type',
@@ -103,6 +110,7 @@ export class MetricsService implements OnApplicationBootstrap {
       this.graphqlSeries.set(type, series);
     }
     for (const status of ['delivered', 'retrying', 'failed']) this.webhookDeliveries.labels(status).inc(0);
+    for (const reason of ['queue', 'stall']) this.subscribersTooSlow.labels(reason).inc(0);
     if (config.metricsEnabled) collectDefaultMetrics({ register: this.registry });
   }
 

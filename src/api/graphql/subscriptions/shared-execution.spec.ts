@@ -1,6 +1,7 @@
 import { GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { SharedExecution } from './shared-execution.js';
+import { subscriberTooSlow } from '../../../common/graphql/subscriber-too-slow-error.js';
+import { SharedExecution, type SubscriptionStream } from './shared-execution.js';
 
 /** A bus: every subscriber's iterator yields the same event objects, as the real buses do. */
 function bus() {
@@ -60,6 +61,29 @@ function setup() {
 
 const QUERY = 'subscription($s: String) { postCreated { id title(suffix: $s) } }';
 
+/** A subscription whose source yields `events`, then fails with `error`; counts how its stream ended. */
+async function failingAfter(events: object[], error: Error) {
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLInt } } }),
+    subscription: new GraphQLObjectType({
+      name: 'Subscription',
+      fields: {
+        event: {
+          type: new GraphQLObjectType({ name: 'Event', fields: { cursor: { type: GraphQLString } } }),
+          subscribe: async function* () {
+            yield* events;
+            throw error;
+          },
+          resolve: (event: object) => event,
+        },
+      },
+    }),
+  });
+  const ended = { count: 0 };
+  const stream = (await new SharedExecution().subscribe({ schema, document: parse('subscription { event { cursor } }') }, () => ended.count++)) as SubscriptionStream;
+  return { stream, ended };
+}
+
 describe('SharedExecution (one execution per event for subscribers asking the same thing)', () => {
   it('executes once per event for identical subscriptions, and each subscriber gets the result', async () => {
     const { events, calls, subscribe } = setup();
@@ -85,6 +109,20 @@ describe('SharedExecution (one execution per event for subscribers asking the sa
       { data: { postCreated: { title: 'One' } } },
     ]);
     expect(calls.title).toBe(3);
+  });
+
+  it('a source that fails ends the stream with one last result carrying the error, and `after` names the last event', async () => {
+    const { stream, ended } = await failingAfter([{ cursor: 'c1' }, { cursor: 'c2' }], subscriberTooSlow('too slow'));
+    expect(stream.after).toBeUndefined();
+    expect(await stream.next()).toEqual({ done: false, value: { data: { event: { cursor: 'c1' } } } });
+    expect(await stream.next()).toEqual({ done: false, value: { data: { event: { cursor: 'c2' } } } });
+    expect(stream.after).toBe('c2');
+    const last = await stream.next();
+    expect(last.done).toBe(false);
+    const errors = (last.value as { errors: { message: string; extensions: unknown }[] }).errors;
+    expect(errors.map((error) => [error.message, error.extensions])).toEqual([['too slow', { code: 'SUBSCRIBER_TOO_SLOW' }]]);
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(ended.count).toBe(1);
   });
 
   it('passes return() through to the source at once', async () => {

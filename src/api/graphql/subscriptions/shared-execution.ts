@@ -1,6 +1,14 @@
 import { createSourceEventStream, type DocumentNode, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { toGraphQLError } from '../format-error.js';
 
-type Stream = AsyncIterableIterator<ExecutionResult>;
+/** A subscription's results. */
+export interface SubscriptionStream extends AsyncIterableIterator<ExecutionResult> {
+  /**
+   * The cursor of the event behind the last result, when events carry one (the `events`
+   * subscription's do): where the subscriber resumes (`after`) to miss nothing.
+   */
+  readonly after?: string;
+}
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -27,7 +35,7 @@ export class SharedExecution {
   }
 
   /** `onEnd` is called once when the stream ends, however it ends. */
-  async subscribe(args: ExecutionArgs, onEnd?: () => void): Promise<Stream | ExecutionResult> {
+  async subscribe(args: ExecutionArgs, onEnd?: () => void): Promise<SubscriptionStream | ExecutionResult> {
     const stream = await createSourceEventStream(args);
     if (!isAsyncIterable(stream)) return stream as ExecutionResult;
     const source = this.sources.get(args.document);
@@ -46,21 +54,39 @@ export class SharedExecution {
   }
 }
 
-/** Maps each value of an async iterator; `return` and `throw` reach the source at once. */
-function mapStream<T, R>(source: AsyncIterableIterator<T>, map: (value: T) => Promise<R>, onEnd = () => {}): AsyncIterableIterator<R> {
+/**
+ * Maps each event of a source stream to its result; `return` and `throw` reach the source at
+ * once. A source that fails (a subscriber too slow for its queue) ends the stream with one last
+ * result carrying the error, so that every transport tells the client why it ended.
+ */
+function mapStream(source: AsyncIterableIterator<unknown>, map: (event: unknown) => Promise<ExecutionResult>, onEnd = () => {}): SubscriptionStream {
+  let finished = false;
   const close = () => {
-    onEnd();
+    if (!finished) onEnd();
+    finished = true;
     return source.return?.() ?? Promise.resolve({ done: true as const, value: undefined });
   };
-  const stream: AsyncIterableIterator<R> = {
+  const done = { done: true as const, value: undefined };
+  const stream: { -readonly [K in keyof SubscriptionStream]: SubscriptionStream[K] } = {
     async next() {
-      const result = await source.next();
-      if (result.done) {
-        onEnd();
-        return { done: true, value: undefined };
-      }
+      if (finished) return done;
+      let event: IteratorResult<unknown>;
       try {
-        return { done: false, value: await map(result.value) };
+        event = await source.next();
+      } catch (error) {
+        if (finished) return done;
+        await close();
+        return { done: false, value: { errors: [toGraphQLError(error)] } };
+      }
+      if (event.done || finished) {
+        if (!finished) onEnd();
+        finished = true;
+        return done;
+      }
+      const cursor = (event.value as { cursor?: unknown } | null)?.cursor;
+      if (typeof cursor === 'string') stream.after = cursor;
+      try {
+        return { done: false, value: await map(event.value) };
       } catch (error) {
         await close();
         throw error;
@@ -68,7 +94,7 @@ function mapStream<T, R>(source: AsyncIterableIterator<T>, map: (value: T) => Pr
     },
     async return() {
       await close();
-      return { done: true, value: undefined };
+      return done;
     },
     async throw(error?: unknown) {
       await close();

@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyInstance } from 'fastify';
 import {
+  execute,
   type ExecutionArgs,
   type ExecutionResult,
   type FormattedExecutionResult,
@@ -23,12 +24,14 @@ import { AppConfig } from '../../../config/app-config.js';
 import { toGraphQLError } from '../format-error.js';
 import { type AdmittedOperation, type Caller, OperationGate } from '../gate/operation-gate.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
+import { subscriberTooSlow } from '../../../common/graphql/subscriber-too-slow-error.js';
 import { GraphQLContextFactory } from '../graphql-context.factory.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
 import { CREDENTIALS_CHANGED, type CredentialsChanged } from '../../../events/blog-events.js';
 import { PUB_SUB } from '../../../events/event-publisher.js';
 import { LiveConnections, onExpiry } from './live-connections.js';
-import { SharedExecution } from './shared-execution.js';
+import { SharedExecution, type SubscriptionStream } from './shared-execution.js';
+import { endEventStream, writeEventStream } from './sse-event-stream.js';
 
 export const GRAPHQL_WS_PATH = '/graphql';
 export const SSE_PATH = '/graphql/stream';
@@ -335,7 +338,14 @@ export class SubscriptionTransports implements OnApplicationShutdown {
   // ------------------------------------------------------------------------------------------
   // Server-Sent Events (graphql-sse, distinct connections)
 
-  /** The graphql-sse route. Its streams are long-lived responses, ended on shutdown. */
+  /**
+   * The graphql-sse route. Its streams are long-lived responses, ended on shutdown.
+   *
+   * graphql-sse's handler reads the request and answers every refusal itself (its statuses and
+   * bodies are the protocol's); an operation it would run is taken back here instead (thrown
+   * out of `execute`/`subscribe` as `Admitted`) and written by writeEventStream, which pulls each
+   * result only once the previous one has been written, where graphql-sse would queue them all.
+   */
   registerSse(fastify: FastifyInstance): void {
     const streams = new WeakMap<object, Stream>();
     const handler = createSseHandler<Record<PropertyKey, unknown>>({
@@ -346,7 +356,13 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         if (!Array.isArray(prepared)) return prepared as ExecutionArgs & { contextValue: Record<PropertyKey, unknown> };
         return this.sseError(...(prepared as readonly GraphQLError[]));
       },
-      subscribe: (args) => this.subscribe(args),
+      execute: (args) => {
+        throw new Admitted(args, false);
+      },
+      subscribe: (args) => {
+        throw new Admitted(args, true);
+      },
+      // Only graphql-sse's own answers still go through it (validation errors as a stream).
       onNext: (_ctx, _request, result) => this.formatResult(result as ExecutionResult),
     });
     fastify.route({
@@ -380,7 +396,14 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         });
         reply.hijack();
         try {
-          await handler(request, reply);
+          const admitted = await handler(request, reply).then(
+            () => undefined,
+            (error: unknown) => {
+              if (error instanceof Admitted) return error;
+              throw error;
+            },
+          );
+          if (admitted) await this.streamOperation(admitted, response, reply.getHeaders());
         } catch (error) {
           this.logger.error(`SSE stream failed: ${error instanceof Error ? error.message : String(error)}`);
           if (!response.headersSent) response.writeHead(500).end();
@@ -391,11 +414,38 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     });
   }
 
+  /** Runs an admitted operation and writes its results as the event stream, with back-pressure. */
+  private async streamOperation(admitted: Admitted, response: ServerResponse, replyHeaders: Record<string, unknown>): Promise<void> {
+    const results = admitted.subscription ? await this.subscribe(admitted.args) : await execute(admitted.args);
+    // Headers the hooks set on the reply go out with the stream, as graphql-sse sends them.
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(replyHeaders)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join('\n') : String(value);
+    }
+    const stallTimeoutMs = this.config.subscriptionsStallTimeoutMs;
+    await writeEventStream(response, headers, results, {
+      stallTimeoutMs,
+      format: (result) => this.formatResult(result),
+      tooSlow: () => {
+        this.metrics.subscribersTooSlow.labels('stall').inc();
+        const after = (results as SubscriptionStream).after;
+        return {
+          errors: [
+            subscriberTooSlow(
+              `The client did not take the events sent within ${stallTimeoutMs} ms (SUBSCRIPTIONS_STALL_TIMEOUT_MS): the stream was ended; subscribe again${after === undefined ? '' : ' with `after` set to extensions.after'}`,
+              after,
+            ),
+          ],
+        };
+      },
+    });
+  }
+
   /** Ends the stream when its credential expires or stops authenticating after a change to its user. */
   private followStream(stream: Stream, response: ServerResponse): () => void {
     const actor = stream.actor;
     if (!actor) return () => undefined;
-    const end = () => response.end();
+    const end = () => endEventStream(response, this.config.subscriptionsStallTimeoutMs);
     const cancelExpiry = onExpiry(actor.expiresAt, end);
     const unwatch = this.live.watch(actor.id, {
       recheck: async () => {
@@ -428,10 +478,18 @@ export class SubscriptionTransports implements OnApplicationShutdown {
     this.httpServer?.off('upgrade', this.onUpgrade);
     if (this.credentialsSubscription !== undefined) this.pubSub.unsubscribe(this.credentialsSubscription);
     for (const socket of this.wss?.clients ?? []) socket.close(1001, 'Going away');
-    for (const response of this.streams) response.end();
+    for (const response of this.streams) endEventStream(response, this.config.subscriptionsStallTimeoutMs);
     this.streams.clear();
     await new Promise<void>((resolve) => (this.wss ? this.wss.close(() => resolve()) : resolve()));
   }
+}
+
+/** An operation graphql-sse admitted, taken back from it to be streamed here. */
+class Admitted {
+  constructor(
+    readonly args: ExecutionArgs,
+    readonly subscription: boolean,
+  ) {}
 }
 
 /** What subscribers share one execution of: the same text, operation name and variables. */
