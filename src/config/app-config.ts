@@ -109,7 +109,7 @@ export function readEnvironment(): Env {
 
 /** Builds the configuration from an environment; throws a ConfigError naming every bad setting. */
 export function loadConfig(env: Env = readEnvironment()): AppConfig {
-  const production = textOf(env, 'NODE_ENV') === 'production';
+  const production = textOf(env, SETTINGS.nodeEnv.env) === 'production';
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(SETTINGS)) {
@@ -118,6 +118,7 @@ export function loadConfig(env: Env = readEnvironment()): AppConfig {
     if (value instanceof Invalid) problems.push(setting.message(value, text));
     else values[key] = value;
   }
+  // Every key is set unless its value was refused; then only crossCheck runs before the throw.
   const settings = values as SettingValues;
   const given: Given = (key) => textOf(env, SETTINGS[key].env) !== undefined;
   problems.push(...crossCheck(settings, given));
