@@ -1,0 +1,8 @@
+/**
+ * `npm run settings:docs`: writes `.env.example` and the README's settings table (between its
+ * markers) from the declarations in settings.ts. Run from the repository root.
+ */
+import { writeSettingsDocs } from './settings-docs.js';
+
+const changed = writeSettingsDocs(process.cwd());
+console.warn(changed.length > 0 ? `Wrote ${changed.join(' and ')}` : 'The settings docs were up to date');

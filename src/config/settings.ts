@@ -1,0 +1,318 @@
+import { randomBytes } from 'node:crypto';
+import { bool, databaseUrl, file, int, list, oneOf, setting, text, trustProxy, url } from './setting-kinds.js';
+
+/**
+ * Every setting of the service, declared once: its environment variable, kind and bounds,
+ * default, description and whether it is a secret. The key is the AppConfig property that holds
+ * its value (typed by the kind). `loadConfig` reads these; `npm run settings:docs` writes
+ * `.env.example` and the README's table from them (a test fails when those files disagree).
+ *
+ * To add a setting, add an entry here (in its group, or a new one) and run `npm run settings:docs`.
+ * Defaults are written as the environment would spell them. Values that combine settings, and
+ * rules across settings, live in app-config.ts.
+ */
+export const SETTINGS = {
+  nodeEnv: setting('NODE_ENV', oneOf('development', 'production', 'test'), {
+    group: 'Server',
+    default: 'development',
+    description: 'The environment: `production` requires `JWT_SECRET` and turns GraphQL introspection off.',
+  }),
+  port: setting('PORT', int(0, 65_535), {
+    group: 'Server',
+    default: '3000',
+    description: 'The HTTP port to listen on.',
+  }),
+  host: setting('HOST', text(), {
+    group: 'Server',
+    default: '0.0.0.0',
+    description: 'The address to listen on (bind address).',
+  }),
+  logLevel: setting('LOG_LEVEL', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), {
+    group: 'Server',
+    default: 'info',
+    description: 'How much is logged: `fatal` … `trace`, or `silent`.',
+  }),
+
+  database: setting('DATABASE_URL', databaseUrl(), {
+    group: 'Database and first admin',
+    default: 'sqlite:./data/blog.sqlite',
+    secret: true,
+    description:
+      'The database: the embedded SQLite file `./data/blog.sqlite` by default; `sqlite:<path>` (`sqlite::memory:` for memory) or `postgres://user:pass@host:5432/db`.',
+  }),
+  dbPoolSize: setting('DB_POOL_SIZE', int(1, 1000), {
+    group: 'Database and first admin',
+    default: '10',
+    description: 'PostgreSQL connection pool size: connections per instance.',
+  }),
+  seedDemoData: setting('SEED_DEMO_DATA', bool(), {
+    group: 'Database and first admin',
+    default: 'true',
+    description: 'Load demo users, posts and comments into an empty database.',
+  }),
+  adminEmail: setting('ADMIN_EMAIL', text({ pattern: /^[^\s@]+@[^\s@]+\.[^\s@]+$/, like: 'an e-mail address', lowercase: true }), {
+    group: 'Database and first admin',
+    description:
+      'With `ADMIN_PASSWORD`: when both are set and no admin exists, this admin is created at start-up (an existing account is never promoted: start-up warns and creates nothing).',
+  }),
+  adminPassword: setting('ADMIN_PASSWORD', text({ minLength: 8, maxLength: 128 }), {
+    group: 'Database and first admin',
+    secret: true,
+    description: 'With `ADMIN_EMAIL`: the password of the admin created at start-up.',
+  }),
+
+  jwtSecret: setting('JWT_SECRET', text({ minLength: 32 }), {
+    group: 'Tokens',
+    secret: true,
+    requiredInProduction: true,
+    generate: () => randomBytes(32).toString('hex'),
+    generatedText: 'random per process',
+    description:
+      'HS256 signing secret for bearer tokens. Required in production; unset elsewhere means a random secret per process (tokens end with the process).',
+  }),
+  jwtExpiresInS: setting('JWT_EXPIRES_IN', int(60, 2_592_000), {
+    group: 'Tokens',
+    default: '3600',
+    description: 'Token lifetime, in seconds.',
+  }),
+
+  authJwksUrl: setting('AUTH_JWKS_URL', url('https:', 'http:'), {
+    group: 'Single sign-on (OpenID Connect)',
+    description:
+      "Single sign-on (README, \"Single sign-on\"): the OpenID Connect provider's key set (JWKS). Set, its RS256/ES256 tokens are accepted, and `AUTH_ISSUER` and `AUTH_AUDIENCE` are required.",
+  }),
+  authIssuer: setting('AUTH_ISSUER', text(), {
+    group: 'Single sign-on (OpenID Connect)',
+    description: "Required with `AUTH_JWKS_URL`: the exact `iss` of the provider's tokens.",
+  }),
+  authAudience: setting('AUTH_AUDIENCE', text(), {
+    group: 'Single sign-on (OpenID Connect)',
+    description: 'Required with `AUTH_JWKS_URL`: the `aud` value the provider puts in tokens meant for this service.',
+  }),
+  authRolesClaim: setting('AUTH_ROLES_CLAIM', text(), {
+    group: 'Single sign-on (OpenID Connect)',
+    default: 'roles',
+    description: "The claim listing the user's roles (a dotted name reaches into objects, e.g. `realm_access.roles`).",
+  }),
+  authAdminRole: setting('AUTH_ADMIN_ROLE', text(), {
+    group: 'Single sign-on (OpenID Connect)',
+    default: 'blog-admin',
+    description: 'The role in that claim that makes a blog admin (re-read on every token).',
+  }),
+  authJwksCacheMaxAgeMs: setting('AUTH_JWKS_CACHE_MAX_AGE_MS', int(1000, 604_800_000), {
+    group: 'Single sign-on (OpenID Connect)',
+    default: '600000',
+    description: 'How long the key set is cached (milliseconds); older keys are refetched before use.',
+  }),
+  authJwksCooldownMs: setting('AUTH_JWKS_COOLDOWN_MS', int(0, 86_400_000), {
+    group: 'Single sign-on (OpenID Connect)',
+    default: '30000',
+    description: 'A token with an unknown `kid`, or a failed fetch, refetches the key set at most once per this many milliseconds.',
+  }),
+  authJwksTimeoutMs: setting('AUTH_JWKS_TIMEOUT_MS', int(100, 60_000), {
+    group: 'Single sign-on (OpenID Connect)',
+    default: '5000',
+    description: 'A fetch of the key set is given up after this many milliseconds.',
+  }),
+
+  redisUrl: setting('REDIS_URL', url('redis:', 'rediss:'), {
+    group: 'Redis',
+    secret: true,
+    description:
+      'Optional Redis (`redis://host:6379`): subscription events across instances, rate-limit counters and caches shared by instances (persisted queries). Unset: everything stays in this process.',
+  }),
+  redisKeyPrefix: setting('REDIS_KEY_PREFIX', text(), {
+    group: 'Redis',
+    default: 'blog:',
+    description: 'Prefix of every Redis key and channel of this deployment.',
+  }),
+
+  rateLimitMax: setting('RATE_LIMIT_MAX', int(0, 1_000_000_000), {
+    group: 'Rate limits',
+    default: '1000',
+    description: 'Requests per client address per window (`0` turns the limit off).',
+  }),
+  rateLimitWindowS: setting('RATE_LIMIT_WINDOW_S', int(1, 86_400), {
+    group: 'Rate limits',
+    default: '60',
+    description: 'The window of the rate limits, in seconds.',
+  }),
+  rateLimitAuthMax: setting('RATE_LIMIT_AUTH_MAX', int(0, 1_000_000_000), {
+    group: 'Rate limits',
+    default: '20',
+    description: 'Sign-in attempts (`POST /tokens`, `createToken`) per address, and failures per (e-mail, address), per window.',
+  }),
+  rateLimitAccountMax: setting('RATE_LIMIT_ACCOUNT_MAX', int(0, 1_000_000_000), {
+    group: 'Rate limits',
+    default: '100',
+    description: 'Failed sign-ins per e-mail per hour from all addresses together (stops distributed guessing; `0` = off).',
+  }),
+  rateLimitSignupMax: setting('RATE_LIMIT_SIGNUP_MAX', int(0, 1_000_000_000), {
+    group: 'Rate limits',
+    default: '10',
+    description: 'Sign-ups (`POST /users`, `createUser`) per address per window (`0` = off).',
+  }),
+
+  metricsEnabled: setting('METRICS_ENABLED', bool(), {
+    group: 'HTTP',
+    default: 'true',
+    description: 'Serve Prometheus metrics at `/metrics`.',
+  }),
+  responseCache: setting('RESPONSE_CACHE', oneOf('memory', 'off'), {
+    group: 'HTTP',
+    default: 'memory',
+    description: 'Anonymous GETs and GraphQL queries answered from memory until a write changes them (`off`: never).',
+  }),
+  responseCacheMaxBytes: setting('RESPONSE_CACHE_MAX_MB', int(1, 65_536, { times: 1_048_576 }), {
+    group: 'HTTP',
+    default: '64',
+    description: 'The most the cached answers may take, in megabytes (least recently used dropped first).',
+  }),
+  corsOrigins: setting('CORS_ORIGINS', list(/^https?:\/\/[^/\s]+$/, 'origins like `https://app.example.com`'), {
+    group: 'HTTP',
+    default: '',
+    description: 'Browser origins allowed by CORS to call the API (default: none).',
+  }),
+  trustProxy: setting('TRUST_PROXY', trustProxy(), {
+    group: 'HTTP',
+    default: 'false',
+    description:
+      "Behind load balancers: `true` (one proxy hop), a number of hops, or the proxies' addresses/CIDRs. The client is the address the outermost trusted proxy saw, counted from the right of `X-Forwarded-For`; entries a client wrote itself are never taken. `false`: the socket's address.",
+  }),
+  bodyLimitBytes: setting('BODY_LIMIT_BYTES', int(1024, 104_857_600), {
+    group: 'HTTP',
+    default: '1048576',
+    description: 'Largest accepted request body, in bytes (1048576 = 1 MiB).',
+  }),
+  requestTimeoutMs: setting('REQUEST_TIMEOUT_MS', int(100, 600_000), {
+    group: 'HTTP',
+    default: '30000',
+    description:
+      'The longest a request may take to arrive whole, headers and body, however slowly it trickles in (milliseconds); then 408 and the connection closes. Checked every tenth of the setting (between 50 ms and 1 s), so a request is cut at most that much later. Also the longest a connection may stay silent; headers alone must arrive within it or 60 s, the shorter.',
+  }),
+  shutdownTimeoutMs: setting('SHUTDOWN_TIMEOUT_MS', int(0, 600_000), {
+    group: 'HTTP',
+    default: '10000',
+    description: 'On SIGTERM, how long to wait for requests in flight before giving up (milliseconds).',
+  }),
+
+  graphqlIntrospection: setting('GRAPHQL_INTROSPECTION', bool(), {
+    group: 'GraphQL',
+    default: 'true',
+    productionDefault: 'false',
+    description: 'Schema introspection (and "Did you mean" hints).',
+  }),
+  graphqlMaxDepth: setting('GRAPHQL_MAX_DEPTH', int(1, 1000), {
+    group: 'GraphQL',
+    default: '10',
+    description: "Deepest nesting of fields (HTTP and WebSocket), counted through fragments (introspection's own nesting not counted).",
+  }),
+  graphqlMaxComplexity: setting('GRAPHQL_MAX_COMPLEXITY', int(1, 1_000_000_000), {
+    group: 'GraphQL',
+    default: '1000',
+    description: 'Complexity budget of an operation (HTTP and WebSocket): every field costs 1, a list with `first` costs 1 + first × its selection.',
+  }),
+  graphqlMaxAliases: setting('GRAPHQL_MAX_ALIASES', int(0, 100_000), {
+    group: 'GraphQL',
+    default: '50',
+    description: 'Aliased fields per operation (counted through fragments), checked before running.',
+  }),
+  graphqlMaxTokens: setting('GRAPHQL_MAX_TOKENS', int(100, 1_000_000), {
+    group: 'GraphQL',
+    default: '5000',
+    description: 'Tokens per document (parsing stops beyond).',
+  }),
+  graphqlMaxDocumentBytes: setting('GRAPHQL_MAX_DOCUMENT_BYTES', int(1024, 104_857_600), {
+    group: 'GraphQL',
+    default: '102400',
+    description: 'Document size in bytes (refused before parsing, 413).',
+  }),
+  graphqlPersistedQueries: setting('GRAPHQL_PERSISTED_QUERIES', oneOf('apq', 'only', 'off'), {
+    group: 'GraphQL',
+    default: 'apq',
+    description:
+      '`apq`: automatic persisted queries (cached in Redis when `REDIS_URL` is set); `only`: nothing but the documents of `GRAPHQL_PERSISTED_QUERIES_FILE` runs (an allow-list); `off`.',
+  }),
+  graphqlPersistedQueriesFile: setting('GRAPHQL_PERSISTED_QUERIES_FILE', file(), {
+    group: 'GraphQL',
+    description: 'An Apollo persisted query manifest: the documents `GRAPHQL_PERSISTED_QUERIES=only` allows (required then).',
+  }),
+  graphqlApqMaxBytes: setting('GRAPHQL_APQ_MAX_MB', int(1, 65_536, { times: 1_048_576 }), {
+    group: 'GraphQL',
+    default: '16',
+    description:
+      'Automatic persisted queries: megabytes kept, in Redis or in this process (oldest evicted first; documents are stored without comments or ignored characters).',
+  }),
+  graphqlApqRegistrationsMax: setting('GRAPHQL_APQ_REGISTRATIONS_MAX', int(0, 1_000_000_000), {
+    group: 'GraphQL',
+    default: '100',
+    description:
+      'New automatic persisted queries per client address per `RATE_LIMIT_WINDOW_S` (beyond it a document still runs, it is just not stored; `0` = no limit).',
+  }),
+
+  subscriptionsMaxConnections: setting('SUBSCRIPTIONS_MAX_CONNECTIONS', int(1, 1_000_000), {
+    group: 'Live subscriptions',
+    default: '10000',
+    description: 'Live connections per instance: WebSockets (graphql-ws on `/graphql`) and event streams (SSE on `/graphql/stream`).',
+  }),
+  subscriptionsMaxPerAddress: setting('SUBSCRIPTIONS_MAX_PER_ADDRESS', int(1, 1_000_000), {
+    group: 'Live subscriptions',
+    default: '100',
+    description: 'Live WebSockets and event streams per client address (counted from the upgrade, before `connection_init`).',
+  }),
+  subscriptionsMaxPerConnection: setting('SUBSCRIPTIONS_MAX_PER_CONNECTION', int(1, 100_000), {
+    group: 'Live subscriptions',
+    default: '100',
+    description: 'Operations per WebSocket connection.',
+  }),
+  subscriptionsMaxComplexityPerAddress: setting('SUBSCRIPTIONS_MAX_COMPLEXITY_PER_ADDRESS', int(1, 1_000_000_000), {
+    group: 'Live subscriptions',
+    default: '5000',
+    description:
+      "What one address's distinct subscriptions may cost per event, as the sum of their complexities (identical subscriptions share one execution and count once).",
+  }),
+  subscriptionsKeepAliveMs: setting('SUBSCRIPTIONS_KEEPALIVE_MS', int(0, 3_600_000), {
+    group: 'Live subscriptions',
+    default: '15000',
+    description: 'WebSocket ping interval in milliseconds (`0` = no pings).',
+  }),
+  subscriptionsMaxQueue: setting('SUBSCRIPTIONS_MAX_QUEUE', int(1, 1_000_000), {
+    group: 'Live subscriptions',
+    default: '1000',
+    description:
+      'Live events one subscription may have waiting for its client; one more ends it with `SUBSCRIBER_TOO_SLOW` (keep it above the largest burst of writes: the relay publishes up to 500 events at once).',
+  }),
+  subscriptionsStallTimeoutMs: setting('SUBSCRIPTIONS_STALL_TIMEOUT_MS', int(100, 3_600_000), {
+    group: 'Live subscriptions',
+    default: '30000',
+    description:
+      "How long an event stream's written data may stay undrained before the stream is ended with `SUBSCRIBER_TOO_SLOW` (milliseconds); the connection is cut after as long again.",
+  }),
+
+  webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', int(100, 120_000), {
+    group: 'Webhooks and the event log',
+    default: '5000',
+    description: 'How long a webhook receiver has to answer an attempt (milliseconds).',
+  }),
+  webhookRetryBaseMs: setting('WEBHOOK_RETRY_BASE_MS', int(10, 3_600_000), {
+    group: 'Webhooks and the event log',
+    default: '5000',
+    description: "The wait before a webhook delivery's first retry (milliseconds), doubled for each further one (plus up to a fifth of jitter).",
+  }),
+  webhookMaxAttempts: setting('WEBHOOK_MAX_ATTEMPTS', int(1, 30), {
+    group: 'Webhooks and the event log',
+    default: '8',
+    description: 'Attempts of one webhook delivery before it is given up.',
+  }),
+  webhookAllowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', bool(), {
+    group: 'Webhooks and the event log',
+    default: 'false',
+    description: 'Let webhook URLs point at (resolve to) loopback, private and link-local addresses (development, tests); refused unless `true`.',
+  }),
+  eventsRetentionDays: setting('EVENTS_RETENTION_DAYS', int(1, 36_500), {
+    group: 'Webhooks and the event log',
+    default: '7',
+    description:
+      "Days the event log keeps each event (`GET /events`, the `events` subscription's `after`); older events are pruned hourly, and a cursor from before what was pruned is answered 410 `CURSOR_EXPIRED`. Webhook deliveries that ended (delivered or given up) and their attempts are kept as long; pending ones until they end.",
+  }),
+};
