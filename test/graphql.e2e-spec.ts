@@ -440,6 +440,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       for (const input of [{ title: null }, { body: null }, { title: '' }]) {
         expectError(await update(post.id, input, alice), 'BAD_USER_INPUT', ['updatePost']);
       }
+      expect(expectError(await update(post.id, { title: null }, alice), 'BAD_USER_INPUT', ['updatePost']).message).toContain('title must not be null');
       expect(expectData(await gql('query($id: Int!) { post(id: $id) { title body } }', { id: post.id })).post).toEqual({ title: 'By Alice', body: 'By the admin' });
     });
 

@@ -240,6 +240,18 @@ describeEachDatabase('posts', (kind) => {
       expect(fetched.body).toEqual(post);
     });
 
+    it('a null title or body is refused as null (not as missing), on POST and PATCH alike', async () => {
+      const post = await createPost(app, aliceToken);
+      const created = await http().post('/posts').set(bearer(aliceToken)).send({ title: null, body: 'b' });
+      expectProblem(created, 400, 'BAD_USER_INPUT');
+      expect(created.body.errors).toEqual([{ field: 'title', message: 'title must not be null' }]);
+      const changed = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).send({ body: null });
+      expectProblem(changed, 400, 'BAD_USER_INPUT');
+      expect(changed.body.errors).toEqual([{ field: 'body', message: 'body must not be null' }]);
+      const missing = await http().post('/posts').set(bearer(aliceToken)).send({ body: 'b' });
+      expect(missing.body.errors).toEqual([{ field: 'title', message: 'title is required' }]);
+    });
+
     it('415 for a body that is not JSON, 413 over the limit', async () => {
       const post = await createPost(app, aliceToken);
       const text = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('content-type', 'text/plain').send('title=x');

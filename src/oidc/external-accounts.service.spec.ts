@@ -1,10 +1,10 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
-import type { EventPublisher } from '../events/event-publisher.js';
+import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
+import { codeOf, newTestService } from '../../test/support/unit.js';
+import { EventPublisher } from '../events/event-publisher.js';
 import { User } from '../users/user.entity.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { type ExternalClaims, ExternalAccountsService, NO_PASSWORD } from './external-accounts.service.js';
-import type { ExternalIdentitiesRepository, ExternalIdentity } from './external-identities.repository.js';
+import { ExternalIdentitiesRepository, type ExternalIdentity } from './external-identities.repository.js';
 
 // The account rules of single sign-on with the repositories replaced: no database.
 
@@ -14,37 +14,27 @@ const claims = (fields: Partial<ExternalClaims> = {}): ExternalClaims => ({
 const link = (fields: Partial<ExternalIdentity> = {}): ExternalIdentity => ({ id: 7, userId: 9, role: 'author', rolesIssuedAt: 1000, orphanedAt: null, tokensValidAfter: null, ...fields });
 const user = (fields: Partial<User> = {}): User => Object.assign(new User(), { id: 9, name: 'Carol', email: 'carol@example.com', role: 'author', ...fields });
 const unique = () => Object.assign(new Error('unique'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: { code?: string }) => error.code);
 
 describe('ExternalAccountsService', () => {
-  let identities: Record<'find' | 'insert' | 'relink' | 'advanceRolesIssuedAt' | 'markOrphaned', ReturnType<typeof vi.fn>>;
-  let users: Record<'findById' | 'findByEmail' | 'insert' | 'update' | 'countWithRole', ReturnType<typeof vi.fn>>;
-  let events: { credentialsChanged: ReturnType<typeof vi.fn>; changed: ReturnType<typeof vi.fn> };
+  let identities: Mocked<ExternalIdentitiesRepository>;
+  let users: Mocked<UsersRepository>;
+  let events: Mocked<EventPublisher>;
   let service: ExternalAccountsService;
 
-  beforeEach(() => {
-    identities = {
-      find: vi.fn(async () => null),
-      insert: vi.fn(async () => undefined),
-      relink: vi.fn(async () => true),
-      advanceRolesIssuedAt: vi.fn(async () => true),
-      markOrphaned: vi.fn(async () => undefined),
-    };
-    users = {
-      findById: vi.fn(async () => user()),
-      findByEmail: vi.fn(async () => null),
-      insert: vi.fn(async (values: Partial<User>) => user({ id: 9, ...values })),
-      update: vi.fn(async () => user()),
-      countWithRole: vi.fn(async () => 2),
-    };
-    events = { credentialsChanged: vi.fn(), changed: vi.fn() };
-    const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
-    service = new ExternalAccountsService(
-      identities as unknown as ExternalIdentitiesRepository,
-      users as unknown as UsersRepository,
-      transactions as unknown as TransactionRunner,
-      events as unknown as EventPublisher,
-    );
+  beforeEach(async () => {
+    const unit = await newTestService(ExternalAccountsService);
+    ({ service } = unit);
+    identities = unit.mock(ExternalIdentitiesRepository);
+    users = unit.mock(UsersRepository);
+    events = unit.mock(EventPublisher);
+    identities.find.mockResolvedValue(null);
+    identities.relink.mockResolvedValue(true);
+    identities.advanceRolesIssuedAt.mockResolvedValue(true);
+    users.findById.mockImplementation(async () => user());
+    users.findByEmail.mockResolvedValue(null);
+    users.insert.mockImplementation(async (values) => user({ id: 9, ...values }));
+    users.update.mockImplementation(async () => user());
+    users.countWithRole.mockResolvedValue(2);
   });
 
   it('the first token creates a user without a usable password, and links the subject', async () => {

@@ -1,11 +1,12 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
+import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
-import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
-import type { EventPublisher } from '../events/event-publisher.js';
-import type { UsersService } from '../users/users.service.js';
+import type { BlogEvent } from '../events/blog-events.js';
+import { EventPublisher } from '../events/event-publisher.js';
+import { UsersService } from '../users/users.service.js';
 import { Post } from './post.entity.js';
-import type { PostsRepository } from './posts.repository.js';
+import { PostsRepository } from './posts.repository.js';
 import { PostsService } from './posts.service.js';
 
 // The rules of PostsService with its repository replaced: no database, no Nest application.
@@ -20,46 +21,31 @@ function post(fields: Partial<Post> = {}): Post {
   });
 }
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: { code?: string }) => error.code);
-
 describe('PostsService', () => {
-  let repository: {
-    findById: ReturnType<typeof vi.fn>;
-    insert: ReturnType<typeof vi.fn>;
-    updateVersioned: ReturnType<typeof vi.fn>;
-    delete: ReturnType<typeof vi.fn>;
-    cascadedComments: ReturnType<typeof vi.fn>;
-    page: ReturnType<typeof vi.fn>;
-  };
-  let users: { exists: ReturnType<typeof vi.fn> };
-  let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn>; insertRecorded: ReturnType<typeof vi.fn> };
+  let repository: Mocked<PostsRepository>;
+  let users: Mocked<UsersService>;
+  let events: Mocked<EventPublisher>;
   let service: PostsService;
 
-  beforeEach(() => {
-    repository = {
-      findById: vi.fn(async () => post()),
-      insert: vi.fn(async (values: Partial<Post>) => post(values)),
-      updateVersioned: vi.fn(async (current: Post, changes: Partial<Post>) => ({ ...current, ...changes, version: current.version + 1 })),
-      delete: vi.fn(async () => true),
-      cascadedComments: vi.fn(async () => [{ id: 11, postId: 7, authorId: bob.id }]),
-      page: vi.fn(async () => ({ items: [], nextCursor: null })),
-    };
-    users = { exists: vi.fn(async () => true) };
-    events = { record: vi.fn(async () => undefined), committed: vi.fn(), insertRecorded: vi.fn() };
+  beforeEach(async () => {
+    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy()] });
+    ({ service } = unit);
+    repository = unit.mock(PostsRepository);
+    users = unit.mock(UsersService);
+    events = unit.mock(EventPublisher);
+    repository.findById.mockImplementation(async () => post());
+    repository.insert.mockImplementation(async (values) => post(values));
+    repository.updateVersioned.mockImplementation(async (current, changes) => post({ ...current, ...changes, version: current.version + 1 }));
+    repository.delete.mockResolvedValue(true);
+    repository.cascadedComments.mockResolvedValue([{ id: 11, postId: 7, authorId: bob.id }]);
+    repository.page.mockResolvedValue({ items: [], nextCursor: null });
+    users.exists.mockResolvedValue(true);
     // As on SQLite: the row and its event in one transaction.
-    events.insertRecorded.mockImplementation(async (_repository: unknown, values: Partial<Post>, name: string) => {
-      const created = (await (repository.insert as (values: Partial<Post>, executor: object) => Promise<Post>)(values, {})) as Post;
-      await (events.record as (executor: object, event: object) => Promise<void>)({}, { name, payload: created });
+    events.insertRecorded.mockImplementation(async (_repository, values, name) => {
+      const created = await repository.insert(values as Partial<Post>, UNIT_EXECUTOR);
+      await events.record(UNIT_EXECUTOR, { name, payload: created } as BlogEvent);
       return created;
     });
-    const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
-    service = new PostsService(
-      repository as unknown as PostsRepository,
-      users as unknown as UsersService,
-      new AuthorizationPolicy(),
-      transactions as unknown as TransactionRunner,
-      events as unknown as EventPublisher,
-    );
   });
 
   describe('create', () => {

@@ -1,14 +1,13 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
+import { codeOf, newTestService } from '../../test/support/unit.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { hashPassword } from '../auth/password-hasher.js';
-import type { RateLimiter } from '../common/rate-limit/rate-limiter.js';
-import type { SignInLimiter } from '../common/rate-limit/sign-in-limiter.js';
-import type { AppConfig } from '../config/app-config.js';
 import type { Actor } from '../common/actor.js';
-import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
-import type { EventPublisher } from '../events/event-publisher.js';
+import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
+import { SignInLimiter } from '../common/rate-limit/sign-in-limiter.js';
+import { EventPublisher } from '../events/event-publisher.js';
 import { User } from './user.entity.js';
-import type { UsersRepository } from './users.repository.js';
+import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
 
 // The rules of UsersService with its repository replaced: no database, no Nest application.
@@ -22,43 +21,32 @@ function user(fields: Partial<User> = {}): User {
   });
 }
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: { code?: string }) => error.code);
-
 describe('UsersService', () => {
-  let repository: Record<
-    'insert' | 'findById' | 'updateVersioned' | 'exists' | 'cascade' | 'delete' | 'lockAdmins' | 'passwordOf' | 'revokeTokens',
-    ReturnType<typeof vi.fn>
-  >;
-  let limiter: { consume: ReturnType<typeof vi.fn> };
-  let signIns: { attempt: ReturnType<typeof vi.fn>; failed: ReturnType<typeof vi.fn> };
-  let events: { record: ReturnType<typeof vi.fn>; committed: ReturnType<typeof vi.fn>; credentialsChanged: ReturnType<typeof vi.fn>; changed: ReturnType<typeof vi.fn> };
+  let repository: Mocked<UsersRepository>;
+  let limiter: Mocked<RateLimiter>;
+  let signIns: Mocked<SignInLimiter>;
+  let events: Mocked<EventPublisher>;
   let service: UsersService;
 
-  beforeEach(() => {
-    repository = {
-      insert: vi.fn(async (values: Partial<User>) => user(values)),
-      findById: vi.fn(async () => user()),
-      updateVersioned: vi.fn(async (current: User, changes: Partial<User>) => ({ ...current, ...changes, version: current.version + 1 })),
-      exists: vi.fn(async () => true),
-      cascade: vi.fn(async () => ({ posts: [{ id: 5, authorId: 2 }], comments: [{ id: 9, postId: 5, authorId: 3 }] })),
-      delete: vi.fn(async () => true),
-      lockAdmins: vi.fn(async () => [1, 4]),
-      passwordOf: vi.fn(async () => ({ email: 'alice@example.com', passwordHash: await hashPassword('old password') })),
-      revokeTokens: vi.fn(async () => true),
-    };
-    limiter = { consume: vi.fn(async () => undefined) };
-    signIns = { attempt: vi.fn(async () => undefined), failed: vi.fn(async () => undefined) };
-    events = { record: vi.fn(async () => undefined), committed: vi.fn(), credentialsChanged: vi.fn(), changed: vi.fn() };
-    const transactions = { run: (work: (manager: object) => unknown) => work({}), single: (work: () => unknown) => work() };
-    service = new UsersService(
-      repository as unknown as UsersRepository,
-      new AuthorizationPolicy(),
-      transactions as unknown as TransactionRunner,
-      events as unknown as EventPublisher,
-      limiter as unknown as RateLimiter,
-      { rateLimitSignupMax: 10, rateLimitWindowS: 60 } as AppConfig,
-      signIns as unknown as SignInLimiter,
-    );
+  beforeEach(async () => {
+    const unit = await newTestService(UsersService, {
+      real: [new AuthorizationPolicy()],
+      env: { RATE_LIMIT_SIGNUP_MAX: '10', RATE_LIMIT_WINDOW_S: '60' },
+    });
+    ({ service } = unit);
+    repository = unit.mock(UsersRepository);
+    limiter = unit.mock(RateLimiter);
+    signIns = unit.mock(SignInLimiter);
+    events = unit.mock(EventPublisher);
+    repository.insert.mockImplementation(async (values) => user(values));
+    repository.findById.mockImplementation(async () => user());
+    repository.updateVersioned.mockImplementation(async (current, changes) => user({ ...current, ...changes, version: current.version + 1 }));
+    repository.exists.mockResolvedValue(true);
+    repository.cascade.mockResolvedValue({ posts: [{ id: 5, authorId: 2 }], comments: [{ id: 9, postId: 5, authorId: 3 }] });
+    repository.delete.mockResolvedValue(true);
+    repository.lockAdmins.mockResolvedValue([1, 4]);
+    repository.passwordOf.mockImplementation(async () => ({ email: 'alice@example.com', passwordHash: await hashPassword('old password') }));
+    repository.revokeTokens.mockResolvedValue(true);
   });
 
   it('signs up an author with a lower-cased e-mail and a password hash, never the password', async () => {
@@ -158,7 +146,7 @@ describe('UsersService', () => {
     await service.delete(2, alice);
     expect(events.credentialsChanged).toHaveBeenCalledWith(2);
     expect(events.record).toHaveBeenCalledWith(
-        expect.anything(),
+      expect.anything(),
       { name: 'commentDeleted', payload: { id: 9, postId: 5, authorId: 3 } },
       { name: 'postDeleted', payload: { id: 5, authorId: 2 } },
     );
@@ -168,7 +156,7 @@ describe('UsersService', () => {
     repository.findById.mockResolvedValueOnce(null);
     expect(await codeOf(service.delete(2, admin))).toBe('NOT_FOUND');
     expect(events.record).not.toHaveBeenCalled();
-      expect(events.committed).not.toHaveBeenCalled();
+    expect(events.committed).not.toHaveBeenCalled();
     expect(events.credentialsChanged).not.toHaveBeenCalled();
   });
 });

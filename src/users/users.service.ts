@@ -16,7 +16,7 @@ import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
-import type { User, UserRole } from './user.entity.js';
+import type { User } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
 /** How recent a sign-in stands in for the current password (creating an API key). */
@@ -45,13 +45,14 @@ export class UsersService {
     return this.create(input);
   }
 
-  async create(input: CreateUserDto, role: UserRole = 'author'): Promise<User> {
+  /** Every new account is an author: admins are made by an admin, by ADMIN_EMAIL, or by the identity provider's role claim. */
+  async create(input: CreateUserDto): Promise<User> {
     const values = {
       name: input.name,
       email: normalizeEmail(input.email),
       passwordHash: await hashPassword(input.password),
       avatarUrl: input.avatarUrl ?? null,
-      role,
+      role: 'author' as const,
     };
     try {
       const user = await this.transactions.single(() => this.users.insert(values));

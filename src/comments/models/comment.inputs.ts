@@ -19,8 +19,6 @@ export class CreateCommentInput extends CreateCommentDto {
   @IsDefined(REQUIRED)
   postId: number;
 }
-// The inherited `body` is a GraphQL field too (a subclass cannot redeclare it with a decorator).
-Field(() => String, { description: 'The text (1-10000 characters)' })(CreateCommentInput.prototype, 'body');
 
 /**
  * Post.comments(first): the post's first comments, oldest first. A bare list hands out no

@@ -40,5 +40,10 @@ export function MaxChars(max: number, options?: ValidationOptions): PropertyDeco
   );
 }
 
-/** The message of a missing required field, the same for every input. */
-export const REQUIRED = { message: '$property is required' };
+/**
+ * The message of a missing required field, the same for every input; a null one is named as such
+ * (an update input's optional fields refuse null with these rules too).
+ */
+export const REQUIRED: ValidationOptions = {
+  message: ({ property, value }) => (value === null ? `${property} must not be null` : `${property} is required`),
+};

@@ -3,13 +3,15 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
+const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
+
 /** The body of POST /posts and GraphQL's CreatePostInput. */
 @InputType('CreatePostInput', { description: 'A new post' })
 export class CreatePostDto {
   @Field(() => String, { description: 'The title (1-200 characters, trimmed)' })
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Hello', description: 'Trimmed' })
-  @MaxChars(200, { message: 'title must be 1-200 characters (after trimming)' })
-  @Length(1, 200, { message: 'title must be 1-200 characters (after trimming)' })
+  @MaxChars(200, TITLE_MESSAGE)
+  @Length(1, 200, TITLE_MESSAGE)
   @IsString()
   @IsDefined(REQUIRED)
   @Trim()

@@ -4,8 +4,8 @@ import { IsDefined, IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, Val
 import { MaxChars, NoInvisibleCharacters, NormalizeEmail, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 // Decorators run bottom-up and the first failure is reported: presence, then type, then size.
-export const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
-export const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
+const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
 
 /** The body of POST /users and GraphQL's CreateUserInput: one set of rules for both. */
 @InputType('CreateUserInput', { description: 'A new user (an author)' })
@@ -38,7 +38,7 @@ export class CreateUserDto {
   password: string;
 
   @Field(() => String, { nullable: true, description: 'An http(s) URL of their picture (at most 2048 characters); null or none: no picture' })
-  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png' })
+  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png', description: 'null or none: no picture' })
   @MaxChars(2048, AVATAR_URL_MESSAGE)
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)

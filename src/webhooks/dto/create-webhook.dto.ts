@@ -6,10 +6,10 @@ import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js'
 export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
-export const URL_MESSAGE = { message: 'url must be an http(s) URL of at most 2048 characters' };
-export const TYPES_MESSAGE = { message: `types must be a non-empty list of ${EVENT_TYPES.join(', ')}, each at most once` };
-export const DESCRIPTION_MESSAGE = { message: 'description must be a string of at most 500 characters' };
+const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+const URL_MESSAGE = { message: 'url must be an http(s) URL of at most 2048 characters' };
+const TYPES_MESSAGE = { message: `types must be a non-empty list of ${EVENT_TYPES.join(', ')}, each at most once` };
+const DESCRIPTION_MESSAGE = { message: 'description must be a string of at most 500 characters' };
 
 /** The body of POST /webhooks. */
 export class CreateWebhookDto {
@@ -31,7 +31,7 @@ export class CreateWebhookDto {
   @IsDefined(REQUIRED)
   types: EventType[];
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 500, nullable: true, description: 'What the webhook is for' })
+  @ApiPropertyOptional({ type: 'string', maxLength: 500, nullable: true, description: 'What the webhook is for (null or none: no description)' })
   @MaxChars(500, DESCRIPTION_MESSAGE)
   @IsString(DESCRIPTION_MESSAGE)
   @ValidateIf((_, value) => value !== null)

@@ -1,0 +1,122 @@
+import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
+import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.js';
+import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import type { Actor } from '../common/actor.js';
+import { EventPublisher } from '../events/event-publisher.js';
+import { PostsService } from '../posts/posts.service.js';
+import { Comment } from './comment.entity.js';
+import { CommentsRepository } from './comments.repository.js';
+import { CommentsService } from './comments.service.js';
+
+// Who may comment, edit and delete, and what each write announces: no database.
+
+const alice: Actor = { id: 2, role: 'author' };
+const bob: Actor = { id: 3, role: 'author' };
+const admin: Actor = { id: 1, role: 'admin' };
+const readOnlyKey: Actor = { id: 3, role: 'author', scopes: ['read'], apiKeyId: 8 };
+
+function comment(fields: Partial<Comment> = {}): Comment {
+  return Object.assign(new Comment(), {
+    id: 11, postId: 7, body: 'Nice', authorId: alice.id, createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
+  });
+}
+
+const foreignKeyViolation = () => Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+
+describe('CommentsService', () => {
+  let repository: Mocked<CommentsRepository>;
+  let posts: Mocked<PostsService>;
+  let events: Mocked<EventPublisher>;
+  let service: CommentsService;
+
+  beforeEach(async () => {
+    const unit = await newTestService(CommentsService, { real: [new AuthorizationPolicy()] });
+    ({ service } = unit);
+    repository = unit.mock(CommentsRepository);
+    posts = unit.mock(PostsService);
+    events = unit.mock(EventPublisher);
+    repository.findById.mockImplementation(async () => comment());
+    repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
+    repository.delete.mockResolvedValue(true);
+    events.insertRecorded.mockImplementation(async (_repository, values) => comment(values as Partial<Comment>));
+    posts.exists.mockResolvedValue(true);
+  });
+
+  describe('create', () => {
+    it('needs a signed-in actor with the write scope, and writes nothing otherwise', async () => {
+      expect(await codeOf(service.create(7, { body: 'Hi' }, null))).toBe('UNAUTHENTICATED');
+      expect(await codeOf(service.create(7, { body: 'Hi' }, readOnlyKey))).toBe('INSUFFICIENT_SCOPE');
+      expect(events.insertRecorded).not.toHaveBeenCalled();
+    });
+
+    it('writes as the actor on the post of the path, with commentCreated in the same write', async () => {
+      const created = await service.create(7, { body: 'Hi' }, bob);
+      expect(events.insertRecorded).toHaveBeenCalledWith(repository, { body: 'Hi', postId: 7, authorId: bob.id }, 'commentCreated');
+      expect(created).toMatchObject({ postId: 7, authorId: bob.id });
+      expect(events.committed).toHaveBeenCalled();
+    });
+
+    it('is NOT_FOUND when the foreign key refuses a post that does not exist, and announces nothing', async () => {
+      events.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
+      posts.exists.mockResolvedValueOnce(false);
+      expect(await codeOf(service.create(99, { body: 'Hi' }, bob))).toBe('NOT_FOUND');
+      expect(posts.exists).toHaveBeenCalledWith(99);
+      expect(events.committed).not.toHaveBeenCalled();
+    });
+
+    it('passes on a foreign key violation when the post is there (the author vanished): not a missing post', async () => {
+      const error = foreignKeyViolation();
+      events.insertRecorded.mockRejectedValueOnce(error);
+      await expect(service.create(7, { body: 'Hi' }, bob)).rejects.toBe(error);
+    });
+  });
+
+  describe('update', () => {
+    it('is NOT_FOUND for a missing comment, FORBIDDEN for somebody else’s, and changes nothing then', async () => {
+      repository.findById.mockResolvedValueOnce(null);
+      expect(await codeOf(service.update(11, { body: 'X' }, alice))).toBe('NOT_FOUND');
+      expect(await codeOf(service.update(11, { body: 'X' }, bob))).toBe('FORBIDDEN');
+      expect(repository.updateVersioned).not.toHaveBeenCalled();
+      expect(events.record).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
+    });
+
+    it('lets its author and an admin change it, passes If-Match on, and announces commentUpdated', async () => {
+      await service.update(11, { body: 'Mine' }, alice);
+      const updated = await service.update(11, { body: 'Moderated' }, admin, { expectedVersion: 1 });
+      expect(repository.updateVersioned).toHaveBeenLastCalledWith(expect.objectContaining({ id: 11 }), { body: 'Moderated' }, 1, UNIT_EXECUTOR);
+      expect(events.record).toHaveBeenLastCalledWith(UNIT_EXECUTOR, { name: 'commentUpdated', payload: updated });
+      expect(events.committed).toHaveBeenCalledTimes(2);
+    });
+  });
+
+  describe('delete', () => {
+    it('lets only its author or an admin delete it', async () => {
+      expect(await codeOf(service.delete(11, bob))).toBe('FORBIDDEN');
+      expect(repository.delete).not.toHaveBeenCalled();
+      await service.delete(11, admin);
+      expect(repository.delete).toHaveBeenCalledWith(11, UNIT_EXECUTOR);
+    });
+
+    it('announces commentDeleted with the ids subscribers filter on', async () => {
+      await service.delete(11, alice);
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id } });
+      expect(events.committed).toHaveBeenCalled();
+    });
+
+    it('is NOT_FOUND when a concurrent delete removed the row first, and announces nothing', async () => {
+      repository.delete.mockResolvedValueOnce(false);
+      expect(await codeOf(service.delete(11, alice))).toBe('NOT_FOUND');
+      expect(events.record).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
+    });
+  });
+
+  it("listForPost is NOT_FOUND for a post that does not exist, and pages the post's comments oldest first otherwise", async () => {
+    posts.exists.mockResolvedValueOnce(false);
+    expect(await codeOf(service.listForPost(7, { limit: 2 }))).toBe('NOT_FOUND');
+    expect(repository.page).not.toHaveBeenCalled();
+    await service.listForPost(7, { limit: 2, after: 4 });
+    expect(repository.page).toHaveBeenCalledWith({ limit: 2, after: 4 }, 'asc', { column: 'postId', value: 7 });
+  });
+});
