@@ -133,7 +133,7 @@ export const ApiCreate = (resource: DocumentedResource, ...problems: number[]) =
 /** A PATCH of a resource: If-Match (412 when stale), the changed resource with its new ETag. */
 export const ApiUpdate = (resource: DocumentedResource, ...problems: number[]) =>
   applyDecorators(
-    ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you last read; 412 if the resource changed since' }),
+    ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you last read (or *); 412 if the resource changed since; an empty If-Match is 400' }),
     ApiResponse({
       status: 200,
       description: `The changed ${resource.kind}`,
