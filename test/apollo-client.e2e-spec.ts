@@ -45,7 +45,7 @@ describeEachDatabase('Apollo Client reads a rate-limited answer', (kind) => {
   for (const [method, useGET] of [['POST', false], ['GET', true]] as const) {
     it(`over ${method}: the first query answers, the next one is a GraphQL error with extensions.code RATE_LIMITED`, async () => {
       const apollo = client(useGET);
-      const first = await apollo.query({ query: POSTS, fetchPolicy: 'no-cache' });
+      const first = await apollo.query<{ posts: { nodes: { id: number }[] } }>({ query: POSTS, fetchPolicy: 'no-cache' });
       expect(first.data?.posts.nodes).toHaveLength(1);
 
       const refused: unknown = await apollo.query({ query: POSTS, fetchPolicy: 'no-cache' }).then(
