@@ -9,10 +9,10 @@ const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', htm
 /**
  * Strong ETags: `"<version>"` for JSON, `"<version>-hal"`, `"<version>-xml"` for the other
  * renderings of the same fields. An HTML page also shows related data (author, comments), so
- * its tag is a digest of the page itself.
+ * its tag is a digest of the page itself, as is the tag of what has no version (an event).
  */
-export function etagFor(format: Format, version: number, body: string): string {
-  if (format === 'html') return `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
+export function etagFor(format: Format, version: number | null, body: string): string {
+  if (format === 'html' || version === null) return `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
   return `"${version}${SUFFIX[format]}"`;
 }
 
