@@ -143,7 +143,12 @@ export const ApiCreate = (resource: DocumentedResource, ...problems: number[]) =
 /** A PATCH of a resource: If-Match (412 when stale), the changed resource with its new ETag. */
 export const ApiUpdate = (resource: DocumentedResource, ...problems: number[]) =>
   applyDecorators(
-    ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you last read (or *); 412 if the resource changed since; an empty If-Match is 400' }),
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description: 'The ETag you last read (or *); 412 if the resource changed since; an empty If-Match is 400',
+      schema: { type: 'string', pattern: '[^\\s,]' },
+    }),
     ApiResponse({
       status: 200,
       description: `The changed ${resource.kind}`,
