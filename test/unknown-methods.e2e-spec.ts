@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALICE, tokenFor } from './support/auth.js';
@@ -30,6 +31,18 @@ function send(base: string, method: string, path: string, headers: Record<string
     // The server may answer and close before a large body is all written.
     outgoing.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
     outgoing.end(body);
+  });
+}
+
+/** What the server answers to raw bytes, up to its closing the connection. */
+function sendRaw(base: string, bytes: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.end(bytes));
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('close', () => resolve(text));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? resolve(text) : reject(error)));
   });
 }
 
@@ -99,6 +112,18 @@ describeEachDatabase('unknown methods: 405 with Allow, whatever the headers', (k
     }
     // Nothing was changed, and the server still answers on new connections.
     expect((await request(app.server).get('/posts/1').expect(200)).body.id).toBe(1);
+  });
+
+  it('FOO as raw bytes is 405 with Allow; other requests Node\'s parser refuses keep their answers (400, 431)', async () => {
+    const foo = await sendRaw(urls.http, 'FOO /posts HTTP/1.1\r\nHost: x\r\nAccept: application/xml\r\n\r\n');
+    expect(foo).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(foo).toMatch(/\r\nallow: GET, HEAD, POST\r\n/i);
+    expect(foo).toMatch(/\r\ncontent-type: application\/problem\+xml; charset=utf-8\r\n/i);
+    expect(foo).toContain('<status>405</status>');
+    const badHeader = await sendRaw(urls.http, 'GET /posts HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n');
+    expect(badHeader).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const hugeHeader = await sendRaw(urls.http, `GET /posts HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+    expect(hugeHeader).toMatch(/^HTTP\/1\.1 431 /);
   });
 
   it('the query string is not part of the instance; the format follows Accept like every error', async () => {

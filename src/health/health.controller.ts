@@ -9,6 +9,7 @@ import { HEALTH_PROBLEM_SCHEMA, HEALTH_SCHEMA, headerRef, schemaRef } from '../c
 import { type ProblemDetails, toProblemDetails } from '../common/errors/problem-details.js';
 import { renderProblem } from '../common/errors/problem-renderer.js';
 import { renderProblemXml } from '../common/errors/problem-xml.js';
+import { varyOnAccept } from '../common/http/vary.js';
 import { REDIS } from '../redis/redis.module.js';
 
 type Checks = Record<string, { status: string; [key: string]: unknown }>;
@@ -75,7 +76,8 @@ export class HealthController {
       };
       // In the format Accept asks for, like every other error.
       const { contentType, body } = renderProblem(problem, accept);
-      reply.status(503).header('content-type', contentType).header('retry-after', '5').header('vary', 'Accept');
+      reply.status(503).header('content-type', contentType).header('retry-after', '5');
+      varyOnAccept(reply);
       return body;
     }
   }

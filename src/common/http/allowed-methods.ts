@@ -54,10 +54,15 @@ export class AllowedMethods {
       if (!request.is404) return done(null, payload);
       done(this.refusal(request.method, pathOf(request)) ?? notFound(request.method, pathOf(request)));
     });
-    // Before Fastify's own listener, which answers a bare 400 and which then finds the socket closed.
-    fastify.server.prependListener('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
-      if (error.code !== 'HPE_INVALID_METHOD' || socket.destroyed || !error.rawPacket) return;
-      this.answerUnknownMethod(error.rawPacket.toString('latin1'), socket);
+    // Around Fastify's own listener, which answers a bare 400 and closes the socket at once.
+    const server = fastify.server;
+    const others = server.listeners('clientError') as ((error: Error, socket: Socket) => void)[];
+    for (const listener of others) server.removeListener('clientError', listener);
+    server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
+      if (error.code === 'HPE_INVALID_METHOD' && !socket.destroyed && error.rawPacket && this.answerUnknownMethod(error.rawPacket.toString('latin1'), socket)) return;
+      for (const listener of others) listener.call(server, error, socket);
+      // What Node does when nobody listens.
+      if (others.length === 0 && !socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     });
   }
 
@@ -89,13 +94,14 @@ export class AllowedMethods {
     return new DomainError('METHOD_NOT_ALLOWED', `${method} is not served on this path; it serves ${allow}`, undefined, { allow });
   }
 
-  /** Answers a request line Node's parser refused for its method, as the filter would, and closes. */
-  private answerUnknownMethod(raw: string, socket: Socket): void {
+  /** Answers a request line Node's parser refused for its method, as the filter would, and closes; false when it cannot read it. */
+  private answerUnknownMethod(raw: string, socket: Socket): boolean {
     const line = REQUEST_LINE.exec(raw);
-    if (!line) return;
+    if (!line) return false;
     const [, method, path] = line;
     const error = normalizeError(this.refusal(method, path) ?? notFound(method, path));
-    const { contentType, body } = renderProblem(toProblemDetails(error, path), ACCEPT_LINE.exec(raw)?.[1]);
+    const head = raw.split('\r\n\r\n', 1)[0];
+    const { contentType, body } = renderProblem(toProblemDetails(error, path), ACCEPT_LINE.exec(head)?.[1]);
     const headers: Record<string, string> = {
       ...(this.rawHeaders ??= securityHeaders()),
       ...error.headers,
@@ -105,8 +111,9 @@ export class AllowedMethods {
       date: new Date().toUTCString(),
       connection: 'close',
     };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    socket.end(`HTTP/1.1 ${error.status} ${error.title}\r\n${head}\r\n${body}`);
+    const fields = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${error.status} ${error.title}\r\n${fields}\r\n${body}`);
+    return true;
   }
 }
 
