@@ -160,6 +160,29 @@ describeEachDatabase('conditional requests', (kind) => {
       expect((await http().get(`/users/${user.id}`).expect(200)).body.name).toBe('Name v2');
     });
 
+    it('an empty If-Match (blank, or only commas) is 400 naming the header, on every PATCH, and nothing changes', async () => {
+      const post = await createPost(app, aliceToken, { title: 'Kept' });
+      const comment = await createComment(app, bobToken, post.id, 'Kept comment');
+      const user = await createUser(app);
+      const targets: [string, string, object][] = [
+        [`/posts/${post.id}`, aliceToken, { title: 'Changed' }],
+        [`/comments/${comment.id}`, bobToken, { body: 'Changed' }],
+        [`/users/${user.id}`, user.token, { name: 'Changed' }],
+      ];
+      for (const [path, token, change] of targets) {
+        const before = await http().get(path).expect(200);
+        for (const value of ['', '   ', ',', ' , ,']) {
+          const refused = await http().patch(path).set(bearer(token)).set('If-Match', value).send(change);
+          const problem = expectProblem(refused, 400, 'BAD_USER_INPUT');
+          expect(problem.detail, `${path} If-Match ${JSON.stringify(value)}`).toMatch(/If-Match is empty/);
+          expect(problem.errors).toEqual([{ field: 'If-Match', message: expect.any(String) }]);
+        }
+        const after = await http().get(path).expect(200);
+        expect(after.body).toEqual(before.body);
+        expect(after.headers.etag).toBe(before.headers.etag);
+      }
+    });
+
     it('authorization and existence come first: 403 or 404 rather than 412', async () => {
       const post = await createPost(app, aliceToken);
       const tag = (await http().get(`/posts/${post.id}`).expect(200)).headers.etag as string;

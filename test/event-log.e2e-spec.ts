@@ -232,7 +232,8 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     const hal = await request(app.server).get(`/events?limit=1${after}`).set('Accept', 'application/hal+json').expect(200);
     expect(hal.headers['content-type']).toMatch(/^application\/hal\+json/);
     const halBody = JSON.parse(hal.text);
-    expect(halBody._embedded.events).toEqual(json);
+    // As in JSON, with each event's own link (GET /events/{cursor}).
+    expect(halBody._embedded.events).toEqual(json.map((event) => ({ ...event, _links: { self: { href: `/events/${event.cursor}` } } })));
     expect(halBody._links.self.href).toBe(`/events?limit=1${after}`);
     expect(halBody._links.next.href).toMatch(/^\/events\?limit=1&after=/);
 
@@ -252,6 +253,69 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const again = await request(app.server).get(`/events?limit=1${after}`).expect(200);
       expect(again.headers['cache-status']).not.toMatch(/hit/);
+    }
+  });
+
+  it('GET /events/{cursor}: one event as the list has it, in every format (HAL with _links.self); 404, 400 otherwise', async () => {
+    const start = await lastCursor(app);
+    const post = (await request(app.server).post('/posts').set(bearer(alice)).send({ title: 'One & <only>', body: 'b' }).expect(201)).body;
+    await request(app.server).post(`/posts/${post.id}/comments`).set(bearer(bob)).send({ body: 'A remark' }).expect(201);
+    await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
+    const events = await allEvents(app, start);
+    expect(events.map((event) => event.type)).toEqual(['POST_CREATED', 'COMMENT_CREATED', 'COMMENT_DELETED', 'POST_DELETED']);
+    const after = start ? `&after=${start}` : '';
+
+    for (const event of events) {
+      const one = await request(app.server).get(`/events/${event.cursor}`).expect(200);
+      expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(one.body).toEqual(event);
+      expect(one.headers.vary).toMatch(/\bAccept\b/);
+      const etag = one.headers.etag as string;
+      expect(etag).toMatch(/^"[^"]+"$/);
+      await request(app.server).get(`/events/${event.cursor}`).set('If-None-Match', etag).expect(304);
+
+      const hal = await request(app.server).get(`/events/${event.cursor}`).set('Accept', 'application/hal+json').expect(200);
+      expect(hal.headers['content-type']).toBe('application/hal+json; charset=utf-8');
+      expect(JSON.parse(hal.text)).toEqual({ ...event, _links: { self: { href: `/events/${event.cursor}` } } });
+    }
+
+    // HAL lists: every item links itself, and the link reads that item.
+    const halList = JSON.parse((await request(app.server).get(`/events?limit=100${after}`).set('Accept', 'application/hal+json').expect(200)).text);
+    expect(halList._embedded.events).toEqual(events.map((event) => ({ ...event, _links: { self: { href: `/events/${event.cursor}` } } })));
+
+    // XML: the list's <event> element, alone.
+    const [created] = events;
+    const listXml = (await request(app.server).get(`/events?limit=1${after}`).set('Accept', 'application/xml').expect(200)).text;
+    const element = /^<\?xml[^>]*\?><events>(<event>.*<\/event>)<\/events>$/.exec(listXml)![1];
+    const oneXml = await request(app.server).get(`/events/${created.cursor}`).set('Accept', 'application/xml').expect(200);
+    expect(oneXml.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(oneXml.text).toBe(`<?xml version="1.0" encoding="UTF-8"?>${element}`);
+    expect(oneXml.text).toContain('<title>One &amp; &lt;only&gt;</title>');
+
+    const html = await request(app.server).get(`/events/${created.cursor}`).set('Accept', 'text/html').expect(200);
+    expect(html.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(html.text).toContain('<code>POST_CREATED</code>');
+    expect(html.text).toContain(`href="/posts/${post.id}"`);
+    expect(html.text).toContain(`<a rel="self" href="/events/${created.cursor}">`);
+    expect(html.text).not.toContain('One & <only>');
+    const htmlList = (await request(app.server).get(`/events?limit=1${after}`).set('Accept', 'text/html').expect(200)).text;
+    expect(htmlList).toContain(`href="/events/${created.cursor}"`);
+
+    // A cursor issued before cursors were zero-padded still names its event.
+    const { tx, id } = decodeEventCursor(created.cursor);
+    const unpadded = Buffer.from(`e1:${tx}:${id}`).toString('base64url');
+    expect((await request(app.server).get(`/events/${unpadded}`).expect(200)).body).toEqual(created);
+    expect((await request(app.server).get(`/events?limit=1&after=${unpadded}`).expect(200)).body).toEqual([events[1]]);
+
+    const missing = Buffer.from(`e1:${'0'.repeat(15)}:${String(id + 1_000_000).padStart(15, '0')}`).toString('base64url');
+    expectProblem(await request(app.server).get(`/events/${missing}`), 404, 'NOT_FOUND');
+    expectProblem(await request(app.server).get(`/events/${missing}`).set('Accept', 'application/hal+json'), 404, 'NOT_FOUND');
+    for (const bad of ['nope', Buffer.from('v1:5').toString('base64url'), Buffer.from(`e1:${tx}:0${id}`).toString('base64url'), `${created.cursor}=`, 'x'.repeat(90)]) {
+      const problem = expectProblem(await request(app.server).get(`/events/${encodeURIComponent(bad)}`), 400, 'BAD_USER_INPUT');
+      expect(problem.errors, bad).toEqual([{ field: 'cursor', message: 'is not a valid event cursor' }]);
+    }
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await request(app.server).get(`/events/${created.cursor}`).expect(200)).headers['cache-status']).not.toMatch(/hit/);
     }
   });
 
@@ -398,6 +462,9 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     expect(await app.app.get(EventRetention).prune()).toBe(0);
 
     const expired = expectProblem(await request(app.server).get(`/events?after=${oldest.cursor}`), 410, 'CURSOR_EXPIRED');
+    // The pruned events themselves are gone (410, not 404); the kept ones still read.
+    for (const event of events.slice(0, 3)) expectProblem(await request(app.server).get(`/events/${event.cursor}`), 410, 'CURSOR_EXPIRED');
+    expect((await request(app.server).get(`/events/${kept.cursor}`).expect(200)).body).toEqual(kept);
     expect(expired.type).toBe('/problems/cursor-expired');
     expectProblem(await request(app.server).get(`/events?after=${oldest.cursor}`).set('Accept', 'application/hal+json'), 410, 'CURSOR_EXPIRED');
     const subscription = await subscribe({ after: oldest.cursor });

@@ -1,6 +1,7 @@
 import halfred from 'halfred';
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -48,4 +49,29 @@ describeEachDatabase('HAL collections read by halfred', (kind) => {
       expect(ids.length).toBeGreaterThan(1);
     });
   }
+
+  it('/events?limit=2: halfred follows next to the end and each event\'s self to that event', async () => {
+    const token = await tokenFor(app, ALICE);
+    for (const title of ['First', 'Second', 'Third']) await request(app.server).post('/posts').set(bearer(token)).send({ title, body: 'b' }).expect(201);
+    const cursors: string[] = [];
+    let page = await hal('/events?limit=2');
+    for (let pages = 0; pages < 50; pages++) {
+      expect(page.validationIssues()).toEqual([]);
+      for (const item of page.embeddedArray('events') ?? []) {
+        const self = item.link('self');
+        expect(self?.href).toBe(`/events/${String(item.cursor)}`);
+        const alone = await hal(self!.href);
+        expect(alone.validationIssues()).toEqual([]);
+        expect(alone.original()).toEqual(item.original());
+        expect(alone.link('self')?.href).toBe(self!.href);
+        cursors.push(String(item.cursor));
+      }
+      const next = page.link('next');
+      if (!next) break;
+      page = await hal(next.href);
+    }
+    const all = await request(app.server).get('/events?limit=100').expect(200);
+    expect(cursors).toEqual(all.body.map((event: { cursor: string }) => event.cursor));
+    expect(cursors.length).toBeGreaterThanOrEqual(3);
+  });
 });

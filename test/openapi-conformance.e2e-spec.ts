@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Sql } from '../src/common/persistence/sql.js';
 import { EventRetention } from '../src/event-log/event-retention.js';
+import { encodeEventCursor } from '../src/events/event-cursor.js';
 import { ADMIN, ALICE, BOB } from './support/auth.js';
 import { type OpenApiDocument, OpenApiValidator } from './support/openapi-validator.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -228,6 +229,11 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('get', '/events?after=nope', { expect: 400 });
     await call('get', '/events?limit=0', { expect: 400 });
     await call('get', '/events', { headers: { Accept: 'image/png' }, expect: 406 });
+    for (const accept of ACCEPTS) await call('get', `/events/${first}`, { headers: { Accept: accept }, expect: 200 });
+    await call('head', `/events/${first}`, { expect: 200 });
+    await call('get', `/events/${encodeEventCursor({ tx: 0, id: 999_999_999 })}`, { expect: 404 });
+    await call('get', '/events/nope', { expect: 400 });
+    await call('get', `/events/${first}`, { headers: { Accept: 'image/png' }, expect: 406 });
 
     // Everything so far is older than the retention, and pruned: a cursor from then is gone.
     const sql = app.app.get(Sql);
@@ -236,6 +242,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     const gone = await call('get', `/events?after=${first}`, { expect: 410 });
     expect(gone.body.code).toBe('CURSOR_EXPIRED');
     await call('get', `/events?after=${first}`, { headers: { Accept: 'text/html' }, expect: 410 });
+    await call('get', `/events/${first}`, { headers: { Accept: 'application/xml' }, expect: 410 });
   });
 
   it('tokens: sign-in, bad input, wrong password (401) and the sign-in limit (429 with Retry-After)', async () => {
@@ -258,11 +265,12 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     const post = (await call('post', '/posts', { token: tokens.alice, body: { title: 'Heads', body: 'b' }, expect: 201 })).body as { id: number };
     const comment = (await call('post', `/posts/${post.id}/comments`, { token: tokens.alice, body: { body: 'c' }, expect: 201 })).body as { id: number };
     const templates = Object.keys(validator.document.paths).filter((path) => validator.document.paths[path].head);
+    const cursor = ((await call('get', '/events?limit=100', { expect: 200 })).body as { cursor: string }[]).at(-1)!.cursor;
     for (const template of templates) {
       const webhook = template.startsWith('/webhooks');
       const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : ids.alice;
       const token = template.includes('api-keys') ? tokens.alice : webhook ? tokens.admin : undefined;
-      await call('head', template.replace('{id}', String(id)), { token, expect: 200 });
+      await call('head', template.replace('{id}', String(id)).replace('{cursor}', cursor), { token, expect: 200 });
     }
     expect(templates).toEqual(expect.arrayContaining(['/posts', '/posts/{id}', '/users', '/users/{id}', '/comments/{id}', '/health']));
   });
@@ -301,6 +309,17 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     expect(response.headers['content-type']).toMatch(/^text\/html/);
   });
 
+  it('an error asked for as XML: application/problem+xml, as declared, on every kind of route', async () => {
+    const notFound = await call('get', '/posts/999999', { headers: { Accept: 'application/xml' }, expect: 404 });
+    expect(notFound.headers['content-type']).toMatch(/^application\/problem\+xml/);
+    await call('post', '/tokens', { headers: { Accept: 'application/xml' }, body: { email: ALICE.email }, expect: 400 });
+    await call('get', '/metrics', { headers: { Accept: 'application/xml' }, token: 'bad', expect: 200 });
+    const notAllowed = await request(app.server).put('/metrics').set('X-Forwarded-For', nextAddress()).set('Accept', 'application/xml').send({});
+    expect(notAllowed.status).toBe(405);
+    expect(validator.check('get', '/metrics', notAllowed, { anonymous: true })).toEqual([]);
+    await call('get', '/posts/1', { headers: { Accept: 'application/problem+xml' }, expect: 406 });
+  });
+
   it('a 304 carries no Content-Type, as declared (no content)', async () => {
     const one = await call('get', '/posts/1', { expect: 200 });
     const response = await call('get', '/posts/1', { headers: { 'If-None-Match': one.headers.etag as string }, expect: 304 });
@@ -319,6 +338,8 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await dataSource.destroy();
     try {
       await call('get', '/health', { expect: 503 });
+      const xml = await call('get', '/health', { headers: { Accept: 'application/xml' }, expect: 503 });
+      expect(xml.text).toMatch(/<checks><database><status>down<\/status><\/database>/);
     } finally {
       await dataSource.initialize();
     }

@@ -23,6 +23,7 @@ const OPERATIONS: [string, string][] = [
   ['delete', '/users/{id}'],
   ['post', '/tokens'],
   ['get', '/events'],
+  ['get', '/events/{cursor}'],
   ['get', '/health'],
   ['post', '/webhooks'],
   ['get', '/webhooks'],
@@ -136,9 +137,10 @@ describeEachDatabase('OpenAPI', (kind) => {
       );
       expect(spec.paths['/posts'].post.responses['201']).toBeDefined();
       expect(spec.paths['/posts/{id}'].delete.responses['204']).toBeDefined();
-      // problem+json first (the default); a route that renders HTML also declares an HTML error page.
-      expect(Object.keys(spec.paths['/posts/{id}'].get.responses['404'].content!)).toEqual(['application/problem+json', 'text/html']);
-      expect(Object.keys(spec.paths['/tokens'].post.responses['401'].content!)).toEqual(['application/problem+json']);
+      // problem+json first (the default), then problem+xml and an HTML page, as Accept picks (never HTML for a 406).
+      expect(Object.keys(spec.paths['/posts/{id}'].get.responses['404'].content!)).toEqual(['application/problem+json', 'application/problem+xml', 'text/html']);
+      expect(Object.keys(spec.paths['/tokens'].post.responses['401'].content!)).toEqual(['application/problem+json', 'application/problem+xml', 'text/html']);
+      expect(Object.keys(spec.paths['/posts/{id}'].get.responses['406'].content!)).toEqual(['application/problem+json', 'application/problem+xml']);
       expect(spec.paths['/posts/{id}'].patch.responses['412']).toBeDefined();
     });
   });
@@ -198,7 +200,10 @@ describeEachDatabase('OpenAPI', (kind) => {
           expect(header(method, path, '405', 'Allow'), label).toBeDefined();
           if (path.includes('{')) expect(operation.responses['414'], label).toBeDefined();
           for (const parameter of operation.parameters ?? []) {
-            if (parameter.in === 'path') expect((parameter as { schema?: Schema }).schema?.type, `${label} ${parameter.name}`).toBe('integer');
+            // Ids are integers; an event is named by its cursor, a string of a stated pattern.
+            const schema = (parameter as { schema?: Schema & { pattern?: string } }).schema;
+            if (parameter.in === 'path' && parameter.name === 'cursor') expect(schema?.pattern, `${label} ${parameter.name}`).toEqual(expect.any(String));
+            else if (parameter.in === 'path') expect(schema?.type, `${label} ${parameter.name}`).toBe('integer');
           }
         }
       }

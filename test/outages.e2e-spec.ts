@@ -107,8 +107,15 @@ describePostgres(title, () => {
     ['createToken', 'mutation { createToken(input: { email: "alice@example.com", password: "alice-password" }) { accessToken } }', undefined, undefined],
   ];
 
-  /** A 503: problem+json, or the same error as a small HTML page when a browser asked. */
+  /** A 503: problem+json, or the same error as problem+xml or a small HTML page when XML or a browser asked. */
   function expectUnavailable(what: string, response: Response): void {
+    if (what.endsWith('(XML)')) {
+      expect(response.status, what).toBe(503);
+      expect(response.headers['content-type'], what).toBe('application/problem+xml; charset=utf-8');
+      expect(response.text, what).toContain('<status>503</status>');
+      expect(response.text, what).toContain('<code>SERVICE_UNAVAILABLE</code>');
+      return;
+    }
     if (!what.endsWith('(HTML)')) {
       expectProblem(response, 503, 'SERVICE_UNAVAILABLE');
       return;

@@ -50,6 +50,16 @@ export class EventLogService {
     return types;
   }
 
+  /**
+   * One event by its cursor, as a page shows it: read and filtered as pages are, so whoever may not
+   * see it in a page cannot read it here. 404 when there is none, 410 when retention pruned it.
+   */
+  async event(cursor: string, filter: FeedFilter = {}): Promise<FeedEvent> {
+    const [event] = await this.read(decodeEventCursor(cursor, 'cursor'), 1, filter, true);
+    if (!event) throw DomainError.notFound('Event', cursor);
+    return event;
+  }
+
   /** Up to `limit` events after the cursor (from the oldest kept without one), oldest first. */
   async page(after: string | undefined, limit: number, filter: FeedFilter): Promise<EventPage> {
     const position = after === undefined ? START : decodeEventCursor(after);
@@ -81,23 +91,27 @@ export class EventLogService {
   }
 
   /**
-   * Reads the log, then looks at the pruning mark: a prune that committed before the read is seen
-   * by the look after it, so a page never silently misses pruned events.
+   * Reads the log (the events after `position`, or with `exact` the one at it), then looks at the
+   * pruning mark: a prune that committed before the read is seen by the look after it, so a page
+   * never silently misses pruned events, and a pruned event is told apart from one that never was.
    */
-  private async read(position: EventPosition, limit: number, filter: FeedFilter): Promise<FeedEvent[]> {
-    const stored = await this.outbox.after(position, limit, filter);
-    await this.assertKept(position);
+  private async read(position: EventPosition, limit: number, filter: FeedFilter, exact = false): Promise<FeedEvent[]> {
+    const stored = exact ? await this.outbox.at(position, filter) : await this.outbox.after(position, limit, filter);
+    if (!exact || stored.length === 0) await this.assertKept(position, exact);
     return stored.map(fromStored).filter((event): event is FeedEvent => event !== null);
   }
 
-  private async assertKept(position: EventPosition): Promise<void> {
+  /** Refuses (CURSOR_EXPIRED) a position whose followers were pruned, or with `itself` one that was pruned. */
+  private async assertKept(position: EventPosition, itself = false): Promise<void> {
     // The start stands for "from the oldest event kept".
     if (position.tx === START.tx && position.id === START.id) return;
     const pruned = await this.pruning.pruned();
-    if (isAfter(pruned, position)) {
+    if (itself ? !isAfter(position, pruned) : isAfter(pruned, position)) {
       throw new DomainError(
         'CURSOR_EXPIRED',
-        `Events after this cursor have been pruned (they are kept EVENTS_RETENTION_DAYS days); read again from the oldest kept (no cursor), which starts after ${encodeEventCursor(pruned)}`,
+        itself
+          ? 'This event has been pruned (events are kept EVENTS_RETENTION_DAYS days)'
+          : `Events after this cursor have been pruned (they are kept EVENTS_RETENTION_DAYS days); read again from the oldest kept (no cursor), which starts after ${encodeEventCursor(pruned)}`,
       );
     }
   }

@@ -1,9 +1,10 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiGetList } from '../common/openapi/api-docs.decorators.js';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiGetList, ApiGetOne } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { NegotiatedRepresentations, Uncached } from '../common/resource/negotiated.js';
-import { ResourceList } from '../common/resource/resource.js';
+import { Resource, ResourceList } from '../common/resource/resource.js';
+import { encodeEventCursor, EVENT_CURSOR_PATTERN } from '../events/event-cursor.js';
 import { ListEventsQuery } from './dto/list-events.query.js';
 import { EVENT_LIST, eventItem } from './event-list.js';
 import { EventLogService } from './event-log.service.js';
@@ -30,5 +31,19 @@ export class EventsController {
     if (query.types !== undefined) params.set('types', types!.join(','));
     const next = page.next === null ? null : `/events?${params.toString()}&after=${page.next}`;
     return new ResourceList(EVENT_LIST, page.events.map(eventItem), next);
+  }
+
+  @Get(':cursor')
+  // Pruning turns it into a 410 without a write.
+  @Uncached()
+  @ApiOperation({
+    summary: 'One event of the log, as the list shows it',
+    description: 'The `self` of each event in a HAL list. 404 for a cursor of no event, 410 CURSOR_EXPIRED for one retention pruned, 400 for a malformed one.',
+  })
+  @ApiParam({ name: 'cursor', description: 'The cursor of the event', schema: { type: 'string', pattern: EVENT_CURSOR_PATTERN }, example: encodeEventCursor({ tx: 0, id: 1 }) })
+  @ApiGetOne(EVENT_LIST, 410)
+  async get(@Param('cursor') cursor: string): Promise<Resource> {
+    // Events have no version: their ETag is a digest of what is sent.
+    return new Resource(EVENT_LIST, eventItem(await this.events.event(cursor)), null);
   }
 }

@@ -94,16 +94,26 @@ export class OutboxRepository {
     // An index range scan on (tx, id) either way: SQLite's single writer leaves tx at 0, so the id
     // alone orders its log (an OR of the two columns would make it read the whole table).
     const params: unknown[] = this.sql.sqlite ? [position.id] : [position.tx, position.id];
-    const where = [this.sql.sqlite ? 'id > $1' : '(tx, id) > ($1, $2)', this.visible];
+    return this.select(this.sql.sqlite ? 'id > $1' : '(tx, id) > ($1, $2)', params, limit, filter);
+  }
+
+  /** The readable event at `position` when it matches `filter` (the same filter as `after`'s): none or one. */
+  at(position: EventPosition, filter: EventFilter = {}): Promise<StoredEvent[]> {
+    return this.select('id = $1 AND tx = $2', [position.id, position.tx], 1, filter);
+  }
+
+  /** The readable events `where` says, matching `filter`, oldest first: the one place that applies a reader's filter. */
+  private select(where: string, params: unknown[], limit: number, filter: EventFilter): Promise<StoredEvent[]> {
+    const conditions = [where, this.visible];
     if (filter.types && filter.types.length > 0) {
-      where.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
+      conditions.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
       params.push(...filter.types);
     }
-    if (filter.postId !== undefined) where.push(`post_id = $${params.push(filter.postId)}`);
-    if (filter.authorId !== undefined) where.push(`author_id = $${params.push(filter.authorId)}`);
+    if (filter.postId !== undefined) conditions.push(`post_id = $${params.push(filter.postId)}`);
+    if (filter.authorId !== undefined) conditions.push(`author_id = $${params.push(filter.authorId)}`);
     params.push(limit);
     const order = this.sql.sqlite ? 'id' : 'tx, id';
-    return this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`), params);
+    return this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`), params);
   }
 
   /** The position of the newest readable event (the start when there is none). */

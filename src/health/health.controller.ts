@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
@@ -6,10 +6,18 @@ import type { Redis } from 'ioredis';
 import { ERROR_CODES } from '../common/errors/error-code.js';
 import { ApiJson } from '../common/openapi/api-docs.decorators.js';
 import { HEALTH_PROBLEM_SCHEMA, HEALTH_SCHEMA, headerRef, schemaRef } from '../common/openapi/schemas.js';
-import { PROBLEM_CONTENT_TYPE, toProblemDetails } from '../common/errors/problem-details.js';
+import { type ProblemDetails, toProblemDetails } from '../common/errors/problem-details.js';
+import { renderProblem } from '../common/errors/problem-renderer.js';
+import { renderProblemXml } from '../common/errors/problem-xml.js';
+import { varyOnAccept } from '../common/http/vary.js';
 import { REDIS } from '../redis/redis.module.js';
 
 type Checks = Record<string, { status: string; [key: string]: unknown }>;
+
+const EXAMPLE_503: ProblemDetails & { checks: Checks } = {
+  ...toProblemDetails({ code: 'SERVICE_UNAVAILABLE', ...ERROR_CODES.SERVICE_UNAVAILABLE, detail: 'Unavailable: database', unexpected: false }, '/health'),
+  checks: { database: { status: 'down' }, redis: { status: 'up' } },
+};
 
 @ApiTags('operations')
 @Controller('health')
@@ -31,7 +39,7 @@ export class HealthController {
     return { redis: up ? { status: 'up', responseTime: Date.now() - started } : { status: 'down' } };
   }
 
-  /** 200 `{status: "ok", checks}` when the database answers; 503 problem+json naming what is down. */
+  /** 200 `{status: "ok", checks}` when the database answers; 503, a problem naming what is down. */
   @Get()
   @ApiOperation({ summary: 'Liveness and database reachability (503 when the database is down)' })
   @ApiJson(200, 'The database answers; each check with its state', schemaRef('Health', HEALTH_SCHEMA))
@@ -39,9 +47,13 @@ export class HealthController {
     status: 503,
     description: 'The database is unreachable; the checks say what is down',
     headers: { 'Retry-After': headerRef('Retry-After') },
-    content: { 'application/problem+json': { schema: schemaRef('HealthProblem', HEALTH_PROBLEM_SCHEMA) } },
+    content: {
+      'application/problem+json': { schema: schemaRef('HealthProblem', HEALTH_PROBLEM_SCHEMA), example: EXAMPLE_503 },
+      'application/problem+xml': { schema: { type: 'string' }, example: renderProblemXml(EXAMPLE_503) },
+      'text/html': { schema: { type: 'string' } },
+    },
   })
-  async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+  async check(@Res({ passthrough: true }) reply: FastifyReply, @Headers('accept') accept?: string): Promise<unknown> {
     try {
       const [result, redis] = await Promise.all([
         this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]),
@@ -55,15 +67,18 @@ export class HealthController {
       } as Checks;
       const down = Object.entries(details).filter(([, check]) => check.status !== 'up').map(([name]) => name);
       // `down` names every failing dependency; only the database's failure makes this a 503.
-      reply.status(503).header('content-type', PROBLEM_CONTENT_TYPE).header('retry-after', '5');
-      const problem = toProblemDetails(
-        { code: 'SERVICE_UNAVAILABLE', ...ERROR_CODES.SERVICE_UNAVAILABLE, detail: `Unavailable: ${down.join(', ') || 'database'}`, unexpected: false },
-        '/health',
-      );
-      return {
-        ...problem,
+      const problem: ProblemDetails & { checks: Checks } = {
+        ...toProblemDetails(
+          { code: 'SERVICE_UNAVAILABLE', ...ERROR_CODES.SERVICE_UNAVAILABLE, detail: `Unavailable: ${down.join(', ') || 'database'}`, unexpected: false },
+          '/health',
+        ),
         checks: Object.fromEntries(Object.entries(details).map(([name, check]) => [name, { status: check.status }])),
       };
+      // In the format Accept asks for, like every other error.
+      const { contentType, body } = renderProblem(problem, accept);
+      reply.status(503).header('content-type', contentType).header('retry-after', '5');
+      varyOnAccept(reply);
+      return body;
     }
   }
 }

@@ -17,8 +17,9 @@ interface Reference {
 type Json = Record<string, unknown>;
 interface MediaTypeObject {
   schema?: Json;
+  example?: unknown;
 }
-interface ResponseObject {
+export interface ResponseObject {
   description: string;
   headers?: Record<string, Json | Reference>;
   content?: Record<string, MediaTypeObject>;
@@ -53,6 +54,7 @@ export class OpenApiValidator {
   private readonly ajv = new Ajv({ strict: false, allErrors: true });
   private readonly routes: { method: string; template: string; pattern: RegExp; operation: OperationObject }[] = [];
   private readonly validators = new Map<object, ValidateFunction>();
+  private readonly validatorsByText = new Map<string, ValidateFunction>();
   /** `get /posts/{id}` → the statuses seen, for coverage. */
   readonly seen = new Map<string, Set<number>>();
 
@@ -149,6 +151,14 @@ export class OpenApiValidator {
       problems.push(`${label}: no body, but the document declares one`);
     }
     return problems;
+  }
+
+  /** The mismatches of a value (an example, a generated parameter) against a schema of the document; empty when it conforms. */
+  schemaErrors(schema: Json, data: unknown): string[] {
+    const key = JSON.stringify(schema);
+    let validate = this.validatorsByText.get(key);
+    if (!validate) this.validatorsByText.set(key, (validate = this.validator(schema)));
+    return validate(data) ? [] : [this.ajv.errorsText(validate.errors)];
   }
 
   private validator(schema: Json): ValidateFunction {

@@ -7,6 +7,12 @@ import { MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, Trim } from '../../common/vali
 
 const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and "write", each at most once' };
 
+/**
+ * The date-times the service takes, for the OpenAPI document: RFC 3339 (`format: date-time`) with
+ * an upper-case T and Z, seconds, and no leap second (which a Date cannot hold).
+ */
+const DATE_TIME_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
+
 /** An ISO 8601 date-time string becomes a Date; anything else stays as it is, for the type check to refuse. */
 const toDate = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
@@ -37,7 +43,13 @@ export class CreateApiKeyDto {
   scopes: Scope[];
 
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the key stops working (in the future); none: never' })
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    pattern: DATE_TIME_PATTERN,
+    nullable: true,
+    description: 'When the key stops working; must be in the future. RFC 3339 with seconds and an upper-case T, and Z or an offset: 2030-01-01T00:00:00Z. None: never',
+  })
   @IsDate({ message: 'expiresAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z' })
   @IsOptional()
   @Transform(toDate)

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Eta } from 'eta';
 import { avatarSource, LINKS_TEMPLATE } from '../../common/resource/html.js';
 import type { Links } from '../../common/resource/links.js';
-import type { ResourceDefinition } from '../../common/resource/resource-definition.js';
 import type { Resource, ResourceList } from '../../common/resource/resource.js';
 
 type Template = ReturnType<Eta['compile']>;
@@ -47,8 +46,8 @@ export class HtmlRenderer {
       const items = await resource.origin.listItems(resource.items);
       return this.page(title, resource.origin.html.list, { title, items, nextHref: resource.nextHref });
     }
-    const definition = resource.origin as ResourceDefinition;
-    return this.page(definition.html.title(resource.view), definition.html.page, await definition.pageModel(resource.view), resource.view._links);
+    const { origin, view } = resource;
+    return this.page(origin.html.title(view), origin.html.page, await origin.pageModel(view), view._links ?? origin.halLinks?.(view));
   }
 
   /** The page: the resource's own template, then (for one resource) every one of its links. */

@@ -6,7 +6,7 @@ import { varyOnAccept } from '../../common/http/vary.js';
 import { etagFor, ifNoneMatchHits } from '../../common/resource/etag.js';
 import { HtmlRenderer } from './html.renderer.js';
 import { AVAILABLE_MEDIA_TYPES, DEFAULT_REPRESENTATION, type Format, negotiateRepresentation, type Representation } from '../../common/resource/media-types.js';
-import { Resource, ResourceList } from '../../common/resource/resource.js';
+import { halItem, Resource, ResourceList } from '../../common/resource/resource.js';
 import { renderXml } from './xml.renderer.js';
 
 import type { NegotiatedRouteConfig } from '../../common/resource/negotiated.js';
@@ -147,7 +147,7 @@ export class RepresentationHooks {
       case 'html':
         return this.html.render(resource);
       case 'hal':
-        return JSON.stringify(resource instanceof Resource ? resource.view : halCollection(resource, request.url));
+        return JSON.stringify(resource instanceof Resource ? halItem(resource.origin, resource.view) : halCollection(resource, request.url));
       default:
         return JSON.stringify(resource instanceof Resource ? resource.view : resource.items);
     }
@@ -161,7 +161,8 @@ export class RepresentationHooks {
 function halCollection(list: ResourceList, self: string): object {
   const links: Record<string, { href: string }> = { self: { href: self } };
   if (list.nextHref) links.next = { href: list.nextHref };
-  return { _links: links, _embedded: { [list.plural]: list.items } };
+  const items = list.origin.halLinks ? list.items.map((item) => halItem(list.origin, item)) : list.items;
+  return { _links: links, _embedded: { [list.plural]: items } };
 }
 
 declare module 'fastify' {

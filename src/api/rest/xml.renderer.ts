@@ -1,14 +1,7 @@
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { ListItem, Resource, ResourceList } from '../../common/resource/resource.js';
-
-// Characters XML 1.0 cannot carry (control characters) become U+FFFD instead of breaking the document.
-const BUILDER_OPTIONS = { version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' } as const;
-
-// xmlbuilder2 leaves anything shaped like an entity (`&amp;`, `&#60;`, `&nbsp;`) unescaped, so user
-// text "&amp;" would read back as "&" and "&nbsp;" would break the document. Escaping every `&`
-// first makes each one `&amp;`, which it then keeps as is.
-const escapeAmpersands = (text: string) => text.replaceAll('&', '&amp;');
+import { XML_BUILDER_OPTIONS, xmlText } from '../../common/resource/xml.js';
 
 const isObject = (value: unknown): value is ListItem => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -22,14 +15,14 @@ function appendView(parent: XMLBuilder, name: string, view: ListItem): void {
       continue;
     }
     const child = element.ele(field);
-    if (value !== null) child.txt(escapeAmpersands(String(value)));
+    if (value !== null) child.txt(xmlText(String(value)));
   }
-  for (const [rel, link] of Object.entries(view._links ?? {})) element.ele('link', { rel, href: escapeAmpersands(link.href) });
+  for (const [rel, link] of Object.entries(view._links ?? {})) element.ele('link', { rel, href: xmlText(link.href) });
 }
 
 /** `<post>` with one child element a field and `<link rel href/>` a link; lists as `<posts>`. */
 export function renderXml(resource: Resource | ResourceList): string {
-  const document = create(BUILDER_OPTIONS);
+  const document = create(XML_BUILDER_OPTIONS);
   if ('items' in resource) {
     const list = document.ele(resource.plural);
     for (const item of resource.items) appendView(list, resource.kind, item);

@@ -3,12 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type NormalizedError, normalizeError } from './normalize-error.js';
 import { varyOnAccept } from '../http/vary.js';
 import { redactUrl } from '../logging/redact-url.js';
-import { PROBLEM_CONTENT_TYPE, toProblemDetails } from './problem-details.js';
-import { PROBLEM_PAGE_CONTENT_TYPE, prefersHtml, renderProblemPage } from './problem-page.js';
+import { toProblemDetails } from './problem-details.js';
+import { renderProblem } from './problem-renderer.js';
 
 /**
  * The one place where a failure becomes an HTTP response: Nest routes it everything thrown in
- * guards, pipes and handlers, and Fastify's own errors (body parser, size limit, 404) too.
+ * guards, pipes and handlers, and Fastify's own errors (body parser, size limit, 404) too. The
+ * problem follows Accept: problem+json, problem+xml (RFC 9457 Appendix A) or an HTML page.
  * GraphQL errors are left to the GraphQL formatter, which uses the same `normalizeError`.
  */
 /**
@@ -47,12 +48,11 @@ export function sendProblem(
   if (reply.sent) return;
   if (responders.some((respond) => respond(error, request, reply))) return;
   const path = request.url.split('?')[0];
-  const problem = toProblemDetails(error, path);
-  const html = prefersHtml(request.headers.accept);
-  reply.status(error.status).header('content-type', html ? PROBLEM_PAGE_CONTENT_TYPE : PROBLEM_CONTENT_TYPE);
-  // Which of the two an error is sent as depends on Accept.
+  const { contentType, body } = renderProblem(toProblemDetails(error, path), request.headers.accept);
+  reply.status(error.status).header('content-type', contentType);
+  // Which format an error is sent in (JSON, XML, HTML) depends on Accept.
   varyOnAccept(reply);
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
-  reply.send(html ? renderProblemPage(problem) : JSON.stringify(problem));
+  reply.send(body);
 }

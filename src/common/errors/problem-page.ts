@@ -1,16 +1,6 @@
-import { preferredMediaType } from '../resource/media-types.js';
 import type { ProblemDetails } from './problem-details.js';
 
 export const PROBLEM_PAGE_CONTENT_TYPE = 'text/html; charset=utf-8';
-
-// problem+json first: it wins every tie (`*/*`, no Accept), so HTML only goes to who prefers it.
-const ERROR_MEDIA_TYPES = ['application/problem+json', 'application/json', 'text/html'];
-
-/** Whether the client prefers HTML to JSON for an error (a browser does; API clients do not). */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (accept === undefined || !accept.toLowerCase().includes('html')) return false;
-  return preferredMediaType(accept, ERROR_MEDIA_TYPES) === 'text/html';
-}
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]);

@@ -1,6 +1,7 @@
 import { applyDecorators, HttpCode } from '@nestjs/common';
 import { ApiHeader, ApiQuery, ApiResponse, type HeaderObject, type ReferenceObject } from '@nestjs/swagger';
 import { ERROR_CODES } from '../errors/error-code.js';
+import { LIST_CURSOR_PATTERN } from '../pagination/cursor.js';
 import { headerRef, PROBLEM_SCHEMA, schemaRef, type SchemaObject } from './schemas.js';
 
 /**
@@ -16,11 +17,16 @@ export interface DocumentedResource {
   readonly schema: SchemaObject;
   /** The query parameter its lists are paged by (`cursor` unless it says otherwise). */
   readonly cursorParameter?: string;
+  /** The pattern of that cursor (a list cursor's unless it says otherwise). */
+  readonly cursorPattern?: string;
+  /** Its schema in HAL, where HAL adds links its JSON does not carry (an event's `self`). */
+  readonly halSchema?: SchemaObject;
 }
 
 type Schema = SchemaObject | ReferenceObject;
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+export const PROBLEM_XML_MEDIA_TYPE = 'application/problem+xml';
 const STRING: SchemaObject = { type: 'string' };
 const LINK: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
 
@@ -28,6 +34,10 @@ const capitalized = (kind: string) => kind.charAt(0).toUpperCase() + kind.slice(
 
 function resourceRef(resource: DocumentedResource): ReferenceObject {
   return schemaRef(capitalized(resource.kind), resource.schema);
+}
+
+function halRef(resource: DocumentedResource): ReferenceObject {
+  return resource.halSchema ? schemaRef(`${capitalized(resource.kind)}Hal`, resource.halSchema) : resourceRef(resource);
 }
 
 /** The HAL collection of a list: `_links` (self, next) and the items under `_embedded.<plural>`. */
@@ -43,7 +53,7 @@ function collectionRef(resource: DocumentedResource): ReferenceObject {
       },
       _embedded: {
         type: 'object',
-        properties: { [resource.plural]: { type: 'array', items: resourceRef(resource) } },
+        properties: { [resource.plural]: { type: 'array', items: halRef(resource) } },
         required: [resource.plural],
         additionalProperties: false,
       },
@@ -78,21 +88,21 @@ export const ApiProblems = (...statuses: number[]) =>
   );
 
 /** A GET of one resource: negotiated formats, ETag and If-None-Match → 304. */
-export const ApiGetOne = (resource: DocumentedResource) =>
+export const ApiGetOne = (resource: DocumentedResource, ...problems: number[]) =>
   applyDecorators(
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier GET; 304 if unchanged' }),
     ApiResponse({
       status: 200,
       description: `The ${resource.kind}`,
       headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') },
-      content: representations(resourceRef(resource), resourceRef(resource)),
+      content: representations(resourceRef(resource), halRef(resource)),
     }),
     ApiResponse({
       status: 304,
       description: 'Not modified: the If-None-Match tag is current (no body)',
       headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') },
     }),
-    ApiProblems(404),
+    ApiProblems(404, ...problems),
   );
 
 /**
@@ -106,7 +116,7 @@ export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) 
     ApiQuery({
       name: resource.cursorParameter ?? 'cursor',
       required: false,
-      schema: { type: 'string', maxLength: 64 },
+      schema: { type: 'string', pattern: resource.cursorPattern ?? LIST_CURSOR_PATTERN },
       description: 'From the Link rel="next" of the previous page',
     }),
     ApiResponse({
@@ -133,7 +143,12 @@ export const ApiCreate = (resource: DocumentedResource, ...problems: number[]) =
 /** A PATCH of a resource: If-Match (412 when stale), the changed resource with its new ETag. */
 export const ApiUpdate = (resource: DocumentedResource, ...problems: number[]) =>
   applyDecorators(
-    ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you last read; 412 if the resource changed since' }),
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description: 'The ETag you last read (or *); 412 if the resource changed since; an empty If-Match is 400',
+      schema: { type: 'string', pattern: '[^\\s,]' },
+    }),
     ApiResponse({
       status: 200,
       description: `The changed ${resource.kind}`,

@@ -1,6 +1,10 @@
-import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import { ERROR_CODES } from '../errors/error-code.js';
-import { PROBLEM_MEDIA_TYPE } from './api-docs.decorators.js';
+import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import type { FieldError } from '../errors/domain-error.js';
+import { codeForStatus, ERROR_CODES, type ErrorCode } from '../errors/error-code.js';
+import { type ProblemDetails, toProblemDetails } from '../errors/problem-details.js';
+import { renderProblemXml } from '../errors/problem-xml.js';
+import { AVAILABLE_MEDIA_TYPES } from '../resource/media-types.js';
+import { PROBLEM_MEDIA_TYPE, PROBLEM_XML_MEDIA_TYPE } from './api-docs.decorators.js';
 import { headerRef, namedSchemas, PROBLEM_SCHEMA, RESPONSE_HEADERS, type ResponseHeaderName, schemaRef } from './schemas.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -36,6 +40,70 @@ function commonStatuses(method: Method, path: string, operation: OperationObject
     500,
     503,
   ];
+}
+
+/** What the service says for each code, as the example of its status. */
+const EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
+  UNAUTHENTICATED: 'A valid bearer token is required',
+  FORBIDDEN: 'You are not allowed to do this',
+  CONFLICT: 'The resource conflicts with an existing one',
+  CURSOR_EXPIRED: 'Events after this cursor have been pruned (they are kept EVENTS_RETENTION_DAYS days); read again from the oldest kept (no cursor)',
+  PRECONDITION_FAILED: 'The resource has changed since you read it (If-Match failed)',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than the limit',
+  URI_TOO_LONG: 'A path segment is longer than the limit',
+  UNSUPPORTED_MEDIA_TYPE: 'The request body must be JSON (Content-Type: application/json)',
+  RATE_LIMITED: 'Too many requests; try again in 42 s',
+  INTERNAL_SERVER_ERROR: 'An unexpected error occurred',
+  SERVICE_UNAVAILABLE: 'The database is unavailable; try again shortly',
+};
+
+/** The path of an example request: each `{name}` by its parameter's example, or 1 for an id. */
+function examplePath(path: string, operation: OperationObject): string {
+  const parameters = (operation.parameters ?? []) as ParameterObject[];
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const parameter = parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
+    const example = parameter?.example ?? (parameter?.schema as SchemaObject | undefined)?.example;
+    return example === undefined ? '1' : String(example);
+  });
+}
+
+/** The field an example 400 names: a path parameter, else a body member, else a query parameter. */
+function exampleFieldError(operation: OperationObject, schemas: Record<string, SchemaObject | ReferenceObject>): FieldError | undefined {
+  const parameters = (operation.parameters ?? []) as ParameterObject[];
+  const path = parameters.find((parameter) => parameter.in === 'path');
+  if (path) return { field: path.name, message: (path.schema as SchemaObject | undefined)?.type === 'integer' ? 'must be a positive integer' : 'is not valid' };
+  const body = operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content['application/json']?.schema : undefined;
+  const target = isReference(body) ? schemas[body.$ref.split('/').pop()!] : body;
+  const member = target && !isReference(target) ? Object.keys(target.properties ?? {})[0] : undefined;
+  if (member) return { field: member, message: 'must be a string' };
+  const query = parameters.find((parameter) => parameter.in === 'query');
+  return query ? { field: query.name, message: 'is not valid' } : undefined;
+}
+
+/** The methods a path serves, as its 405's Allow lists them. */
+const allowedMethods = (item: PathItemObject) =>
+  ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'].filter((method) => item[method as Method] || (method === 'head' && item.get)).map((method) => method.toUpperCase());
+
+/** The problem a status of this operation answers with, as the service writes it. */
+function exampleProblem(status: number, path: string, item: PathItemObject, operation: OperationObject, schemas: Record<string, SchemaObject | ReferenceObject>): ProblemDetails {
+  const code = codeForStatus(status);
+  const instance = examplePath(path, operation);
+  let detail = EXAMPLE_DETAILS[code] ?? ERROR_CODES[code].title;
+  let fieldErrors: FieldError[] | undefined;
+  if (code === 'BAD_USER_INPUT') {
+    const fieldError = exampleFieldError(operation, schemas);
+    fieldErrors = fieldError && [fieldError];
+    detail = fieldError ? `${fieldError.field} ${fieldError.message}` : 'The request URL is not valid (a malformed percent-encoding)';
+  } else if (code === 'NOT_FOUND') {
+    detail = `Nothing exists at ${instance}`;
+  } else if (code === 'METHOD_NOT_ALLOWED') {
+    const allow = allowedMethods(item);
+    const method = ['PUT', 'POST', 'PATCH', 'DELETE', 'GET'].find((candidate) => !allow.includes(candidate)) ?? 'PUT';
+    detail = `${method} is not served on this path; it serves ${allow.join(', ')}`;
+  } else if (code === 'NOT_ACCEPTABLE') {
+    detail = `None of the requested media types is available. Available: ${AVAILABLE_MEDIA_TYPES.join(', ')}`;
+  }
+  return toProblemDetails({ code, status, title: ERROR_CODES[code].title, detail, fieldErrors, unexpected: false }, instance);
 }
 
 const responsesOf = (operation: OperationObject) => operation.responses as Record<string, ResponseObject | ReferenceObject>;
@@ -81,20 +149,15 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
           content: { [PROBLEM_MEDIA_TYPE]: { schema: problem } },
         };
       }
-      for (const [status, response] of Object.entries(responsesOf(operation))) {
-        if (Number(status) < 400 || isReference(response)) continue;
-        const headers = ERROR_HEADERS[Number(status)] ?? [];
-        if (headers.length > 0) response.headers = { ...Object.fromEntries(headers.map((name) => [name, headerRef(name)])), ...response.headers };
-        // An error of a route that renders HTML is an HTML page when Accept asks for text/html.
-        if (negotiated && Number(status) !== 406) response.content = { ...response.content, 'text/html': { schema: { type: 'string' } } };
-      }
+      completeErrors(path, item, operation, schemas);
     }
     // Fastify answers HEAD on every GET route: the GET's statuses and headers, without a body.
     if (item.get && !item.head) item.head = headOf(item.get);
   }
-  // Routes outside Nest (no guard, no database): described completely by whoever serves them.
+  // Routes outside Nest (no guard, no database): described by whoever serves them, their errors completed alike.
   for (const [path, item] of Object.entries(ownPaths)) {
     document.paths[path] = item;
+    for (const method of METHODS) if (item[method]) completeErrors(path, item, item[method], schemas);
     if (item.get && !item.head) item.head = headOf(item.get);
   }
 
@@ -110,6 +173,28 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
     },
   };
   return withoutUnusedComponents(completed);
+}
+
+/**
+ * The error responses of an operation as the filter serves them: each status's headers; its
+ * problem in every format Accept may pick (problem+json, problem+xml, an HTML page, the last not
+ * for a 406, which HTML would not have been); and as the example of each, that status's problem.
+ */
+function completeErrors(path: string, item: PathItemObject, operation: OperationObject, schemas: Record<string, SchemaObject | ReferenceObject>): void {
+  for (const [status, response] of Object.entries(responsesOf(operation))) {
+    if (Number(status) < 400 || isReference(response)) continue;
+    const headers = ERROR_HEADERS[Number(status)] ?? [];
+    if (headers.length > 0) response.headers = { ...Object.fromEntries(headers.map((name) => [name, headerRef(name)])), ...response.headers };
+    const json = response.content?.[PROBLEM_MEDIA_TYPE];
+    // Only what the filter sends (a route that writes its own problem, /health's 503, declares its own).
+    if (!json || !isReference(json.schema) || json.schema.$ref !== '#/components/schemas/Problem') continue;
+    const example = exampleProblem(Number(status), path, item, operation, schemas);
+    response.content = {
+      [PROBLEM_MEDIA_TYPE]: { ...json, example },
+      [PROBLEM_XML_MEDIA_TYPE]: { schema: { type: 'string' }, example: renderProblemXml(example) },
+      ...(Number(status) === 406 ? {} : { 'text/html': { schema: { type: 'string' } } }),
+    };
+  }
 }
 
 function headOf(get: OperationObject): OperationObject {

@@ -50,13 +50,14 @@ export const TOKEN_SCHEMA: SchemaObject = {
   additionalProperties: false,
 };
 
+// No examples here: this schema serves every status, and each response has its own example.
 const PROBLEM_PROPERTIES: Record<string, SchemaObject> = {
-  type: { type: 'string', example: '/problems/not-found' },
-  title: { type: 'string', example: 'Not Found' },
-  status: { type: 'integer', example: 404 },
-  detail: { type: 'string' },
-  instance: { type: 'string', example: '/posts/99' },
-  code: { type: 'string', example: 'NOT_FOUND' },
+  type: { type: 'string', description: 'The kind of problem: `/problems/<code in kebab case>`' },
+  title: { type: 'string', description: 'The status\'s reason phrase' },
+  status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status' },
+  detail: { type: 'string', description: 'What went wrong, for a person' },
+  instance: { type: 'string', description: 'The path asked for' },
+  code: { type: 'string', description: 'The error code, as GraphQL\'s `extensions.code`' },
   errors: {
     type: 'array',
     items: {

@@ -3,6 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { DomainError } from '../errors/domain-error.js';
+import { base64Pattern, DIGIT, positiveIntegerShapes } from './base64-pattern.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -17,6 +18,12 @@ export interface Page<T> {
    */
   hasPrevious?: () => Promise<boolean>;
 }
+
+/**
+ * The pattern of list cursors, for the OpenAPI document: base64url of `v1:<id>` for every id up to
+ * 1999999999 (the ids there are; the service takes cursors up to 2147483647, the largest id).
+ */
+export const LIST_CURSOR_PATTERN = base64Pattern('v1:', [...positiveIntegerShapes(9), ['1', ...Array<string>(9).fill(DIGIT)]]);
 
 /** Keyset cursors are opaque to clients: base64url of `v1:<last id>`. */
 export function encodeCursor(id: number): string {
@@ -60,7 +67,7 @@ export class PageQueryDto {
   @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'Opaque; from the Link rel="next" of the previous page' })
+  @ApiPropertyOptional({ description: 'Opaque; from the Link rel="next" of the previous page', pattern: LIST_CURSOR_PATTERN })
   @IsOptional()
   @IsString()
   @MaxLength(64)

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { DomainError } from '../errors/domain-error.js';
 import type { Format } from './media-types.js';
 
 const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', html: '-html' };
@@ -8,10 +9,10 @@ const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', htm
 /**
  * Strong ETags: `"<version>"` for JSON, `"<version>-hal"`, `"<version>-xml"` for the other
  * renderings of the same fields. An HTML page also shows related data (author, comments), so
- * its tag is a digest of the page itself.
+ * its tag is a digest of the page itself, as is the tag of what has no version (an event).
  */
-export function etagFor(format: Format, version: number, body: string): string {
-  if (format === 'html') return `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
+export function etagFor(format: Format, version: number | null, body: string): string {
+  if (format === 'html' || version === null) return `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
   return `"${version}${SUFFIX[format]}"`;
 }
 
@@ -27,9 +28,16 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
  * The version an If-Match header demands, for the service's conditional write:
  * undefined without the header or with `*`; -1 (never current) for a tag this service did not
  * issue, a weak tag, or an HTML digest, so the write fails with 412 rather than going ahead.
+ * An If-Match that names nothing (empty, blanks, bare commas) is not a precondition at all: 400.
  */
 export function expectedVersion(header: string | undefined): number | undefined {
-  if (header === undefined || header.trim() === '*') return undefined;
+  if (header === undefined) return undefined;
+  if (header.split(',').every((tag) => tag.trim() === '')) {
+    throw DomainError.badInput('If-Match is empty: send the ETag you last read (or *), or leave the header out', [
+      { field: 'If-Match', message: 'must be an entity tag, a list of them, or *' },
+    ]);
+  }
+  if (header.trim() === '*') return undefined;
   for (const tag of header.split(',')) {
     const match = /^"(\d{1,10})(?:-hal|-xml)?"$/.exec(tag.trim());
     if (match) return Number(match[1]);

@@ -7,17 +7,28 @@ export type ResourceView = { _links: Links } & Record<string, unknown>;
 export interface ResourceOrigin {
   readonly kind: string;
   readonly plural: string;
+  /**
+   * The links HAL gives an item whose fields carry none (an event: `self` → `/events/{cursor}`),
+   * so a HAL client can follow each item; JSON and XML keep the item as it is.
+   */
+  halLinks?(item: ListItem): Links;
+}
+
+/** Where one resource comes from, for its HTML page: the page's template and title, and what it shows besides the resource. */
+export interface PageOrigin extends ResourceOrigin {
+  readonly html: { readonly page: string; title(view: ListItem): string };
+  pageModel(view: ListItem): Promise<Record<string, unknown>>;
 }
 
 /**
  * What controllers return for one resource. The representation hooks render it in the
- * negotiated format and derive the ETag from `version`.
+ * negotiated format and derive the ETag from `version` (from the body itself when it has none).
  */
 export class Resource {
   constructor(
-    readonly origin: ResourceOrigin,
-    readonly view: ResourceView,
-    readonly version: number,
+    readonly origin: PageOrigin,
+    readonly view: ListItem,
+    readonly version: number | null,
   ) {}
 
   get kind(): string {
@@ -27,6 +38,11 @@ export class Resource {
 
 /** An item of a list: a resource's view, or plain fields for a list of what is not a resource (the event log). */
 export type ListItem = Record<string, unknown> & { _links?: Links };
+
+/** The item as HAL shows it: with the links its origin gives an item that has none. */
+export function halItem(origin: ResourceOrigin, item: ListItem): ListItem {
+  return item._links !== undefined || !origin.halLinks ? item : { ...item, _links: origin.halLinks(item) };
+}
 
 /** Where a list comes from: its kind and collection, its HTML list template, what its HTML items show besides their fields. */
 export interface ListOrigin<T extends ListItem = ListItem> extends ResourceOrigin {
