@@ -30,6 +30,8 @@ export interface Setting<T> {
   /** The section of `.env.example` and the README table it is listed in. */
   readonly group: string;
   readonly description: string;
+  /** For the README's security table: what the setting bounds, and what a client gets past it. */
+  readonly limit: string | undefined;
   /** May hold a credential: start-up messages never quote it, `.env.example` leaves it empty. */
   readonly secret: boolean;
   readonly accepts: string;
@@ -46,6 +48,8 @@ export interface Setting<T> {
 interface Described {
   group: string;
   description: string;
+  /** A limit or bound that protects the service: what it bounds, and what a client gets past it. */
+  limit?: string;
   secret?: boolean;
 }
 
@@ -93,6 +97,7 @@ export function setting<T>(
     env,
     group: options.group,
     description: options.description,
+    limit: options.limit,
     secret,
     accepts: kind.accepts,
     defaultText,

@@ -4,7 +4,9 @@ import { bool, int, setting, text } from './setting-kinds.js';
 import {
   DOCS_COMMAND,
   ENV_EXAMPLE_FILE,
+  limitsTableOf,
   README_FILE,
+  renderLimitsTable,
   renderEnvExample,
   renderSettingsTable,
   settingsTableOf,
@@ -27,6 +29,11 @@ describe('the settings docs are generated from src/config/settings.ts', () => {
     );
   });
 
+  it(`the security table of ${README_FILE} is what the declarations render (else run: ${DOCS_COMMAND})`, () => {
+    const readme = readFileSync(README_FILE, 'utf8');
+    expect(limitsTableOf(readme), `${README_FILE}'s security table differs from src/config/settings.ts: run ${DOCS_COMMAND}`).toBe(renderLimitsTable());
+  });
+
   it('.env.example keeps its lines within 100 characters', () => {
     for (const line of renderEnvExample().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
   });
@@ -34,7 +41,7 @@ describe('the settings docs are generated from src/config/settings.ts', () => {
 
 describe('rendering', () => {
   const declared = [
-    setting('DEMO_LIMIT', int(1, 5), { group: 'Demo', default: '2', description: 'How many `demos` at once.' }),
+    setting('DEMO_LIMIT', int(1, 5), { group: 'Demo', default: '2', description: 'How many `demos` at once.', limit: 'Demos at once; past it, 429' }),
     setting('DEMO_TOKEN', text({ minLength: 10 }), { group: 'Demo', default: 'a-default-token', secret: true, description: 'A token.' }),
     setting('DEMO_VERBOSE', bool(), { group: 'Other', default: 'true', productionDefault: 'false', description: 'Talk a lot.' }),
     setting('DEMO_NOTE', text(), { group: 'Demo', description: 'A | note.' }),
@@ -70,6 +77,10 @@ describe('rendering', () => {
       '| `DEMO_VERBOSE` | `true` (`false` when `NODE_ENV=production`) | `true` or `false` | Talk a lot. |',
       '',
     ]);
+  });
+
+  it('lists the settings that declare a limit in the security table', () => {
+    expect(renderLimitsTable(declared).split('\n')).toEqual(['| Limit | Setting | Default |', '|---|---|---|', '| Demos at once; past it, 429 | `DEMO_LIMIT` | `2` |', '']);
   });
 
   it('replaces only the part of the README between the markers', () => {

@@ -13,6 +13,8 @@ export const ENV_EXAMPLE_FILE = '.env.example';
 export const README_FILE = 'README.md';
 export const TABLE_BEGIN = '<!-- settings:begin -->';
 export const TABLE_END = '<!-- settings:end -->';
+export const LIMITS_BEGIN = '<!-- limits:begin -->';
+export const LIMITS_END = '<!-- limits:end -->';
 
 type AnySetting = Setting<unknown>;
 
@@ -78,26 +80,44 @@ export function renderSettingsTable(settings: readonly AnySetting[] = DECLARED):
   return `${rows.join('\n')}\n`;
 }
 
-/** Where the table is in the README: after the begin marker's line, up to the end marker. */
-function tableBounds(readme: string): [number, number] {
-  const begin = readme.indexOf(`${TABLE_BEGIN}\n`);
-  const end = readme.indexOf(TABLE_END);
-  if (begin < 0 || end < begin || readme.indexOf(TABLE_BEGIN, begin + 1) >= 0 || readme.indexOf(TABLE_END, end + 1) >= 0) {
-    throw new Error(`${README_FILE} needs exactly one "${TABLE_BEGIN}" line followed by one "${TABLE_END}" around the settings table`);
+/** The security section's table: every setting that bounds what a client may do or hold. */
+export function renderLimitsTable(settings: readonly AnySetting[] = DECLARED): string {
+  const rows = ['| Limit | Setting | Default |', '|---|---|---|'];
+  for (const setting of settings) {
+    if (setting.limit !== undefined) rows.push(`| ${cell(setting.limit)} | \`${setting.env}\` | ${cell(setting.defaultText ?? '—')} |`);
   }
-  return [begin + TABLE_BEGIN.length + 1, end];
+  return `${rows.join('\n')}\n`;
+}
+
+type Markers = readonly [begin: string, end: string];
+const SETTINGS_MARKERS: Markers = [TABLE_BEGIN, TABLE_END];
+const LIMITS_MARKERS: Markers = [LIMITS_BEGIN, LIMITS_END];
+
+/** Where a generated table is in the README: after the begin marker's line, up to the end marker. */
+function tableBounds(readme: string, [open, close]: Markers): [number, number] {
+  const begin = readme.indexOf(`${open}\n`);
+  const end = readme.indexOf(close);
+  if (begin < 0 || end < begin || readme.indexOf(open, begin + 1) >= 0 || readme.indexOf(close, end + 1) >= 0) {
+    throw new Error(`${README_FILE} needs exactly one "${open}" line followed by one "${close}" around a generated table`);
+  }
+  return [begin + open.length + 1, end];
 }
 
 /** The README's settings table as it is now (between the markers). */
-export function settingsTableOf(readme: string): string {
-  const [begin, end] = tableBounds(readme);
+export function settingsTableOf(readme: string, markers: Markers = SETTINGS_MARKERS): string {
+  const [begin, end] = tableBounds(readme, markers);
   return readme.slice(begin, end);
 }
 
 /** The README with the part between the markers replaced by `table`. */
-export function withSettingsTable(readme: string, table: string): string {
-  const [begin, end] = tableBounds(readme);
+export function withSettingsTable(readme: string, table: string, markers: Markers = SETTINGS_MARKERS): string {
+  const [begin, end] = tableBounds(readme, markers);
   return readme.slice(0, begin) + table + readme.slice(end);
+}
+
+/** The security section's table as it is now. */
+export function limitsTableOf(readme: string): string {
+  return settingsTableOf(readme, LIMITS_MARKERS);
 }
 
 /** Writes `.env.example` and the README's table under `root`; returns the files that changed. */
@@ -105,7 +125,7 @@ export function writeSettingsDocs(root: string): string[] {
   const readme = readFileSync(join(root, README_FILE), 'utf8');
   const rendered: [string, string][] = [
     [ENV_EXAMPLE_FILE, renderEnvExample()],
-    [README_FILE, withSettingsTable(readme, renderSettingsTable())],
+    [README_FILE, withSettingsTable(withSettingsTable(readme, renderSettingsTable()), renderLimitsTable(), LIMITS_MARKERS)],
   ];
   const changed: string[] = [];
   for (const [name, content] of rendered) {

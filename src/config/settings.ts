@@ -71,6 +71,7 @@ export const SETTINGS = {
       'HS256 signing secret for bearer tokens. Required in production; unset elsewhere means a random secret per process (tokens end with the process).',
   }),
   jwtExpiresInS: setting('JWT_EXPIRES_IN', int(60, 2_592_000), {
+    limit: 'Lifetime of our tokens (seconds); an expired token is 401, and a socket or stream holding it closes (4403)',
     group: 'Tokens',
     default: '3600',
     description: 'Token lifetime, in seconds.',
@@ -105,11 +106,13 @@ export const SETTINGS = {
     description: 'How long the key set is cached (milliseconds); older keys are refetched before use.',
   }),
   authJwksCooldownMs: setting('AUTH_JWKS_COOLDOWN_MS', int(0, 86_400_000), {
+    limit: "Refetches of the provider's key set: at most one per cooldown, however many unknown `kid`s arrive",
     group: 'Single sign-on (OpenID Connect)',
     default: '30000',
     description: 'A token with an unknown `kid`, or a failed fetch, refetches the key set at most once per this many milliseconds.',
   }),
   authJwksTimeoutMs: setting('AUTH_JWKS_TIMEOUT_MS', int(100, 60_000), {
+    limit: "Time one fetch of the provider's key set may take",
     group: 'Single sign-on (OpenID Connect)',
     default: '5000',
     description: 'A fetch of the key set is given up after this many milliseconds.',
@@ -128,6 +131,7 @@ export const SETTINGS = {
   }),
 
   rateLimitMax: setting('RATE_LIMIT_MAX', int(0, 1_000_000_000), {
+    limit: 'Requests per client address per `RATE_LIMIT_WINDOW_S`, on every door (each WebSocket/SSE operation counts); past it 429 `RATE_LIMITED` with `Retry-After`',
     group: 'Rate limits',
     default: '1000',
     description: 'Requests per client address per window (`0` turns the limit off).',
@@ -138,16 +142,19 @@ export const SETTINGS = {
     description: 'The window of the rate limits, in seconds.',
   }),
   rateLimitAuthMax: setting('RATE_LIMIT_AUTH_MAX', int(0, 1_000_000_000), {
+    limit: 'Sign-in attempts per address, and failures per (e-mail, address), per window; wrong `currentPassword` guesses count too; past it 429',
     group: 'Rate limits',
     default: '20',
     description: 'Sign-in attempts (`POST /tokens`, `createToken`) per address, and failures per (e-mail, address), per window.',
   }),
   rateLimitAccountMax: setting('RATE_LIMIT_ACCOUNT_MAX', int(0, 1_000_000_000), {
+    limit: 'Failed sign-ins (and `currentPassword` guesses) per e-mail per hour from all addresses together; past it 429',
     group: 'Rate limits',
     default: '100',
     description: 'Failed sign-ins per e-mail per hour from all addresses together (stops distributed guessing; `0` = off).',
   }),
   rateLimitSignupMax: setting('RATE_LIMIT_SIGNUP_MAX', int(0, 1_000_000_000), {
+    limit: 'Sign-ups per address per window; past it 429',
     group: 'Rate limits',
     default: '10',
     description: 'Sign-ups (`POST /users`, `createUser`) per address per window (`0` = off).',
@@ -164,70 +171,83 @@ export const SETTINGS = {
     description: 'Anonymous GETs and GraphQL queries answered from memory until a write changes them (`off`: never).',
   }),
   responseCacheMaxBytes: setting('RESPONSE_CACHE_MAX_MB', int(1, 65_536, { times: 1_048_576 }), {
+    limit: 'Memory the response cache may hold; least recently used answers go first',
     group: 'HTTP',
     default: '64',
     description: 'The most the cached answers may take, in megabytes (least recently used dropped first).',
   }),
   corsOrigins: setting('CORS_ORIGINS', list(/^https?:\/\/[^/\s]+$/, 'origins like `https://app.example.com`'), {
+    limit: 'Browser origins allowed to call the API; others get no `Access-Control-Allow-Origin`',
     group: 'HTTP',
     default: '',
     description: 'Browser origins allowed by CORS to call the API (default: none).',
   }),
   trustProxy: setting('TRUST_PROXY', trustProxy(), {
+    limit: 'Which `X-Forwarded-For` entries name the client (every per-address limit depends on it); entries a client wrote are never taken',
     group: 'HTTP',
     default: 'false',
     description:
       "Behind load balancers: `true` (one proxy hop), a number of hops, or the proxies' addresses/CIDRs. The client is the address the outermost trusted proxy saw, counted from the right of `X-Forwarded-For`; entries a client wrote itself are never taken. `false`: the socket's address.",
   }),
   bodyLimitBytes: setting('BODY_LIMIT_BYTES', int(1024, 104_857_600), {
+    limit: 'Request body, and one WebSocket message; past it 413 (a socket closes with 1009)',
     group: 'HTTP',
     default: '1048576',
     description: 'Largest accepted request body, in bytes (1048576 = 1 MiB).',
   }),
   requestTimeoutMs: setting('REQUEST_TIMEOUT_MS', int(100, 600_000), {
+    limit: 'Time for a whole request to arrive, however slowly it trickles in; past it 408 and the connection closes',
     group: 'HTTP',
     default: '30000',
     description:
       'The longest a request may take to arrive whole, headers and body, however slowly it trickles in (milliseconds); then 408 and the connection closes. Checked every tenth of the setting (between 50 ms and 1 s), so a request is cut at most that much later. Also the longest a connection may stay silent; headers alone must arrive within it or 60 s, the shorter.',
   }),
   shutdownTimeoutMs: setting('SHUTDOWN_TIMEOUT_MS', int(0, 600_000), {
+    limit: 'Time given to requests in flight after SIGTERM',
     group: 'HTTP',
     default: '10000',
     description: 'On SIGTERM, how long to wait for requests in flight before giving up (milliseconds).',
   }),
 
   graphqlIntrospection: setting('GRAPHQL_INTROSPECTION', bool(), {
+    limit: 'Schema introspection and "Did you mean" hints (off in production)',
     group: 'GraphQL',
     default: 'true',
     productionDefault: 'false',
     description: 'Schema introspection (and "Did you mean" hints).',
   }),
   graphqlMaxDepth: setting('GRAPHQL_MAX_DEPTH', int(1, 1000), {
+    limit: 'Depth of a GraphQL operation, through fragments; past it 400 `QUERY_TOO_DEEP` before it runs',
     group: 'GraphQL',
     default: '10',
     description: "Deepest nesting of fields (HTTP and WebSocket), counted through fragments (introspection's own nesting not counted).",
   }),
   graphqlMaxComplexity: setting('GRAPHQL_MAX_COMPLEXITY', int(1, 1_000_000_000), {
+    limit: 'Complexity of a GraphQL operation (lists weighted by `first`); past it 400 `QUERY_TOO_COMPLEX` before it runs',
     group: 'GraphQL',
     default: '1000',
     description: 'Complexity budget of an operation (HTTP and WebSocket): every field costs 1, a list with `first` costs 1 + first × its selection.',
   }),
   graphqlMaxAliases: setting('GRAPHQL_MAX_ALIASES', int(0, 100_000), {
+    limit: 'Aliases in one GraphQL document; past it 400 before it runs',
     group: 'GraphQL',
     default: '50',
     description: 'Aliased fields per operation (counted through fragments), checked before running.',
   }),
   graphqlMaxTokens: setting('GRAPHQL_MAX_TOKENS', int(100, 1_000_000), {
+    limit: 'Tokens in one GraphQL document, counted before parsing; past it 400',
     group: 'GraphQL',
     default: '5000',
     description: 'Tokens per document (parsing stops beyond).',
   }),
   graphqlMaxDocumentBytes: setting('GRAPHQL_MAX_DOCUMENT_BYTES', int(1024, 104_857_600), {
+    limit: 'Size of one GraphQL document, checked before parsing; past it 400',
     group: 'GraphQL',
     default: '102400',
     description: 'Document size in bytes (refused before parsing, 413).',
   }),
   graphqlPersistedQueries: setting('GRAPHQL_PERSISTED_QUERIES', oneOf('apq', 'only', 'off'), {
+    limit: '`only`: no document outside the allow-list runs (`PERSISTED_QUERY_REQUIRED`)',
     group: 'GraphQL',
     default: 'apq',
     description:
@@ -238,12 +258,14 @@ export const SETTINGS = {
     description: 'An Apollo persisted query manifest: the documents `GRAPHQL_PERSISTED_QUERIES=only` allows (required then).',
   }),
   graphqlApqMaxBytes: setting('GRAPHQL_APQ_MAX_MB', int(1, 65_536, { times: 1_048_576 }), {
+    limit: 'Memory for automatic persisted queries; least recently used go first',
     group: 'GraphQL',
     default: '16',
     description:
       'Automatic persisted queries: megabytes kept, in Redis or in this process (oldest evicted first; documents are stored without comments or ignored characters).',
   }),
   graphqlApqRegistrationsMax: setting('GRAPHQL_APQ_REGISTRATIONS_MAX', int(0, 1_000_000_000), {
+    limit: 'New automatic persisted queries per address per window; past it a document runs but is not stored',
     group: 'GraphQL',
     default: '100',
     description:
@@ -251,38 +273,45 @@ export const SETTINGS = {
   }),
 
   subscriptionsMaxConnections: setting('SUBSCRIPTIONS_MAX_CONNECTIONS', int(1, 1_000_000), {
+    limit: 'Live WebSocket and SSE connections per instance; past it 1013 / 503',
     group: 'Live subscriptions',
     default: '10000',
     description: 'Live connections per instance: WebSockets (graphql-ws on `/graphql`) and event streams (SSE on `/graphql/stream`).',
   }),
   subscriptionsMaxPerAddress: setting('SUBSCRIPTIONS_MAX_PER_ADDRESS', int(1, 1_000_000), {
+    limit: 'Live WebSocket and SSE connections per client address (a socket counts from its upgrade, before `connection_init`); past it 1013 / 429',
     group: 'Live subscriptions',
     default: '100',
     description: 'Live WebSockets and event streams per client address (counted from the upgrade, before `connection_init`).',
   }),
   subscriptionsMaxPerConnection: setting('SUBSCRIPTIONS_MAX_PER_CONNECTION', int(1, 100_000), {
+    limit: 'Operations on one WebSocket; past it `RATE_LIMITED`',
     group: 'Live subscriptions',
     default: '100',
     description: 'Operations per WebSocket connection.',
   }),
   subscriptionsMaxComplexityPerAddress: setting('SUBSCRIPTIONS_MAX_COMPLEXITY_PER_ADDRESS', int(1, 1_000_000_000), {
+    limit: "What one address's distinct subscriptions may cost per event; past it `RATE_LIMITED`",
     group: 'Live subscriptions',
     default: '5000',
     description:
       "What one address's distinct subscriptions may cost per event, as the sum of their complexities (identical subscriptions share one execution and count once).",
   }),
   subscriptionsKeepAliveMs: setting('SUBSCRIPTIONS_KEEPALIVE_MS', int(0, 3_600_000), {
+    limit: 'WebSocket pings; a peer that misses one is cut off',
     group: 'Live subscriptions',
     default: '15000',
     description: 'WebSocket ping interval in milliseconds (`0` = no pings).',
   }),
   subscriptionsMaxQueue: setting('SUBSCRIPTIONS_MAX_QUEUE', int(1, 1_000_000), {
+    limit: 'Unread live events one subscription may hold (WebSocket and SSE); one more ends it with `SUBSCRIBER_TOO_SLOW`',
     group: 'Live subscriptions',
     default: '1000',
     description:
       'Live events one subscription may have waiting for its client; one more ends it with `SUBSCRIBER_TOO_SLOW` (keep it above the largest burst of writes: the relay publishes up to 500 events at once).',
   }),
   subscriptionsStallTimeoutMs: setting('SUBSCRIPTIONS_STALL_TIMEOUT_MS', int(100, 3_600_000), {
+    limit: "Time an SSE stream's written data may stay undrained; then `SUBSCRIBER_TOO_SLOW` (events: with `extensions.after`), the connection cut after as long again",
     group: 'Live subscriptions',
     default: '30000',
     description:
@@ -290,6 +319,7 @@ export const SETTINGS = {
   }),
 
   webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', int(100, 120_000), {
+    limit: 'Time a webhook receiver has to answer an attempt',
     group: 'Webhooks and the event log',
     default: '5000',
     description: 'How long a webhook receiver has to answer an attempt (milliseconds).',
@@ -300,16 +330,19 @@ export const SETTINGS = {
     description: "The wait before a webhook delivery's first retry (milliseconds), doubled for each further one (plus up to a fifth of jitter).",
   }),
   webhookMaxAttempts: setting('WEBHOOK_MAX_ATTEMPTS', int(1, 30), {
+    limit: 'Attempts of one delivery before it is given up',
     group: 'Webhooks and the event log',
     default: '8',
     description: 'Attempts of one webhook delivery before it is given up.',
   }),
   webhookAllowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', bool(), {
+    limit: 'Webhook URLs resolving to loopback, private, link-local addresses, or IPv6 forms carrying one (mapped, compatible, NAT64, 6to4, Teredo): 400 unless `true`',
     group: 'Webhooks and the event log',
     default: 'false',
     description: 'Let webhook URLs point at (resolve to) loopback, private and link-local addresses (development, tests); refused unless `true`.',
   }),
   eventsRetentionDays: setting('EVENTS_RETENTION_DAYS', int(1, 36_500), {
+    limit: 'Days events, ended webhook deliveries and their attempts are kept (pruned hourly in batches); an older cursor is 410 `CURSOR_EXPIRED`',
     group: 'Webhooks and the event log',
     default: '7',
     description:
