@@ -2,20 +2,23 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { GraphQLModule } from '@nestjs/graphql';
+import { GraphQLModule, GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { ResponseCache } from '../../common/cache/response-cache.js';
 import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { GraphQLCacheHooks } from './cache/graphql-cache.hooks.js';
-import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.factory.js';
 import { graphiqlLandingPagePlugin, registerGraphiqlAssets } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
+import { LiveOperationsModule } from './subscriptions/live-operations.module.js';
+import { OperationRunner } from './subscriptions/operation-runner.js';
+import { SseTransportModule } from './subscriptions/sse-transport.module.js';
+import { WebSocketTransportModule } from './subscriptions/websocket-transport.module.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -75,23 +78,27 @@ export function buildGraphQLOptions(
       operationMetricsPlugin(metrics),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
     ],
-    // WebSocket and SSE subscriptions are served by SubscriptionTransports, through the same gate.
+    // WebSocket and SSE are served by WebSocketTransportModule and SseTransportModule, through the same gate.
   };
 }
 
 /**
  * The GraphQL endpoint, POST and GET /graphql (Apollo Server on Fastify), code-first: the
- * resolvers live in their feature modules (posts.resolver.ts, ...). Every operation passes the
- * operation gate (gate/operation-gate.ts), here through its Apollo plugin.
+ * resolvers live in their feature modules (posts.resolver.ts, ...); and the live transports,
+ * WebSocket on /graphql and SSE on /graphql/stream. Every operation passes the operation gate
+ * (gate/operation-gate.ts): here through its Apollo plugin, there through OperationRunner.
  */
 @Module({
   imports: [
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
-      imports: [GraphQLSupportModule, SubscriptionsModule],
+      imports: [GraphQLSupportModule],
       inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache],
       useFactory: buildGraphQLOptions,
     }),
+    LiveOperationsModule,
+    WebSocketTransportModule,
+    SseTransportModule,
   ],
   providers: [GraphQLCacheHooks],
 })
@@ -100,9 +107,14 @@ export class GraphQLApiModule implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly cacheHooks: GraphQLCacheHooks,
+    private readonly schemaHost: GraphQLSchemaHost,
+    private readonly liveOperations: OperationRunner,
   ) {}
 
   onModuleInit(): void {
+    // GraphQLModule (imported here, so initialized first) has built the schema: the live
+    // transports get it from here rather than looking GraphQLModule up at run time.
+    this.liveOperations.useSchema(this.schemaHost.schema);
     this.cacheHooks.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), GRAPHQL_PATH);
     if (ideEnabled(this.config)) registerGraphiqlAssets(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
   }

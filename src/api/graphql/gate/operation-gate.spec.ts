@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { AuthService } from '../../../auth/auth.service.js';
 import { RateLimiter } from '../../../common/rate-limit/rate-limiter.js';
 import { loadConfig } from '../../../config/app-config.js';
-import { type GateVerdict, nestsDeeperThan, OperationGate, type Transport } from './operation-gate.js';
+import { type GateVerdict, OperationGate, type Transport } from './operation-gate.js';
+import { nestsDeeperThan } from './request-checks.js';
 import { SubscriptionBudget } from './subscription-budget.js';
 
 const schema = buildSchema(`
@@ -96,7 +97,7 @@ describe('OperationGate: client input never becomes an internal error', () => {
 });
 
 describe('OperationGate: automatic persisted queries', () => {
-  const hashOf = async (text: string) => (await import('./operation-gate.js')).sha256(text);
+  const hashOf = async (text: string) => (await import('./document-hash.js')).sha256(text);
 
   it('stores a registered document without its comments, and runs it by hash', async () => {
     const gate = makeGate();

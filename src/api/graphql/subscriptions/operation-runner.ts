@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Actor } from '../../../common/actor.js';
+import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
+import { type AdmittedOperation, type Caller, OperationGate } from '../gate/operation-gate.js';
+import type { RawOperation } from '../gate/request-checks.js';
+import { GraphQLContextFactory } from '../graphql-context.factory.js';
+import { SharedExecution, type SubscriptionStream } from './shared-execution.js';
+
+/**
+ * The one path of an operation that came over a socket or a stream, for both live transports:
+ * through the gate to its execution arguments (counted in graphql_operations_total{type} like
+ * HTTP operations, a subscription holding its share of the address's budget), then run — a
+ * subscription through the shared execution, its hold released when its stream ends — and its
+ * errors formatted by the gate's formatter, as HTTP's are.
+ */
+@Injectable()
+export class OperationRunner {
+  private schema?: GraphQLSchema;
+  private readonly shared = new SharedExecution();
+  /** A subscription's hold on its address's budget, by its context, from admission until it runs. */
+  private readonly holds = new WeakMap<object, () => void>();
+  /** Subscribers sharing an execution share its formatting too (and an internal error is logged once). */
+  private readonly formatted = new WeakMap<ExecutionResult, ExecutionResult>();
+
+  constructor(
+    private readonly gate: OperationGate,
+    private readonly contexts: GraphQLContextFactory,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  /**
+   * The schema is handed over by GraphQLApiModule once GraphQLModule has built it: this module
+   * cannot import GraphQLModule (importing its forRootAsync again would build a second server)
+   * nor GraphQLApiModule (which imports the transports), and the schema exists only after
+   * GraphQLModule's onModuleInit anyway.
+   */
+  useSchema(schema: GraphQLSchema): void {
+    this.schema = schema;
+  }
+
+  private get currentSchema(): GraphQLSchema {
+    if (!this.schema) throw new Error('OperationRunner: no schema yet (GraphQLApiModule hands it over at start-up)');
+    return this.schema;
+  }
+
+  /** One operation through the gate: its execution arguments, or the errors to answer with. */
+  async prepare(payload: RawOperation, caller: Caller, actor: Actor | null): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    const schema = this.currentSchema;
+    const verdict = await this.gate.admit(payload, caller, schema);
+    if (!('admitted' in verdict)) {
+      this.metrics.recordGraphQLOperation('invalid');
+      return 'refused' in verdict ? [verdict.refused] : verdict.invalid;
+    }
+    const operation = verdict.admitted;
+    const contextValue = this.contexts.forActor(actor, caller.address);
+    if (operation.operation.operation === 'subscription') {
+      const hold = this.gate.subscriptions.hold(caller.address, executionKey(operation), operation.complexity);
+      if (hold instanceof GraphQLError) {
+        this.metrics.recordGraphQLOperation('invalid');
+        return [hold];
+      }
+      this.holds.set(contextValue, hold);
+    }
+    this.metrics.recordGraphQLOperation(operation.operation.operation);
+    this.shared.remember(operation.document, operation.query);
+    return {
+      schema,
+      document: operation.document,
+      variableValues: operation.variables,
+      operationName: operation.operationName,
+      contextValue,
+    };
+  }
+
+  /** Runs a subscription; its hold on the address's budget goes when the stream does. */
+  async subscribe(args: ExecutionArgs): Promise<SubscriptionStream | ExecutionResult> {
+    const hold = this.holds.get(args.contextValue as GraphQLContext);
+    const release = () => hold?.();
+    try {
+      const stream = await this.shared.subscribe(args, release);
+      if (!(Symbol.asyncIterator in stream)) release();
+      return stream;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Runs an admitted operation: a subscription's stream, or a query's or mutation's one result. */
+  async run(args: ExecutionArgs, subscription: boolean): Promise<SubscriptionStream | ExecutionResult> {
+    return subscription ? this.subscribe(args) : execute(args);
+  }
+
+  /** The same error shaping as HTTP (codes, masking, no schema hints when introspection is off). */
+  formatErrors(errors: readonly GraphQLError[]): GraphQLError[] {
+    // Formatted errors are plain JSON objects; the transports only serialize them.
+    return errors.map((error) => this.gate.formatError(error.toJSON(), error) as GraphQLError);
+  }
+
+  formatResult<T extends ExecutionResult>(result: T): T {
+    if (!result.errors) return result;
+    let formatted = this.formatted.get(result);
+    if (!formatted) this.formatted.set(result, (formatted = { ...result, errors: this.formatErrors(result.errors) }));
+    return formatted as T;
+  }
+}
+
+/** What subscribers share one execution of: the same text, operation name and variables. */
+function executionKey(operation: AdmittedOperation): string {
+  return `${operation.operationName ?? ''}\u0000${JSON.stringify(operation.variables)}\u0000${operation.query}`;
+}
