@@ -104,8 +104,8 @@ export class EntityTable<T extends object> {
    *   return e;
    *
    * Generated rather than a loop over the columns: `entity[column.property] = row[column.name]`
-   * with computed keys is a megamorphic property access per field and row, measured about a
-   * third slower on a page of 20 posts (README, "One way to reach the database"). Names come from
+   * with computed keys is a megamorphic property access per field and row, measured slower on a
+   * page of 20 posts by bench/mappers.mjs (README, "One way to reach the database"). Names come from
    * the entity's decorators and are quoted with JSON.stringify: no text from outside reaches it.
    */
   mapperSource(prefix = ''): string {
