@@ -21,7 +21,6 @@ const CONNECT_TIMEOUT_MS = 2500;
  * instances on one database (row locks, snapshot visibility of the outbox, LISTEN/NOTIFY).
  */
 export class PostgresDialect extends Dialect {
-  readonly name = 'postgres';
   readonly shared = true;
   /** The event's transaction ended before every transaction still open began: below the snapshot's xmin. */
   readonly eventsVisible = 'tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';

@@ -20,7 +20,6 @@ const PREPARED_STATEMENTS_MAX = 500;
  * the other's acknowledged write with it.
  */
 export class SqliteDialect extends Dialect {
-  readonly name = 'sqlite';
   readonly shared = false;
   /** Reads of the log wait their turn in the queue (`single`), so no transaction is open meanwhile. */
   readonly eventsVisible = null;

@@ -49,9 +49,6 @@ export interface Listener {
  * `src/database/queries/<dialect>/` show what each one is actually sent.
  */
 export abstract class Dialect {
-  /** `sqlite` or `postgres`: names the query files; no code branches on it. */
-  abstract readonly name: string;
-
   /**
    * Whether other instances may use the same database and hear of its commits (PostgreSQL, with
    * LISTEN/NOTIFY). A SQLite file is opened by one process, which knows of every change itself.
