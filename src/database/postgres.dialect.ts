@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Dialect, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type Send, type Statement } from '../common/persistence/dialect.js';
+import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type Send, type Statement } from '../common/persistence/dialect.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 
 interface PgPool {
@@ -45,7 +45,7 @@ export class PostgresDialect extends Dialect {
 
   /** json_build_object writes timestamps in ISO 8601 itself. */
   jsonObject(members: readonly JsonMember[]): string {
-    return `json_build_object(${members.map(({ key, expression }) => `'${key}', ${expression}`).join(', ')})::text`;
+    return `json_build_object(${members.map(({ key, expression }) => `${literal(key)}, ${expression}`).join(', ')})::text`;
   }
 
   eventOrder(direction: 'asc' | 'desc'): string {

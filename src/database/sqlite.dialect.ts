@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Dialect, type JsonMember, type LogPosition, type Send, type Statement } from '../common/persistence/dialect.js';
+import { Dialect, literal, type JsonMember, type LogPosition, type Send, type Statement } from '../common/persistence/dialect.js';
 
 interface SqliteStatement {
   reader: boolean;
@@ -45,7 +45,7 @@ export class SqliteDialect extends Dialect {
   }
 
   jsonObject(members: readonly JsonMember[]): string {
-    const pairs = members.map(({ key, expression, timestamp }) => `'${key}', ${timestamp ? `strftime('%Y-%m-%dT%H:%M:%fZ', ${expression})` : expression}`);
+    const pairs = members.map(({ key, expression, timestamp }) => `${literal(key)}, ${timestamp ? `strftime('%Y-%m-%dT%H:%M:%fZ', ${expression})` : expression}`);
     return `json_object(${pairs.join(', ')})`;
   }
 

@@ -20,6 +20,9 @@ export interface JsonMember {
   timestamp: boolean;
 }
 
+/** A string as an SQL literal (`'it''s'`), for names the code declares, never for input. */
+export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
 /** Where an event stands in the outbox: its transaction and its id. */
 export interface LogPosition {
   tx: number;
