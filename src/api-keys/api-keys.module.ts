@@ -1,8 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyVerifier } from '../auth/credential-verifiers.js';
 import { UsersModule } from '../users/users.module.js';
-import { ApiKey } from './api-key.entity.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysResolver } from './api-keys.resolver.js';
@@ -11,7 +9,7 @@ import { ApiKeysService } from './api-keys.service.js';
 /** Global: authentication (every transport) checks `blog_…` keys through ApiKeyVerifier. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey]), UsersModule],
+  imports: [UsersModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService, ApiKeysResolver, { provide: ApiKeyVerifier, useExisting: ApiKeysService }],
   exports: [ApiKeyVerifier],

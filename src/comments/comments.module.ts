@@ -1,10 +1,8 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { PostsModule, withAuthorNames } from '../posts/posts.module.js';
 import { POST_RESOURCE } from '../posts/post.resource.js';
 import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
-import { Comment } from './comment.entity.js';
 import { COMMENT_RESOURCE } from './comment.resource.js';
 import { CommentsController } from './comments.controller.js';
 import { CommentLoaders } from './comments.loader.js';
@@ -15,7 +13,7 @@ import { CommentsService } from './comments.service.js';
 const COMMENTS_ON_POST_PAGE = 100;
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Comment]), UsersModule, PostsModule],
+  imports: [UsersModule, PostsModule],
   controllers: [CommentsController],
   providers: [CommentsRepository, CommentsService, CommentLoaders, CommentsResolver, PostCommentsResolver],
   exports: [CommentsService, CommentsRepository],

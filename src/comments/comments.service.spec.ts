@@ -38,7 +38,9 @@ describe('CommentsService', () => {
     repository.findById.mockImplementation(async () => comment());
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
-    events.insertRecorded.mockImplementation(async (_repository, values) => comment(values as Partial<Comment>));
+    // The event of a new row, as the repository writes it with the row.
+    repository.insertRecorded.mockImplementation(async (values) => comment(values as Partial<Comment>));
+    events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
     posts.exists.mockResolvedValue(true);
   });
 
@@ -46,18 +48,18 @@ describe('CommentsService', () => {
     it('needs a signed-in actor with the write scope, and writes nothing otherwise', async () => {
       expect(await codeOf(service.create(7, { body: 'Hi' }, null))).toBe('UNAUTHENTICATED');
       expect(await codeOf(service.create(7, { body: 'Hi' }, readOnlyKey))).toBe('INSUFFICIENT_SCOPE');
-      expect(events.insertRecorded).not.toHaveBeenCalled();
+      expect(repository.insertRecorded).not.toHaveBeenCalled();
     });
 
     it('writes as the actor on the post of the path, with commentCreated in the same write', async () => {
       const created = await service.create(7, { body: 'Hi' }, bob);
-      expect(events.insertRecorded).toHaveBeenCalledWith(repository, { body: 'Hi', postId: 7, authorId: bob.id }, 'commentCreated');
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id }, { event: 'commentCreated' });
       expect(created).toMatchObject({ postId: 7, authorId: bob.id });
       expect(events.committed).toHaveBeenCalled();
     });
 
     it('is NOT_FOUND when the foreign key refuses a post that does not exist, and announces nothing', async () => {
-      events.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
+      repository.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
       posts.exists.mockResolvedValueOnce(false);
       expect(await codeOf(service.create(99, { body: 'Hi' }, bob))).toBe('NOT_FOUND');
       expect(posts.exists).toHaveBeenCalledWith(99);
@@ -66,7 +68,7 @@ describe('CommentsService', () => {
 
     it('passes on a foreign key violation when the post is there (the author vanished): not a missing post', async () => {
       const error = foreignKeyViolation();
-      events.insertRecorded.mockRejectedValueOnce(error);
+      repository.insertRecorded.mockRejectedValueOnce(error);
       await expect(service.create(7, { body: 'Hi' }, bob)).rejects.toBe(error);
     });
   });

@@ -69,8 +69,8 @@ export class CommentsService {
    */
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
-    const comment = await this.events
-      .insertRecorded(this.comments, { ...input, postId, authorId: who.id }, 'commentCreated')
+    const comment = await this.comments
+      .insertRecorded({ ...input, postId, authorId: who.id }, this.events.created('commentCreated'))
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
         throw error;

@@ -1,13 +1,16 @@
 import { Global, Logger, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { Dialect } from '../common/persistence/dialect.js';
 import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
+import { PostgresDialect } from './postgres.dialect.js';
+import { SqliteDialect } from './sqlite.dialect.js';
 
 const logger = new Logger('Database');
 
@@ -33,7 +36,16 @@ const logger = new Logger('Database');
       },
     }),
   ],
-  providers: [TransactionRunner, Sql],
-  exports: [TransactionRunner, Sql],
+  providers: [
+    {
+      // The one place that asks which database it is: everything else asks the dialect.
+      provide: Dialect,
+      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource) => (dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource) : new SqliteDialect(dataSource)),
+    },
+    TransactionRunner,
+    Sql,
+  ],
+  exports: [Dialect, TransactionRunner, Sql],
 })
 export class DatabaseModule {}

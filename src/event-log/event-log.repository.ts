@@ -26,7 +26,7 @@ export class EventLogRepository {
   ) {
     // Only events every reader can already see: one behind a still-open transaction is not yet
     // published anywhere, whatever its age.
-    const visible = sql.sqlite ? '' : ' AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+    const visible = sql.dialect.eventsVisible ? ` AND ${sql.dialect.eventsVisible}` : '';
     this.deleteBatch = sql.statement(
       `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE occurred_at < $1${visible} ORDER BY tx, id LIMIT $2) RETURNING tx, id`,
     );

@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
 import { ResponseCache } from '../common/cache/response-cache.js';
-import type { Companion, ResourceRepository, Versioned } from '../common/persistence/resource-repository.js';
-import { type Executor, Sql } from '../common/persistence/sql.js';
-import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import type { Companion } from '../common/persistence/resource-repository.js';
+import type { Executor } from '../common/persistence/sql.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
-import { type BlogEvent, type BlogEventName, type BlogEvents, CONTENT_CHANGED, type ContentChanged, CREDENTIALS_CHANGED, type CredentialsChanged, eventType } from './blog-events.js';
+import { type BlogEvent, type BlogEventName, CONTENT_CHANGED, type ContentChanged, CREDENTIALS_CHANGED, type CredentialsChanged, eventType } from './blog-events.js';
 import { EventRelay } from './event-relay.js';
 import { OutboxRepository } from './outbox.repository.js';
 
@@ -32,8 +31,6 @@ export class EventPublisher {
     private readonly outbox: OutboxRepository,
     private readonly relay: EventRelay,
     private readonly cache: ResponseCache,
-    private readonly sql: Sql,
-    private readonly transactions: TransactionRunner,
     config: AppConfig,
   ) {
     this.bus = Boolean(config.redisUrl);
@@ -42,26 +39,6 @@ export class EventPublisher {
   /** This instance, in the log and on the bus. */
   get origin(): string {
     return this.relay.origin;
-  }
-
-  /**
-   * A new row and its `created` event, atomically. On PostgreSQL one statement (the event's
-   * INSERT fed from the new row in a data-modifying WITH: no BEGIN, no COMMIT, one round trip);
-   * on SQLite one transaction of the two INSERTs, queued like every other.
-   */
-  insertRecorded<T extends Versioned, K extends BlogEventName>(
-    repository: ResourceRepository<T>,
-    values: Omit<Partial<T>, 'id' | 'version'>,
-    name: K,
-  ): Promise<T> {
-    if (this.sql.sqlite) {
-      return this.transactions.run(async (manager) => {
-        const created = await repository.insertWith(values, undefined, manager);
-        await this.record(manager, { name, payload: created as unknown as BlogEvents[K] });
-        return created;
-      });
-    }
-    return repository.insertWith(values, this.createdEvent<T>(name));
   }
 
   /** Records the events of a write, inside its transaction, in the order given. */
@@ -89,21 +66,17 @@ export class EventPublisher {
     return definition;
   }
 
-  /** The event of a new row as an INSERT made from it in the same statement (PostgreSQL). */
-  private createdEvent<T>(name: string): Companion<T> {
-    const definition = this.definitionOf(name);
-    const refs = definition.eventRefs as Record<string, string>;
-    const companion = (column: (property: keyof T & string) => string, next: number) => {
-      const ref = (key: string) => (refs[key] ? column(refs[key] as keyof T & string) : 'NULL');
-      const fields = definition.fieldNames.map((field) => `'${field.replace(/'/g, "''")}', ${column(field as keyof T & string)}`);
-      return {
-        sql:
-          'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin) ' +
-          `SELECT $${next}, $${next + 1}, ${ref('postId')}, ${ref('commentId')}, ${ref('authorId')}, json_build_object(${fields.join(', ')})::text, $${next + 2} FROM r`,
-        params: [eventType(name), new Date(), this.origin],
-      };
+  /**
+   * The `created` event of a new row, for its repository to write with the row, atomically
+   * (ResourceRepository.insertRecorded): an INSERT into the outbox made from the new row.
+   */
+  created<T>(name: BlogEventName): Companion<T> {
+    const refs = this.definitionOf(name).eventRefs as unknown as Record<string, (keyof T & string) | undefined>;
+    return (row, source, next) => {
+      const ref = (key: string) => (refs[key] ? row.column(refs[key]) : 'NULL');
+      const event = { type: eventType(name), occurredAt: new Date(), origin: this.origin, postId: ref('postId'), commentId: ref('commentId'), authorId: ref('authorId'), resource: row.json };
+      return this.outbox.insertFrom(source, event, next);
     };
-    return Object.assign(companion, { key: `event:${name}` });
   }
 
   /** After the commit of a write that recorded events. */

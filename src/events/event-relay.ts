@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
-import pg from 'pg';
 import { ResponseCache } from '../common/cache/response-cache.js';
+import { Dialect, type Listener } from '../common/persistence/dialect.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -32,9 +32,6 @@ const CHANGES_CHANNEL = 'blog_changes';
 
 const BATCH = 500;
 const POLL_MS = 1000;
-const RECONNECT_MS = 1000;
-/** As the pool's: an unreachable database does not hold up start-up. */
-const CONNECT_TIMEOUT_MS = 2500;
 
 /**
  * Publishes committed events to this instance's subscribers, from the outbox, in log order,
@@ -63,21 +60,22 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   private draining: Promise<void> | null = null;
   private again = false;
   private timer?: NodeJS.Timeout;
-  private listener?: pg.Client;
+  private listener: Listener | null = null;
   private stopped = false;
   /** This instance, in the log (the events it wrote) and on the bus. */
   readonly origin = randomUUID();
-  /** PostgreSQL without Redis: the database carries the writes that record no event. */
+  /** A database other instances share (PostgreSQL), without Redis: the database carries the writes that record no event. */
   private readonly carriesChanges: boolean;
 
   constructor(
     private readonly outbox: OutboxRepository,
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly cache: ResponseCache,
+    private readonly dialect: Dialect,
   ) {
-    this.carriesChanges = config.database.type === 'postgres' && !config.redisUrl;
+    this.carriesChanges = dialect.shared && !config.redisUrl;
   }
 
   /** Where this instance has published up to. */
@@ -92,7 +90,6 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     this.started = true;
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
-    if (this.config.database.type !== 'postgres') return;
     // Other instances' writes without events are unheard until LISTEN is in place.
     if (this.carriesChanges) this.cache.suspend();
     await this.listen();
@@ -101,9 +98,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await this.listener?.close();
     await this.draining;
   }
 
@@ -166,43 +161,27 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /**
-   * PostgreSQL: a connection of its own that hears every insert into the log (and, without
-   * Redis, the other instances' writes without events), and comes back after an outage.
-   * Settles once the first attempt has connected or failed.
+   * Where other instances share the database (PostgreSQL): a connection that hears every insert
+   * into the log (and, without Redis, the other instances' writes without events), and comes
+   * back after an outage. Settles once the first attempt has connected or failed.
    */
   private listen(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    const client = new pg.Client({
-      connectionString: this.config.database.url,
-      application_name: 'blog-event-relay',
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-    });
-    this.listener = client;
-    const retry = () => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      if (this.carriesChanges) this.cache.suspend();
-      client.removeAllListeners();
-      void client.end().catch(() => undefined);
-      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
-    };
-    client.on('error', retry);
-    client.on('end', retry);
-    client.on('notification', (message) => {
-      if (message.channel !== CHANGES_CHANNEL) this.wake();
-      else if (message.payload !== this.origin) this.cache.invalidate();
-    });
     const channels = this.carriesChanges ? [EVENTS_CHANNEL, CHANGES_CHANNEL] : [EVENTS_CHANNEL];
-    return client
-      .connect()
-      .then(() => client.query(channels.map((channel) => `LISTEN ${channel}`).join('; ')))
-      .then(() => {
-        if (this.listener !== client) return;
+    this.listener = this.dialect.listen('blog-event-relay', channels, {
+      notification: (channel, payload) => {
+        if (channel !== CHANGES_CHANNEL) this.wake();
+        else if (payload !== this.origin) this.cache.invalidate();
+      },
+      up: () => {
         // Whatever was written while not listening.
         if (this.carriesChanges) this.cache.resume();
         this.wake();
-      })
-      .catch(retry);
+      },
+      down: () => {
+        if (this.carriesChanges) this.cache.suspend();
+      },
+    });
+    return this.listener?.ready ?? Promise.resolve();
   }
 }

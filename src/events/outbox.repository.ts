@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
@@ -26,6 +27,17 @@ export interface NewEvent extends EventRefs {
   origin: string;
 }
 
+/** A new row's event as an INSERT made from that row: its ids and resource are SQL expressions of it. */
+export interface EventFromRow {
+  type: string;
+  occurredAt: Date;
+  origin: string;
+  postId: string;
+  commentId: string;
+  authorId: string;
+  resource: string;
+}
+
 /** Which events a read returns besides "after this position". */
 export interface EventFilter {
   types?: readonly string[];
@@ -46,6 +58,7 @@ interface Row {
 }
 
 const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin';
+const INSERT = 'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin)';
 const BATCH = 100;
 
 /**
@@ -58,20 +71,16 @@ const BATCH = 100;
  */
 @Injectable()
 export class OutboxRepository {
-  private readonly visible: string;
-
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
-  ) {
-    this.visible = sql.sqlite ? '1 = 1' : 'tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
-  }
+  ) {}
 
   /** Records events in the write's transaction, in the order given. */
   async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
-      const values = chunk.map((_, index) => `(${this.sql.placeholders(7, index * 7 + 1)})`).join(', ');
+      const rows = chunk.map((_, index) => `(${this.sql.placeholders(7, index * 7 + 1)})`);
       const params = chunk.flatMap((event) => [
         event.type,
         this.sql.timestamp(event.occurredAt),
@@ -81,20 +90,25 @@ export class OutboxRepository {
         event.resource,
         event.origin,
       ]);
-      await this.sql.rows(
-        this.sql.statement(`INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin) VALUES ${values}`),
-        params,
-        executor,
-      );
+      await this.sql.rows(this.sql.statement(`${INSERT} VALUES ${rows.join(', ')}`), params, executor);
     }
+  }
+
+  /**
+   * The INSERT of a new row's event, made from that row in the same write (`source` holds it;
+   * see ResourceRepository.insertRecorded), its parameters numbered from `next`. Sends nothing.
+   */
+  insertFrom(source: string, event: EventFromRow, next: number): Statement {
+    return {
+      text: `${INSERT} SELECT $${next}, $${next + 1}, ${event.postId}, ${event.commentId}, ${event.authorId}, ${event.resource}, $${next + 2} FROM ${source}`,
+      params: [event.type, this.sql.timestamp(event.occurredAt), event.origin],
+    };
   }
 
   /** Up to `limit` readable events after `position`, oldest first, matching `filter`. */
   after(position: EventPosition, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
-    // An index range scan on (tx, id) either way: SQLite's single writer leaves tx at 0, so the id
-    // alone orders its log (an OR of the two columns would make it read the whole table).
-    const params: unknown[] = this.sql.sqlite ? [position.id] : [position.tx, position.id];
-    return this.select(this.sql.sqlite ? 'id > $1' : '(tx, id) > ($1, $2)', params, limit, filter);
+    const after = this.sql.dialect.eventsAfter(position, 1);
+    return this.select(after.condition, [...after.params], limit, filter);
   }
 
   /** The readable event at `position` when it matches `filter` (the same filter as `after`'s): none or one. */
@@ -104,7 +118,9 @@ export class OutboxRepository {
 
   /** The readable events `where` says, matching `filter`, oldest first: the one place that applies a reader's filter. */
   private select(where: string, params: unknown[], limit: number, filter: EventFilter): Promise<StoredEvent[]> {
-    const conditions = [where, this.visible];
+    const dialect = this.sql.dialect;
+    const conditions = [where];
+    if (dialect.eventsVisible) conditions.push(dialect.eventsVisible);
     if (filter.types && filter.types.length > 0) {
       conditions.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
       params.push(...filter.types);
@@ -112,29 +128,24 @@ export class OutboxRepository {
     if (filter.postId !== undefined) conditions.push(`post_id = $${params.push(filter.postId)}`);
     if (filter.authorId !== undefined) conditions.push(`author_id = $${params.push(filter.authorId)}`);
     params.push(limit);
-    const order = this.sql.sqlite ? 'id' : 'tx, id';
-    return this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`), params);
+    return this.read(`SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${dialect.eventOrder('asc')} LIMIT $${params.length}`, params);
   }
 
   /** The position of the newest readable event (the start when there is none). */
   async latest(): Promise<EventPosition> {
-    const order = this.sql.sqlite ? 'id DESC' : 'tx DESC, id DESC';
-    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events WHERE ${this.visible} ORDER BY ${order} LIMIT 1`), []);
+    const visible = this.sql.dialect.eventsVisible;
+    const [row] = await this.read(`SELECT ${COLUMNS} FROM events${visible ? ` WHERE ${visible}` : ''} ORDER BY ${this.sql.dialect.eventOrder('desc')} LIMIT 1`, []);
     return row ? { tx: row.tx, id: row.id } : { tx: 0, id: 0 };
   }
 
-  /** The position of the oldest event kept, or null when the log is empty. */
-  async oldest(): Promise<EventPosition | null> {
-    const [row] = await this.read(this.sql.statement(`SELECT ${COLUMNS} FROM events ORDER BY ${this.sql.sqlite ? 'id' : 'tx, id'} LIMIT 1`), []);
-    return row ? { tx: row.tx, id: row.id } : null;
-  }
-
-  /** PostgreSQL: sends `payload` to every session listening on `channel`. */
+  /** Sends `payload` to every session listening on `channel` (PostgreSQL); nothing where none can listen. */
   async notify(channel: string, payload: string): Promise<void> {
-    await this.sql.rows('SELECT pg_notify($1, $2)', [channel, payload]);
+    const notify = this.sql.dialect.notify;
+    if (notify) await this.sql.rows(notify, [channel, payload]);
   }
 
-  private async read(statement: string, params: readonly unknown[]): Promise<StoredEvent[]> {
+  private async read(text: string, params: readonly unknown[]): Promise<StoredEvent[]> {
+    const statement = this.sql.statement(text);
     const rows = await this.transactions.single(() => this.sql.rows<Row>(statement, params));
     return rows.map((row) => ({
       id: Number(row.id),

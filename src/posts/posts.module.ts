@@ -1,9 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { ResourceView } from '../common/resource/resource.js';
 import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
-import { Post } from './post.entity.js';
 import { POST_RESOURCE } from './post.resource.js';
 import { PostsController } from './posts.controller.js';
 import { PostLoaders } from './posts.loader.js';
@@ -12,7 +10,7 @@ import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './post
 import { PostsService } from './posts.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Post]), UsersModule],
+  imports: [UsersModule],
   controllers: [PostsController],
   providers: [PostsRepository, PostsService, PostLoaders, PostsResolver, UserPostsResolver, PostConnectionResolver],
   exports: [PostsService, PostsRepository, PostLoaders],

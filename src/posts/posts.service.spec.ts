@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
-import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.js';
+import { codeOf, newTestService } from '../../test/support/unit.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
-import type { BlogEvent } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import { UsersService } from '../users/users.service.js';
 import { Post } from './post.entity.js';
@@ -34,41 +33,36 @@ describe('PostsService', () => {
     users = unit.mock(UsersService);
     events = unit.mock(EventPublisher);
     repository.findById.mockImplementation(async () => post());
-    repository.insert.mockImplementation(async (values) => post(values));
+    // The event of a new row, as the repository writes it with the row.
+    repository.insertRecorded.mockImplementation(async (values) => post(values as Partial<Post>));
+    events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
     repository.updateVersioned.mockImplementation(async (current, changes) => post({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
     repository.cascadedComments.mockResolvedValue([{ id: 11, postId: 7, authorId: bob.id }]);
     repository.page.mockResolvedValue({ items: [], nextCursor: null });
     users.exists.mockResolvedValue(true);
-    // As on SQLite: the row and its event in one transaction.
-    events.insertRecorded.mockImplementation(async (_repository, values, name) => {
-      const created = await repository.insert(values as Partial<Post>, UNIT_EXECUTOR);
-      await events.record(UNIT_EXECUTOR, { name, payload: created } as BlogEvent);
-      return created;
-    });
   });
 
   describe('create', () => {
     it('needs a signed-in actor, and writes nothing without one', async () => {
       expect(await codeOf(service.create({ title: 'T', body: 'B' }, null))).toBe('UNAUTHENTICATED');
-      expect(repository.insert).not.toHaveBeenCalled();
+      expect(repository.insertRecorded).not.toHaveBeenCalled();
     });
 
-    it("writes as the actor and records postCreated in the same transaction", async () => {
-      const created = await service.create({ title: 'T', body: 'B' }, bob);
-      expect(repository.insert).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id }), expect.anything());
-      expect(events.record).toHaveBeenCalledWith(expect.anything(), { name: 'postCreated', payload: created });
+    it('writes as the actor, postCreated with the row, through its own repository', async () => {
+      await service.create({ title: 'T', body: 'B' }, bob);
+      expect(repository.insertRecorded).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id }), { event: 'postCreated' });
       expect(events.committed).toHaveBeenCalled();
     });
 
     it("lets only an admin write on someone else's behalf", async () => {
       expect(await codeOf(service.create({ title: 'T', body: 'B', authorId: alice.id }, bob))).toBe('FORBIDDEN');
       await service.create({ title: 'T', body: 'B', authorId: alice.id }, admin);
-      expect(repository.insert).toHaveBeenLastCalledWith(expect.objectContaining({ authorId: alice.id }), expect.anything());
+      expect(repository.insertRecorded).toHaveBeenLastCalledWith(expect.objectContaining({ authorId: alice.id }), expect.anything());
     });
 
     it('answers BAD_USER_INPUT when the foreign key says the author does not exist', async () => {
-      repository.insert.mockRejectedValueOnce(Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+      repository.insertRecorded.mockRejectedValueOnce(Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
       expect(await codeOf(service.create({ title: 'T', body: 'B', authorId: 99 }, admin))).toBe('BAD_USER_INPUT');
       expect(events.record).not.toHaveBeenCalled();
       expect(events.committed).not.toHaveBeenCalled();

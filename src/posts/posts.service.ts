@@ -78,8 +78,8 @@ export class PostsService {
     const who = this.policy.requireActor(actor);
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
     const authorId = input.authorId ?? who.id;
-    const post = await this.events
-      .insertRecorded(this.posts, { ...input, authorId }, 'postCreated')
+    const post = await this.posts
+      .insertRecorded({ ...input, authorId }, this.events.created('postCreated'))
       .catch((error: unknown) => {
         if (authorId !== who.id && isForeignKeyViolation(error)) {
           throw DomainError.badInput(`authorId ${authorId} is not a user`, [

@@ -1,7 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountLookup } from '../auth/account-lookup.js';
-import { User } from './user.entity.js';
 import { UsersController } from './users.controller.js';
 import { UserLoaders } from './users.loader.js';
 import { UsersRepository } from './users.repository.js';
@@ -11,7 +9,6 @@ import { UsersService } from './users.service.js';
 /** Global: the accounts every credential is checked against (AccountLookup) are its users. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([User])],
   controllers: [UsersController],
   providers: [
     UsersRepository,

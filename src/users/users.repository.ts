@@ -43,7 +43,7 @@ export class UsersRepository extends ResourceRepository<User> implements Account
 
   /** The admins, locked until the transaction ends on PostgreSQL (SQLite has one writer), so two demotions cannot both see another admin. */
   async lockAdmins(executor: Executor): Promise<number[]> {
-    const statement = this.cached('admins', () => `SELECT id FROM users WHERE role = 'admin' ORDER BY id${this.sql.sqlite ? '' : ' FOR UPDATE'}`);
+    const statement = this.cached('admins', () => `SELECT id FROM users WHERE role = 'admin' ORDER BY id${this.sql.dialect.lockRows()}`);
     return (await this.sql.rows<{ id: number }>(statement, [], executor)).map((row) => row.id);
   }
 

@@ -81,7 +81,7 @@ export class WebhookDeliveriesRepository {
    * skipped (SKIP LOCKED), and a claimed row is not due again before its lease ends.
    */
   async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-    const lock = this.sql.sqlite ? '' : ' FOR UPDATE OF d SKIP LOCKED';
+    const lock = this.sql.dialect.lockRows({ of: 'd', skipLocked: true });
     const statement = this.sql.statement(
       `UPDATE webhook_deliveries SET lease_until = $1 WHERE id IN (` +
         `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ` +
@@ -90,7 +90,7 @@ export class WebhookDeliveriesRepository {
         `RETURNING id, webhook_id, event_cursor, message_id, payload, attempts`,
     );
     const nowParam = this.sql.timestamp(now);
-    const rows = await this.sql.written<Record<string, unknown>>(statement, [this.sql.timestamp(leaseUntil), nowParam, nowParam, this.sql.sqlite ? 1 : true, limit]);
+    const rows = await this.sql.written<Record<string, unknown>>(statement, [this.sql.timestamp(leaseUntil), nowParam, nowParam, true, limit]);
     if (rows.length === 0) return [];
     const webhookIds = [...new Set(rows.map((row) => Number(row.webhook_id)))];
     const targets = await this.sql.rows<{ id: number; url: string; secret: string }>(
@@ -195,7 +195,7 @@ export class WebhookDeliveriesRepository {
       this.sql.statement(
         "SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM webhooks WHERE active = $1) AS active",
       ),
-      [this.sql.sqlite ? 1 : true],
+      [true],
     );
     return { pending: Number(row.pending), activeWebhooks: Number(row.active) };
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
+import { Dialect } from '../common/persistence/dialect.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
@@ -63,6 +64,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly dialect: Dialect,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -95,12 +97,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * The safety net (a retry due from another instance, a webhook another instance created): one
-   * statement a second while there is work; while there is none, none at all on SQLite (one
-   * process: it knows of every change) and one every few seconds on PostgreSQL.
+   * statement a second while there is work; while there is none, none at all where no other
+   * instance shares the database (SQLite: this process knows of every change) and one every few
+   * seconds where others do (PostgreSQL).
    */
   private poll(): void {
     const busy = this.activeWebhooks > 0 || this.pending > 0 || this.inFlight.size > 0;
-    if (!busy && (this.config.database.type !== 'postgres' || ++this.idlePolls < IDLE_POLLS)) return;
+    if (!busy && (!this.dialect.shared || ++this.idlePolls < IDLE_POLLS)) return;
     this.idlePolls = 0;
     this.tick();
   }

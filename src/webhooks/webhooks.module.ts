@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Webhook } from './webhook.entity.js';
+// The table's declaration, for the data source and `npm run migration:generate` (the repository reads it by name).
+import './webhook.entity.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookRetention } from './webhook-retention.js';
@@ -10,7 +10,6 @@ import { WebhooksService } from './webhooks.service.js';
 
 /** Webhooks: admins' subscriptions of URLs to events, and their signed, retried delivery. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Webhook])],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhookDeliveriesRepository, WebhooksService, WebhookDispatcher, WebhookRetention],
 })

@@ -46,7 +46,7 @@ export class WebhooksRepository {
       `INSERT INTO webhooks (url, types, description, secret, active, after_tx, after_id, created_at, updated_at, version) ` +
         `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1) RETURNING ${COLUMNS}`,
     );
-    const params = [values.url, values.types.join(','), values.description, values.secret, this.bool(true), values.after.tx, values.after.id, now, now];
+    const params = [values.url, values.types.join(','), values.description, values.secret, true, values.after.tx, values.after.id, now, now];
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, params, executor);
     return this.fromRow(row);
   }
@@ -63,7 +63,7 @@ export class WebhooksRepository {
 
   /** The active webhooks, for the feeder (read in its transaction, once it holds the feed). */
   async active(executor?: Executor): Promise<WebhookRecord[]> {
-    const rows = await this.sql.rows<Record<string, unknown>>(this.sql.statement(`SELECT ${COLUMNS} FROM webhooks WHERE active = $1 ORDER BY id`), [this.bool(true)], executor);
+    const rows = await this.sql.rows<Record<string, unknown>>(this.sql.statement(`SELECT ${COLUMNS} FROM webhooks WHERE active = $1 ORDER BY id`), [true], executor);
     return rows.map((row) => this.fromRow(row));
   }
 
@@ -73,7 +73,7 @@ export class WebhooksRepository {
     if (changes.url !== undefined) set.push(`url = $${params.push(changes.url)}`);
     if (changes.types !== undefined) set.push(`types = $${params.push(changes.types.join(','))}`);
     if (changes.description !== undefined) set.push(`description = $${params.push(changes.description)}`);
-    if (changes.active !== undefined) set.push(`active = $${params.push(this.bool(changes.active))}`);
+    if (changes.active !== undefined) set.push(`active = $${params.push(changes.active)}`);
     if (changes.after !== undefined) set.push(`after_tx = $${params.push(changes.after.tx)}`, `after_id = $${params.push(changes.after.id)}`);
     set.push(`updated_at = $${params.push(this.sql.timestamp(new Date()))}`, 'version = version + 1');
     params.push(id);
@@ -91,17 +91,13 @@ export class WebhooksRepository {
    * until the transaction ends: one feeder at a time, and a webhook created meanwhile waits.
    */
   async feedPosition(executor: Executor | undefined, lock: boolean): Promise<EventPosition> {
-    const statement = `SELECT event_tx, event_id FROM webhook_feed WHERE id = 1${lock && !this.sql.sqlite ? ' FOR UPDATE' : ''}`;
+    const statement = `SELECT event_tx, event_id FROM webhook_feed WHERE id = 1${lock ? this.sql.dialect.lockRows() : ''}`;
     const [row] = await this.sql.rows<{ event_tx: number | string; event_id: number | string }>(statement, [], executor);
     return { tx: Number(row.event_tx), id: Number(row.event_id) };
   }
 
   async advanceFeed(position: EventPosition, executor: Executor): Promise<void> {
     await this.sql.written(this.sql.statement('UPDATE webhook_feed SET event_tx = $1, event_id = $2 WHERE id = 1 RETURNING id'), [position.tx, position.id], executor);
-  }
-
-  private bool(value: boolean): boolean | number {
-    return this.sql.sqlite ? (value ? 1 : 0) : value;
   }
 
   private fromRow(row: Record<string, unknown>): WebhookRecord {

@@ -23,6 +23,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Use a SQLite file rather than memory. */
   file?: boolean;
+  /** Called once the application is created, before its start-up hooks (migrations have run). */
+  beforeInit?: (app: NestFastifyApplication) => void;
 }
 
 /** Starts the real application on a fresh database of the given kind, ready for supertest. */
@@ -43,6 +45,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
   let app: NestFastifyApplication;
   try {
     app = await createApp(config);
+    options.beforeInit?.(app);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
   } catch (error) {

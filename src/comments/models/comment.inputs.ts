@@ -3,6 +3,7 @@ import { IsDefined, IsInt, Max, Min } from 'class-validator';
 import { FirstArg } from '../../common/graphql/page.args.js';
 import { REQUIRED } from '../../common/validation/transforms.js';
 import { CreateCommentDto } from '../dto/create-comment.dto.js';
+import { MAX_INT32 } from '../../common/validation/limits.js';
 
 export const DEFAULT_COMMENTS_PAGE_SIZE = 50;
 
@@ -13,7 +14,7 @@ export const DEFAULT_COMMENTS_PAGE_SIZE = 50;
 @InputType('CreateCommentInput', { description: 'A new comment on a post' })
 export class CreateCommentInput extends CreateCommentDto {
   @Field(() => Int, { description: 'The id of the post to comment on' })
-  @Max(2_147_483_647, { message: 'postId must be a positive integer' })
+  @Max(MAX_INT32, { message: 'postId must be a positive integer' })
   @Min(1, { message: 'postId must be a positive integer' })
   @IsInt({ message: 'postId must be a positive integer' })
   @IsDefined(REQUIRED)

@@ -6,12 +6,11 @@ import { renderProblemXml } from '../errors/problem-xml.js';
 import { AVAILABLE_MEDIA_TYPES } from '../resource/media-types.js';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_XML_MEDIA_TYPE } from './api-docs.decorators.js';
 import { headerRef, namedSchemas, PROBLEM_SCHEMA, RESPONSE_HEADERS, type ResponseHeaderName, schemaRef } from './schemas.js';
+import { MAX_INT32 } from '../validation/limits.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 type Method = (typeof METHODS)[number];
 const WITH_BODY = new Set<Method>(['post', 'put', 'patch', 'delete']);
-const MAX_ID = 2_147_483_647;
-
 /** Headers every response of an error status carries. */
 const ERROR_HEADERS: Record<number, ResponseHeaderName[]> = { 401: ['WWW-Authenticate'], 405: ['Allow'], 429: ['Retry-After'], 503: ['Retry-After'] };
 
@@ -134,7 +133,7 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
       for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
         const schema = parameter.schema as SchemaObject | undefined;
         if (parameter.in === 'path' && schema && (schema.type === 'number' || schema.type === 'integer')) {
-          parameter.schema = { type: 'integer', minimum: 1, maximum: MAX_ID };
+          parameter.schema = { type: 'integer', minimum: 1, maximum: MAX_INT32 };
         }
       }
       for (const media of Object.values(operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content : {})) {

@@ -4,6 +4,7 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { DomainError } from '../errors/domain-error.js';
 import { base64Pattern, DIGIT, positiveIntegerShapes } from './base64-pattern.js';
+import { MAX_INT32 } from '../validation/limits.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -33,7 +34,7 @@ export function encodeCursor(id: number): string {
 export function decodeCursor(cursor: string, field = 'cursor'): number {
   const match = /^v1:([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   const id = match ? Number(match[1]) : NaN;
-  if (!(id <= 2_147_483_647) || Buffer.from(`v1:${id}`).toString('base64url') !== cursor) {
+  if (!(id <= MAX_INT32) || Buffer.from(`v1:${id}`).toString('base64url') !== cursor) {
     throw DomainError.badInput(`${field} is not a cursor this service issued`, [
       { field, message: 'is not a valid cursor' },
     ]);

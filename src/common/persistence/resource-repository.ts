@@ -1,15 +1,24 @@
 import { DomainError } from '../errors/domain-error.js';
 import { type Page, type PageRequest, toPage } from '../pagination/cursor.js';
+import type { Statement } from './dialect.js';
 import type { EntityTable, TableColumn } from './entity-table.js';
 import type { Executor, Sql } from './sql.js';
 import { preconditionFailed } from './write-options.js';
 
-/** A second INSERT made from a new row in the same statement (see `insertWith`). */
-export interface Companion<T> {
-  (column: (property: keyof T & string) => string, next: number): { sql: string; params: unknown[] };
-  /** Names the shape of the SQL it gives, for the statement cache. */
-  key: string;
+/** A new row, as a write made from it in the same statement sees it (see `insertRecorded`). */
+export interface NewRow<T> {
+  /** One of its columns (`r.title`). */
+  column(property: keyof T & string): string;
+  /** Its fields (neither secrets nor the version) as a JSON object, timestamps in ISO 8601. */
+  json: string;
 }
+
+/**
+ * A second INSERT made from a new row, atomically with it (its `created` event): an
+ * `INSERT … SELECT … FROM ${source}` (the new row being `r` there), its parameters numbered
+ * from `next`.
+ */
+export type Companion<T> = (row: NewRow<T>, source: string, next: number) => Statement;
 
 /** What every resource's entity has: an id, a version (its ETag) and timestamps. */
 export interface Versioned {
@@ -46,6 +55,7 @@ export abstract class ResourceRepository<T extends Versioned> {
   protected readonly select: string;
   protected readonly from: string;
   private readonly statements = new Map<string, string>();
+  private newRow?: NewRow<T>;
 
   protected constructor(
     protected readonly sql: Sql,
@@ -177,37 +187,40 @@ export abstract class ResourceRepository<T extends Versioned> {
 
   /** One `INSERT … RETURNING`, atomic by itself; the first version and (unless given) the timestamps are set here. */
   async insert(values: Omit<Partial<T>, 'id' | 'version'>, executor?: Executor): Promise<T> {
-    return this.insertWith(values, undefined, executor);
+    const insert = this.insertStatement(values);
+    const [inserted] = await this.sql.rows<Record<string, unknown>>(this.cached(insert.key, () => insert.text), insert.params, executor);
+    return this.table.fromRow(inserted);
   }
 
   /**
-   * The same INSERT … RETURNING, and a second INSERT fed from the new row (`r`), in one statement
-   * (PostgreSQL only: a data-modifying WITH). `companion(column, next)` gives that INSERT, with
-   * `column(property)` naming a column of the new row and its parameters numbered from `next`.
+   * The same INSERT and a second one made from the new row (its `created` event, see
+   * EventPublisher.created), atomically: on PostgreSQL one statement (a data-modifying WITH), on
+   * SQLite one transaction of the two (Dialect.insertWith).
    */
-  async insertWith(
-    values: Omit<Partial<T>, 'id' | 'version'>,
-    companion: Companion<T> | undefined,
-    executor?: Executor,
-  ): Promise<T> {
+  async insertRecorded(values: Omit<Partial<T>, 'id' | 'version'>, companion: Companion<T>): Promise<T> {
+    const insert = this.insertStatement(values);
+    const newRow = (this.newRow ??= {
+      column: (property) => `r.${this.table.column(property).name}`,
+      json: this.sql.dialect.jsonObject(this.table.fields.map((column) => ({ key: column.property, expression: `r.${column.name}`, timestamp: column.timestamp }))),
+    });
+    const inserted = await this.sql.insertWith(insert, this.table.name, (source, next) => companion(newRow, source, next));
+    return this.table.fromRow(inserted);
+  }
+
+  /** `INSERT INTO posts (title, body, …) VALUES ($1, $2, …) RETURNING id, title, …` of the given columns. */
+  private insertStatement(values: Omit<Partial<T>, 'id' | 'version'>): Statement & { key: string } {
     const now = new Date();
     const row = { ...values, version: 1 } as Record<string, unknown>;
     row.createdAt = this.sql.timestamp(values.createdAt ?? now);
     row.updatedAt = this.sql.timestamp(values.updatedAt ?? values.createdAt ?? now);
     const columns = this.table.columns.concat(this.hiddenWritten(row)).filter((column) => row[column.property] !== undefined);
-    const params = this.parameters(columns, row);
-    const insert =
-      `INSERT INTO ${this.table.name} (${columns.map((column) => column.name).join(', ')}) ` +
-      `VALUES (${this.sql.placeholders(columns.length)}) RETURNING ${this.table.returningList}`;
-    let text = insert;
-    if (companion) {
-      const also = companion((property) => `r.${this.table.column(property).name}`, params.length + 1);
-      params.push(...also.params);
-      text = `WITH r AS (${insert}), companion AS (${also.sql}) SELECT ${this.table.returningList} FROM r`;
-    }
-    const statement = this.cached(`insert:${columns.map((column) => column.property).join(',')}:${companion?.key ?? ''}`, () => text);
-    const [inserted] = await this.sql.rows<Record<string, unknown>>(statement, params, executor);
-    return this.table.fromRow(inserted);
+    return {
+      key: `insert:${columns.map((column) => column.property).join(',')}`,
+      text:
+        `INSERT INTO ${this.table.name} (${columns.map((column) => column.name).join(', ')}) ` +
+        `VALUES (${this.sql.placeholders(columns.length)}) RETURNING ${this.table.returningList}`,
+      params: this.parameters(columns, row),
+    };
   }
 
   /**

@@ -2,6 +2,7 @@ import { type ArgumentMetadata, Injectable, type PipeTransform, ValidationPipe }
 import type { ValidationError } from 'class-validator';
 import { DomainError, type FieldError } from '../errors/domain-error.js';
 import { findStringProblem, stringProblem } from './well-formed.js';
+import { MAX_INT32 } from './limits.js';
 
 const MESSAGES: Record<string, (field: string) => string> = {
   whitelistValidation: (field) => `${field} is not a known or writable field`,
@@ -93,14 +94,12 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
-const MAX_ID = 2_147_483_647;
-
 /** A path id: a positive 32-bit integer written in plain digits, else 400. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {
   transform(value: string, metadata: ArgumentMetadata): number {
     const id = /^[1-9]\d{0,9}$/.test(value) ? Number(value) : NaN;
-    if (!(id <= MAX_ID)) {
+    if (!(id <= MAX_INT32)) {
       const field = metadata.data ?? 'id';
       throw DomainError.badInput(`${field} must be a positive integer`, [
         { field, message: 'must be a positive integer' },

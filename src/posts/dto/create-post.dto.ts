@@ -2,6 +2,7 @@ import { Field, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
+import { MAX_INT32 } from '../../common/validation/limits.js';
 
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
 
@@ -27,7 +28,7 @@ export class CreatePostDto {
   /** Admins only: write the post on someone else's behalf. */
   @Field(() => Int, { nullable: true, description: 'Admins only: the author, if not yourself' })
   @ApiPropertyOptional({ type: 'integer', description: 'Admins only: the author, if not yourself' })
-  @Max(2_147_483_647)
+  @Max(MAX_INT32)
   @Min(1)
   @IsInt({ message: 'authorId must be an integer' })
   @IsOptional()

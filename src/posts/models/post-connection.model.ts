@@ -4,6 +4,7 @@ import { AfterArg, FirstArg } from '../../common/graphql/page.args.js';
 import { ConnectionType } from '../../common/graphql/page-info.model.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
 import { Post } from '../post.entity.js';
+import { MAX_INT32 } from '../../common/validation/limits.js';
 
 /** A page of posts, newest first. `totalCount` is a resolved field, counted only when selected. */
 @ObjectType('PostConnection', { description: 'A page of posts, newest first' })
@@ -22,7 +23,7 @@ export class PostsArgs {
   after?: string | null;
 
   @Field(() => Int, { nullable: true, description: "Only this author's posts" })
-  @Max(2_147_483_647, { message: 'authorId must be a positive integer' })
+  @Max(MAX_INT32, { message: 'authorId must be a positive integer' })
   @Min(1, { message: 'authorId must be a positive integer' })
   @IsInt({ message: 'authorId must be a positive integer' })
   @IsOptional()

@@ -1,0 +1,120 @@
+import type { EntityManager } from 'typeorm';
+
+/** Where a statement runs: the pool, or the connection of an open transaction. */
+export type Executor = Pick<EntityManager, 'query'>;
+
+/** A statement written with PostgreSQL's `$1, $2, …` (each used once, in order), and its parameters. */
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+/** Sends one statement (written with `$1, $2, …`) and returns its rows (Sql.rows). */
+export type Send = <R>(text: string, params: readonly unknown[], executor?: Executor) => Promise<R[]>;
+
+/** A member of a JSON object built in SQL: `key` is a literal, `expression` SQL. */
+export interface JsonMember {
+  key: string;
+  expression: string;
+  /** A timestamp column: written as ISO 8601. */
+  timestamp: boolean;
+}
+
+/** A string as an SQL literal (`'it''s'`), for names the code declares, never for input. */
+export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** Where an event stands in the outbox: its transaction and its id. */
+export interface LogPosition {
+  tx: number;
+  id: number;
+}
+
+/** What a connection that listens for the database's announcements calls. */
+export interface NotificationHandlers {
+  notification(channel: string, payload: string | undefined): void;
+  /** Listening (again): announcements made while it was not were not heard. */
+  up(): void;
+  /** The connection is lost: nothing is heard until `up` again. */
+  down(): void;
+}
+
+export interface Listener {
+  /** Settles once the first attempt to listen has succeeded or failed. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything that differs between the databases the service runs on, and nothing else: the
+ * implementations are `src/database/sqlite.dialect.ts` and `src/database/postgres.dialect.ts`,
+ * and the rest of the code asks them, never which database it is. Statements are written once
+ * in PostgreSQL's syntax where both databases share it; the generated files under
+ * `src/database/queries/<dialect>/` show what each one is actually sent.
+ */
+export abstract class Dialect {
+  /**
+   * Whether other instances may use the same database and hear of its commits (PostgreSQL, with
+   * LISTEN/NOTIFY). A SQLite file is opened by one process, which knows of every change itself.
+   */
+  abstract readonly shared: boolean;
+
+  // --- Statement text and parameters -----------------------------------------------------------
+
+  /** A statement written with `$1, $2, …` as this database takes it. */
+  abstract statement(text: string): string;
+
+  /** A timestamp as a parameter, stored as TypeORM stores it. */
+  abstract timestamp(date: Date): Date | string;
+
+  /**
+   * The clause that keeps the rows a transaction reads locked until it ends (` FOR UPDATE`, of
+   * one table's rows with `of`, passing over rows others hold with `skipLocked`); nothing where
+   * one writer at a time needs no row locks.
+   */
+  abstract lockRows(options?: { of?: string; skipLocked?: boolean }): string;
+
+  /** A JSON object (as text) of these members, timestamps in ISO 8601. */
+  abstract jsonObject(members: readonly JsonMember[]): string;
+
+  // --- The outbox (`events`) -------------------------------------------------------------------
+
+  /**
+   * The condition under which an event is readable: every transaction that began before the
+   * event's own has ended, so the log is read in the order transactions commit. Null where no
+   * read can see an open transaction's events.
+   */
+  abstract readonly eventsVisible: string | null;
+
+  /** The log's order, oldest first (`asc`) or newest first. */
+  abstract eventOrder(direction: 'asc' | 'desc'): string;
+
+  /** The events after `position`, as a condition with its parameters numbered from `next`. */
+  abstract eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] };
+
+  /** Announces `$2` on the channel `$1` to every session listening; null where none can listen. */
+  abstract readonly notify: string | null;
+
+  // --- Running statements ----------------------------------------------------------------------
+
+  /** Sends a statement straight to the driver, outside any transaction, as a prepared statement. */
+  abstract send(text: string, values: readonly unknown[]): unknown[] | Promise<unknown[]>;
+
+  /** The rows of an `UPDATE/DELETE … RETURNING` run by a transaction's query runner. */
+  abstract writtenRows(result: unknown): unknown[];
+
+  /** Runs `work` in one transaction; `manager` is the executor of its statements. */
+  abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+
+  /** Runs a write that is one statement, atomic by itself, with no transaction around it. */
+  abstract single<T>(work: () => Promise<T>): Promise<T>;
+
+  /**
+   * An `INSERT … RETURNING` of one row into `table` and a second INSERT made from the new row
+   * (`companion(source, next)`: an `INSERT … SELECT … FROM ${source}`, the new row being `r`, its
+   * parameters numbered from `next`), atomically. Returns the new row.
+   */
+  abstract insertWith(insert: Statement, table: string, companion: (source: string, next: number) => Statement, send: Send): Promise<Record<string, unknown>>;
+
+  /** A connection that hears `channels` and comes back after an outage; null where nothing is announced. */
+  abstract listen(name: string, channels: readonly string[], handlers: NotificationHandlers): Listener | null;
+}

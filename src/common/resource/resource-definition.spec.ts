@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { describe, expect, it } from 'vitest';
+import { Post } from '../../posts/post.entity.js';
+import { POST_RESOURCE } from '../../posts/post.resource.js';
+
+describe('ResourceDefinition', () => {
+  it('builds a view with generated code, one object literal (this is the code that runs)', () => {
+    expect(POST_RESOURCE.viewSource()).toBe(
+      'return { "id": s["id"], "title": s["title"], "body": s["body"], "authorId": s["authorId"], ' +
+        '"createdAt": iso(s["createdAt"]), "updatedAt": iso(s["updatedAt"]), _links: definition.links(s) };',
+    );
+  });
+
+  it('shows the fields (timestamps in ISO 8601, never the version) and the links', () => {
+    const post = Object.assign(new Post(), { id: 7, title: 'T', body: 'B', authorId: 2, createdAt: new Date(0), updatedAt: new Date(1000), version: 3 });
+    expect(POST_RESOURCE.view(post)).toEqual({
+      id: 7,
+      title: 'T',
+      body: 'B',
+      authorId: 2,
+      createdAt: '1970-01-01T00:00:00.000Z',
+      updatedAt: '1970-01-01T00:00:01.000Z',
+      _links: { self: { href: '/posts/7' }, author: { href: '/users/2' }, comments: { href: '/posts/7/comments' } },
+    });
+  });
+});

@@ -1,0 +1,152 @@
+import pg from 'pg';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type Send, type Statement } from '../common/persistence/dialect.js';
+import { normalizeError } from '../common/errors/normalize-error.js';
+
+interface PgPool {
+  query(config: { text: string; values: unknown[]; name?: string }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Past this many distinct texts (an `IN (…)` list has one per length), statements are sent
+ * unnamed, so memory stays bounded here and on the server.
+ */
+const PREPARED_STATEMENTS_MAX = 500;
+const RECONNECT_MS = 1000;
+/** As the pool's: an unreachable database does not hold up start-up. */
+const CONNECT_TIMEOUT_MS = 2500;
+
+/**
+ * PostgreSQL through pg: a pool, each transaction on a connection of its own, any number of
+ * instances on one database (row locks, snapshot visibility of the outbox, LISTEN/NOTIFY).
+ */
+export class PostgresDialect extends Dialect {
+  readonly shared = true;
+  /** The event's transaction ended before every transaction still open began: below the snapshot's xmin. */
+  readonly eventsVisible = 'tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+  readonly notify = 'SELECT pg_notify($1, $2)';
+  private readonly names = new Map<string, string>();
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  statement(text: string): string {
+    return text;
+  }
+
+  timestamp(date: Date): Date {
+    return date;
+  }
+
+  lockRows(options: { of?: string; skipLocked?: boolean } = {}): string {
+    return ` FOR UPDATE${options.of ? ` OF ${options.of}` : ''}${options.skipLocked ? ' SKIP LOCKED' : ''}`;
+  }
+
+  /** json_build_object writes timestamps in ISO 8601 itself. */
+  jsonObject(members: readonly JsonMember[]): string {
+    return `json_build_object(${members.map(({ key, expression }) => `${literal(key)}, ${expression}`).join(', ')})::text`;
+  }
+
+  eventOrder(direction: 'asc' | 'desc'): string {
+    return direction === 'asc' ? 'tx, id' : 'tx DESC, id DESC';
+  }
+
+  eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] } {
+    return { condition: `(tx, id) > ($${next}, $${next + 1})`, params: [position.tx, position.id] };
+  }
+
+  /** A named prepared statement: parsed and planned once per connection. */
+  async send(text: string, values: readonly unknown[]): Promise<unknown[]> {
+    const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
+    return (await pool.query({ text, values: values as unknown[], name: this.nameOf(text) })).rows;
+  }
+
+  /** TypeORM's runner adds the count to what UPDATE and DELETE return. */
+  writtenRows(result: unknown): unknown[] {
+    return (result as [unknown[], number])[0];
+  }
+
+  /**
+   * DataSource.transaction, except when the connection itself failed (the server went silent
+   * or away): a ROLLBACK would wait as long again on a dead connection, so the connection is
+   * dropped instead (the server rolls back what it had), and the pool does not reuse it.
+   */
+  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner() as QueryRunner & { releasePostgresConnection?: (error?: Error) => Promise<void> };
+    let broken: Error | undefined;
+    try {
+      await runner.startTransaction();
+      const result = await work(runner.manager);
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (normalizeError(error).code === 'SERVICE_UNAVAILABLE') {
+        broken = error as Error;
+      } else if (runner.isTransactionActive) {
+        // As DataSource.transaction: the work's error is the one to report.
+        await runner.rollbackTransaction().catch((rollbackError: unknown) => (broken = rollbackError as Error));
+      }
+      throw error;
+    } finally {
+      if (broken && runner.releasePostgresConnection) await runner.releasePostgresConnection(broken);
+      else await runner.release();
+    }
+  }
+
+  single<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
+  /** One statement, the second INSERT fed from the first in a data-modifying WITH: no BEGIN, no COMMIT, one round trip. */
+  async insertWith(insert: Statement, _table: string, companion: (source: string, next: number) => Statement, send: Send): Promise<Record<string, unknown>> {
+    const also = companion('r', insert.params.length + 1);
+    const [row] = await send<Record<string, unknown>>(`WITH r AS (${insert.text}), companion AS (${also.text}) SELECT * FROM r`, [...insert.params, ...also.params]);
+    return row;
+  }
+
+  /** A connection of its own (LISTEN holds it), opened again a second after it is lost. */
+  listen(name: string, channels: readonly string[], handlers: NotificationHandlers): Listener {
+    const url = (this.dataSource.options as { url?: string }).url;
+    let client: pg.Client | undefined;
+    let closed = false;
+    const connect = (): Promise<void> => {
+      if (closed) return Promise.resolve();
+      const current = new pg.Client({ connectionString: url, application_name: name, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+      client = current;
+      const retry = () => {
+        if (client !== current) return;
+        client = undefined;
+        handlers.down();
+        current.removeAllListeners();
+        void current.end().catch(() => undefined);
+        setTimeout(() => void connect(), RECONNECT_MS).unref();
+      };
+      current.on('error', retry);
+      current.on('end', retry);
+      current.on('notification', (message) => handlers.notification(message.channel, message.payload));
+      return current
+        .connect()
+        .then(() => current.query(channels.map((channel) => `LISTEN ${channel}`).join('; ')))
+        .then(() => {
+          if (client === current) handlers.up();
+        })
+        .catch(retry);
+    };
+    return {
+      ready: connect(),
+      close: async () => {
+        closed = true;
+        const current = client;
+        client = undefined;
+        await current?.end().catch(() => undefined);
+      },
+    };
+  }
+
+  private nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < PREPARED_STATEMENTS_MAX) this.names.set(text, (name = `blog_${this.names.size}`));
+    return name;
+  }
+}

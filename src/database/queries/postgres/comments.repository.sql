@@ -1,0 +1,255 @@
+-- Every statement CommentsRepository (src/comments/comments.repository.ts) sends on PostgreSQL, as recorded by test/sql-queries.e2e-spec.ts.
+-- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
+-- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
+
+-- CommentsRepository.countFor
+SELECT
+  post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments
+WHERE
+  post_id IN ($1, $2, $3)
+GROUP BY
+  post_id
+
+-- CommentsRepository.delete
+DELETE FROM comments
+WHERE
+  id = $1
+RETURNING
+  id
+
+-- CommentsRepository.findById
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id = $1
+
+-- CommentsRepository.findByIds
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN ($1, $2, $3)
+
+-- CommentsRepository.insert
+INSERT INTO
+  comments (post_id, body, author_id, created_at, updated_at, version)
+VALUES
+  ($1, $2, $3, $4, $5, $6)
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.insertRecorded
+WITH
+  r AS (
+    INSERT INTO
+      comments (post_id, body, author_id, created_at, updated_at, version)
+    VALUES
+      ($1, $2, $3, $4, $5, $6)
+    RETURNING
+      id,
+      post_id,
+      body,
+      author_id,
+      created_at,
+      updated_at,
+      version
+  ),
+  companion AS (
+    INSERT INTO
+      events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+    SELECT
+      $7,
+      $8,
+      r.post_id,
+      r.id,
+      r.author_id,
+      json_build_object(
+        'id',
+        r.id,
+        'postId',
+        r.post_id,
+        'body',
+        r.body,
+        'authorId',
+        r.author_id,
+        'createdAt',
+        r.created_at,
+        'updatedAt',
+        r.updated_at
+      )::text,
+      $9
+    FROM
+      r
+  )
+SELECT
+  *
+FROM
+  r
+
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.id > $2
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+  AND version = $4
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version

@@ -1,0 +1,127 @@
+-- Every statement OutboxRepository (src/events/outbox.repository.ts) sends on PostgreSQL, as recorded by test/sql-queries.e2e-spec.ts.
+-- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
+-- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
+
+-- OutboxRepository.after
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin
+FROM
+  events
+WHERE
+  (tx, id) > ($1, $2)
+  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND type IN ($3, $4, $5)
+  AND post_id = $6
+  AND author_id = $7
+ORDER BY
+  tx,
+  id
+LIMIT
+  $8
+
+-- OutboxRepository.after
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin
+FROM
+  events
+WHERE
+  (tx, id) > ($1, $2)
+  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND type IN ($3, $4, $5)
+ORDER BY
+  tx,
+  id
+LIMIT
+  $6
+
+-- OutboxRepository.after
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin
+FROM
+  events
+WHERE
+  (tx, id) > ($1, $2)
+  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+ORDER BY
+  tx,
+  id
+LIMIT
+  $3
+
+-- OutboxRepository.append
+INSERT INTO
+  events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7)
+
+-- OutboxRepository.at
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin
+FROM
+  events
+WHERE
+  id = $1
+  AND tx = $2
+  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+ORDER BY
+  tx,
+  id
+LIMIT
+  $3
+
+-- OutboxRepository.latest
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin
+FROM
+  events
+WHERE
+  tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+ORDER BY
+  tx DESC,
+  id DESC
+LIMIT
+  1
+
+-- OutboxRepository.notify
+SELECT
+  pg_notify ($1, $2)

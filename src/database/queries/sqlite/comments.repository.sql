@@ -1,0 +1,250 @@
+-- Every statement CommentsRepository (src/comments/comments.repository.ts) sends on SQLite, as recorded by test/sql-queries.e2e-spec.ts.
+-- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
+-- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
+
+-- CommentsRepository.countFor
+SELECT
+  post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments
+WHERE
+  post_id IN (?, ?, ?)
+GROUP BY
+  post_id
+
+-- CommentsRepository.delete
+DELETE FROM comments
+WHERE
+  id = ?
+RETURNING
+  id
+
+-- CommentsRepository.findById
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id = ?
+
+-- CommentsRepository.findByIds
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (?, ?, ?)
+
+-- CommentsRepository.insert
+INSERT INTO
+  comments (post_id, body, author_id, created_at, updated_at, version)
+VALUES
+  (?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.insertRecorded
+INSERT INTO
+  comments (post_id, body, author_id, created_at, updated_at, version)
+VALUES
+  (?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.insertRecorded
+INSERT INTO
+  events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+SELECT
+  ?,
+  ?,
+  r.post_id,
+  r.id,
+  r.author_id,
+  json_object(
+    'id',
+    r.id,
+    'postId',
+    r.post_id,
+    'body',
+    r.body,
+    'authorId',
+    r.author_id,
+    'createdAt',
+    strftime('%Y-%m-%dT%H:%M:%fZ', r.created_at),
+    'updatedAt',
+    strftime('%Y-%m-%dT%H:%M:%fZ', r.updated_at)
+  ),
+  ?
+FROM
+  comments r
+WHERE
+  r.id = last_insert_rowid()
+
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.id > ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+  AND version = ?
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  post_id,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version

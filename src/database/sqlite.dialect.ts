@@ -1,0 +1,129 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { Dialect, literal, type JsonMember, type LogPosition, type Send, type Statement } from '../common/persistence/dialect.js';
+
+interface SqliteStatement {
+  reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): unknown;
+}
+interface SqliteConnection {
+  prepare(text: string): SqliteStatement;
+}
+
+/** Past this many distinct texts (an `IN (…)` list has one per length), statements are prepared afresh each time. */
+const PREPARED_STATEMENTS_MAX = 500;
+
+/**
+ * SQLite through better-sqlite3: one connection that TypeORM opened and every caller shares, one
+ * writer at a time. Transactions are therefore queued here, one at a time: two started together
+ * on the shared connection would nest as savepoints of each other, and one's rollback could take
+ * the other's acknowledged write with it.
+ */
+export class SqliteDialect extends Dialect {
+  readonly shared = false;
+  /** Reads of the log wait their turn in the queue (`single`), so no transaction is open meanwhile. */
+  readonly eventsVisible = null;
+  readonly notify = null;
+  private readonly prepared = new Map<string, SqliteStatement>();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  statement(text: string): string {
+    return text.replace(/\$\d+/g, '?');
+  }
+
+  /** A UTC `YYYY-MM-DD HH:MM:SS.SSS` text, as TypeORM writes a `datetime`. */
+  timestamp(date: Date): string {
+    return date.toISOString().replace('T', ' ').replace('Z', '');
+  }
+
+  lockRows(): string {
+    return '';
+  }
+
+  jsonObject(members: readonly JsonMember[]): string {
+    const pairs = members.map(({ key, expression, timestamp }) => `${literal(key)}, ${timestamp ? `strftime('%Y-%m-%dT%H:%M:%fZ', ${expression})` : expression}`);
+    return `json_object(${pairs.join(', ')})`;
+  }
+
+  // The single writer leaves every event's tx at 0, so the id alone orders the log; a row-value
+  // comparison on (tx, id) would make SQLite read the whole index.
+  eventOrder(direction: 'asc' | 'desc'): string {
+    return direction === 'asc' ? 'id' : 'id DESC';
+  }
+
+  eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] } {
+    return { condition: `id > $${next}`, params: [position.id] };
+  }
+
+  send(text: string, params: readonly unknown[]): unknown[] {
+    // better-sqlite3 binds no booleans (TypeORM's runner turns them into 0/1 too).
+    const values = params.some((value) => typeof value === 'boolean') ? params.map((value) => (typeof value === 'boolean' ? Number(value) : value)) : params;
+    const statement = this.prepare(text);
+    if (statement.reader) return statement.all(...values);
+    statement.run(...values);
+    return [];
+  }
+
+  writtenRows(result: unknown): unknown[] {
+    return result as unknown[];
+  }
+
+  /**
+   * BEGIN … COMMIT on the one connection, sent as plain statements: the queue already keeps every
+   * other transaction out, so TypeORM's transaction machinery would only add time to each write.
+   * Statements inside run on `dataSource.manager`, which Sql sends over the same connection.
+   */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.queued(async () => {
+      await this.dataSource.query('BEGIN');
+      try {
+        const result = await work(this.dataSource.manager);
+        await this.dataSource.query('COMMIT');
+        return result;
+      } catch (error) {
+        // A failed COMMIT leaves the transaction open too.
+        await this.dataSource.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** Waits its turn, so that it never runs inside another caller's open transaction, whose rollback would take it along. */
+  single<T>(work: () => Promise<T>): Promise<T> {
+    return this.queued(work);
+  }
+
+  /** No INSERT inside WITH here: a transaction of the two, the second reading the new row by its rowid. */
+  insertWith(insert: Statement, table: string, companion: (source: string, next: number) => Statement, send: Send): Promise<Record<string, unknown>> {
+    return this.transaction(async (manager) => {
+      const [row] = await send<Record<string, unknown>>(insert.text, insert.params, manager);
+      const also = companion(`${table} r WHERE r.id = last_insert_rowid()`, 1);
+      await send(also.text, also.params, manager);
+      return row;
+    });
+  }
+
+  listen(): null {
+    return null;
+  }
+
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private prepare(text: string): SqliteStatement {
+    let statement = this.prepared.get(text);
+    if (statement === undefined) {
+      const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+      statement = connection.prepare(text);
+      if (this.prepared.size < PREPARED_STATEMENTS_MAX) this.prepared.set(text, statement);
+    }
+    return statement;
+  }
+}
