@@ -208,6 +208,7 @@ describeEachDatabase('slow subscribers', (kind) => {
 
   const TOO_SLOW = { code: 'SUBSCRIBER_TOO_SLOW' };
 
+  // Filling the sockets between server and client takes tens of large posts: minutes on a loaded machine.
   it(`SSE: a live subscriber that reads nothing is ended with SUBSCRIBER_TOO_SLOW once ${MAX_QUEUE} events wait for it; the others get every event`, async () => {
     const before = await metricValue(app, 'subscribers_too_slow_total', { reason: 'queue' });
     const query = 'subscription { postCreated { id title body } }';
@@ -236,7 +237,7 @@ describeEachDatabase('slow subscribers', (kind) => {
     expect(received.length).toBeGreaterThan(MAX_QUEUE);
     expect(received).toEqual(ids.slice(0, received.length));
     expect(received.length).toBeLessThan(ids.length);
-  });
+  }, 90_000);
 
   it(`WebSocket: a live subscriber that reads nothing is ended with SUBSCRIBER_TOO_SLOW once ${MAX_QUEUE} events wait for it; the others get every event`, async () => {
     const before = await metricValue(app, 'subscribers_too_slow_total', { reason: 'queue' });
@@ -263,7 +264,7 @@ describeEachDatabase('slow subscribers', (kind) => {
     expect(received.length).toBeLessThan(ids.length);
     // The socket stays open for other operations.
     expect(slow.socket.readyState).toBe(WebSocket.OPEN);
-  });
+  }, 90_000);
 
   it(`SSE: an events stream whose client takes nothing for ${STALL_MS} ms ends with SUBSCRIBER_TOO_SLOW and extensions.after; resuming from it misses nothing`, async () => {
     const before = await metricValue(app, 'subscribers_too_slow_total', { reason: 'stall' });
@@ -302,5 +303,5 @@ describeEachDatabase('slow subscribers', (kind) => {
     expect([...first, ...rest.map((event) => event.cursor)]).toEqual(all);
     await sleep(200);
     expect(resumed.results).toHaveLength(all.length - first.length);
-  });
+  }, 90_000);
 });
