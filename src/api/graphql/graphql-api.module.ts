@@ -1,9 +1,8 @@
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { ResponseCache } from '../../common/cache/response-cache.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -13,7 +12,7 @@ import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.factory.js';
-import { graphiqlLandingPagePlugin, registerGraphiqlAssets } from './ide/graphiql.js';
+import { graphiqlLandingPagePlugin } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 
@@ -34,7 +33,7 @@ export function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /** The IDE is a development aid: never served in production. */
-const ideEnabled = (config: AppConfig) => !config.isProduction;
+export const ideEnabled = (config: AppConfig) => !config.isProduction;
 
 export function buildGraphQLOptions(
   config: AppConfig,
@@ -93,17 +92,7 @@ export function buildGraphQLOptions(
       useFactory: buildGraphQLOptions,
     }),
   ],
+  // Registered by the HTTP pipeline (api/http-pipeline.ts), with GraphiQL's assets and the transports.
   providers: [GraphQLCacheHooks],
 })
-export class GraphQLApiModule implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly cacheHooks: GraphQLCacheHooks,
-  ) {}
-
-  onModuleInit(): void {
-    this.cacheHooks.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), GRAPHQL_PATH);
-    if (ideEnabled(this.config)) registerGraphiqlAssets(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
-  }
-}
+export class GraphQLApiModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
-import type { FastifyInstance } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import {
   execute,
   type ExecutionArgs,
@@ -339,14 +339,15 @@ export class SubscriptionTransports implements OnApplicationShutdown {
   // Server-Sent Events (graphql-sse, distinct connections)
 
   /**
-   * The graphql-sse route. Its streams are long-lived responses, ended on shutdown.
+   * The graphql-sse route (registered by the HTTP pipeline). Its streams are long-lived
+   * responses, ended on shutdown.
    *
    * graphql-sse's handler reads the request and answers every refusal itself (its statuses and
    * bodies are the protocol's); an operation it would run is taken back here instead (thrown
    * out of `execute`/`subscribe` as `Admitted`) and written by writeEventStream, which pulls each
    * result only once the previous one has been written, where graphql-sse would queue them all.
    */
-  registerSse(fastify: FastifyInstance): void {
+  sseRoute(): RouteOptions {
     const streams = new WeakMap<object, Stream>();
     const handler = createSseHandler<Record<PropertyKey, unknown>>({
       authenticate: () => null, // distinct connections mode only
@@ -365,7 +366,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
       // Only graphql-sse's own answers still go through it (validation errors as a stream).
       onNext: (_ctx, _request, result) => this.formatResult(result as ExecutionResult),
     });
-    fastify.route({
+    return {
       method: ['GET', 'POST'],
       url: SSE_PATH,
       handler: async (request, reply) => {
@@ -411,7 +412,7 @@ export class SubscriptionTransports implements OnApplicationShutdown {
         }
         return reply;
       },
-    });
+    };
   }
 
   /** Runs an admitted operation and writes its results as the event stream, with back-pressure. */
