@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { ProblemDetailsFilter } from '../common/errors/problem-details.filter.js';
 import { AllowedMethods } from '../common/http/allowed-methods.js';
 import { trustFunction } from '../common/http/client-address.js';
+import { parseJsonOrNothing } from '../common/http/json-body.js';
 import { refuseMalformedQuery } from '../common/http/query-encoding.js';
 import { sendSecurityHeaders } from '../common/http/security-headers.js';
 import { answerFrameworkError, echoRequestId, loggerOptions } from '../common/logging/request-logging.js';
@@ -99,17 +100,12 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   fastify.addHook('preParsing', allowedMethods.refuseUnrouted);
 
   // ── Body parsers ───────────────────────────────────────────────────────────────────────────
-  // JSON only (application/json and any +json type); anything else is 415. An empty body under a
-  // JSON Content-Type is no body (fetch wrappers send that header on every request, DELETE
-  // included); a route that needs a body refuses a missing one in validation.
+  // JSON only: Fastify's text parser goes (a text or form body is 415, as is any other type)...
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  const parseJsonOrNothing: typeof parseJson = (request, body, done) => {
-    if (body === '' || (Buffer.isBuffer(body) && body.length === 0)) return done(null, undefined);
-    return parseJson(request, body, done);
-  };
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonOrNothing);
-  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJsonOrNothing);
+  // ...and its JSON parser answers application/json and every +json type, an empty body being none.
+  const json = parseJsonOrNothing(fastify);
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, json);
+  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, json);
 
   // ── preHandler ─────────────────────────────────────────────────────────────────────────────
   // After the rate limit and the negotiation, before any work: an anonymous GET's kept representation.
