@@ -15,6 +15,25 @@ export default tseslint.config(
     },
   },
   {
+    // The HTTP pipeline is one ordered file (README, "The HTTP pipeline"): nothing else adds to it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/api/http-pipeline.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(addHook|addContentTypeParser|removeContentTypeParser|removeAllContentTypeParsers|setNotFoundHandler|setErrorHandler|decorateRequest|decorateReply)$/]',
+          message: 'Fastify hooks, parsers and decorations are registered in src/api/http-pipeline.ts only, in the order a request meets them',
+        },
+        {
+          selector: "CallExpression[callee.object.name='fastify'][callee.property.name=/^(route|get|head|post|put|patch|delete|options|all|register)$/]",
+          message: 'Routes outside Nest controllers are registered in src/api/http-pipeline.ts only: export the handler and register it there',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'bench/**/*.js'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -130,6 +130,29 @@ describe('observability (the built server, NODE_ENV=production, LOG_LEVEL=info)'
       for (const line of stdout) expect(() => JSON.parse(line), line).not.toThrow();
     });
 
+    it('a request refused by a hook or parser before any handler (405, 406, 413, 415, 400) is logged once, with the id it was answered with', async () => {
+      const run = unique();
+      const cases: [string, string, Record<string, string>, string | undefined, string | null, number][] = [
+        ['PUT', '/posts/1', {}, undefined, null, 405],
+        ['GET', '/posts/1', { accept: 'image/png' }, undefined, '/posts/:id', 406],
+        ['POST', '/posts', { 'content-type': 'application/json' }, `{"title":"${'x'.repeat(1024 * 1024)}"}`, '/posts', 413],
+        ['POST', '/posts', { 'content-type': 'text/plain' }, 'hello', '/posts', 415],
+        ['GET', '/posts?cursor=%ED%B0%80', {}, undefined, '/posts', 400],
+      ];
+      const ids = cases.map((_, index) => `refused-${run}-${index}`);
+      for (const [index, [method, path, headers, raw, , status]] of cases.entries()) {
+        const response = await call(method, path, { headers: { ...headers, 'x-request-id': ids[index] }, raw });
+        expect(response.status, `${method} ${path}: ${response.text}`).toBe(status);
+        expect(response.headers.get('x-request-id')).toBe(ids[index]);
+      }
+      const lines = await loggedLines(ids);
+      for (const [index, [method, , , , route, status]] of cases.entries()) {
+        const mine = lines.filter((line) => line.requestId === ids[index]);
+        expect(mine, `${method} ${status}: ${JSON.stringify(mine)}`).toHaveLength(1);
+        expect(mine[0]).toMatchObject({ method, route, status });
+      }
+    });
+
     it('never holds an Authorization header, a token or a password, after sign-ins and authenticated writes', async () => {
       const password = `Secret-${unique()}-pw`;
       const newPassword = `Changed-${unique()}-pw`;

@@ -1,38 +1,34 @@
-import { Global, Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppConfig } from '../config/app-config.js';
+import { Global, Module } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, RouteHandlerMethod } from 'fastify';
 import { MetricsService } from './metrics.service.js';
 
 export const METRICS_PATH = '/metrics';
 
 /**
- * Prometheus metrics: GET /metrics (404 with METRICS_ENABLED=false) and the HTTP request
- * metrics, recorded by a Fastify onResponse hook so that every route is covered, the GraphQL
- * endpoint and Fastify's own 404s included. Global: the database logger, the GraphQL plugins
- * and the WebSocket gateway record through MetricsService.
+ * Prometheus metrics. Global: the database logger, the GraphQL plugins and the WebSocket gateway
+ * record through MetricsService. The HTTP pipeline (api/http-pipeline.ts) serves GET /metrics and
+ * records every request with the two functions below (neither with METRICS_ENABLED=false).
  */
 @Global()
 @Module({ providers: [MetricsService], exports: [MetricsService] })
-export class MetricsModule implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly metrics: MetricsService,
-    private readonly config: AppConfig,
-  ) {}
+export class MetricsModule {}
 
-  onModuleInit(): void {
-    if (!this.config.metricsEnabled) return;
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const metrics = this.metrics;
-    fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      // routeOptions.url is the template (/posts/:id); requests that matched no route share one series.
-      metrics.recordHttpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-      done();
-    });
-    fastify.get(METRICS_PATH, async (_request, reply) => {
-      const body = await metrics.render();
-      return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(body);
-    });
-  }
+/**
+ * An `onResponse` hook: the HTTP request metrics, so that every route is covered, the GraphQL
+ * endpoint, answers from the response cache and Fastify's own 404s included.
+ */
+export function recordHttpMetrics(metrics: MetricsService): onResponseHookHandler {
+  return function recordHttpMetrics(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+    // routeOptions.url is the template (/posts/:id); requests that matched no route share one series.
+    metrics.recordHttpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  };
+}
+
+/** GET /metrics: Prometheus text. */
+export function serveMetrics(metrics: MetricsService): RouteHandlerMethod {
+  return async function serveMetrics(_request, reply) {
+    const body = await metrics.render();
+    return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(body);
+  };
 }

@@ -1,9 +1,8 @@
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { GraphQLModule, GraphQLSchemaHost } from '@nestjs/graphql';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { ResponseCache } from '../../common/cache/response-cache.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -12,7 +11,7 @@ import { GraphQLCacheHooks } from './cache/graphql-cache.hooks.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.factory.js';
-import { graphiqlLandingPagePlugin, registerGraphiqlAssets } from './ide/graphiql.js';
+import { graphiqlLandingPagePlugin } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 import { LiveOperationsModule } from './subscriptions/live-operations.module.js';
@@ -37,7 +36,7 @@ export function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /** The IDE is a development aid: never served in production. */
-const ideEnabled = (config: AppConfig) => !config.isProduction;
+export const ideEnabled = (config: AppConfig) => !config.isProduction;
 
 export function buildGraphQLOptions(
   config: AppConfig,
@@ -100,13 +99,11 @@ export function buildGraphQLOptions(
     WebSocketTransportModule,
     SseTransportModule,
   ],
+  // Registered by the HTTP pipeline (api/http-pipeline.ts), with GraphiQL's assets and the transports.
   providers: [GraphQLCacheHooks],
 })
 export class GraphQLApiModule implements OnModuleInit {
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly cacheHooks: GraphQLCacheHooks,
     private readonly schemaHost: GraphQLSchemaHost,
     private readonly liveOperations: OperationRunner,
   ) {}
@@ -115,7 +112,5 @@ export class GraphQLApiModule implements OnModuleInit {
     // GraphQLModule (imported here, so initialized first) has built the schema: the live
     // transports get it from here rather than looking GraphQLModule up at run time.
     this.liveOperations.useSchema(this.schemaHost.schema);
-    this.cacheHooks.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), GRAPHQL_PATH);
-    if (ideEnabled(this.config)) registerGraphiqlAssets(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { CACHE_STATUS, ResponseCache } from '../../common/cache/response-cache.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { varyOnAccept } from '../../common/http/vary.js';
@@ -42,7 +42,8 @@ function serializeRendered(payload: unknown): string {
  *
  * Anonymous GETs (and HEADs) go through the response cache: keyed by the path and query and by
  * the representation chosen, a kept answer goes out in `preHandler` (after the rate limit and
- * every other `onRequest` hook, before any work), and a 200 rendered here is kept.
+ * every other `onRequest` hook, before any work), and a 200 rendered here is kept. The HTTP
+ * pipeline (api/http-pipeline.ts) registers the three hooks.
  */
 @Injectable()
 export class RepresentationHooks {
@@ -51,61 +52,64 @@ export class RepresentationHooks {
     private readonly cache: ResponseCache,
   ) {}
 
-  register(fastify: FastifyInstance): void {
-    fastify.decorateRequest('representation', null);
-    fastify.decorateRequest('cacheKey', null);
-    fastify.decorateRequest('cacheGeneration', 0);
-    fastify.addHook('onRequest', (request, reply, done) => {
-      const route = request.routeOptions.config as NegotiatedRouteConfig | undefined;
-      if (route?.negotiated !== true) return done();
-      const safe = isSafe(request);
-      const negotiated = negotiateRepresentation(request.headers.accept);
-      // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
-      if (safe) varyOnAccept(reply);
-      if (negotiated === null && safe) {
-        return done(
-          new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${AVAILABLE_MEDIA_TYPES.join(', ')}`),
-        );
+  /** What the hooks keep on each request, decorated once so every request has the same shape. */
+  static readonly requestFields = { representation: null, cacheKey: null, cacheGeneration: 0 } as const;
+
+  /** `onRequest`: the representation of a negotiated route (406 on a GET that accepts none), and the cache key. */
+  readonly negotiate: onRequestHookHandler = (request, reply, done) => {
+    const route = request.routeOptions.config as NegotiatedRouteConfig | undefined;
+    if (route?.negotiated !== true) return done();
+    const safe = isSafe(request);
+    const negotiated = negotiateRepresentation(request.headers.accept);
+    // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
+    if (safe) varyOnAccept(reply);
+    if (negotiated === null && safe) {
+      return done(
+        new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${AVAILABLE_MEDIA_TYPES.join(', ')}`),
+      );
+    }
+    // A write has already happened by the time it renders: answer it in JSON rather than 406.
+    request.representation = negotiated ?? DEFAULT_REPRESENTATION;
+    reply.serializer(serializeRendered);
+    if (safe && this.cache.enabled) {
+      if (request.headers.authorization !== undefined || route.uncached === true) {
+        reply.header('cache-status', CACHE_STATUS.uncacheable);
+      } else {
+        // Taken before any work: an answer read before a write is never kept after it.
+        request.cacheGeneration = this.cache.generation();
+        request.cacheKey = `rest\u0000${request.representation.contentType}\u0000${request.url}`;
       }
-      // A write has already happened by the time it renders: answer it in JSON rather than 406.
-      request.representation = negotiated ?? DEFAULT_REPRESENTATION;
-      reply.serializer(serializeRendered);
-      if (safe && this.cache.enabled) {
-        if (request.headers.authorization !== undefined || route.uncached === true) {
-          reply.header('cache-status', CACHE_STATUS.uncacheable);
-        } else {
-          // Taken before any work: an answer read before a write is never kept after it.
-          request.cacheGeneration = this.cache.generation();
-          request.cacheKey = `rest\u0000${request.representation.contentType}\u0000${request.url}`;
-        }
+    }
+    done();
+  };
+
+  /** `preHandler`: a kept representation goes out before the controller runs. */
+  readonly answerRepresentationFromCache: preHandlerHookHandler = (request, reply, done) => {
+    if (request.cacheKey === null) return done();
+    const hit = this.cache.get<CachedRepresentation>(request.cacheKey);
+    if (!hit) {
+      reply.header('cache-status', CACHE_STATUS.miss);
+      return done();
+    }
+    reply.header('cache-status', CACHE_STATUS.hit);
+    request.cacheKey = null;
+    if (hit.link) reply.header('link', hit.link);
+    if (hit.etag) {
+      reply.header('etag', hit.etag);
+      if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) {
+        reply.status(304).send();
+        return;
       }
-      done();
-    });
-    fastify.addHook('preHandler', (request, reply, done) => {
-      if (request.cacheKey === null) return done();
-      const hit = this.cache.get<CachedRepresentation>(request.cacheKey);
-      if (!hit) {
-        reply.header('cache-status', CACHE_STATUS.miss);
-        return done();
-      }
-      reply.header('cache-status', CACHE_STATUS.hit);
-      request.cacheKey = null;
-      if (hit.link) reply.header('link', hit.link);
-      if (hit.etag) {
-        reply.header('etag', hit.etag);
-        if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) {
-          reply.status(304).send();
-          return;
-        }
-      }
-      reply.header('content-type', hit.contentType).send(hit.body);
-    });
-    fastify.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const representation = request.representation;
-      if (representation === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
-      return this.render(payload, representation, request, reply);
-    });
-  }
+    }
+    reply.header('content-type', hit.contentType).send(hit.body);
+  };
+
+  /** `preSerialization`: what the controller returned, rendered in the negotiated representation (and kept). */
+  readonly renderRepresentation = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const representation = request.representation;
+    if (representation === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
+    return this.render(payload, representation, request, reply);
+  };
 
   private async render(
     resource: Resource | ResourceList,

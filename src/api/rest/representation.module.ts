@@ -1,19 +1,9 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import { Module } from '@nestjs/common';
 import { HtmlRenderer } from './html.renderer.js';
 import { RepresentationHooks } from './representation.hooks.js';
 
+/** The renderers; the HTTP pipeline (api/http-pipeline.ts) registers RepresentationHooks. */
 @Module({
   providers: [HtmlRenderer, RepresentationHooks],
 })
-export class RepresentationModule implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly hooks: RepresentationHooks,
-  ) {}
-
-  onModuleInit(): void {
-    this.hooks.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
-  }
-}
+export class RepresentationModule {}

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError } from '../errors/domain-error.js';
 import { type NormalizedError, normalizeError } from '../errors/normalize-error.js';
@@ -20,42 +21,49 @@ const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/[^\s?]*)(?:\?\S*)? HTTP\
 const ACCEPT_LINE = /^accept:[ \t]*([^\r\n]*)/im;
 
 /**
- * The methods each path serves, learnt from the routes Fastify registers (an `onRoute` hook,
- * added before any route), so that a known path asked with a method it does not serve answers
- * 405 with `Allow` rather than 404. Only a request the router found no route for is looked up,
- * so routed requests pay nothing.
+ * The methods each path serves, learnt from the routes Fastify registers (`learnRoute`, an
+ * `onRoute` hook added before any route), so that a known path asked with a method it does not
+ * serve answers 405 with `Allow` rather than 404. Only a request the router found no route for is
+ * looked up, so routed requests pay nothing.
  *
- * Such a request is answered in `preParsing`, before its body is read and whatever it carries
- * (405 on a known path, 404 otherwise): Fastify would otherwise parse a body for the not-found
- * handler first, refusing a QUERY without Content-Type (RFC 10008 asks for one), or a body that
- * is not JSON or is too large, with 400, 415 or 413. A method Node's HTTP parser does not know at
- * all (`FOO`) never reaches Fastify: the parser refuses the request line, and the `clientError`
- * listener answers it the same way from the raw bytes. A routed request that its route hands to
- * the not-found handler (the CORS plugin's `OPTIONS *` with nothing to answer) gets the same 405
- * through `responder`.
+ * Such a request is answered in `preParsing` (`refuseUnrouted`), before its body is read and
+ * whatever it carries (405 on a known path, 404 otherwise): Fastify would otherwise parse a body
+ * for the not-found handler first, refusing a QUERY without Content-Type (RFC 10008 asks for one),
+ * or a body that is not JSON or is too large, with 400, 415 or 413. A method Node's HTTP parser
+ * does not know at all (`FOO`) never reaches Fastify: the parser refuses the request line, and
+ * `answerUnknownMethods` answers it the same way from the raw bytes. A routed request that its
+ * route hands to the not-found handler (the CORS plugin's `OPTIONS *` with nothing to answer) gets
+ * the same 405 through `responder`. The HTTP pipeline (api/http-pipeline.ts) registers all three.
  */
 export class AllowedMethods {
   private readonly patterns = new Map<string, Pattern>();
   private rawHeaders?: Record<string, string>;
 
-  constructor(fastify: FastifyInstance) {
-    fastify.addHook('onRoute', (route) => {
-      // A catch-all (the CORS plugin's `OPTIONS *`, for preflights) says nothing about which paths exist.
-      if (route.url === '*' || route.url === '/*') return;
-      let pattern = this.patterns.get(route.url);
-      if (!pattern) {
-        pattern = { url: route.url, methods: new Set() };
-        this.patterns.set(route.url, pattern);
-      }
-      for (const method of Array.isArray(route.method) ? route.method : [route.method]) pattern.methods.add(method.toUpperCase());
-      if (pattern.methods.has('GET')) pattern.methods.add('HEAD');
-    });
-    fastify.addHook('preParsing', (request, _reply, payload, done) => {
-      if (!request.is404) return done(null, payload);
-      done(this.refusal(request.method, pathOf(request)) ?? notFound(request.method, pathOf(request)));
-    });
-    // Around Fastify's own listener, which answers a bare 400 and closes the socket at once.
-    const server = fastify.server;
+  /** An `onRoute` hook: records the route's methods under its URL. */
+  readonly learnRoute = (route: RouteOptions): void => {
+    // A catch-all (the CORS plugin's `OPTIONS *`, for preflights) says nothing about which paths exist.
+    if (route.url === '*' || route.url === '/*') return;
+    let pattern = this.patterns.get(route.url);
+    if (!pattern) {
+      pattern = { url: route.url, methods: new Set() };
+      this.patterns.set(route.url, pattern);
+    }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) pattern.methods.add(method.toUpperCase());
+    if (pattern.methods.has('GET')) pattern.methods.add('HEAD');
+  };
+
+  /** A `preParsing` hook: a request no route serves is refused (405 on a known path, else 404) before its body is read. */
+  readonly refuseUnrouted: preParsingHookHandler = (request, _reply, payload, done) => {
+    if (!request.is404) return done(null, payload);
+    done(this.refusal(request.method, pathOf(request)) ?? notFound(request.method, pathOf(request)));
+  };
+
+  /**
+   * Answers a request line Node's parser refused for its method (405 or 404, as for any other
+   * method), around the server's other `clientError` listeners (Fastify's answers a bare 400 and
+   * closes the socket at once), which still answer every other parse error (400, 431).
+   */
+  answerUnknownMethods(server: Server): void {
     const others = server.listeners('clientError') as ((error: Error, socket: Socket) => void)[];
     for (const listener of others) server.removeListener('clientError', listener);
     server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { DomainError } from '../errors/domain-error.js';
 
 function decodes(component: string): string | undefined {
@@ -26,14 +26,13 @@ export function malformedQueryParameter(url: string): string | undefined {
 }
 
 /**
- * Refuses (400, naming the parameter) a query string that is not percent-encoded UTF-8. Fastify's
- * parser keeps such a component as its raw text, so `?cursor=%ED%B0%80` reached the handlers as the
- * nine characters `%ED%B0%80`; the router refuses the same in a path.
+ * An `onRequest` hook: refuses (400, naming the parameter) a query string that is not
+ * percent-encoded UTF-8. Fastify's parser keeps such a component as its raw text, so
+ * `?cursor=%ED%B0%80` reached the handlers as the nine characters `%ED%B0%80`; the router refuses
+ * the same in a path.
  */
-export function registerQueryEncodingCheck(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    const field = malformedQueryParameter(request.url);
-    if (field === undefined) return done();
-    done(DomainError.badInput(`The query parameter ${field} is not percent-encoded UTF-8`, [{ field, message: 'must be percent-encoded UTF-8' }]));
-  });
+export function refuseMalformedQuery(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const field = malformedQueryParameter(request.url);
+  if (field === undefined) return done();
+  done(DomainError.badInput(`The query parameter ${field} is not percent-encoded UTF-8`, [{ field, message: 'must be percent-encoded UTF-8' }]));
 }

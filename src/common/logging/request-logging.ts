@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
-import { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type HookHandlerDoneFunction, LogController } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
 import { sendProblem } from '../errors/problem-details.filter.js';
@@ -46,12 +46,10 @@ export function answerFrameworkError(error: Error, request: FastifyRequest, repl
   );
 }
 
-/** Echoes the request id on every response. */
-export function registerRequestLogging(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+/** An `onRequest` hook: echoes the request id on every response. */
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  reply.header('x-request-id', request.id);
+  done();
 }
 
 const LOGS_INFO = new Set(['trace', 'debug', 'info']);

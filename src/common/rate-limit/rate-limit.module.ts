@@ -1,31 +1,13 @@
-import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Global, Module } from '@nestjs/common';
 import { ThrottlerStorageService } from '@nestjs/throttler';
-import type { FastifyInstance } from 'fastify';
-import { AppConfig } from '../../config/app-config.js';
-import { RateLimiter, requestKey } from './rate-limiter.js';
+import { RateLimiter } from './rate-limiter.js';
 import { SignInLimiter } from './sign-in-limiter.js';
 
 /**
- * RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_S per client address, on every route (REST,
- * GraphQL, docs), checked in a Fastify hook before any other work. The stricter sign-in limits
- * (SignInLimiter) are applied by the services that check passwords, so REST and GraphQL share them.
+ * The rate limits' counters (in memory, or in Redis with REDIS_URL). The general limit is checked
+ * by `rateLimitHook`, which the HTTP pipeline (api/http-pipeline.ts) places before any other work;
+ * the sign-in limits (SignInLimiter) by the services that check passwords.
  */
 @Global()
 @Module({ providers: [ThrottlerStorageService, RateLimiter, SignInLimiter], exports: [RateLimiter, SignInLimiter] })
-export class RateLimitModule implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Inject(RateLimiter) private readonly limiter: RateLimiter,
-    private readonly config: AppConfig,
-  ) {}
-
-  onModuleInit(): void {
-    const { rateLimitMax, rateLimitWindowS } = this.config;
-    if (rateLimitMax <= 0) return;
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', async (request) => {
-      await this.limiter.consume(requestKey(request.ip), rateLimitMax, rateLimitWindowS);
-    });
-  }
-}
+export class RateLimitModule {}

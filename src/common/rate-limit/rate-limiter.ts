@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import { LRUCache } from 'lru-cache';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../redis/redis.module.js';
@@ -86,6 +87,18 @@ export class RateLimiter {
     }
     if (record.totalHits > limit) throw rateLimited(Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire));
   }
+}
+
+/**
+ * An `onRequest` hook: RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_S per client address, on
+ * every route (REST, GraphQL, docs, 404s), checked before any other work. The stricter sign-in
+ * limits (SignInLimiter) are applied by the services that check passwords, so REST and GraphQL
+ * share them; WebSocket upgrades, which no Fastify hook sees, are counted by their transport.
+ */
+export function rateLimitHook(limiter: RateLimiter, max: number, windowS: number): onRequestHookHandler {
+  return async function rateLimit(request: FastifyRequest) {
+    await limiter.consume(requestKey(request.ip), max, windowS);
+  };
 }
 
 function rateLimited(retryAfter: number): DomainError {

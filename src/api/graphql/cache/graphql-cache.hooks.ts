@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import Negotiator from 'negotiator';
 import { CACHE_STATUS, ResponseCache } from '../../../common/cache/response-cache.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
@@ -88,7 +88,8 @@ export function operationKey(request: FastifyRequest): string | null {
  * Apollo sent, with the media type Apollo would choose for this request's Accept. An answer is
  * kept in `onSend` when the operation gate's plugin has marked it storable: an admitted query
  * (every limit passed; for the same document, operation and variables the gate decides the same
- * again), data and no errors. A request with a credential is never looked up or kept.
+ * again), data and no errors. A request with a credential is never looked up or kept. The HTTP
+ * pipeline (api/http-pipeline.ts) registers the two hooks.
  */
 @Injectable()
 export class GraphQLCacheHooks {
@@ -99,9 +100,12 @@ export class GraphQLCacheHooks {
     private readonly metrics: MetricsService,
   ) {}
 
-  register(fastify: FastifyInstance, path: string): void {
-    fastify.decorateRequest('graphqlCache', null);
-    fastify.addHook('preHandler', (request, reply, done) => {
+  /** What the hooks keep on each request, decorated once so every request has the same shape. */
+  static readonly requestFields = { graphqlCache: null } as const;
+
+  /** The two hooks, for the GraphQL endpoint at `path`. */
+  at(path: string): { answerGraphQLFromCache: preHandlerHookHandler; keepGraphQLAnswer: onSendHookHandler } {
+    const answerGraphQLFromCache: preHandlerHookHandler = (request, reply, done) => {
       if (!this.cache.enabled || request.routeOptions.url !== path || request.headers.authorization !== undefined) return done();
       const key = operationKey(request);
       if (key === null) return done();
@@ -115,14 +119,15 @@ export class GraphQLCacheHooks {
       }
       request.graphqlCache = { key, since, storable: false };
       done();
-    });
-    fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+    };
+    const keepGraphQLAnswer: onSendHookHandler = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
       const state = request.graphqlCache;
       if (state?.storable && reply.statusCode === 200 && typeof payload === 'string') {
         this.cache.set(state.key, { body: payload } satisfies CachedAnswer, payload.length, state.since);
       }
       done(null, payload);
-    });
+    };
+    return { answerGraphQLFromCache, keepGraphQLAnswer };
   }
 
   /**

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FastifyInstance } from 'fastify';
+import type { RouteHandlerMethod } from 'fastify';
 
 /**
  * GraphiQL served entirely from this service (no CDN), for development: the page Apollo shows
@@ -67,10 +67,10 @@ export function graphiqlLandingPagePlugin(): ApolloServerPlugin {
   };
 }
 
-/** The IDE's files, read once on first request and kept in memory. */
-export function registerGraphiqlAssets(fastify: FastifyInstance): void {
+/** GET /graphql/ide/:file: the IDE's files, read once on first request and kept in memory. */
+export function serveGraphiqlAssets(): RouteHandlerMethod {
   const cache = new Map<string, Promise<Buffer>>();
-  fastify.get(`${IDE_ASSETS_PATH}/:file`, async (request, reply) => {
+  return async function serveGraphiqlAssets(request, reply) {
     const { file } = request.params as { file: string };
     if (file === 'init.js') {
       return reply.header('content-type', JS).header('cache-control', 'no-cache').send(INIT_SCRIPT);
@@ -83,5 +83,5 @@ export function registerGraphiqlAssets(fastify: FastifyInstance): void {
       cache.set(file, content);
     }
     return reply.header('content-type', asset.type).header('cache-control', 'public, max-age=86400').send(await content);
-  });
+  };
 }

@@ -1,22 +1,11 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import { Module } from '@nestjs/common';
 import { LiveOperationsModule } from './live-operations.module.js';
 import { SseTransport } from './sse.transport.js';
 
-/** GraphQL over Server-Sent Events (graphql-sse, distinct connections) on /graphql/stream. */
+/** GraphQL over Server-Sent Events (graphql-sse, distinct connections) on /graphql/stream; the HTTP pipeline registers its route. */
 @Module({
   imports: [LiveOperationsModule],
   providers: [SseTransport],
+  exports: [SseTransport],
 })
-export class SseTransportModule implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly transport: SseTransport,
-  ) {}
-
-  onModuleInit(): void {
-    // The route of /graphql/stream, registered on Fastify before it starts listening.
-    this.transport.register(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
-  }
-}
+export class SseTransportModule {}

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ServerResponse } from 'node:http';
@@ -52,8 +52,8 @@ export class SseTransport implements OnApplicationShutdown {
     private readonly metrics: MetricsService,
   ) {}
 
-  /** The route; its streams are long-lived responses, ended on shutdown. */
-  register(fastify: FastifyInstance): void {
+  /** The route (registered by the HTTP pipeline); its streams are long-lived responses, ended on shutdown. */
+  route(): RouteOptions {
     const streams = new WeakMap<object, Stream>();
     const handler = createHandler<Record<PropertyKey, unknown>>({
       authenticate: () => null, // distinct connections mode only
@@ -72,7 +72,7 @@ export class SseTransport implements OnApplicationShutdown {
       // Only graphql-sse's own answers still go through it (validation errors as a stream).
       onNext: (_ctx, _request, result) => this.runner.formatResult(result as ExecutionResult),
     });
-    fastify.route({
+    return {
       method: ['GET', 'POST'],
       url: SSE_PATH,
       handler: async (request, reply) => {
@@ -118,7 +118,7 @@ export class SseTransport implements OnApplicationShutdown {
         }
         return reply;
       },
-    });
+    };
   }
 
   /** Runs an admitted operation and writes its results as the event stream, with back-pressure. */
