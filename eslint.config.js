@@ -34,6 +34,17 @@ export default tseslint.config(
     },
   },
   {
+    // Node 20 and Node 24 need different majors of better-sqlite3 (src/database/sqlite-driver.ts).
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['src/database/sqlite-driver.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'better-sqlite3', message: 'Load the driver with loadSqliteDriver() from src/database/sqlite-driver.ts', allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'bench/**/*.js'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3';
 import { type Client as SseClient, createClient as createSseClient } from 'graphql-sse';
 import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
 import { GRAPHQL_TRANSPORT_WS_PROTOCOL } from 'graphql-ws';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
 import { EVERY_EVENT, LOCAL_EVENTS } from '../src/events/event-relay.js';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { metricValue, sampleValue } from './support/graphql-client.js';
@@ -64,6 +64,7 @@ describe('event streams whose clients never read (the built server, a SQLite fil
       await app.close();
     }
     // ...then copied in SQL until the log holds LOG_EVENTS events (the API would take minutes).
+    const Database = loadSqliteDriver();
     const sqlite = new Database(database.url.slice('sqlite:'.length));
     try {
       const template = sqlite.prepare("SELECT max(id) AS id FROM events WHERE type = 'POST_CREATED'").get() as { id: number };
