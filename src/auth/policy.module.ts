@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { AuthorizationPolicy } from './authorization-policy.js';
+import { ReadPolicy } from './read-policy.js';
 
-/** The authorization policy, available to every feature's service. */
+/** The authorization policy (who may change what) and the read policy (who may see what), for every feature. */
 @Global()
-@Module({ providers: [AuthorizationPolicy], exports: [AuthorizationPolicy] })
+@Module({ providers: [AuthorizationPolicy, ReadPolicy], exports: [AuthorizationPolicy, ReadPolicy] })
 export class PolicyModule {}

@@ -6,6 +6,7 @@ import { EventsOutbox1764500000000 } from './1764500000000-events-outbox.js';
 import { EventsPruned1764600000000 } from './1764600000000-events-pruned.js';
 import { Webhooks1764700000000 } from './1764700000000-webhooks.js';
 import { EventsOrigin1764800000000 } from './1764800000000-events-origin.js';
+import { PostLifecycle1764900000000 } from './1764900000000-post-lifecycle.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   EventsPruned1764600000000,
   Webhooks1764700000000,
   EventsOrigin1764800000000,
+  PostLifecycle1764900000000,
 ];
