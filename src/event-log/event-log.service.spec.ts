@@ -1,3 +1,4 @@
+import { PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { PubSub } from 'graphql-subscriptions';
 import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
 import { codeOf, newTestService } from '../../test/support/unit.js';
@@ -13,7 +14,7 @@ import { EventLogService } from './event-log.service.js';
 // The event feed's rules: type lists, pages and their cursors, and cursors that pruning passed.
 
 const stored = (id: number): StoredEvent => ({
-  tx: 0, id, type: 'POST_DELETED', occurredAt: new Date(0), postId: id, commentId: null, authorId: 2, resource: null, origin: null,
+  tx: 0, id, type: 'POST_DELETED', occurredAt: new Date(0), postId: id, commentId: null, authorId: 2, resource: null, origin: null, audience: PUBLIC_AUDIENCE,
 });
 
 describe('EventLogService', () => {

@@ -1,3 +1,4 @@
+import { PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../common/errors/domain-error.js';
 import { encodeEventCursor, type EventPosition, isAfter } from '../events/event-cursor.js';
@@ -29,6 +30,7 @@ class FakeLog {
       authorId,
       resource: size > 0 ? 'x'.repeat(size) : null,
       origin: null,
+      audience: PUBLIC_AUDIENCE,
       name: 'postCreated',
       payload: {},
     } satisfies LoggedEvent;

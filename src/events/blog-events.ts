@@ -1,3 +1,5 @@
+import { type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
+
 /**
  * Every event the service publishes, with its payload. Each feature adds its own events to this
  * map (TypeScript declaration merging, beside its resource definition); names are the GraphQL
@@ -11,10 +13,12 @@ export type BlogEventName = keyof BlogEvents & string;
 export interface BlogEvent<K extends BlogEventName = BlogEventName> {
   name: K;
   payload: BlogEvents[K];
+  /** Who may read it (ReadPolicy.audienceOf); public unless said. */
+  audience: EventAudience;
 }
 
-export function event<K extends BlogEventName>(name: K, payload: BlogEvents[K]): BlogEvent<K> {
-  return { name, payload };
+export function event<K extends BlogEventName>(name: K, payload: BlogEvents[K], audience: EventAudience = PUBLIC_AUDIENCE): BlogEvent<K> {
+  return { name, payload, audience };
 }
 
 /**

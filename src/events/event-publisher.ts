@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
+import { type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
 import type { Executor } from '../common/persistence/sql.js';
@@ -46,7 +47,7 @@ export class EventPublisher {
     const occurredAt = new Date();
     return this.outbox.append(
       executor,
-      events.map(({ name, payload }) => {
+      events.map(({ name, payload, audience }) => {
         const definition = this.definitionOf(name);
         const deletion = !(payload instanceof definition.entity);
         return {
@@ -55,6 +56,7 @@ export class EventPublisher {
           ...definition.refsOf(payload),
           resource: deletion ? null : definition.toJson(payload as never),
           origin: this.origin,
+          audience,
         };
       }),
     );
@@ -70,11 +72,11 @@ export class EventPublisher {
    * The `created` event of a new row, for its repository to write with the row, atomically
    * (ResourceRepository.insertRecorded): an INSERT into the outbox made from the new row.
    */
-  created<T>(name: BlogEventName): Companion<T> {
+  created<T>(name: BlogEventName, audience: EventAudience = PUBLIC_AUDIENCE): Companion<T> {
     const refs = this.definitionOf(name).eventRefs as unknown as Record<string, (keyof T & string) | undefined>;
     return (row, source, next) => {
       const ref = (key: string) => (refs[key] ? row.column(refs[key]) : 'NULL');
-      const event = { type: eventType(name), occurredAt: new Date(), origin: this.origin, postId: ref('postId'), commentId: ref('commentId'), authorId: ref('authorId'), resource: row.json };
+      const event = { type: eventType(name), occurredAt: new Date(), origin: this.origin, postId: ref('postId'), commentId: ref('commentId'), authorId: ref('authorId'), resource: row.json, audience };
       return this.outbox.insertFrom(source, event, next);
     };
   }

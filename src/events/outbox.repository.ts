@@ -3,6 +3,7 @@ import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
+import type { Audience, EventAudience } from '../auth/read-policy.js';
 import type { EventRefs } from '../common/resource/resource-definition.js';
 import type { EventPosition } from './event-cursor.js';
 
@@ -18,6 +19,8 @@ export interface StoredEvent extends EventPosition {
   resource: string | null;
   /** The instance that wrote it (null: unknown). */
   origin: string | null;
+  /** Who may read it (ReadPolicy.canSeeAudience). */
+  audience: EventAudience;
 }
 
 export interface NewEvent extends EventRefs {
@@ -25,6 +28,7 @@ export interface NewEvent extends EventRefs {
   occurredAt: Date;
   resource: string | null;
   origin: string;
+  audience: EventAudience;
 }
 
 /** A new row's event as an INSERT made from that row: its ids and resource are SQL expressions of it. */
@@ -36,6 +40,7 @@ export interface EventFromRow {
   commentId: string;
   authorId: string;
   resource: string;
+  audience: EventAudience;
 }
 
 /** Which events a read returns besides "after this position". */
@@ -55,10 +60,12 @@ interface Row {
   author_id: number;
   resource: string | null;
   origin: string | null;
+  audience: string;
+  audience_owner: number | string | null;
 }
 
-const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin';
-const INSERT = 'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin)';
+const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner';
+const INSERT = 'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)';
 const BATCH = 100;
 
 /**
@@ -80,7 +87,7 @@ export class OutboxRepository {
   async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
-      const rows = chunk.map((_, index) => `(${this.sql.placeholders(7, index * 7 + 1)})`);
+      const rows = chunk.map((_, index) => `(${this.sql.placeholders(9, index * 9 + 1)})`);
       const params = chunk.flatMap((event) => [
         event.type,
         this.sql.timestamp(event.occurredAt),
@@ -89,6 +96,8 @@ export class OutboxRepository {
         event.authorId,
         event.resource,
         event.origin,
+        event.audience.audience,
+        event.audience.owner,
       ]);
       await this.sql.rows(this.sql.statement(`${INSERT} VALUES ${rows.join(', ')}`), params, executor);
     }
@@ -100,8 +109,8 @@ export class OutboxRepository {
    */
   insertFrom(source: string, event: EventFromRow, next: number): Statement {
     return {
-      text: `${INSERT} SELECT $${next}, $${next + 1}, ${event.postId}, ${event.commentId}, ${event.authorId}, ${event.resource}, $${next + 2} FROM ${source}`,
-      params: [event.type, this.sql.timestamp(event.occurredAt), event.origin],
+      text: `${INSERT} SELECT $${next}, $${next + 1}, ${event.postId}, ${event.commentId}, ${event.authorId}, ${event.resource}, $${next + 2}, $${next + 3}, $${next + 4} FROM ${source}`,
+      params: [event.type, this.sql.timestamp(event.occurredAt), event.origin, event.audience.audience, event.audience.owner],
     };
   }
 
@@ -157,6 +166,7 @@ export class OutboxRepository {
       authorId: Number(row.author_id),
       resource: row.resource,
       origin: row.origin,
+      audience: { audience: row.audience as Audience, owner: row.audience_owner === null ? null : Number(row.audience_owner) },
     }));
   }
 }

@@ -12,7 +12,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -37,7 +39,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -60,7 +64,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -74,9 +80,9 @@ LIMIT
 
 -- OutboxRepository.append
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 
 -- OutboxRepository.at
 SELECT
@@ -88,7 +94,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -111,7 +119,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE

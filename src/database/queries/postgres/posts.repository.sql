@@ -133,7 +133,7 @@ WITH
   ),
   companion AS (
     INSERT INTO
-      events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+      events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
     SELECT
       $7,
       $8,
@@ -154,7 +154,9 @@ WITH
         'updatedAt',
         r.updated_at
       )::text,
-      $9
+      $9,
+      $10,
+      $11
     FROM
       r
   )

@@ -78,7 +78,7 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
 SELECT
   ?,
   ?,
@@ -99,6 +99,8 @@ SELECT
     'updatedAt',
     strftime('%Y-%m-%dT%H:%M:%fZ', r.updated_at)
   ),
+  ?,
+  ?,
   ?
 FROM
   comments r

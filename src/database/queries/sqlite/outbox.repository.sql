@@ -12,7 +12,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -35,7 +37,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -56,7 +60,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -68,9 +74,9 @@ LIMIT
 
 -- OutboxRepository.append
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
 VALUES
-  (?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- OutboxRepository.at
 SELECT
@@ -82,7 +88,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 WHERE
@@ -103,7 +111,9 @@ SELECT
   comment_id,
   author_id,
   resource,
-  origin
+  origin,
+  audience,
+  audience_owner
 FROM
   events
 ORDER BY

@@ -131,7 +131,7 @@ RETURNING
 
 -- PostsRepository.insertRecorded
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin)
+  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
 SELECT
   ?,
   ?,
@@ -152,6 +152,8 @@ SELECT
     'updatedAt',
     strftime('%Y-%m-%dT%H:%M:%fZ', r.updated_at)
   ),
+  ?,
+  ?,
   ?
 FROM
   posts r
