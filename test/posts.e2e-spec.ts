@@ -268,11 +268,16 @@ describeEachDatabase('posts', (kind) => {
       const comments = [await createComment(app, bobToken, post.id), await createComment(app, aliceToken, post.id)];
       const other = await createComment(app, bobToken, 1);
 
+      // The first DELETE moves it to the trash (gone for the public, there for its author), the second deletes it for good.
       const response = await http().delete(`/posts/${post.id}`).set(bearer(aliceToken)).expect(204);
       expect(response.text).toBe('');
       expectProblem(await http().get(`/posts/${post.id}`), 404, 'NOT_FOUND');
+      expect((await http().get(`/posts/${post.id}`).set(bearer(aliceToken)).expect(200)).body).toMatchObject({ status: 'trashed', trashedAt: expect.any(String) });
       expectProblem(await http().get(`/posts/${post.id}/comments`), 404, 'NOT_FOUND');
       for (const comment of comments) expectProblem(await http().get(`/comments/${comment.id}`), 404, 'NOT_FOUND');
+      await http().delete(`/posts/${post.id}`).set(bearer(aliceToken)).expect(204);
+      expectProblem(await http().get(`/posts/${post.id}`).set(bearer(aliceToken)), 404, 'NOT_FOUND');
+      for (const comment of comments) expectProblem(await http().get(`/comments/${comment.id}`).set(bearer(aliceToken)), 404, 'NOT_FOUND');
       await http().get(`/comments/${other.id}`).expect(200);
       expectProblem(await http().delete(`/posts/${post.id}`).set(bearer(aliceToken)), 404, 'NOT_FOUND');
       const list = await http().get('/posts?limit=100').expect(200);

@@ -244,8 +244,8 @@ describeEachDatabase('response cache', (kind) => {
     let read!: () => void;
     const hasRead = new Promise<void>((resolve) => (read = resolve));
     // The read has the old post in hand, and is held there until the write is acknowledged.
-    posts.get = async function (this: PostsService, id: number) {
-      const found = await get.call(this, id);
+    posts.get = async function (this: PostsService, id: number, actor: Parameters<PostsService['get']>[1]) {
+      const found = await get.call(this, id, actor);
       read();
       await held;
       return found;

@@ -23,9 +23,9 @@ export class CommentsController {
   @Get('posts/:id/comments')
   @ApiOperation({ summary: "A post's comments, oldest first" })
   @ApiGetList(COMMENT_RESOURCE)
-  async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
+  async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.comments.listForPost(postId, request);
+    const page = await this.comments.listForPost(postId, request, actor);
     const next = nextPageHref(`/posts/${postId}/comments`, page.nextCursor, { limit: request.limit });
     return COMMENT_RESOURCE.list(page.items, next);
   }
@@ -48,8 +48,8 @@ export class CommentsController {
   @Get('comments/:id')
   @ApiOperation({ summary: 'One comment' })
   @ApiGetOne(COMMENT_RESOURCE)
-  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return COMMENT_RESOURCE.one(await this.comments.get(id));
+  async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
+    return COMMENT_RESOURCE.one(await this.comments.get(id, actor));
   }
 
   @Patch('comments/:id')

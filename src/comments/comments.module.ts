@@ -29,7 +29,7 @@ export class CommentsModule implements OnModuleInit {
     COMMENT_RESOURCE.setPageData('author', async (view) => ({ author: (await this.users.namesOf([view.authorId as number])).get(view.authorId as number) }));
     COMMENT_RESOURCE.setListData((views) => withAuthorNames(this.users, views));
     POST_RESOURCE.setPageData('comments', async (post) => {
-      const page = await this.comments.listForPost(post.id as number, { limit: COMMENTS_ON_POST_PAGE });
+      const page = await this.comments.firstPageOf(post.id as number, { limit: COMMENTS_ON_POST_PAGE });
       return { comments: await withAuthorNames(this.users, page.items.map((comment) => COMMENT_RESOURCE.view(comment))), moreComments: page.nextCursor !== null };
     });
   }

@@ -7,6 +7,7 @@ import { selectsField } from '../common/graphql/selection.js';
 import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
 import { Post } from '../posts/post.entity.js';
 import { PostLoaders } from '../posts/posts.loader.js';
+import { PostsService } from '../posts/posts.service.js';
 import { User } from '../users/user.entity.js';
 import { UserLoaders } from '../users/users.loader.js';
 import { Comment } from './comment.entity.js';
@@ -24,11 +25,13 @@ export class CommentsResolver {
     private readonly postLoaders: PostLoaders,
     private readonly userLoaders: UserLoaders,
     private readonly gateway: SubscriptionGateway,
+    private readonly posts: PostsService,
   ) {}
 
   @Query(() => Comment, { nullable: true, description: 'A comment; null when there is none with this id' })
-  comment(@Args('id', { type: () => Int, description: "The comment's id" }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
-    return context.loaders.of(this.commentLoaders).byId.load(id);
+  async comment(@Args('id', { type: () => Int, description: "The comment's id" }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
+    const comment = await context.loaders.of(this.commentLoaders).byId.load(id);
+    return comment && this.comments.canSee(context.actor, comment) ? comment : null;
   }
 
   @Mutation(() => Comment, { description: 'Signed in' })
@@ -56,9 +59,10 @@ export class CommentsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(comment.authorId), 'User', comment.authorId);
   }
 
-  @ResolveField('post', () => Post, { description: 'The post it is on' })
-  post(comment: Comment, _args: unknown, context: GraphQLContext): Promise<Post> {
-    return required(context.loaders.of(this.postLoaders).byId.load(comment.postId), 'Post', comment.postId);
+  @ResolveField('post', () => Post, { nullable: true, description: 'The post it is on; null when you may not see it' })
+  async post(comment: Comment, _args: unknown, context: GraphQLContext): Promise<Post | null> {
+    const post = await context.loaders.of(this.postLoaders).byId.load(comment.postId);
+    return post && this.posts.canSee(context.actor, post) ? post : null;
   }
 
   @Subscription(() => Comment, { description: 'A comment was written', resolve: (comment: Comment) => comment })

@@ -3,6 +3,9 @@ import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.j
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { PUBLIC_AUDIENCE, ReadPolicy } from '../auth/read-policy.js';
+import { Post } from '../posts/post.entity.js';
+import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { Comment } from './comment.entity.js';
 import { CommentsRepository } from './comments.repository.js';
@@ -21,19 +24,25 @@ function comment(fields: Partial<Comment> = {}): Comment {
   });
 }
 
+function post(fields: Partial<Post> = {}): Post {
+  return Object.assign(new Post(), { id: 7, title: 'T', body: 'B', authorId: bob.id, status: 'published', createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields });
+}
+
 const foreignKeyViolation = () => Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
 
 describe('CommentsService', () => {
   let repository: Mocked<CommentsRepository>;
   let posts: Mocked<PostsService>;
+  let postRows: Mocked<PostsRepository>;
   let events: Mocked<EventPublisher>;
   let service: CommentsService;
 
   beforeEach(async () => {
-    const unit = await newTestService(CommentsService, { real: [new AuthorizationPolicy()] });
+    const unit = await newTestService(CommentsService, { real: [new AuthorizationPolicy(), new ReadPolicy()] });
     ({ service } = unit);
     repository = unit.mock(CommentsRepository);
     posts = unit.mock(PostsService);
+    postRows = unit.mock(PostsRepository);
     events = unit.mock(EventPublisher);
     repository.findById.mockImplementation(async () => comment());
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
@@ -41,7 +50,9 @@ describe('CommentsService', () => {
     // The event of a new row, as the repository writes it with the row.
     repository.insertRecorded.mockImplementation(async (values) => comment(values as Partial<Comment>));
     events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
-    posts.exists.mockResolvedValue(true);
+    postRows.findById.mockResolvedValue(post());
+    postRows.exists.mockResolvedValue(true);
+    posts.get.mockResolvedValue(post());
   });
 
   describe('create', () => {
@@ -54,15 +65,16 @@ describe('CommentsService', () => {
     it('writes as the actor on the post of the path, with commentCreated in the same write', async () => {
       const created = await service.create(7, { body: 'Hi' }, bob);
       expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id }, { event: 'commentCreated' });
+      expect(events.created).toHaveBeenCalledWith('commentCreated', PUBLIC_AUDIENCE);
       expect(created).toMatchObject({ postId: 7, authorId: bob.id });
       expect(events.committed).toHaveBeenCalled();
     });
 
     it('is NOT_FOUND when the foreign key refuses a post that does not exist, and announces nothing', async () => {
       repository.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
-      posts.exists.mockResolvedValueOnce(false);
+      postRows.exists.mockResolvedValueOnce(false);
       expect(await codeOf(service.create(99, { body: 'Hi' }, bob))).toBe('NOT_FOUND');
-      expect(posts.exists).toHaveBeenCalledWith(99);
+      expect(postRows.exists).toHaveBeenCalledWith(99);
       expect(events.committed).not.toHaveBeenCalled();
     });
 
@@ -71,6 +83,16 @@ describe('CommentsService', () => {
       repository.insertRecorded.mockRejectedValueOnce(error);
       await expect(service.create(7, { body: 'Hi' }, bob)).rejects.toBe(error);
     });
+  });
+
+  it("is NOT_FOUND on a draft the writer may not see; a comment on one the author sees is restricted to the post's owner", async () => {
+    postRows.findById.mockResolvedValue(post({ status: 'draft' }));
+    expect(await codeOf(service.create(7, { body: 'Hi' }, alice))).toBe('NOT_FOUND');
+    expect(await codeOf(service.update(11, { body: 'X' }, alice))).toBe('NOT_FOUND');
+    expect(await codeOf(service.delete(11, alice))).toBe('NOT_FOUND');
+    expect(repository.insertRecorded).not.toHaveBeenCalled();
+    await service.create(7, { body: 'Hi' }, bob);
+    expect(events.created).toHaveBeenCalledWith('commentCreated', { audience: 'restricted', owner: bob.id });
   });
 
   describe('update', () => {
@@ -87,7 +109,7 @@ describe('CommentsService', () => {
       await service.update(11, { body: 'Mine' }, alice);
       const updated = await service.update(11, { body: 'Moderated' }, admin, { expectedVersion: 1 });
       expect(repository.updateVersioned).toHaveBeenLastCalledWith(expect.objectContaining({ id: 11 }), { body: 'Moderated' }, 1, UNIT_EXECUTOR);
-      expect(events.record).toHaveBeenLastCalledWith(UNIT_EXECUTOR, { name: 'commentUpdated', payload: updated });
+      expect(events.record).toHaveBeenLastCalledWith(UNIT_EXECUTOR, { name: 'commentUpdated', payload: updated, audience: PUBLIC_AUDIENCE });
       expect(events.committed).toHaveBeenCalledTimes(2);
     });
   });
@@ -102,7 +124,7 @@ describe('CommentsService', () => {
 
     it('announces commentDeleted with the ids subscribers filter on', async () => {
       await service.delete(11, alice);
-      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id } });
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE });
       expect(events.committed).toHaveBeenCalled();
     });
 
@@ -114,11 +136,11 @@ describe('CommentsService', () => {
     });
   });
 
-  it("listForPost is NOT_FOUND for a post that does not exist, and pages the post's comments oldest first otherwise", async () => {
-    posts.exists.mockResolvedValueOnce(false);
-    expect(await codeOf(service.listForPost(7, { limit: 2 }))).toBe('NOT_FOUND');
+  it("listForPost is NOT_FOUND for a post the caller may not see, and pages the post's comments oldest first otherwise", async () => {
+    posts.get.mockRejectedValueOnce(Object.assign(new Error('gone'), { code: 'NOT_FOUND' }));
+    expect(await codeOf(service.listForPost(7, { limit: 2 }, null))).toBe('NOT_FOUND');
     expect(repository.page).not.toHaveBeenCalled();
-    await service.listForPost(7, { limit: 2, after: 4 });
+    await service.listForPost(7, { limit: 2, after: 4 }, null);
     expect(repository.page).toHaveBeenCalledWith({ limit: 2, after: 4 }, 'asc', { column: 'postId', value: 7 });
   });
 });

@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import type { Post } from '../posts/post.entity.js';
+import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import type { Comment } from './comment.entity.js';
@@ -20,25 +24,33 @@ export class CommentsService {
   constructor(
     private readonly comments: CommentsRepository,
     private readonly posts: PostsService,
+    private readonly postRows: PostsRepository,
     private readonly users: UsersRepository,
     private readonly policy: AuthorizationPolicy,
+    private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
   ) {}
 
-  /** A post's comments, oldest first, keyset-paged on (post_id, id). 404 when the post is missing. */
-  async listForPost(postId: number, request: PageRequest): Promise<Page<Comment>> {
-    if (!(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
+  /** A post's comments, oldest first, keyset-paged on (post_id, id). 404 when the post is missing or the caller may not see it. */
+  async listForPost(postId: number, request: PageRequest, actor: Actor | null | undefined): Promise<Page<Comment>> {
+    await this.posts.get(postId, actor);
     return this.comments.page(request, 'asc', { column: 'postId', value: postId });
   }
 
-  findById(id: number): Promise<Comment | null> {
-    return this.comments.findById(id);
+  /** The first page of a post the caller has been shown already (its HTML page): no second look at the post. */
+  firstPageOf(postId: number, request: PageRequest): Promise<Page<Comment>> {
+    return this.comments.page(request, 'asc', { column: 'postId', value: postId });
   }
 
-  /** For batching: the comments with these ids, in no particular order. */
+  /** For batching: the comments with these ids, each with its post (`comment.post`, for the read policy), in one statement. */
   findByIds(ids: readonly number[]): Promise<Comment[]> {
-    return this.comments.findByIds(ids);
+    return this.comments.findByIds(ids, { property: 'post', table: this.postRows.table, foreignKey: 'postId' });
+  }
+
+  /** Whether the caller may see the comment: whether they may see its post (joined in by findByIds). */
+  canSee(actor: Actor | null | undefined, comment: Comment): boolean {
+    return !!comment.post && this.readPolicy.canSeePost(actor, comment.post);
   }
 
   /**
@@ -56,23 +68,32 @@ export class CommentsService {
     return this.comments.countFor('postId', postIds);
   }
 
-  async get(id: number): Promise<Comment> {
-    const comment = await this.findById(id);
-    if (!comment) throw DomainError.notFound('Comment', id);
+  /** The comment, if the caller may see its post (one statement: the post is joined in); 404 otherwise. */
+  async get(id: number, actor: Actor | null | undefined): Promise<Comment> {
+    const [comment] = await this.findByIds([id]);
+    if (!comment || !this.canSee(actor, comment)) throw DomainError.notFound('Comment', id);
     return comment;
   }
 
+  /** The post a comment is on, if the writer may see it (404 otherwise), with the audience of its events. */
+  private async visiblePost(postId: number, actor: Actor, executor?: Executor): Promise<Post> {
+    const post = await this.postRows.findById(postId, executor);
+    if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Post', postId);
+    return post;
+  }
+
   /**
-   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). A post that
-   * does not exist (or was deleted meanwhile) is caught by the foreign key, then told apart from
-   * a vanished author.
+   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL); the event's
+   * audience is the post's (a comment on a draft reaches only those who see the draft). A post
+   * the writer may not see is 404; one deleted meanwhile is caught by the foreign key.
    */
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
+    const post = await this.visiblePost(postId, who);
     const comment = await this.comments
-      .insertRecorded({ ...input, postId, authorId: who.id }, this.events.created('commentCreated'))
+      .insertRecorded({ ...input, postId, authorId: who.id }, this.events.created('commentCreated', this.readPolicy.audienceOf(post)))
       .catch(async (error: unknown) => {
-        if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
+        if (isForeignKeyViolation(error) && !(await this.postRows.exists(postId))) throw DomainError.notFound('Post', postId);
         throw error;
       });
     this.events.committed();
@@ -84,9 +105,11 @@ export class CommentsService {
     const comment = await this.transactions.run(async (manager) => {
       const current = await this.comments.findById(id, manager);
       if (!current) throw DomainError.notFound('Comment', id);
+      const post = await this.postRows.findById(current.postId, manager);
+      if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
       this.policy.assertCanModify(actor, current, 'comment');
       const updated = await this.comments.updateVersioned(current, { ...input }, options.expectedVersion, manager);
-      await this.events.record(manager, event('commentUpdated', updated));
+      await this.events.record(manager, event('commentUpdated', updated, this.readPolicy.audienceOf(post)));
       return updated;
     });
     this.events.committed();
@@ -98,10 +121,13 @@ export class CommentsService {
     await this.transactions.run(async (manager) => {
       const current = await this.comments.findById(id, manager);
       if (!current) throw DomainError.notFound('Comment', id);
+      const post = await this.postRows.findById(current.postId, manager);
+      if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
       this.policy.assertCanModify(actor, current, 'comment');
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
-      await this.events.record(manager, event('commentDeleted', { id: current.id, postId: current.postId, authorId: current.authorId }));
+      const deleted = { id: current.id, postId: current.postId, authorId: current.authorId };
+      await this.events.record(manager, event('commentDeleted', deleted, this.readPolicy.audienceOf(post)));
     });
     this.events.committed();
   }

@@ -348,4 +348,11 @@ export const SETTINGS = {
     description:
       "Days the event log keeps each event (`GET /events`, the `events` subscription's `after`); older events are pruned hourly, and a cursor from before what was pruned is answered 410 `CURSOR_EXPIRED`. Webhook deliveries that ended (delivered or given up) and their attempts are kept as long; pending ones until they end.",
   }),
+  trashRetentionDays: setting('TRASH_RETENTION_DAYS', int(1, 36_500), {
+    limit: 'Days a post stays in the trash before it is deleted for good (checked hourly, in short batches)',
+    group: 'Posts',
+    default: '30',
+    description:
+      'Days a trashed post (`DELETE /posts/{id}` on a post not yet in the trash) stays there; then it is deleted for good with its comments, as a second `DELETE` would, checked at start-up and hourly in short batches.',
+  }),
 };

@@ -7,6 +7,7 @@ import { normalizeEmail } from '../common/validation/transforms.js';
 import { AppConfig } from '../config/app-config.js';
 import { withStartupLock } from '../database/migration-runner.js';
 import type { Post } from '../posts/post.entity.js';
+import { PostRevisionsRepository } from '../posts/post-revisions.repository.js';
 import { PostsRepository } from '../posts/posts.repository.js';
 import type { User, UserRole } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -29,6 +30,12 @@ const DEMO_POSTS = [
   { author: 2, title: 'Subscriptions', body: 'Subscribe to postCreated over graphql-ws or Server-Sent Events and watch posts arrive.' },
   { author: 0, title: 'Running in production', body: 'Point DATABASE_URL at PostgreSQL and REDIS_URL at Redis, and run as many instances as you like.' },
 ];
+
+/** Not public: seen by their author (Alice) and admins only. */
+const DEMO_UNPUBLISHED = [
+  { author: 1, status: 'draft', title: 'Notes for a post on revisions', body: 'Every change of title, body or status is a numbered revision: GET /posts/{id}/revisions.' },
+  { author: 1, status: 'scheduled', title: 'Coming soon: tags', body: 'Scheduled: published by the service itself when publishAt comes.' },
+] as const;
 
 const DEMO_COMMENTS = [
   { post: 0, author: 1, body: 'Great to be here!' },
@@ -55,6 +62,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
     private readonly posts: PostsRepository,
+    private readonly revisions: PostRevisionsRepository,
     private readonly comments: CommentsRepository,
   ) {}
 
@@ -96,8 +104,14 @@ export class DemoSeeder implements OnApplicationBootstrap {
     }
     const posts: Post[] = [];
     for (const demo of DEMO_POSTS) {
-      posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, createdAt: at() }, manager));
+      const createdAt = at();
+      posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, createdAt }, manager));
     }
+    for (const demo of DEMO_UNPUBLISHED) {
+      const publishAt = demo.status === 'scheduled' ? new Date(start + 30 * 86_400_000) : null;
+      posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
+    }
+    for (const post of posts) await this.revisions.record(post, post.authorId, manager);
     for (const demo of DEMO_COMMENTS) {
       await this.comments.insert({ postId: posts[demo.post].id, body: demo.body, authorId: users[demo.author].id, createdAt: at() }, manager);
     }

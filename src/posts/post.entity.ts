@@ -1,6 +1,8 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
+import type { PostStatus } from '../auth/read-policy.js';
 import { User } from '../users/user.entity.js';
+import { GraphQLPostStatus } from './models/post-status.enum.js';
 
 /** Also the GraphQL `Post` type (author, comments and commentCount are resolved fields; never the version). */
 @ObjectType('Post', { description: 'A blog post' })
@@ -26,6 +28,22 @@ export class Post {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'author_id', foreignKeyConstraintName: 'FK_posts_author' })
   author?: User;
+
+  @Field(() => GraphQLPostStatus, { description: 'Where it is in its editorial life; only PUBLISHED posts are public' })
+  @Column({ type: 'varchar', length: 16, default: 'published' })
+  status: PostStatus;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When a SCHEDULED post is to be published; null otherwise' })
+  @Column({ name: 'publish_at', type: Date, nullable: true })
+  publishAt: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When it was first published; null while it never was' })
+  @Column({ name: 'published_at', type: Date, nullable: true })
+  publishedAt: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When it was moved to the trash; null unless TRASHED' })
+  @Column({ name: 'trashed_at', type: Date, nullable: true })
+  trashedAt: Date | null;
 
   @Field(() => GraphQLISODateTime, { description: 'When it was written' })
   @Column({ name: 'created_at' })

@@ -1,5 +1,6 @@
 import { AVATAR_TEMPLATE, NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
 import { defineResource } from '../common/resource/resource-definition.js';
+import { POST_STATUSES } from '../auth/read-policy.js';
 import { Post } from './post.entity.js';
 
 export const POST_RESOURCE = defineResource({
@@ -7,12 +8,14 @@ export const POST_RESOURCE = defineResource({
   plural: 'posts',
   entity: Post,
   links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` } }),
-  events: ['postCreated', 'postUpdated', 'postDeleted'],
+  fieldSchemas: { status: { type: 'string', enum: [...POST_STATUSES] } },
+  events: ['postCreated', 'postUpdated', 'postPublished', 'postUnpublished', 'postDeleted'],
   eventRefs: { postId: 'id', authorId: 'authorId' },
   html: {
     title: (view) => String(view.title),
     page: `<article class="post">
 <h1><%= it.post.title %></h1>
+<% if (it.post.status !== 'published') { %><p class="status"><%= it.post.status %></p><% } %>
 <header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time></header>
 <div class="body"><%= it.post.body %></div>
 </article>
@@ -35,6 +38,10 @@ declare module '../events/blog-events.js' {
   interface BlogEvents {
     postCreated: Post;
     postUpdated: Post;
+    /** A post became public (by a PATCH, a restore or its schedule): the post. */
+    postPublished: Post;
+    /** A public post stopped being public (draft, scheduled or trashed): its ids only. */
+    postUnpublished: { id: number; authorId: number };
     postDeleted: { id: number; authorId: number };
   }
 }

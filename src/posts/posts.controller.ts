@@ -3,17 +3,28 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
-import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate } from '../common/openapi/api-docs.decorators.js';
-import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
+import { LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
 import { nextPageHref, type Resource, type ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
-import { ListPostsQuery } from './dto/list-posts.query.js';
+import { ListPostsQuery, PostStatusQuery } from './dto/list-posts.query.js';
 import { UpdatePostDto } from './dto/update-post.dto.js';
+import { REVISION_RESOURCE } from './post-revision.resource.js';
 import { POST_RESOURCE } from './post.resource.js';
 import { PostsService } from './posts.service.js';
+
+/** Post lists page by (publishedAt, id) cursors, or by id ones with ?status. */
+const POST_LISTS: DocumentedResource = {
+  kind: POST_RESOURCE.kind,
+  plural: POST_RESOURCE.plural,
+  get schema() {
+    return POST_RESOURCE.schema;
+  },
+  cursorPattern: LIST_OR_TIME_CURSOR_PATTERN,
+};
 
 @ApiTags('posts')
 @NegotiatedRepresentations()
@@ -22,29 +33,29 @@ export class PostsController {
   constructor(private readonly posts: PostsService) {}
 
   @Get('posts')
-  @ApiOperation({ summary: 'Posts, newest first (filter by authorId)' })
-  @ApiGetList(POST_RESOURCE)
-  async list(@Query() query: ListPostsQuery): Promise<ResourceList> {
+  @ApiOperation({ summary: 'Public posts, newest publication first (filter by authorId); ?status=draft|scheduled|trashed: the non-public ones you may see' })
+  @ApiGetList(POST_LISTS, 401)
+  async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.posts.list({ ...request, authorId: query.authorId });
-    const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId });
+    const page = await this.posts.list(this.posts.scope(actor, query), request);
+    const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status });
     return POST_RESOURCE.list(page.items, next);
   }
 
   @Get('users/:id/posts')
   @ApiTags('users')
-  @ApiOperation({ summary: "A user's posts, newest first" })
-  @ApiGetList(POST_RESOURCE)
-  async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PageQueryDto): Promise<ResourceList> {
+  @ApiOperation({ summary: "A user's public posts, newest publication first; ?status: their non-public ones (the user and admins)" })
+  @ApiGetList(POST_LISTS, 401)
+  async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PostStatusQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.posts.listForAuthor(authorId, request);
-    const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit });
+    const page = await this.posts.listForAuthor(authorId, request, actor, query.status);
+    const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit, status: query.status });
     return POST_RESOURCE.list(page.items, next);
   }
 
   @Post('posts')
   @SignedIn()
-  @ApiOperation({ summary: 'Write a post (authorId: admins only)' })
+  @ApiOperation({ summary: 'Write a post: published at once, or a draft, or scheduled (authorId: admins only)' })
   @ApiCreate(POST_RESOURCE, 409)
   async create(
     @Body() input: CreatePostDto,
@@ -57,15 +68,15 @@ export class PostsController {
   }
 
   @Get('posts/:id')
-  @ApiOperation({ summary: 'One post' })
+  @ApiOperation({ summary: 'One post (a non-public one: 404 unless you are its author or an admin)' })
   @ApiGetOne(POST_RESOURCE)
-  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return POST_RESOURCE.one(await this.posts.get(id));
+  async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
+    return POST_RESOURCE.one(await this.posts.get(id, actor));
   }
 
   @Patch('posts/:id')
   @SignedIn()
-  @ApiOperation({ summary: 'Change a post (its author or an admin)' })
+  @ApiOperation({ summary: 'Change a post: title, body, status (restores from the trash), publishAt, or restore a revision (its author or an admin)' })
   @ApiUpdate(POST_RESOURCE)
   async update(
     @Param('id', ParseIdPipe) id: number,
@@ -78,9 +89,26 @@ export class PostsController {
 
   @Delete('posts/:id')
   @SignedIn()
-  @ApiOperation({ summary: 'Delete a post and its comments (its author or an admin)' })
-  @ApiDelete('Deleted')
+  @ApiOperation({ summary: 'Move a post to the trash; a trashed post: delete it and its comments for good (its author or an admin)' })
+  @ApiDelete('Trashed, or deleted for good')
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.posts.delete(id, actor);
+  }
+
+  @Get('posts/:id/revisions')
+  @ApiOperation({ summary: "A post's revisions, newest first (its author and admins; 404 for others)" })
+  @ApiGetList(REVISION_RESOURCE)
+  async revisions(@Param('id', ParseIdPipe) id: number, @Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
+    const request = toPageRequest(query);
+    const page = await this.posts.listRevisions(id, request, actor);
+    const next = nextPageHref(`/posts/${id}/revisions`, page.nextCursor, { limit: request.limit });
+    return REVISION_RESOURCE.list(page.items, next);
+  }
+
+  @Get('posts/:id/revisions/:number')
+  @ApiOperation({ summary: 'One revision of a post (its author and admins; 404 for others)' })
+  @ApiGetOne(REVISION_RESOURCE)
+  async revision(@Param('id', ParseIdPipe) id: number, @Param('number', ParseIdPipe) number: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
+    return REVISION_RESOURCE.one(await this.posts.getRevision(id, number, actor));
   }
 }

@@ -5,14 +5,21 @@ import { pageKey } from '../common/graphql/page.args.js';
 import type { PageRequest } from '../common/pagination/cursor.js';
 import { UserLoaders } from '../users/users.loader.js';
 import type { Post } from './post.entity.js';
+import type { PostRevision } from './post-revision.entity.js';
 import { PostsService } from './posts.service.js';
 
 export interface PostLoaderSet {
+  /**
+   * Rows whatever their state: resolvers apply the read policy per reader (ReadPolicy.canSeePost),
+   * so a loader's results are the same for every reader and may be shared between subscribers.
+   */
   byId: DataLoader<number, Post | null>;
   /** The same, with each post's author read in the same statement (priming the request's user loader). */
   byIdWithAuthor: DataLoader<number, Post | null>;
-  /** One page of posts per author (User.posts), for every author of the request in one statement. */
+  /** The first public posts of each author (User.posts), for every author of the request in one statement. */
   byAuthor: (page: PageRequest) => DataLoader<number, Post[]>;
+  /** The newest revisions of each post (Post.revisions), one statement for every post of the request; callers check canSeeRevisions. */
+  revisions: (first: number) => DataLoader<number, PostRevision[]>;
 }
 
 @Injectable()
@@ -39,7 +46,7 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
       (page: PageRequest) =>
         new DataLoader<number, Post[]>(
           async (authorIds) => {
-            const pages = await this.posts.listForAuthors(authorIds, page);
+            const pages = await this.posts.listForAuthors(authorIds, page.limit);
             return authorIds.map((id) => {
               const list = pages.get(id) ?? [];
               for (const post of list) byId.prime(post.id, post);
@@ -50,6 +57,17 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
         ),
       pageKey,
     );
-    return { byId, byIdWithAuthor, byAuthor };
+    const revisions = keyedBy(
+      (first: number) =>
+        new DataLoader<number, PostRevision[]>(
+          async (postIds) => {
+            const newest = await this.posts.newestRevisions(postIds, first);
+            return postIds.map((id) => newest.get(id) ?? []);
+          },
+          { maxBatchSize: MAX_BATCH_SIZE },
+        ),
+      String,
+    );
+    return { byId, byIdWithAuthor, byAuthor, revisions };
   }
 }

@@ -2,18 +2,31 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import type { ResourceView } from '../common/resource/resource.js';
 import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
+import { PostRevisionsRepository } from './post-revisions.repository.js';
+import { PostScheduler } from './post-scheduler.js';
 import { POST_RESOURCE } from './post.resource.js';
 import { PostsController } from './posts.controller.js';
 import { PostLoaders } from './posts.loader.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './posts.resolver.js';
 import { PostsService } from './posts.service.js';
+import { TrashRetention } from './trash-retention.js';
 
 @Module({
   imports: [UsersModule],
   controllers: [PostsController],
-  providers: [PostsRepository, PostsService, PostLoaders, PostsResolver, UserPostsResolver, PostConnectionResolver],
-  exports: [PostsService, PostsRepository, PostLoaders],
+  providers: [
+    PostsRepository,
+    PostRevisionsRepository,
+    PostsService,
+    PostLoaders,
+    PostsResolver,
+    UserPostsResolver,
+    PostConnectionResolver,
+    PostScheduler,
+    TrashRetention,
+  ],
+  exports: [PostsService, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
 })
 export class PostsModule implements OnModuleInit {
   constructor(private readonly users: UsersService) {}

@@ -1,10 +1,21 @@
 import { Injectable } from '@nestjs/common';
+import type { PostStatus } from '../auth/read-policy.js';
+import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { type Join, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { Post } from './post.entity.js';
 
+/** The cursor of a public post: its publication time, then its id (the public list's order). */
+export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ?? post.createdAt, post.id);
+
+/**
+ * The posts' SQL. Lists and counts read one side of the read policy each: the public posts
+ * (`status = 'published'` written as a literal, so PostgreSQL uses the partial indexes
+ * idx_posts_public and idx_posts_public_author) in (published_at, id) order, or the posts of one
+ * non-public state (idx_posts_status_id), of one owner unless the reader reads all.
+ */
 @Injectable()
 export class PostsRepository extends ResourceRepository<Post> {
   /** A post's author, joined into its row (`post.author`). */
@@ -13,6 +24,108 @@ export class PostsRepository extends ResourceRepository<Post> {
   constructor(sql: Sql, users: UsersRepository) {
     super(sql, Post);
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
+  }
+
+  /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */
+  async publicPage(request: PageRequest, authorId?: number): Promise<Page<Post>> {
+    const params: unknown[] = [];
+    const where = ["t.status = 'published'"];
+    if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
+    const { after, afterTime } = request;
+    if (after !== undefined && afterTime !== undefined) {
+      where.push(`(t.published_at, t.id) < ($${params.push(this.sql.timestamp(afterTime))}, $${params.push(after)})`);
+    }
+    params.push(request.limit + 1);
+    const statement = this.cached(
+      `publicPage:${authorId !== undefined}:${after !== undefined}`,
+      () => `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY t.published_at DESC, t.id DESC LIMIT $${params.length}`,
+    );
+    const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit, publicCursor);
+    if (after !== undefined && afterTime !== undefined) page.hasPrevious = () => this.anyPublicFrom(afterTime, after, authorId);
+    return page;
+  }
+
+  private async anyPublicFrom(afterTime: Date, after: number, authorId?: number): Promise<boolean> {
+    const params: unknown[] = [];
+    const where = ["status = 'published'"];
+    if (authorId !== undefined) where.push(`author_id = $${params.push(authorId)}`);
+    where.push(`(published_at, id) >= ($${params.push(this.sql.timestamp(afterTime))}, $${params.push(after)})`);
+    const statement = this.cached(`publicFrom:${authorId !== undefined}`, () => `SELECT 1 AS found FROM posts WHERE ${where.join(' AND ')} LIMIT 1`);
+    return (await this.sql.rows(statement, params)).length > 0;
+  }
+
+  /** The posts of one non-public state (of one owner, with `ownerId`), newest first, keyset-paged on the id. */
+  async statusPage(status: PostStatus, request: PageRequest, ownerId?: number): Promise<Page<Post>> {
+    const params: unknown[] = [status];
+    const where = ['t.status = $1'];
+    if (ownerId !== undefined) where.push(`t.author_id = $${params.push(ownerId)}`);
+    if (request.after !== undefined) where.push(`t.id < $${params.push(request.after)}`);
+    params.push(request.limit + 1);
+    const statement = this.cached(
+      `statusPage:${ownerId !== undefined}:${request.after !== undefined}`,
+      () => `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY t.id DESC LIMIT $${params.length}`,
+    );
+    return toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+  }
+
+  /** How many public posts (of one author), or how many of one non-public state (of one owner). */
+  async countVisible(filter: { status?: PostStatus; authorId?: number }): Promise<number> {
+    const params: unknown[] = [];
+    const where = [filter.status === undefined ? "status = 'published'" : `status = $${params.push(filter.status)}`];
+    if (filter.authorId !== undefined) where.push(`author_id = $${params.push(filter.authorId)}`);
+    const statement = this.cached(
+      `countVisible:${filter.status !== undefined}:${filter.authorId !== undefined}`,
+      () => `SELECT COUNT(*) AS count FROM posts WHERE ${where.join(' AND ')}`,
+    );
+    const [row] = await this.sql.rows<{ count: number | string }>(statement, params);
+    return Number(row.count);
+  }
+
+  /** For batching (User.posts): the first public posts of each of these authors, newest publication first, in one statement. */
+  async publicPagesFor(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    const byAuthor = new Map<number, Post[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return byAuthor;
+    const statement = this.cached(
+      `publicPagesFor:${authorIds.length}`,
+      () =>
+        `SELECT ${this.select} FROM ${this.from} WHERE t.id IN (SELECT page.id FROM ` +
+        `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.author_id ORDER BY ranked.published_at DESC, ranked.id DESC) AS rn ` +
+        `FROM posts ranked WHERE ranked.status = 'published' AND ranked.author_id IN (${this.sql.placeholders(authorIds.length)})) page ` +
+        `WHERE page.rn <= $${authorIds.length + 1}) ORDER BY t.published_at DESC, t.id DESC`,
+    );
+    for (const post of this.map(await this.sql.rows(statement, [...authorIds, limit]))) byAuthor.get(post.authorId)?.push(post);
+    return byAuthor;
+  }
+
+  /**
+   * The scheduled posts due at `now`, oldest schedule first, locked for the transaction on
+   * PostgreSQL (passing over those another instance is publishing): each is published once.
+   */
+  async lockDue(now: Date, limit: number, executor: Executor): Promise<Post[]> {
+    const statement = this.cached(
+      'lockDue',
+      () =>
+        `SELECT ${this.select} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= $1 ` +
+        `ORDER BY t.publish_at, t.id LIMIT $2${this.sql.dialect.lockRows({ skipLocked: true })}`,
+    );
+    return this.map(await this.sql.rows(statement, [this.sql.timestamp(now), limit], executor));
+  }
+
+  /** The ids of posts trashed before `before`, oldest first. */
+  async trashedBefore(before: Date, limit: number): Promise<number[]> {
+    const statement = this.cached(
+      'trashedBefore',
+      () => "SELECT id FROM posts WHERE status = 'trashed' AND trashed_at < $1 ORDER BY trashed_at, id LIMIT $2",
+    );
+    const rows = await this.sql.rows<{ id: number | string }>(statement, [this.sql.timestamp(before), limit]);
+    return rows.map((row) => Number(row.id));
+  }
+
+  /** The row as it is, locked until the transaction ends (PostgreSQL), for a write that reads it first. */
+  async findForUpdate(id: number, executor: Executor): Promise<Post | null> {
+    const statement = this.cached('forUpdate', () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1${this.sql.dialect.lockRows()}`);
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
+    return row ? this.table.fromRow(row) : null;
   }
 
   /** The comments that deleting this post takes with it (the foreign key cascades), for their deletion events. */

@@ -10,8 +10,9 @@ import { User } from '../users/user.entity.js';
 import { UserLoaders } from '../users/users.loader.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
 import { UpdatePostDto } from './dto/update-post.dto.js';
-import { PostConnection, PostsArgs, UserPostsArgs } from './models/post-connection.model.js';
+import { PostConnection, PostsArgs, RevisionsArgs, UserPostsArgs } from './models/post-connection.model.js';
 import { Post } from './post.entity.js';
+import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
 import { PostsService } from './posts.service.js';
 
@@ -29,23 +30,24 @@ export class PostsResolver {
     private readonly gateway: SubscriptionGateway,
   ) {}
 
-  @Query(() => Post, { nullable: true, description: 'A post; null when there is none with this id' })
-  post(
+  @Query(() => Post, { nullable: true, description: 'A post; null when there is none with this id that you may see' })
+  async post(
     @Args('id', { type: () => Int, description: "The post's id" }) id: number,
     @Context() context: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Post | null> {
     const loaders = context.loaders.of(this.postLoaders);
-    return (selectsField(info, 'author') ? loaders.byIdWithAuthor : loaders.byId).load(id);
+    const post = await (selectsField(info, 'author') ? loaders.byIdWithAuthor : loaders.byId).load(id);
+    return post && this.postsService.canSee(context.actor, post) ? post : null;
   }
 
-  @Query(() => PostConnection, { description: 'Posts, newest first' })
+  @Query(() => PostConnection, { description: 'Public posts, newest publication first; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)' })
   async posts(@Args() args: PostsArgs, @Context() context: GraphQLContext): Promise<PostConnection> {
-    const authorId = args.authorId ?? undefined;
-    const page = await this.postsService.list({ ...toPageRequest(args), authorId });
+    const scope = this.postsService.scope(context.actor, { authorId: args.authorId ?? undefined, status: args.status ?? undefined });
+    const page = await this.postsService.list(scope, toPageRequest(args));
     const byId = context.loaders.of(this.postLoaders).byId;
     for (const post of page.items) byId.prime(post.id, post);
-    return { ...connectionOf(page), authorId };
+    return { ...connectionOf(page), scope };
   }
 
   @Mutation(() => Post, { description: 'Signed in. authorId: admins only' })
@@ -73,6 +75,12 @@ export class PostsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
   }
 
+  @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author and admins (an empty list for everyone else)' })
+  async revisions(@Parent() post: Post, @Args() args: RevisionsArgs, @Context() context: GraphQLContext): Promise<PostRevision[]> {
+    if (!this.postsService.canSeeRevisions(context.actor, post)) return [];
+    return context.loaders.of(this.postLoaders).revisions(args.first).load(post.id);
+  }
+
   @Subscription(() => Post, { description: 'A post was written', resolve: (post: Post) => post })
   postCreated(@optionalId('authorId', 'Only posts by this author') authorId: number | null, @Context() context: GraphQLContext) {
     return this.gateway.listen('postCreated', context, (post) => matches(authorId, post.authorId));
@@ -94,7 +102,7 @@ export class PostsResolver {
 export class UserPostsResolver {
   constructor(private readonly postLoaders: PostLoaders) {}
 
-  @ResolveField('posts', () => [Post], { description: 'Their newest posts, newest first (all of them: Query.posts(authorId))' })
+  @ResolveField('posts', () => [Post], { description: 'Their newest public posts, newest publication first (all of them: Query.posts(authorId))' })
   posts(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.
     @Parent() user: Pick<User, 'id'>,
@@ -109,8 +117,8 @@ export class UserPostsResolver {
 export class PostConnectionResolver {
   constructor(private readonly postsService: PostsService) {}
 
-  @ResolveField('totalCount', () => Int, { description: 'All posts matching the filter (a COUNT, run only when asked for)' })
+  @ResolveField('totalCount', () => Int, { description: 'All the posts of this list you may see (a COUNT, run only when asked for)' })
   totalCount(connection: PostConnection): Promise<number> {
-    return this.postsService.count(connection.authorId);
+    return this.postsService.count(connection.scope);
   }
 }

@@ -1,68 +1,99 @@
 import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
-import { codeOf, newTestService } from '../../test/support/unit.js';
+import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { PUBLIC_AUDIENCE, ReadPolicy } from '../auth/read-policy.js';
 import type { Actor } from '../common/actor.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import { UsersService } from '../users/users.service.js';
 import { Post } from './post.entity.js';
+import { PostRevision } from './post-revision.entity.js';
+import { PostRevisionsRepository } from './post-revisions.repository.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostsService } from './posts.service.js';
 
-// The rules of PostsService with its repository replaced: no database, no Nest application.
+// The rules of PostsService with its repositories replaced: no database, no Nest application.
 
 const alice: Actor = { id: 2, role: 'author' };
 const bob: Actor = { id: 3, role: 'author' };
 const admin: Actor = { id: 1, role: 'admin' };
+const restrictedTo = (owner: number) => ({ audience: 'restricted', owner });
+const future = () => new Date(Date.now() + 3_600_000);
 
 function post(fields: Partial<Post> = {}): Post {
   return Object.assign(new Post(), {
-    id: 7, title: 'Hello', body: 'Text', authorId: alice.id, createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
+    id: 7, title: 'Hello', body: 'Text', authorId: alice.id, status: 'published', publishAt: null, publishedAt: new Date(0), trashedAt: null,
+    createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
   });
 }
 
 describe('PostsService', () => {
   let repository: Mocked<PostsRepository>;
+  let revisions: Mocked<PostRevisionsRepository>;
   let users: Mocked<UsersService>;
   let events: Mocked<EventPublisher>;
   let service: PostsService;
+  let stored: Post;
 
   beforeEach(async () => {
-    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy()] });
+    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy(), new ReadPolicy()] });
     ({ service } = unit);
     repository = unit.mock(PostsRepository);
+    revisions = unit.mock(PostRevisionsRepository);
     users = unit.mock(UsersService);
     events = unit.mock(EventPublisher);
-    repository.findById.mockImplementation(async () => post());
-    // The event of a new row, as the repository writes it with the row.
-    repository.insertRecorded.mockImplementation(async (values) => post(values as Partial<Post>));
-    events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
+    stored = post();
+    repository.findForUpdate.mockImplementation(async () => stored);
+    repository.findById.mockImplementation(async () => stored);
+    repository.insert.mockImplementation(async (values) => post({ ...(values as Partial<Post>), version: 1 }));
     repository.updateVersioned.mockImplementation(async (current, changes) => post({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
     repository.cascadedComments.mockResolvedValue([{ id: 11, postId: 7, authorId: bob.id }]);
-    repository.page.mockResolvedValue({ items: [], nextCursor: null });
+    repository.publicPage.mockResolvedValue({ items: [], nextCursor: null });
+    repository.statusPage.mockResolvedValue({ items: [], nextCursor: null });
+    revisions.record.mockImplementation(async () => new PostRevision());
     users.exists.mockResolvedValue(true);
   });
 
   describe('create', () => {
     it('needs a signed-in actor, and writes nothing without one', async () => {
       expect(await codeOf(service.create({ title: 'T', body: 'B' }, null))).toBe('UNAUTHENTICATED');
-      expect(repository.insertRecorded).not.toHaveBeenCalled();
+      expect(repository.insert).not.toHaveBeenCalled();
     });
 
-    it('writes as the actor, postCreated with the row, through its own repository', async () => {
-      await service.create({ title: 'T', body: 'B' }, bob);
-      expect(repository.insertRecorded).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id }), { event: 'postCreated' });
+    it('publishes at once by default: revision 1 by the actor, a public postCreated', async () => {
+      const created = await service.create({ title: 'T', body: 'B' }, bob);
+      expect(repository.insert).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id, status: 'published', publishAt: null }), UNIT_EXECUTOR);
+      expect(created.publishedAt).toBeInstanceOf(Date);
+      expect(revisions.record).toHaveBeenCalledWith(created, bob.id, UNIT_EXECUTOR);
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'postCreated', payload: created, audience: PUBLIC_AUDIENCE });
       expect(events.committed).toHaveBeenCalled();
+    });
+
+    it('saves a draft unpublished, its postCreated restricted to the author', async () => {
+      const created = await service.create({ title: 'T', body: 'B', status: 'draft' }, bob);
+      expect(created).toMatchObject({ status: 'draft', publishedAt: null });
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'postCreated', payload: created, audience: restrictedTo(bob.id) });
+    });
+
+    it('schedules with a future publishAt only; publishAt with another status and "trashed" are 400', async () => {
+      const at = future();
+      expect(await service.create({ title: 'T', body: 'B', status: 'scheduled', publishAt: at }, bob)).toMatchObject({ status: 'scheduled', publishAt: at, publishedAt: null });
+      expect(await codeOf(service.create({ title: 'T', body: 'B', status: 'scheduled' }, bob))).toBe('BAD_USER_INPUT');
+      expect(await codeOf(service.create({ title: 'T', body: 'B', status: 'scheduled', publishAt: new Date(Date.now() - 1000) }, bob))).toBe('BAD_USER_INPUT');
+      expect(await codeOf(service.create({ title: 'T', body: 'B', status: 'draft', publishAt: at }, bob))).toBe('BAD_USER_INPUT');
+      expect(await codeOf(service.create({ title: 'T', body: 'B', publishAt: at }, bob))).toBe('BAD_USER_INPUT');
+      expect(await codeOf(service.create({ title: 'T', body: 'B', status: 'trashed' }, bob))).toBe('BAD_USER_INPUT');
+      expect(repository.insert).toHaveBeenCalledTimes(1);
     });
 
     it("lets only an admin write on someone else's behalf", async () => {
       expect(await codeOf(service.create({ title: 'T', body: 'B', authorId: alice.id }, bob))).toBe('FORBIDDEN');
       await service.create({ title: 'T', body: 'B', authorId: alice.id }, admin);
-      expect(repository.insertRecorded).toHaveBeenLastCalledWith(expect.objectContaining({ authorId: alice.id }), expect.anything());
+      expect(repository.insert).toHaveBeenLastCalledWith(expect.objectContaining({ authorId: alice.id }), UNIT_EXECUTOR);
     });
 
     it('answers BAD_USER_INPUT when the foreign key says the author does not exist', async () => {
-      repository.insertRecorded.mockRejectedValueOnce(Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+      repository.insert.mockRejectedValueOnce(Object.assign(new Error('fk'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
       expect(await codeOf(service.create({ title: 'T', body: 'B', authorId: 99 }, admin))).toBe('BAD_USER_INPUT');
       expect(events.record).not.toHaveBeenCalled();
       expect(events.committed).not.toHaveBeenCalled();
@@ -70,8 +101,8 @@ describe('PostsService', () => {
   });
 
   describe('update', () => {
-    it('is NOT_FOUND for a missing post and FORBIDDEN for somebody else’s', async () => {
-      repository.findById.mockResolvedValueOnce(null);
+    it('is NOT_FOUND for a missing post and FORBIDDEN for somebody else’s public one', async () => {
+      repository.findForUpdate.mockResolvedValueOnce(null);
       expect(await codeOf(service.update(7, { title: 'X' }, alice))).toBe('NOT_FOUND');
       expect(await codeOf(service.update(7, { title: 'X' }, bob))).toBe('FORBIDDEN');
       expect(repository.updateVersioned).not.toHaveBeenCalled();
@@ -79,25 +110,94 @@ describe('PostsService', () => {
       expect(events.committed).not.toHaveBeenCalled();
     });
 
-    it('changes only the given fields, passes If-Match on, and announces postUpdated', async () => {
+    it('is NOT_FOUND (never FORBIDDEN) for somebody else’s draft', async () => {
+      stored = post({ status: 'draft', publishedAt: null });
+      expect(await codeOf(service.update(7, { title: 'X' }, bob))).toBe('NOT_FOUND');
+      expect(await codeOf(service.delete(7, bob))).toBe('NOT_FOUND');
+    });
+
+    it('changes only the given fields, passes If-Match on, records a revision and a public postUpdated', async () => {
       const updated = await service.update(7, { body: 'New' }, admin, { expectedVersion: 1 });
-      expect(repository.updateVersioned).toHaveBeenCalledWith(expect.objectContaining({ id: 7 }), { body: 'New' }, 1, expect.anything());
-      expect(events.record).toHaveBeenCalledWith(expect.anything(), { name: 'postUpdated', payload: updated });
+      expect(repository.updateVersioned).toHaveBeenCalledWith(expect.objectContaining({ id: 7 }), { body: 'New' }, 1, UNIT_EXECUTOR);
+      expect(revisions.record).toHaveBeenCalledWith(updated, admin.id, UNIT_EXECUTOR);
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'postUpdated', payload: updated, audience: PUBLIC_AUDIENCE });
       expect(events.committed).toHaveBeenCalled();
+    });
+
+    it('records no revision when neither title, body nor status changed', async () => {
+      await service.update(7, { title: 'Hello' }, alice);
+      expect(revisions.record).not.toHaveBeenCalled();
+    });
+
+    it('publishing a draft sets publishedAt once and announces postPublished (public) instead of postUpdated', async () => {
+      stored = post({ status: 'draft', publishedAt: null });
+      const updated = await service.update(7, { status: 'published' }, alice);
+      expect(updated.publishedAt).toBeInstanceOf(Date);
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'postPublished', payload: updated, audience: PUBLIC_AUDIENCE });
+      stored = post({ status: 'draft', publishedAt: new Date(5) });
+      expect((await service.update(7, { status: 'published' }, alice)).publishedAt).toEqual(new Date(5));
+    });
+
+    it('unpublishing announces postUpdated to the author and postUnpublished (ids only) to everyone', async () => {
+      const updated = await service.update(7, { status: 'draft' }, alice);
+      expect(events.record).toHaveBeenCalledWith(
+        UNIT_EXECUTOR,
+        { name: 'postUpdated', payload: updated, audience: restrictedTo(alice.id) },
+        { name: 'postUnpublished', payload: { id: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE },
+      );
+    });
+
+    it('schedules only into the future, and clears publishAt when the post leaves the schedule', async () => {
+      expect(await codeOf(service.update(7, { status: 'scheduled' }, alice))).toBe('BAD_USER_INPUT');
+      expect(await codeOf(service.update(7, { publishAt: future() }, alice))).toBe('BAD_USER_INPUT');
+      const at = future();
+      expect(await service.update(7, { status: 'scheduled', publishAt: at }, alice)).toMatchObject({ status: 'scheduled', publishAt: at });
+      stored = post({ status: 'scheduled', publishAt: at, publishedAt: null });
+      const later = new Date(at.getTime() + 60_000);
+      expect(await service.update(7, { publishAt: later }, alice)).toMatchObject({ status: 'scheduled', publishAt: later });
+      expect(await service.update(7, { status: 'draft' }, alice)).toMatchObject({ status: 'draft', publishAt: null });
+    });
+
+    it('refuses status "trashed" (DELETE trashes)', async () => {
+      expect(await codeOf(service.update(7, { status: 'trashed' }, alice))).toBe('BAD_USER_INPUT');
+    });
+
+    it('restores a trashed post to a draft: trashedAt cleared', async () => {
+      stored = post({ status: 'trashed', trashedAt: new Date(9) });
+      expect(await service.update(7, { status: 'draft' }, alice)).toMatchObject({ status: 'draft', trashedAt: null });
+    });
+
+    it('restores the title and body of a revision; an unknown one is 400, and with title or body too', async () => {
+      revisions.find.mockImplementation(async (_post, number) => (number === 1 ? Object.assign(new PostRevision(), { number: 1, title: 'Old', body: 'Was' }) : null));
+      const updated = await service.update(7, { revision: 1 }, alice);
+      expect(updated).toMatchObject({ title: 'Old', body: 'Was', version: 2 });
+      expect(revisions.record).toHaveBeenCalledWith(updated, alice.id, UNIT_EXECUTOR);
+      expect(await codeOf(service.update(7, { revision: 5 }, alice))).toBe('BAD_USER_INPUT');
+      expect(await codeOf(service.update(7, { revision: 1, title: 'X' }, alice))).toBe('BAD_USER_INPUT');
     });
   });
 
   describe('delete', () => {
-    it("announces the cascaded comments' deletion, then the post's", async () => {
+    it('moves a post to the trash: trashedAt set, a revision, postUnpublished for everyone', async () => {
+      await service.delete(7, alice);
+      expect(repository.delete).not.toHaveBeenCalled();
+      expect(repository.updateVersioned).toHaveBeenCalledWith(stored, expect.objectContaining({ status: 'trashed', trashedAt: expect.any(Date) }), undefined, UNIT_EXECUTOR);
+      expect(revisions.record).toHaveBeenCalled();
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, expect.objectContaining({ name: 'postUpdated' }), { name: 'postUnpublished', payload: { id: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE });
+    });
+
+    it("deletes a trashed post for good: the cascaded comments' deletions, then the post's, restricted to its owner", async () => {
+      stored = post({ status: 'trashed', trashedAt: new Date(9) });
       await service.delete(7, alice);
       expect(events.record).toHaveBeenCalledWith(
-        expect.anything(),
-        { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: bob.id } },
-        { name: 'postDeleted', payload: { id: 7, authorId: alice.id } },
+        UNIT_EXECUTOR,
+        { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: bob.id }, audience: restrictedTo(alice.id) },
+        { name: 'postDeleted', payload: { id: 7, authorId: alice.id }, audience: restrictedTo(alice.id) },
       );
     });
 
     it('is NOT_FOUND when a concurrent delete removed the row first, and announces nothing', async () => {
+      stored = post({ status: 'trashed', trashedAt: new Date(9) });
       repository.delete.mockResolvedValueOnce(false);
       expect(await codeOf(service.delete(7, alice))).toBe('NOT_FOUND');
       expect(events.record).not.toHaveBeenCalled();
@@ -105,10 +205,60 @@ describe('PostsService', () => {
     });
   });
 
-  it("listForAuthor is NOT_FOUND for a user who does not exist, and pages by author otherwise", async () => {
-    users.exists.mockResolvedValueOnce(false);
-    expect(await codeOf(service.listForAuthor(5, { limit: 2 }))).toBe('NOT_FOUND');
-    await service.listForAuthor(5, { limit: 2, after: 9 });
-    expect(repository.page).toHaveBeenCalledWith({ limit: 2, after: 9, authorId: 5 }, 'desc', { column: 'authorId', value: 5 });
+  describe('the scheduler and the trash', () => {
+    it('publishes each due post with publishedAt = publishAt, no editor, postPublished', async () => {
+      const at = new Date(1000);
+      repository.lockDue.mockResolvedValueOnce([post({ status: 'scheduled', publishAt: at, publishedAt: null })]);
+      expect(await service.publishDue(new Date(2000), 25)).toBe(1);
+      expect(repository.updateVersioned).toHaveBeenCalledWith(expect.anything(), { status: 'published', publishAt: null, publishedAt: at }, undefined, UNIT_EXECUTOR);
+      expect(revisions.record).toHaveBeenCalledWith(expect.objectContaining({ status: 'published' }), null, UNIT_EXECUTOR);
+      expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, expect.objectContaining({ name: 'postPublished', audience: PUBLIC_AUDIENCE }));
+      expect(events.committed).toHaveBeenCalledTimes(1);
+    });
+
+    it('purges only posts still trashed before the cutoff', async () => {
+      repository.trashedBefore.mockResolvedValueOnce([7, 8]);
+      repository.findForUpdate.mockImplementation(async (id) => (id === 7 ? post({ status: 'trashed', trashedAt: new Date(5) }) : post({ id: 8, status: 'draft' })));
+      expect(await service.purgeTrash(new Date(10), 50)).toBe(1);
+      expect(repository.delete).toHaveBeenCalledWith(7, UNIT_EXECUTOR);
+      expect(repository.delete).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('reads', () => {
+    it('get is NOT_FOUND for a draft to anyone but its author and admins', async () => {
+      stored = post({ status: 'draft', publishedAt: null });
+      expect(await codeOf(service.get(7, null))).toBe('NOT_FOUND');
+      expect(await codeOf(service.get(7, bob))).toBe('NOT_FOUND');
+      expect(await service.get(7, alice)).toBe(stored);
+      expect(await service.get(7, admin)).toBe(stored);
+    });
+
+    it('scopes lists: public by default, own non-public posts for authors, all for admins, 401 anonymous', async () => {
+      expect(service.scope(null, {})).toEqual({ authorId: undefined });
+      expect(() => service.scope(null, { status: 'draft' })).toThrow(expect.objectContaining({ code: 'UNAUTHENTICATED' }));
+      expect(service.scope(bob, { status: 'draft' })).toEqual({ status: 'draft', ownerId: bob.id });
+      expect(service.scope(admin, { status: 'draft' })).toEqual({ status: 'draft', ownerId: undefined });
+      expect(service.scope(bob, { status: 'draft', authorId: alice.id })).toMatchObject({ ownerId: -1 });
+    });
+
+    it('refuses an id-only cursor on the public list (it pages by publication time)', async () => {
+      expect(await codeOf(service.list({}, { limit: 2, after: 9 }))).toBe('BAD_USER_INPUT');
+      await service.list({ authorId: 5 }, { limit: 2, after: 9, afterTime: new Date(3) });
+      expect(repository.publicPage).toHaveBeenCalledWith({ limit: 2, after: 9, afterTime: new Date(3) }, 5);
+    });
+
+    it('listForAuthor is NOT_FOUND for a user who does not exist', async () => {
+      users.exists.mockResolvedValueOnce(false);
+      expect(await codeOf(service.listForAuthor(5, { limit: 2 }, null))).toBe('NOT_FOUND');
+    });
+
+    it('revisions are NOT_FOUND to anyone but the author and admins, even of a public post', async () => {
+      revisions.page.mockResolvedValue({ items: [], nextCursor: null });
+      expect(await codeOf(service.listRevisions(7, { limit: 2 }, null))).toBe('NOT_FOUND');
+      expect(await codeOf(service.listRevisions(7, { limit: 2 }, bob))).toBe('NOT_FOUND');
+      await service.listRevisions(7, { limit: 2 }, alice);
+      expect(revisions.page).toHaveBeenCalledWith(7, { limit: 2 });
+    });
   });
 });

@@ -1,90 +1,180 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { type PostStatus, ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
-import { event } from '../events/blog-events.js';
+import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import { UsersService } from '../users/users.service.js';
 import type { CreatePostDto } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
 import type { Post } from './post.entity.js';
+import type { PostRevision } from './post-revision.entity.js';
+import { PostRevisionsRepository } from './post-revisions.repository.js';
 import { PostsRepository } from './posts.repository.js';
 
 export interface PostListRequest extends PageRequest {
   authorId?: number;
+  /** A non-public state: the posts of it the caller may see (their own; an admin's: all). */
+  status?: PostStatus;
+}
+
+/** What a list shows, once the read policy has been applied to the caller (see PostsService.scope). */
+export interface PostListScope {
+  authorId?: number;
+  status?: PostStatus;
+  /** With `status`: only this owner's posts (the caller, unless they read all). */
+  ownerId?: number;
+}
+
+/** A change to a post, as the one write path takes it (a PATCH, a restore, the schedule, the trash). */
+interface PostChange {
+  title?: string;
+  body?: string;
+  status?: PostStatus;
+  publishAt?: Date | null;
+  /** For a scheduled publication: the time it was due, not the time it ran. */
+  publishedAt?: Date;
 }
 
 @Injectable()
 export class PostsService {
   constructor(
     private readonly posts: PostsRepository,
+    private readonly revisions: PostRevisionsRepository,
     private readonly users: UsersService,
     private readonly policy: AuthorizationPolicy,
+    private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
   ) {}
 
-  /** Newest first, keyset-paged on the primary key (or on (author_id, id) with authorId). */
-  list(request: PostListRequest): Promise<Page<Post>> {
-    return this.posts.page(request, 'desc', request.authorId === undefined ? undefined : { column: 'authorId', value: request.authorId });
+  /**
+   * The read policy turned into a list's filter: the public posts, or (with a non-public
+   * `status`) the caller's own of that state, or every one of it for those who read all.
+   * Anonymous callers asking for a non-public state get 401; `published` is the public list.
+   */
+  scope(actor: Actor | null | undefined, filter: { authorId?: number; status?: PostStatus }): PostListScope {
+    if (filter.status === undefined || filter.status === 'published') return { authorId: filter.authorId };
+    const who = this.policy.requireSignedIn(actor);
+    const ownerId = this.readPolicy.readsAll(who) ? filter.authorId : who.id;
+    // Another author's drafts: nothing the caller may see (an empty list, not an error).
+    if (filter.authorId !== undefined && ownerId !== filter.authorId) return { status: filter.status, authorId: filter.authorId, ownerId: -1 };
+    return { status: filter.status, ownerId };
   }
 
-  /** A user's posts, newest first; 404 when the user does not exist. */
-  async listForAuthor(authorId: number, request: PageRequest): Promise<Page<Post>> {
+  /** Public posts newest publication first, keyset on (published_at, id); a non-public state newest first by id. */
+  async list(scope: PostListScope, request: PageRequest): Promise<Page<Post>> {
+    if (scope.status === undefined) {
+      if (request.after !== undefined && request.afterTime === undefined) {
+        throw DomainError.badInput('cursor is not a cursor of this list (it pages by publication time): start again without it', [
+          { field: 'cursor', message: 'is not a valid cursor' },
+        ]);
+      }
+      return this.posts.publicPage(request, scope.authorId);
+    }
+    return this.posts.statusPage(scope.status, request, scope.ownerId);
+  }
+
+  /** A user's posts (public, or of one state for their author and admins); 404 when the user does not exist. */
+  async listForAuthor(authorId: number, request: PageRequest, actor: Actor | null, status?: PostStatus): Promise<Page<Post>> {
+    const scope = this.scope(actor, { authorId, status });
     if (!(await this.users.exists(authorId))) throw DomainError.notFound('User', authorId);
-    return this.list({ ...request, authorId });
+    return this.list(scope, request);
   }
 
-  count(authorId?: number): Promise<number> {
-    return this.posts.count(authorId === undefined ? undefined : { column: 'authorId', value: authorId });
+  /** How many posts a list of this scope holds. */
+  count(scope: PostListScope): Promise<number> {
+    return this.posts.countVisible({ status: scope.status, authorId: scope.status === undefined ? scope.authorId : scope.ownerId });
   }
 
+  /** A row whatever its state: callers apply `canSee` (loaders stay shareable between readers). */
   findById(id: number): Promise<Post | null> {
     return this.posts.findById(id);
   }
 
-  exists(id: number): Promise<boolean> {
-    return this.posts.exists(id);
+  canSee(actor: Actor | null | undefined, post: Post): boolean {
+    return this.readPolicy.canSeePost(actor, post);
   }
 
-  async get(id: number): Promise<Post> {
+  /** The post if the caller may see it; 404 otherwise (never 403: a non-public post does not exist for them). */
+  async get(id: number, actor: Actor | null | undefined): Promise<Post> {
     const post = await this.findById(id);
-    if (!post) throw DomainError.notFound('Post', id);
+    if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Post', id);
     return post;
   }
 
   /**
-   * For batching: the posts with these ids, in no particular order. With `withAuthors`, each
-   * post's author is joined in (`post.author`), so the author costs no further statement.
+   * For batching: the posts with these ids, in no particular order, whatever their state. With
+   * `withAuthors`, each post's author is joined in (`post.author`).
    */
   findByIds(ids: readonly number[], options: { withAuthors?: boolean } = {}): Promise<Post[]> {
     return this.posts.findByIds(ids, options.withAuthors ? this.posts.withAuthor : undefined);
   }
 
-  /** For batching: one page (newest first) of the posts of each of these authors, in one statement. */
-  listForAuthors(authorIds: readonly number[], request: PageRequest): Promise<Map<number, Post[]>> {
-    return this.posts.pagesFor('authorId', authorIds, request, 'desc');
+  /** For batching (User.posts): the first public posts of each of these authors, in one statement. */
+  listForAuthors(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    return this.posts.publicPagesFor(authorIds, limit);
   }
 
-  /**
-   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). An authorId
-   * that names no user is caught by the foreign key rather than checked first.
-   */
+  // --- Revisions ---------------------------------------------------------------------------------
+
+  /** A post's revisions, newest first: for its author and admins; 404 for everyone else. */
+  async listRevisions(postId: number, request: PageRequest, actor: Actor | null | undefined): Promise<Page<PostRevision>> {
+    await this.revisionsOf(postId, actor);
+    return this.revisions.page(postId, request);
+  }
+
+  async getRevision(postId: number, number: number, actor: Actor | null | undefined): Promise<PostRevision> {
+    await this.revisionsOf(postId, actor);
+    const revision = await this.revisions.find(postId, number);
+    if (!revision) throw DomainError.notFound('Revision', number);
+    return revision;
+  }
+
+  canSeeRevisions(actor: Actor | null | undefined, post: Post): boolean {
+    return this.readPolicy.canSeeRevisions(actor, post);
+  }
+
+  /** For batching (Post.revisions): the newest revisions of each of these posts, in one statement. */
+  newestRevisions(postIds: readonly number[], limit: number): Promise<Map<number, PostRevision[]>> {
+    return this.revisions.newestFor(postIds, limit);
+  }
+
+  private async revisionsOf(postId: number, actor: Actor | null | undefined): Promise<Post> {
+    const post = await this.findById(postId);
+    if (!post || !this.readPolicy.canSeeRevisions(actor, post)) throw DomainError.notFound('Post', postId);
+    return post;
+  }
+
+  // --- Writes: one path for every change ---------------------------------------------------------
+
+  /** A new post (published at once unless a status says otherwise), its revision 1 and its event, in one transaction. */
   async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
     const who = this.policy.requireActor(actor);
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
     const authorId = input.authorId ?? who.id;
-    const post = await this.posts
-      .insertRecorded({ ...input, authorId }, this.events.created('postCreated'))
+    const status = input.status ?? 'published';
+    const now = new Date();
+    const publishAt = this.schedule(status, input.publishAt, null, now);
+    const post = await this.transactions
+      .run(async (manager) => {
+        const created = await this.posts.insert(
+          { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
+          manager,
+        );
+        await this.revisions.record(created, who.id, manager);
+        await this.events.record(manager, event('postCreated', created, this.readPolicy.audienceOf(created)));
+        return created;
+      })
       .catch((error: unknown) => {
         if (authorId !== who.id && isForeignKeyViolation(error)) {
-          throw DomainError.badInput(`authorId ${authorId} is not a user`, [
-            { field: 'authorId', message: `authorId ${authorId} is not a user` },
-          ]);
+          throw DomainError.badInput(`authorId ${authorId} is not a user`, [{ field: 'authorId', message: `authorId ${authorId} is not a user` }]);
         }
         throw error;
       });
@@ -92,35 +182,140 @@ export class PostsService {
     return post;
   }
 
+  /** PATCH: title, body, status (publish, unpublish, schedule, restore from the trash), publishAt, or a revision's content. */
   async update(id: number, input: UpdatePostDto, actor: Actor | null, options: WriteOptions = {}): Promise<Post> {
-    this.policy.requireActor(actor);
+    const who = this.policy.requireActor(actor);
     const post = await this.transactions.run(async (manager) => {
-      const current = await this.posts.findById(id, manager);
-      if (!current) throw DomainError.notFound('Post', id);
-      this.policy.assertCanModify(actor, current, 'post');
-      const updated = await this.posts.updateVersioned(current, { ...input }, options.expectedVersion, manager);
-      await this.events.record(manager, event('postUpdated', updated));
-      return updated;
+      const current = await this.writable(id, who, manager);
+      const change: PostChange = { title: input.title, body: input.body, status: input.status };
+      if (input.revision !== undefined) {
+        if (input.title !== undefined || input.body !== undefined) {
+          throw DomainError.badInput('revision restores a title and body: give it without title or body', [{ field: 'revision', message: 'cannot be combined with title or body' }]);
+        }
+        const revision = await this.revisions.find(id, input.revision, manager);
+        if (!revision) throw DomainError.badInput(`post ${id} has no revision ${input.revision}`, [{ field: 'revision', message: 'is not a revision of this post' }]);
+        change.title = revision.title;
+        change.body = revision.body;
+      }
+      const status = input.status ?? current.status;
+      if (input.status !== undefined || input.publishAt !== undefined) {
+        change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
+      }
+      return this.apply(current, change, who.id, manager, options.expectedVersion);
     });
     this.events.committed();
     return post;
   }
 
+  /** DELETE: a post not in the trash moves there; a trashed one is deleted for good. */
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.policy.requireActor(actor);
+    const who = this.policy.requireActor(actor);
     await this.transactions.run(async (manager) => {
-      const current = await this.posts.findById(id, manager);
-      if (!current) throw DomainError.notFound('Post', id);
-      this.policy.assertCanModify(actor, current, 'post');
-      const comments = await this.posts.cascadedComments(id, manager);
-      // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
-      if (!(await this.posts.delete(id, manager))) throw DomainError.notFound('Post', id);
-      await this.events.record(
-        manager,
-        ...comments.map((comment) => event('commentDeleted', comment)),
-        event('postDeleted', { id: current.id, authorId: current.authorId }),
-      );
+      const current = await this.writable(id, who, manager);
+      if (current.status === 'trashed') await this.deleteForGood(current, manager);
+      else await this.apply(current, { status: 'trashed', publishAt: null }, who.id, manager);
     });
     this.events.committed();
+  }
+
+  /**
+   * Publishes the scheduled posts due at `now` (at most `limit`), each through the one write path,
+   * in one transaction that holds their rows: another instance passes over them (PostgreSQL's
+   * SKIP LOCKED) and finds them published once it may read them. Returns how many.
+   */
+  async publishDue(now: Date, limit: number): Promise<number> {
+    const published = await this.transactions.run(async (manager) => {
+      const due = await this.posts.lockDue(now, limit, manager);
+      for (const post of due) await this.apply(post, { status: 'published', publishAt: null, publishedAt: post.publishAt ?? now }, null, manager);
+      return due.length;
+    });
+    if (published > 0) this.events.committed();
+    return published;
+  }
+
+  /** Deletes for good (with their events) up to `limit` posts trashed before `before`; returns how many. */
+  async purgeTrash(before: Date, limit: number): Promise<number> {
+    let purged = 0;
+    for (const id of await this.posts.trashedBefore(before, limit)) {
+      const gone = await this.transactions.run(async (manager) => {
+        const current = await this.posts.findForUpdate(id, manager);
+        if (!current || current.status !== 'trashed' || !current.trashedAt || current.trashedAt >= before) return false;
+        await this.deleteForGood(current, manager);
+        return true;
+      });
+      if (gone) purged += 1;
+    }
+    if (purged > 0) this.events.committed();
+    return purged;
+  }
+
+  /** The post, locked for the write; 404 when the caller may not see it, 403 when they may see but not change it. */
+  private async writable(id: number, who: Actor, manager: Executor): Promise<Post> {
+    const current = await this.posts.findForUpdate(id, manager);
+    if (!current || !this.readPolicy.canSeePost(who, current)) throw DomainError.notFound('Post', id);
+    this.policy.assertCanModify(who, current, 'post');
+    return current;
+  }
+
+  /**
+   * publishAt as it is to be stored: only a scheduled post has one, in the future (given, or
+   * the one it already had); given with any other status it is 400.
+   */
+  private schedule(status: PostStatus, given: Date | null | undefined, kept: Date | null, now: Date): Date | null {
+    if (status === 'trashed') throw DomainError.badInput('status "trashed" is reached by DELETE', [{ field: 'status', message: 'must be "draft", "scheduled" or "published"' }]);
+    if (status !== 'scheduled') {
+      if (given != null) throw DomainError.badInput('publishAt is only taken with status "scheduled"', [{ field: 'publishAt', message: 'is only taken with status "scheduled"' }]);
+      return null;
+    }
+    const publishAt = given ?? kept;
+    if (!publishAt || publishAt.getTime() <= now.getTime()) {
+      throw DomainError.badInput('status "scheduled" needs publishAt in the future', [{ field: 'publishAt', message: 'must be a date-time in the future' }]);
+    }
+    return publishAt;
+  }
+
+  /**
+   * The one write path of a post that stays: applies the change (bumping the version), records a
+   * revision when the title, body or status changed (editor null: the scheduler), sets
+   * publishedAt the first time it is published and trashedAt while in the trash, and records its
+   * events with their audiences: public readers hear POST_PUBLISHED when it becomes public and
+   * POST_UNPUBLISHED (ids only) when it stops being public; POST_UPDATED goes to whoever sees it
+   * after the change (not sent on publication, which POST_PUBLISHED announces with the post).
+   */
+  private async apply(current: Post, change: PostChange, editorId: number | null, manager: Executor, expectedVersion?: number): Promise<Post> {
+    const status = change.status ?? current.status;
+    const values: Partial<Post> = {};
+    if (change.title !== undefined && change.title !== current.title) values.title = change.title;
+    if (change.body !== undefined && change.body !== current.body) values.body = change.body;
+    if (change.publishAt !== undefined && change.publishAt?.getTime() !== current.publishAt?.getTime()) values.publishAt = change.publishAt;
+    if (status !== current.status) {
+      values.status = status;
+      if (status === 'published' && current.publishedAt === null) values.publishedAt = change.publishedAt ?? new Date();
+      if (status === 'trashed') values.trashedAt = new Date();
+      if (current.status === 'trashed') values.trashedAt = null;
+    }
+    const updated = await this.posts.updateVersioned(current, values, expectedVersion, manager);
+    if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editorId, manager);
+    const wasPublic = current.status === 'published';
+    const isPublic = updated.status === 'published';
+    const events: BlogEvent[] = [];
+    if (!wasPublic && isPublic) events.push(event('postPublished', updated));
+    else events.push(event('postUpdated', updated, this.readPolicy.audienceOf(updated)));
+    if (wasPublic && !isPublic) events.push(event('postUnpublished', { id: updated.id, authorId: updated.authorId }));
+    await this.events.record(manager, ...events);
+    return updated;
+  }
+
+  /** Deletes a post for good, its comments by cascade, with their events (audience: the post as it was). */
+  private async deleteForGood(current: Post, manager: Executor): Promise<void> {
+    const audience = this.readPolicy.audienceOf(current);
+    const comments = await this.posts.cascadedComments(current.id, manager);
+    // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
+    if (!(await this.posts.delete(current.id, manager))) throw DomainError.notFound('Post', current.id);
+    await this.events.record(
+      manager,
+      ...comments.map((comment) => event('commentDeleted', comment, audience)),
+      event('postDeleted', { id: current.id, authorId: current.authorId }, audience),
+    );
   }
 }

@@ -3,22 +3,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDate, IsDefined, IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { SCOPES, type Scope } from '../../common/actor.js';
-import { MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, Trim } from '../../common/validation/transforms.js';
+import { DATE_TIME_PATTERN, MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
 
 const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and "write", each at most once' };
-
-/**
- * The date-times the service takes, for the OpenAPI document: RFC 3339 (`format: date-time`) with
- * an upper-case T and Z, seconds, and no leap second (which a Date cannot hold).
- */
-const DATE_TIME_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
-
-/** An ISO 8601 date-time string becomes a Date; anything else stays as it is, for the type check to refuse. */
-const toDate = ({ value }: { value: unknown }) => {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date;
-};
 
 /** The body of POST /users/{id}/api-keys and GraphQL's CreateApiKeyInput. */
 @InputType('CreateApiKeyInput', { description: 'A new API key: its name, what it may do, and when it stops working' })

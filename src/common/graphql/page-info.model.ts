@@ -24,7 +24,7 @@ export interface Edge<T> {
 
 /** The edges, nodes and pageInfo of a connection, from one keyset page. */
 export function connectionOf<T extends { id: number }>(page: Page<T>): { edges: Edge<T>[]; nodes: T[]; pageInfo: PageInfo } {
-  const edges = page.items.map((node) => ({ cursor: encodeCursor(node.id), node }));
+  const edges = page.items.map((node) => ({ cursor: page.cursorOf ? page.cursorOf(node) : encodeCursor(node.id), node }));
   return {
     edges,
     nodes: page.items,

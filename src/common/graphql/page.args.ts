@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Field, Int } from '@nestjs/graphql';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { decodeCursor, MAX_PAGE_SIZE, type PageRequest } from '../pagination/cursor.js';
+import { decodeListCursor, MAX_PAGE_SIZE, type PageRequest } from '../pagination/cursor.js';
 
 const FIRST_MESSAGE = { message: `first must be an integer from 1 to ${MAX_PAGE_SIZE}` };
 
@@ -31,8 +31,8 @@ export interface PageArgs {
 }
 
 export function toPageRequest(args: PageArgs): PageRequest {
-  return { limit: args.first, after: args.after == null ? undefined : decodeCursor(args.after, 'after') };
+  return { limit: args.first, ...(args.after == null ? {} : decodeListCursor(args.after, 'after')) };
 }
 
 /** Tells page arguments apart (one list loader per distinct `first`/`after`). */
-export const pageKey = (page: PageRequest) => `${page.limit}:${page.after ?? ''}`;
+export const pageKey = (page: PageRequest) => `${page.limit}:${page.after ?? ''}:${page.afterTime?.getTime() ?? ''}`;

@@ -18,6 +18,8 @@ export interface Page<T> {
    * cursor, and a function so that the query behind it runs only when someone asks.
    */
   hasPrevious?: () => Promise<boolean>;
+  /** The cursor of each item, when the list is not in id order (the default is `encodeCursor(id)`). */
+  cursorOf?: (item: T) => string;
 }
 
 /**
@@ -42,11 +44,41 @@ export function decodeCursor(cursor: string, field = 'cursor'): number {
   return id;
 }
 
-/** Builds a page from `limit + 1` rows fetched in keyset order. */
-export function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+const TIME_PREFIX = 'p1:';
+const TIME_WIDTH = 15;
+const ID_WIDTH = 10;
+
+/**
+ * The pattern of the cursors of lists ordered by a time, then the id (the public posts, newest
+ * publication first): base64url of `p1:<milliseconds, 15 digits>:<id, 10 digits>`.
+ */
+export const TIME_CURSOR_PATTERN = base64Pattern(TIME_PREFIX, [[...Array<string>(TIME_WIDTH).fill(DIGIT), ':', ...Array<string>(ID_WIDTH).fill(DIGIT)]]);
+const TIME_CURSOR = new RegExp(TIME_CURSOR_PATTERN);
+
+/** A list that takes both kinds of cursor (GET /posts: by publication, or by id with ?status). */
+export const LIST_OR_TIME_CURSOR_PATTERN = `^(?:${LIST_CURSOR_PATTERN.slice(1, -1)}|${TIME_CURSOR_PATTERN.slice(1, -1)})$`;
+
+/** Keyset cursor of a list in (time, id) order: both, fixed width. */
+export function encodeTimeCursor(at: Date, id: number): string {
+  return Buffer.from(`${TIME_PREFIX}${String(at.getTime()).padStart(TIME_WIDTH, '0')}:${String(id).padStart(ID_WIDTH, '0')}`).toString('base64url');
+}
+
+/** A cursor of either kind: `after` is the id, `afterTime` the time of a (time, id) cursor. */
+export function decodeListCursor(cursor: string, field = 'cursor'): Pick<PageRequest, 'after' | 'afterTime'> {
+  if (TIME_CURSOR.test(cursor)) {
+    const [time, id] = Buffer.from(cursor, 'base64url').toString('utf8').slice(TIME_PREFIX.length).split(':');
+    const after = Number(id);
+    if (after >= 1 && after <= MAX_INT32) return { after, afterTime: new Date(Number(time)) };
+  }
+  return { after: decodeCursor(cursor, field) };
+}
+
+/** Builds a page from `limit + 1` rows fetched in keyset order (`cursorOf`: for lists not in id order). */
+export function toPage<T extends { id: number }>(rows: T[], limit: number, cursorOf?: (item: T) => string): Page<T> {
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
-  return { items, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null };
+  const last = items[items.length - 1];
+  return { items, nextCursor: hasMore ? (cursorOf ? cursorOf(last) : encodeCursor(last.id)) : null, ...(cursorOf ? { cursorOf } : {}) };
 }
 
 export const toInteger = ({ value }: { value: unknown }) =>
@@ -79,11 +111,10 @@ export interface PageRequest {
   limit: number;
   /** The id after which (in list order) the page starts. */
   after?: number;
+  /** With `after`, the time of that item, for lists in (time, id) order (see encodeTimeCursor). */
+  afterTime?: Date;
 }
 
 export function toPageRequest(query: { limit?: number; cursor?: string }): PageRequest {
-  return {
-    limit: query.limit ?? DEFAULT_PAGE_SIZE,
-    after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-  };
+  return { limit: query.limit ?? DEFAULT_PAGE_SIZE, ...(query.cursor === undefined ? {} : decodeListCursor(query.cursor)) };
 }

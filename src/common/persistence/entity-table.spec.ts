@@ -49,6 +49,10 @@ describe('EntityTable', () => {
         'e["title"] = row["title"];',
         'e["body"] = row["body"];',
         'e["authorId"] = row["author_id"];',
+        'e["status"] = row["status"];',
+        'v = row["publish_at"]; e["publishAt"] = v !== null ? toDate(v) : v;',
+        'v = row["published_at"]; e["publishedAt"] = v !== null ? toDate(v) : v;',
+        'v = row["trashed_at"]; e["trashedAt"] = v !== null ? toDate(v) : v;',
         'v = row["created_at"]; e["createdAt"] = v !== null ? toDate(v) : v;',
         'v = row["updated_at"]; e["updatedAt"] = v !== null ? toDate(v) : v;',
         'e["version"] = row["version"];',
@@ -59,10 +63,12 @@ describe('EntityTable', () => {
   });
 
   it('reads a row, and a joined row by its prefix, into entities', () => {
-    const row = { id: 7, title: 'T', body: 'B', author_id: 2, created_at: '2026-11-25 03:41:13.262', updated_at: '2026-11-25 03:41:14.000', version: 3 };
+    const row = { id: 7, title: 'T', body: 'B', author_id: 2, status: 'draft', publish_at: null, published_at: '2026-11-25 03:41:13.262', trashed_at: null, created_at: '2026-11-25 03:41:13.262', updated_at: '2026-11-25 03:41:14.000', version: 3 };
     const post = posts.fromRow(row);
     expect(post).toBeInstanceOf(Post);
-    expect({ ...post }).toEqual({ id: 7, title: 'T', body: 'B', authorId: 2, createdAt: new Date('2026-11-25T03:41:13.262Z'), updatedAt: new Date('2026-11-25T03:41:14Z'), version: 3 });
+    expect({ ...post }).toEqual({
+      id: 7, title: 'T', body: 'B', authorId: 2, status: 'draft', publishAt: null, publishedAt: new Date('2026-11-25T03:41:13.262Z'), trashedAt: null, createdAt: new Date('2026-11-25T03:41:13.262Z'), updatedAt: new Date('2026-11-25T03:41:14Z'), version: 3,
+    });
     const joined = posts.fromRow(Object.fromEntries(Object.entries(row).map(([key, value]) => [`j_${key}`, value])), 'j_');
     expect({ ...joined }).toEqual({ ...post });
   });

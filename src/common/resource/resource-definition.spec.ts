@@ -7,6 +7,7 @@ describe('ResourceDefinition', () => {
   it('builds a view with generated code, one object literal (this is the code that runs)', () => {
     expect(POST_RESOURCE.viewSource()).toBe(
       'return { "id": s["id"], "title": s["title"], "body": s["body"], "authorId": s["authorId"], ' +
+        '"status": s["status"], "publishAt": iso(s["publishAt"]), "publishedAt": iso(s["publishedAt"]), "trashedAt": iso(s["trashedAt"]), ' +
         '"createdAt": iso(s["createdAt"]), "updatedAt": iso(s["updatedAt"]), _links: definition.links(s) };',
     );
   });

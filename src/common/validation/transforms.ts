@@ -47,3 +47,16 @@ export function MaxChars(max: number, options?: ValidationOptions): PropertyDeco
 export const REQUIRED: ValidationOptions = {
   message: ({ property, value }) => (value === null ? `${property} must not be null` : `${property} is required`),
 };
+
+/**
+ * The date-times the service takes, for the OpenAPI document: RFC 3339 (`format: date-time`) with
+ * an upper-case T and Z, seconds, and no leap second (which a Date cannot hold).
+ */
+export const DATE_TIME_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
+
+/** An ISO 8601 date-time string becomes a Date; anything else stays as it is, for the type check to refuse. */
+export const toDate = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date;
+};

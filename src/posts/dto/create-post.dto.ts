@@ -1,8 +1,15 @@
-import { Field, InputType, Int } from '@nestjs/graphql';
+import { Field, GraphQLISODateTime, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
+import { Transform } from 'class-transformer';
+import { IsDate, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import type { PostStatus } from '../../auth/read-policy.js';
+import { DATE_TIME_PATTERN, MaxChars, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
+import { GraphQLPostStatus } from '../models/post-status.enum.js';
+
+/** The states a post may be written into; `trashed` is reached by DELETE only. */
+export const WRITABLE_POST_STATUSES = ['draft', 'scheduled', 'published'] as const satisfies readonly PostStatus[];
+const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled" or "published" (DELETE moves a post to the trash)' };
 
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
 
@@ -24,6 +31,24 @@ export class CreatePostDto {
   @IsString()
   @IsDefined(REQUIRED)
   body: string;
+
+  @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, SCHEDULED (with publishAt) or PUBLISHED (the default); TRASHED is refused (deletePost trashes)' })
+  @ApiPropertyOptional({ type: 'string', enum: [...WRITABLE_POST_STATUSES], description: 'Default "published"; "scheduled" needs publishAt in the future' })
+  @IsIn(WRITABLE_POST_STATUSES, STATUS_MESSAGE)
+  @IsOptional()
+  status?: PostStatus;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'With status SCHEDULED only: when to publish it (in the future)' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    pattern: DATE_TIME_PATTERN,
+    description: 'With status "scheduled" only (else 400): when to publish it, in the future. RFC 3339: 2030-01-01T09:00:00Z',
+  })
+  @IsDate({ message: 'publishAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z' })
+  @IsOptional()
+  @Transform(toDate)
+  publishAt?: Date;
 
   /** Admins only: write the post on someone else's behalf. */
   @Field(() => Int, { nullable: true, description: 'Admins only: the author, if not yourself' })

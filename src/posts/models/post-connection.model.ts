@@ -1,16 +1,19 @@
 import { ArgsType, Field, Int, ObjectType } from '@nestjs/graphql';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { POST_STATUSES, type PostStatus } from '../../auth/read-policy.js';
 import { AfterArg, FirstArg } from '../../common/graphql/page.args.js';
 import { ConnectionType } from '../../common/graphql/page-info.model.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
 import { Post } from '../post.entity.js';
+import type { PostListScope } from '../posts.service.js';
+import { GraphQLPostStatus } from './post-status.enum.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
 
 /** A page of posts, newest first. `totalCount` is a resolved field, counted only when selected. */
 @ObjectType('PostConnection', { description: 'A page of posts, newest first' })
 export class PostConnection extends ConnectionType(Post, 'Post') {
-  /** Not a field: the filter that totalCount counts with. */
-  authorId?: number;
+  /** Not a field: the list's filter, the read policy applied, that totalCount counts with. */
+  scope: PostListScope;
 }
 
 /** Query.posts(first, after, authorId). */
@@ -28,6 +31,11 @@ export class PostsArgs {
   @IsInt({ message: 'authorId must be a positive integer' })
   @IsOptional()
   authorId?: number | null;
+
+  @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, SCHEDULED or TRASHED: those of your posts (admins: everyone\'s) in that state, newest first (signed in only). Default: the public posts' })
+  @IsIn(POST_STATUSES, { message: 'status must be a PostStatus' })
+  @IsOptional()
+  status?: PostStatus | null;
 }
 
 /**
@@ -36,6 +44,13 @@ export class PostsArgs {
  */
 @ArgsType()
 export class UserPostsArgs {
+  @FirstArg(DEFAULT_PAGE_SIZE)
+  first: number;
+}
+
+/** Post.revisions(first): the newest revisions. */
+@ArgsType()
+export class RevisionsArgs {
   @FirstArg(DEFAULT_PAGE_SIZE)
   first: number;
 }
