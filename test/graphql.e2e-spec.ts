@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommentsService } from '../src/comments/comments.service.js';
+import { encodeTimeCursor } from '../src/common/pagination/cursor.js';
 import { PostsService } from '../src/posts/posts.service.js';
 import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
@@ -121,12 +122,17 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: cursorOf(1), endCursor: cursorOf(2) });
       const second = expectData(await gql(`query($a: String) { users(first: 1, after: $a) { nodes { id } ${PAGE_INFO} } }`, { a: first.pageInfo.endCursor })).users;
       expect(second).toEqual({ nodes: [{ id: 3 }], pageInfo: { hasNextPage: expect.any(Boolean), hasPreviousPage: true, startCursor: cursorOf(3), endCursor: cursorOf(3) } });
-      // Newest first: after Alice's newest post there is one of hers before the page (the cursor's own).
-      const alices = expectData(await gql(`{ posts(authorId: 2, after: "${cursorOf(2)}") { nodes { id } ${PAGE_INFO} } }`)).posts;
-      expect(alices).toEqual({ nodes: [{ id: 1 }], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: cursorOf(1), endCursor: cursorOf(1) } });
+      // Public posts page by (publishedAt, id): newest publication first.
+      const published = expectData(await gql('{ posts(authorId: 2) { nodes { id publishedAt } } }')).posts.nodes as { id: number; publishedAt: string }[];
+      const postCursor = (id: number) => encodeTimeCursor(new Date(published.find((post) => post.id === id)!.publishedAt), id);
+      // After Alice's newest post there is one of hers before the page (the cursor's own).
+      const alices = expectData(await gql(`{ posts(authorId: 2, after: "${postCursor(2)}") { nodes { id } ${PAGE_INFO} } }`)).posts;
+      expect(alices).toEqual({ nodes: [{ id: 1 }], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: postCursor(1), endCursor: postCursor(1) } });
       // A cursor newer than every post: nothing comes before the page (and the page is the whole list).
-      const beyond = expectData(await gql(`{ posts(authorId: 2, after: "${cursorOf(2_000_000_000)}") { nodes { id } ${PAGE_INFO} } }`)).posts;
-      expect(beyond.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: cursorOf(2), endCursor: cursorOf(1) });
+      const beyond = expectData(await gql(`{ posts(authorId: 2, after: "${encodeTimeCursor(new Date('2100-01-01T00:00:00Z'), 2_000_000_000)}") { nodes { id } ${PAGE_INFO} } }`)).posts;
+      expect(beyond.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: postCursor(2), endCursor: postCursor(1) });
+      // An id-only cursor does not page the public list.
+      expectError(await gql(`{ posts(after: "${cursorOf(2)}") { nodes { id } } }`), 'BAD_USER_INPUT', ['posts']);
       // Past the last user: an empty page, with no cursors, after all of them.
       const past = expectData(await gql(`{ users(after: "${cursorOf(2_000_000_000)}") { nodes { id } ${PAGE_INFO} } }`)).users;
       expect(past).toEqual({ nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null } });
@@ -134,17 +140,19 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
 
     it('posts: newest first, a connection with edges, nodes, pageInfo and totalCount', async () => {
       const data = expectData(
-        await gql('{ posts(first: 2, authorId: 2) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } } nodes { id author { id } } } }'),
+        await gql('{ posts(first: 2, authorId: 2) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } } nodes { id publishedAt author { id } } } }'),
       );
       const { posts } = data;
+      const cursorOfPost = (id: number) => encodeTimeCursor(new Date(posts.nodes.find((post: { id: number }) => post.id === id).publishedAt), id);
       expect(posts.nodes).toEqual([
-        { id: 2, author: { id: 2 } },
-        { id: 1, author: { id: 2 } },
+        { id: 2, publishedAt: expect.stringMatching(ISO), author: { id: 2 } },
+        { id: 1, publishedAt: expect.stringMatching(ISO), author: { id: 2 } },
       ]);
       expect(posts.edges.map((edge: { node: { id: number } }) => edge.node.id)).toEqual([2, 1]);
-      expect(posts.edges.map((edge: { cursor: string }) => edge.cursor)).toEqual([cursorOf(2), cursorOf(1)]);
+      expect(posts.edges.map((edge: { cursor: string }) => edge.cursor)).toEqual([cursorOfPost(2), cursorOfPost(1)]);
+      // The demo's draft and scheduled post of Alice's are in no public count.
       expect(posts.totalCount).toBe(2);
-      expect(posts.pageInfo).toEqual({ hasNextPage: false, endCursor: cursorOf(1) });
+      expect(posts.pageInfo).toEqual({ hasNextPage: false, endCursor: cursorOfPost(1) });
     });
 
     it('posts: pages with first/after until hasNextPage is false, without gaps or repeats', async () => {
@@ -450,8 +458,14 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       const remove = (id: number, token?: string) => gql('mutation($id: Int!) { deletePost(id: $id) }', { id }, token);
       expectError(await remove(post.id), 'UNAUTHENTICATED', ['deletePost']);
       expectError(await remove(post.id, bob), 'FORBIDDEN', ['deletePost']);
+      // The first deletePost trashes (gone for others, there for its author), the second deletes for good.
+      const read = (token?: string) => gql('query($p: Int!, $c: Int!) { post(id: $p) { id status } comment(id: $c) { id } }', { p: post.id, c: comment.id }, token);
       expect(expectData(await remove(post.id, alice))).toEqual({ deletePost: post.id });
-      expect(expectData(await gql('query($p: Int!, $c: Int!) { post(id: $p) { id } comment(id: $c) { id } }', { p: post.id, c: comment.id }))).toEqual({ post: null, comment: null });
+      expect(expectData(await read())).toEqual({ post: null, comment: null });
+      expect(expectData(await read(bob))).toEqual({ post: null, comment: null });
+      expect(expectData(await read(alice))).toEqual({ post: { id: post.id, status: 'TRASHED' }, comment: { id: comment.id } });
+      expect(expectData(await remove(post.id, alice))).toEqual({ deletePost: post.id });
+      expect(expectData(await read(alice))).toEqual({ post: null, comment: null });
       expectError(await remove(post.id, alice), 'NOT_FOUND', ['deletePost']);
       const other = await newPost(bob);
       expect(expectData(await remove(other.id, admin))).toEqual({ deletePost: other.id });

@@ -156,6 +156,10 @@ describeEachDatabase('representations', (kind) => {
         title: 'Welcome to the blog service',
         body: json.body.body,
         authorId: '2',
+        status: 'published',
+        publishAt: '',
+        publishedAt: json.body.publishedAt,
+        trashedAt: '',
         createdAt: json.body.createdAt,
         updatedAt: json.body.updatedAt,
       });

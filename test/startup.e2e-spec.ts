@@ -67,11 +67,11 @@ describeEachDatabase('startup', (kind) => {
     });
   });
 
-  it('loads the demo data by default: 3 users, 5 posts, 8 comments', async () => {
+  it('loads the demo data by default: 3 users, 7 posts (5 public, a draft, a scheduled one), 8 comments', async () => {
     const app = await startTestApp(kind);
     try {
       expect(await emailCounts(app)).toEqual(Object.fromEntries(DEMO_EMAILS.map((email) => [email, 1])));
-      expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual([5, 8]);
+      expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual([7, 8]);
       const admin = await request(app.server).get('/users/1').expect(200);
       expect(admin.body).toMatchObject({ email: 'admin@example.com', role: 'admin' });
       await tokenFor(app, ADMIN);
@@ -155,7 +155,7 @@ describeEachDatabase('startup', (kind) => {
           expect(await emailCounts(app)).toEqual(
             Object.fromEntries([...DEMO_EMAILS, 'durable@example.com'].map((email) => [email, 1])),
           );
-          expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual([5, 8]);
+          expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual([7, 8]);
           const durable = await request(app.server).get(`/users/${created.id}`).expect(200);
           expect(durable.body.email).toBe('durable@example.com');
           await tokenFor(app, { email: 'durable@example.com', password: 'durable-password' });
@@ -181,7 +181,7 @@ describePostgres(
         for (const app of apps) await request(app.server).get('/health').expect(200);
         expect(await migrationCounts(apps[0])).toEqual(Object.fromEntries(MIGRATION_NAMES.map((name) => [name, 1])));
         expect(await emailCounts(apps[0])).toEqual(Object.fromEntries(DEMO_EMAILS.map((email) => [email, 1])));
-        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual([5, 8]);
+        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual([7, 8]);
         // Every instance sees the same data and accepts the others' tokens.
         const token = await tokenFor(apps[1], ALICE);
         await request(apps[2].server).patch('/users/2').set(bearer(token)).send({ name: 'Alice Shared' }).expect(200);
@@ -208,7 +208,7 @@ describePostgres(
         expect(await emailCounts(apps[0])).toEqual(
           Object.fromEntries([...DEMO_EMAILS, 'root@example.com'].map((email) => [email, 1])),
         );
-        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual([5, 8]);
+        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual([7, 8]);
       } finally {
         for (const app of apps) await app.close();
         await database.drop();
