@@ -19,14 +19,19 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 /**
  * The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions).
  * The nested lists User.posts and Post.comments take no `after`: they hand out no cursors.
+ * §7 adds the editorial life of a post (PostStatus, its times, revisions).
  */
 const CONTRACT = `
 scalar DateTime
 enum Role { ADMIN AUTHOR }
+enum PostStatus { DRAFT PUBLISHED SCHEDULED TRASHED }
+type PostRevision { number: Int!  title: String!  body: String!  status: PostStatus!  editorId: Int  createdAt: DateTime! }
 type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: Role!
                createdAt: DateTime!  updatedAt: DateTime!  posts(first: Int = 20): [Post!]! }
 type Post    { id: Int!  title: String!  body: String!  authorId: Int!  author: User!
                comments(first: Int = 50): [Comment!]!  commentCount: Int!
+               status: PostStatus!  publishAt: DateTime  publishedAt: DateTime  trashedAt: DateTime
+               revisions(first: Int = 20): [PostRevision!]!
                createdAt: DateTime!  updatedAt: DateTime! }
 type Comment { id: Int!  body: String!  postId: Int!  post: Post!  authorId: Int!  author: User!
                createdAt: DateTime!  updatedAt: DateTime! }
@@ -39,13 +44,13 @@ type Token { accessToken: String!  tokenType: String!  expiresIn: Int! }
 input CreateUserInput { name: String! email: String! password: String! avatarUrl: String }
 input CreateTokenInput { email: String! password: String! }
 input UpdateUserInput { name: String avatarUrl: String password: String role: Role }
-input CreatePostInput { title: String! body: String! }
-input UpdatePostInput { title: String body: String }
+input CreatePostInput { title: String! body: String! status: PostStatus publishAt: DateTime }
+input UpdatePostInput { title: String body: String status: PostStatus publishAt: DateTime revision: Int }
 input CreateCommentInput { postId: Int! body: String! }
 input UpdateCommentInput { body: String! }
 type Query {
   post(id: Int!): Post
-  posts(first: Int = 20, after: String, authorId: Int): PostConnection!
+  posts(first: Int = 20, after: String, authorId: Int, status: PostStatus): PostConnection!
   user(id: Int!): User
   users(first: Int = 20, after: String): UserConnection!
   comment(id: Int!): Comment

@@ -35,8 +35,8 @@ const OPERATIONS: [string, string][] = [
 
 /** The writable fields each request body must describe. */
 const BODIES: Record<string, string[]> = {
-  'post /posts': ['title', 'body', 'authorId'],
-  'patch /posts/{id}': ['title', 'body'],
+  'post /posts': ['title', 'body', 'status', 'publishAt', 'authorId'],
+  'patch /posts/{id}': ['title', 'body', 'status', 'publishAt', 'revision'],
   'post /posts/{id}/comments': ['body'],
   'patch /comments/{id}': ['body'],
   'post /users': ['name', 'email', 'password', 'avatarUrl'],
@@ -129,7 +129,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       const post = spec.paths['/posts/{id}'].get.responses['200'].content!;
       expect(Object.keys(post).sort()).toEqual(['application/hal+json', 'application/json', 'application/xml', 'text/html']);
       const postSchema = resolve(post['application/json'].schema);
-      expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'title', 'updatedAt']);
+      expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'title', 'trashedAt', 'updatedAt']);
       const list = resolve(spec.paths['/posts'].get.responses['200'].content!['application/json'].schema);
       expect(list.type).toBe('array');
       expect((spec.paths['/posts'].get.parameters ?? []).map((parameter) => parameter.name)).toEqual(

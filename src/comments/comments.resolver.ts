@@ -59,10 +59,15 @@ export class CommentsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(comment.authorId), 'User', comment.authorId);
   }
 
-  @ResolveField('post', () => Post, { nullable: true, description: 'The post it is on; null when you may not see it' })
-  async post(comment: Comment, _args: unknown, context: GraphQLContext): Promise<Post | null> {
-    const post = await context.loaders.of(this.postLoaders).byId.load(comment.postId);
-    return post && this.posts.canSee(context.actor, post) ? post : null;
+  /**
+   * A comment is reached only through a post the reader sees (comment(id) is null otherwise), so
+   * its post is there for them; should it not be, it is NOT_FOUND, as a post that is gone.
+   */
+  @ResolveField('post', () => Post, { description: 'The post it is on' })
+  post(comment: Comment, _args: unknown, context: GraphQLContext): Promise<Post> {
+    const load = context.loaders.of(this.postLoaders).byId.load(comment.postId);
+    const visible = load.then((post) => (post && this.posts.canSee(context.actor, post) ? post : null));
+    return required(visible, 'Post', comment.postId);
   }
 
   @Subscription(() => Comment, { description: 'A comment was written', resolve: (comment: Comment) => comment })

@@ -32,25 +32,36 @@ export class PostsRepository extends ResourceRepository<Post> {
     const where = ["t.status = 'published'"];
     if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
     const { after, afterTime } = request;
-    if (after !== undefined && afterTime !== undefined) {
-      where.push(`(t.published_at, t.id) < ($${params.push(this.sql.timestamp(afterTime))}, $${params.push(after)})`);
-    }
+    if (after !== undefined) where.push(`(t.published_at, t.id) < ${this.keyOf(params, after, afterTime)}`);
     params.push(request.limit + 1);
     const statement = this.cached(
-      `publicPage:${authorId !== undefined}:${after !== undefined}`,
+      `publicPage:${authorId !== undefined}:${after !== undefined}:${afterTime !== undefined}`,
       () => `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY t.published_at DESC, t.id DESC LIMIT $${params.length}`,
     );
     const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit, publicCursor);
-    if (after !== undefined && afterTime !== undefined) page.hasPrevious = () => this.anyPublicFrom(afterTime, after, authorId);
+    if (after !== undefined) page.hasPrevious = () => this.anyPublicFrom(after, afterTime, authorId);
     return page;
   }
 
-  private async anyPublicFrom(afterTime: Date, after: number, authorId?: number): Promise<boolean> {
+  /**
+   * The (published_at, id) of a cursor as SQL: its own time, or for an id-only cursor (issued
+   * before the list paged by publication) the publication time of that post, read in the same statement.
+   */
+  private keyOf(params: unknown[], after: number, afterTime: Date | undefined): string {
+    if (afterTime !== undefined) return `($${params.push(this.sql.timestamp(afterTime))}, $${params.push(after)})`;
+    // Each parameter once: SQLite numbers them by position.
+    return `((SELECT k.published_at FROM posts k WHERE k.id = $${params.push(after)}), $${params.push(after)})`;
+  }
+
+  private async anyPublicFrom(after: number, afterTime: Date | undefined, authorId?: number): Promise<boolean> {
     const params: unknown[] = [];
-    const where = ["status = 'published'"];
-    if (authorId !== undefined) where.push(`author_id = $${params.push(authorId)}`);
-    where.push(`(published_at, id) >= ($${params.push(this.sql.timestamp(afterTime))}, $${params.push(after)})`);
-    const statement = this.cached(`publicFrom:${authorId !== undefined}`, () => `SELECT 1 AS found FROM posts WHERE ${where.join(' AND ')} LIMIT 1`);
+    const where = ["t.status = 'published'"];
+    if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
+    where.push(`(t.published_at, t.id) >= ${this.keyOf(params, after, afterTime)}`);
+    const statement = this.cached(
+      `publicFrom:${authorId !== undefined}:${afterTime !== undefined}`,
+      () => `SELECT 1 AS found FROM posts t WHERE ${where.join(' AND ')} LIMIT 1`,
+    );
     return (await this.sql.rows(statement, params)).length > 0;
   }
 

@@ -242,8 +242,9 @@ describe('PostsService', () => {
       expect(service.scope(bob, { status: 'draft', authorId: alice.id })).toMatchObject({ ownerId: -1 });
     });
 
-    it('refuses an id-only cursor on the public list (it pages by publication time)', async () => {
-      expect(await codeOf(service.list({}, { limit: 2, after: 9 }))).toBe('BAD_USER_INPUT');
+    it('pages the public list by (publishedAt, id), the lists of a state by id', async () => {
+      await service.list({ status: 'draft', ownerId: 2 }, { limit: 2, after: 9 });
+      expect(repository.statusPage).toHaveBeenCalledWith('draft', { limit: 2, after: 9 }, 2);
       await service.list({ authorId: 5 }, { limit: 2, after: 9, afterTime: new Date(3) });
       expect(repository.publicPage).toHaveBeenCalledWith({ limit: 2, after: 9, afterTime: new Date(3) }, 5);
     });

@@ -68,16 +68,13 @@ export class PostsService {
     return { status: filter.status, ownerId };
   }
 
-  /** Public posts newest publication first, keyset on (published_at, id); a non-public state newest first by id. */
+  /**
+   * Public posts newest publication first, keyset on (published_at, id) (an id-only cursor of
+   * before is taken: it pages after that post); a non-public state newest first by id (a time
+   * cursor pages after its id).
+   */
   async list(scope: PostListScope, request: PageRequest): Promise<Page<Post>> {
-    if (scope.status === undefined) {
-      if (request.after !== undefined && request.afterTime === undefined) {
-        throw DomainError.badInput('cursor is not a cursor of this list (it pages by publication time): start again without it', [
-          { field: 'cursor', message: 'is not a valid cursor' },
-        ]);
-      }
-      return this.posts.publicPage(request, scope.authorId);
-    }
+    if (scope.status === undefined) return this.posts.publicPage(request, scope.authorId);
     return this.posts.statusPage(scope.status, request, scope.ownerId);
   }
 

@@ -50,9 +50,10 @@ const ID_WIDTH = 10;
 
 /**
  * The pattern of the cursors of lists ordered by a time, then the id (the public posts, newest
- * publication first): base64url of `p1:<milliseconds, 15 digits>:<id, 10 digits>`.
+ * publication first): base64url of `p1:<milliseconds, 15 digits>:<id, 10 digits>` (ids up to
+ * 1999999999 in the pattern, as LIST_CURSOR_PATTERN).
  */
-export const TIME_CURSOR_PATTERN = base64Pattern(TIME_PREFIX, [[...Array<string>(TIME_WIDTH).fill(DIGIT), ':', ...Array<string>(ID_WIDTH).fill(DIGIT)]]);
+export const TIME_CURSOR_PATTERN = base64Pattern(TIME_PREFIX, [[...Array<string>(TIME_WIDTH).fill(DIGIT), ':', '01', ...Array<string>(ID_WIDTH - 1).fill(DIGIT)]]);
 const TIME_CURSOR = new RegExp(TIME_CURSOR_PATTERN);
 
 /** A list that takes both kinds of cursor (GET /posts: by publication, or by id with ?status). */
@@ -68,7 +69,8 @@ export function decodeListCursor(cursor: string, field = 'cursor'): Pick<PageReq
   if (TIME_CURSOR.test(cursor)) {
     const [time, id] = Buffer.from(cursor, 'base64url').toString('utf8').slice(TIME_PREFIX.length).split(':');
     const after = Number(id);
-    if (after >= 1 && after <= MAX_INT32) return { after, afterTime: new Date(Number(time)) };
+    // Id 0 (never issued) is taken as "from the start" by the keyset comparison: nothing is refused that the pattern allows.
+    if (after <= MAX_INT32) return { after, afterTime: new Date(Number(time)) };
   }
   return { after: decodeCursor(cursor, field) };
 }
