@@ -348,6 +348,11 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().post('/posts').set(bearer(admin)).send({ title: 'For Bob', body: 'On his behalf', authorId: (await ql('{ me { id } }', bob)).me.id }).expect(201);
   const changed = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ title: 'SQL, read' }).expect(200);
   await http().patch(`/posts/${created.id}`).set(bearer(alice)).set('If-Match', changed.headers.etag as string).send({ title: 'SQL', body: 'Read' }).expect(200);
+  // Its revisions (REST and GraphQL), and a list of one non-public state.
+  await http().get(`/posts/${created.id}/revisions?limit=1`).set(bearer(alice)).expect(200);
+  await http().get(`/posts/${created.id}/revisions/1`).set(bearer(alice)).expect(200);
+  await ql(`{ post(id: ${created.id}) { revisions(first: 2) { number } } }`, alice);
+  await http().get('/posts?status=draft&limit=1').set(bearer(alice)).expect(200);
   const comment = (await http().post(`/posts/${created.id}/comments`).set(bearer(bob)).send({ body: 'First' }).expect(201)).body;
   await http().post(`/posts/${created.id}/comments`).set(bearer(alice)).send({ body: 'Second' }).expect(201);
   const edited = await http().patch(`/comments/${comment.id}`).set(bearer(bob)).send({ body: 'First!' }).expect(200);
@@ -399,6 +404,8 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
 
   // Sign-out everywhere; deletions with what they take along (a post's comments, a user's all).
   await http().delete(`/users/${carol.id as number}/tokens`).set(bearer(admin)).expect(204);
+  // To the trash, then deleted for good.
+  await http().delete(`/posts/${created.id}`).set(bearer(alice)).expect(204);
   await http().delete(`/posts/${created.id}`).set(bearer(alice)).expect(204);
   await http().delete(`/users/${carol.id as number}`).set(bearer(admin)).expect(204);
 

@@ -2,13 +2,14 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- PostsRepository.anyUpTo
+-- PostsRepository.anyPublicFrom
 SELECT
   1 AS found
 FROM
-  posts
+  posts t
 WHERE
-  id >= $1
+  t.status = 'published'
+  AND (t.published_at, t.id) >= ($1, $2)
 LIMIT
   1
 
@@ -21,19 +22,22 @@ FROM
 WHERE
   post_id = $1
 
--- PostsRepository.count
-SELECT
-  COUNT(*) AS count
-FROM
-  posts
-
--- PostsRepository.count
+-- PostsRepository.countVisible
 SELECT
   COUNT(*) AS count
 FROM
   posts
 WHERE
-  author_id = $1
+  status = 'published'
+
+-- PostsRepository.countVisible
+SELECT
+  COUNT(*) AS count
+FROM
+  posts
+WHERE
+  status = 'published'
+  AND author_id = $1
 
 -- PostsRepository.delete
 DELETE FROM posts
@@ -42,20 +46,16 @@ WHERE
 RETURNING
   id
 
--- PostsRepository.exists
-SELECT
-  1 AS found
-FROM
-  posts
-WHERE
-  id = $1
-
 -- PostsRepository.findById
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
@@ -70,6 +70,10 @@ SELECT
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
@@ -84,6 +88,10 @@ SELECT
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version,
@@ -101,165 +109,211 @@ FROM
 WHERE
   t.id IN ($1, $2, $3)
 
+-- PostsRepository.findForUpdate
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.id = $1
+FOR UPDATE
+
 -- PostsRepository.insert
 INSERT INTO
-  posts (title, body, author_id, created_at, updated_at, version)
+  posts (title, body, author_id, status, publish_at, created_at, updated_at, version)
 VALUES
-  ($1, $2, $3, $4, $5, $6)
+  ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING
   id,
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version
 
--- PostsRepository.insertRecorded
-WITH
-  r AS (
-    INSERT INTO
-      posts (title, body, author_id, created_at, updated_at, version)
-    VALUES
-      ($1, $2, $3, $4, $5, $6)
-    RETURNING
-      id,
-      title,
-      body,
-      author_id,
-      created_at,
-      updated_at,
-      version
-  ),
-  companion AS (
-    INSERT INTO
-      events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
-    SELECT
-      $7,
-      $8,
-      r.id,
-      NULL,
-      r.author_id,
-      json_build_object(
-        'id',
-        r.id,
-        'title',
-        r.title,
-        'body',
-        r.body,
-        'authorId',
-        r.author_id,
-        'createdAt',
-        r.created_at,
-        'updatedAt',
-        r.updated_at
-      )::text,
-      $9,
-      $10,
-      $11
-    FROM
-      r
-  )
-SELECT
-  *
-FROM
-  r
+-- PostsRepository.insert
+INSERT INTO
+  posts (title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at, version)
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
--- PostsRepository.page
+-- PostsRepository.insert
+INSERT INTO
+  posts (title, body, author_id, status, published_at, created_at, updated_at, version)
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.lockDue
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  posts t
-ORDER BY
-  t.id DESC
-LIMIT
-  $1
-
--- PostsRepository.page
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.author_id = $1
-  AND t.id < $2
+  t.status = 'scheduled'
+  AND t.publish_at <= $1
 ORDER BY
+  t.publish_at,
+  t.id
+LIMIT
+  $2
+FOR UPDATE
+  SKIP LOCKED
+
+-- PostsRepository.publicPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.published_at, t.id) < ($1, $2)
+ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
   $3
 
--- PostsRepository.page
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.author_id = $1
+  t.status = 'published'
+  AND t.author_id = $1
+  AND (t.published_at, t.id) < ($2, $3)
 ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
-  $2
+  $4
 
--- PostsRepository.page
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.id < $1
+  t.status = 'published'
+  AND t.author_id = $1
 ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
   $2
 
--- PostsRepository.pagesFor
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.author_id = $1
+  t.status = 'published'
 ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
-  $2
+  $1
 
--- PostsRepository.pagesFor
+-- PostsRepository.publicPagesFor
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
@@ -277,18 +331,80 @@ WHERE
             PARTITION BY
               ranked.author_id
             ORDER BY
+              ranked.published_at DESC,
               ranked.id DESC
           ) AS rn
         FROM
           posts ranked
         WHERE
-          ranked.author_id IN ($1, $2, $3)
+          ranked.status = 'published'
+          AND ranked.author_id IN ($1, $2, $3)
       ) page
     WHERE
       page.rn <= $4
   )
 ORDER BY
+  t.published_at DESC,
   t.id DESC
+
+-- PostsRepository.statusPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = $1
+  AND t.author_id = $2
+ORDER BY
+  t.id DESC
+LIMIT
+  $3
+
+-- PostsRepository.trashedBefore
+SELECT
+  id
+FROM
+  posts
+WHERE
+  status = 'trashed'
+  AND trashed_at < $1
+ORDER BY
+  trashed_at,
+  id
+LIMIT
+  $2
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  status = $1,
+  trashed_at = $2,
+  updated_at = $3,
+  version = version + 1
+WHERE
+  id = $4
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
 -- PostsRepository.updateVersioned
 UPDATE posts
@@ -305,6 +421,10 @@ RETURNING
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version
@@ -322,6 +442,10 @@ RETURNING
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version

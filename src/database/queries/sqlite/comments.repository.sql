@@ -42,9 +42,21 @@ SELECT
   t.author_id,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  j.id AS j_id,
+  j.title AS j_title,
+  j.body AS j_body,
+  j.author_id AS j_author_id,
+  j.status AS j_status,
+  j.publish_at AS j_publish_at,
+  j.published_at AS j_published_at,
+  j.trashed_at AS j_trashed_at,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
 FROM
   comments t
+  JOIN posts j ON j.id = t.post_id
 WHERE
   t.id IN (?, ?, ?)
 

@@ -2,13 +2,14 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- PostsRepository.anyUpTo
+-- PostsRepository.anyPublicFrom
 SELECT
   1 AS found
 FROM
-  posts
+  posts t
 WHERE
-  id >= ?
+  t.status = 'published'
+  AND (t.published_at, t.id) >= (?, ?)
 LIMIT
   1
 
@@ -21,19 +22,22 @@ FROM
 WHERE
   post_id = ?
 
--- PostsRepository.count
-SELECT
-  COUNT(*) AS count
-FROM
-  posts
-
--- PostsRepository.count
+-- PostsRepository.countVisible
 SELECT
   COUNT(*) AS count
 FROM
   posts
 WHERE
-  author_id = ?
+  status = 'published'
+
+-- PostsRepository.countVisible
+SELECT
+  COUNT(*) AS count
+FROM
+  posts
+WHERE
+  status = 'published'
+  AND author_id = ?
 
 -- PostsRepository.delete
 DELETE FROM posts
@@ -42,20 +46,16 @@ WHERE
 RETURNING
   id
 
--- PostsRepository.exists
-SELECT
-  1 AS found
-FROM
-  posts
-WHERE
-  id = ?
-
 -- PostsRepository.findById
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
@@ -70,6 +70,10 @@ SELECT
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
@@ -84,6 +88,10 @@ SELECT
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version,
@@ -101,160 +109,208 @@ FROM
 WHERE
   t.id IN (?, ?, ?)
 
+-- PostsRepository.findForUpdate
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.id = ?
+
 -- PostsRepository.insert
 INSERT INTO
-  posts (title, body, author_id, created_at, updated_at, version)
+  posts (title, body, author_id, status, publish_at, created_at, updated_at, version)
 VALUES
-  (?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version
 
--- PostsRepository.insertRecorded
+-- PostsRepository.insert
 INSERT INTO
-  posts (title, body, author_id, created_at, updated_at, version)
+  posts (title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at, version)
 VALUES
-  (?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version
 
--- PostsRepository.insertRecorded
+-- PostsRepository.insert
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
-SELECT
-  ?,
-  ?,
-  r.id,
-  NULL,
-  r.author_id,
-  json_object(
-    'id',
-    r.id,
-    'title',
-    r.title,
-    'body',
-    r.body,
-    'authorId',
-    r.author_id,
-    'createdAt',
-    strftime('%Y-%m-%dT%H:%M:%fZ', r.created_at),
-    'updatedAt',
-    strftime('%Y-%m-%dT%H:%M:%fZ', r.updated_at)
-  ),
-  ?,
-  ?,
-  ?
-FROM
-  posts r
-WHERE
-  r.id = last_insert_rowid()
+  posts (title, body, author_id, status, published_at, created_at, updated_at, version)
+VALUES
+  (?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
--- PostsRepository.page
+-- PostsRepository.lockDue
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  posts t
-ORDER BY
-  t.id DESC
-LIMIT
-  ?
-
--- PostsRepository.page
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.author_id = ?
-  AND t.id < ?
+  t.status = 'scheduled'
+  AND t.publish_at <= ?
 ORDER BY
-  t.id DESC
+  t.publish_at,
+  t.id
 LIMIT
   ?
 
--- PostsRepository.page
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.author_id = ?
+  t.status = 'published'
+  AND (t.published_at, t.id) < (?, ?)
 ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
   ?
 
--- PostsRepository.page
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.id < ?
+  t.status = 'published'
+  AND t.author_id = ?
+  AND (t.published_at, t.id) < (?, ?)
 ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
   ?
 
--- PostsRepository.pagesFor
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
 FROM
   posts t
 WHERE
-  t.author_id = ?
+  t.status = 'published'
+  AND t.author_id = ?
 ORDER BY
+  t.published_at DESC,
   t.id DESC
 LIMIT
   ?
 
--- PostsRepository.pagesFor
+-- PostsRepository.publicPage
 SELECT
   t.id,
   t.title,
   t.body,
   t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.publicPagesFor
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
   t.created_at,
   t.updated_at,
   t.version
@@ -272,18 +328,80 @@ WHERE
             PARTITION BY
               ranked.author_id
             ORDER BY
+              ranked.published_at DESC,
               ranked.id DESC
           ) AS rn
         FROM
           posts ranked
         WHERE
-          ranked.author_id IN (?, ?, ?)
+          ranked.status = 'published'
+          AND ranked.author_id IN (?, ?, ?)
       ) page
     WHERE
       page.rn <= ?
   )
 ORDER BY
+  t.published_at DESC,
   t.id DESC
+
+-- PostsRepository.statusPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = ?
+  AND t.author_id = ?
+ORDER BY
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.trashedBefore
+SELECT
+  id
+FROM
+  posts
+WHERE
+  status = 'trashed'
+  AND trashed_at < ?
+ORDER BY
+  trashed_at,
+  id
+LIMIT
+  ?
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  status = ?,
+  trashed_at = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
 -- PostsRepository.updateVersioned
 UPDATE posts
@@ -300,6 +418,10 @@ RETURNING
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version
@@ -317,6 +439,10 @@ RETURNING
   title,
   body,
   author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
   created_at,
   updated_at,
   version
