@@ -124,13 +124,17 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     expect(statements).toBe(2);
   });
 
-  // The signed-in user, then the INSERT … RETURNING with its event: on PostgreSQL one statement
-  // (the event's INSERT made from the new row), on SQLite BEGIN, the two INSERTs, COMMIT. And,
-  // counted or not yet when the metric is read, the relay's reads of the event log (one on its own
-  // commit, one more on PostgreSQL when the NOTIFY arrives while that read runs).
-  const WRITE_STATEMENTS = kind === 'postgres' ? [2, 3, 4] : [5, 6];
+  // The signed-in user, then the write. For a comment the INSERT … RETURNING with its event: on
+  // PostgreSQL one statement (the event's INSERT made from the new row), on SQLite BEGIN, the two
+  // INSERTs, COMMIT. And, counted or not yet when the metric is read, the relay's reads of the
+  // event log (one on its own commit, one more on PostgreSQL when the NOTIFY arrives while that read runs).
 
-  it('a new post or comment costs the signed-in user, then its INSERT … RETURNING and its event, atomically', async () => {
+  // A post is written in one transaction with its revision 1 (BEGIN, the post, its revision, its
+  // event, COMMIT); a comment looks at its post first (the read policy and its events' audience).
+  const POST_WRITE_STATEMENTS = kind === 'postgres' ? [6, 7, 8] : [6, 7];
+  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [3, 4, 5] : [6, 7];
+
+  it('a new post costs the signed-in user and one transaction; a comment the user, its post, then its INSERT … RETURNING and its event, atomically', async () => {
     const write = async (query: string, variables: Record<string, unknown>) => {
       const before = await metricValue(app, 'db_queries_total');
       const result = await graphql(app, query, variables, { token: tokens[1] });
@@ -138,12 +142,12 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     };
     const post = await write('mutation($input: CreatePostInput!) { createPost(input: $input) { id title createdAt } }', { input: { title: 'Counted', body: 'b' } });
     expect(post).toMatchObject({ data: { createPost: { title: 'Counted' } } });
-    expect(WRITE_STATEMENTS).toContain(post.statements);
+    expect(POST_WRITE_STATEMENTS).toContain(post.statements);
     const comment = await write('mutation($input: CreateCommentInput!) { createComment(input: $input) { id postId } }', {
       input: { postId: post.data.createPost.id, body: 'Counted too' },
     });
     expect(comment).toMatchObject({ data: { createComment: { postId: post.data.createPost.id } } });
-    expect(WRITE_STATEMENTS).toContain(comment.statements);
+    expect(COMMENT_WRITE_STATEMENTS).toContain(comment.statements);
     const missing = await graphql(app, 'mutation { createComment(input: { postId: 999999, body: "x" }) { id } }', undefined, { token: tokens[1] });
     expectError(missing, 'NOT_FOUND', ['createComment']);
   });

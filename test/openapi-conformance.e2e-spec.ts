@@ -114,6 +114,21 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('patch', `/posts/${id}`, { token: tokens.alice, body: { title: '' }, expect: 400 });
     await call('delete', `/posts/${id}`, { token: tokens.bob, expect: 403 });
     await call('delete', `/posts/${id}`, { token: tokens.alice, headers: { 'Content-Type': 'text/plain' }, body: 'x', expect: 415 });
+    // Its revisions (the author's), in every format; 404 for others.
+    for (const accept of ['application/json', 'application/hal+json', 'application/xml', 'text/html']) {
+      await call('get', `/posts/${id}/revisions?limit=1`, { token: tokens.alice, headers: { Accept: accept }, expect: 200 });
+      await call('get', `/posts/${id}/revisions/1`, { token: tokens.alice, headers: { Accept: accept }, expect: 200 });
+    }
+    await call('head', `/posts/${id}/revisions`, { token: tokens.alice, expect: 200 });
+    await call('head', `/posts/${id}/revisions/1`, { token: tokens.alice, expect: 200 });
+    await call('get', `/posts/${id}/revisions`, { expect: 404 });
+    await call('get', `/posts/${id}/revisions/99`, { token: tokens.alice, expect: 404 });
+    await call('get', `/posts/${id}/revisions/abc`, { token: tokens.alice, expect: 400 });
+    await call('get', '/posts?status=draft', { expect: 401 });
+    await call('get', '/posts?status=draft', { token: tokens.alice, expect: 200 });
+    await call('patch', `/posts/${id}`, { token: tokens.alice, body: { status: 'trashed' }, expect: 400 });
+    // The first DELETE moves it to the trash, the second deletes it for good.
+    await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 204 });
     await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 204 });
     await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 404 });
   });
