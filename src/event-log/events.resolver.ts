@@ -36,7 +36,7 @@ export class EventsResolver {
     @optionalId('authorId', 'Only events about posts and comments by this user') authorId: number | null,
     @Context() context: GraphQLContext,
   ): Promise<AsyncIterableIterator<Item>> {
-    const stream = await this.events.stream(after, { types: types ?? undefined, postId: postId ?? undefined, authorId: authorId ?? undefined });
+    const stream = await this.events.stream(after, { types: types ?? undefined, postId: postId ?? undefined, authorId: authorId ?? undefined }, context.actor);
     const next = async (): Promise<IteratorResult<Item>> => {
       const result = await stream.next();
       if (!result.done) context.loaders = this.loadersFor(result.value);

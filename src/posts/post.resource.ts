@@ -7,7 +7,7 @@ export const POST_RESOURCE = defineResource({
   plural: 'posts',
   entity: Post,
   links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` } }),
-  events: ['postCreated', 'postUpdated', 'postDeleted'],
+  events: ['postCreated', 'postUpdated', 'postDeleted', 'postPublished', 'postUnpublished'],
   eventRefs: { postId: 'id', authorId: 'authorId' },
   html: {
     title: (view) => String(view.title),
@@ -36,5 +36,7 @@ declare module '../events/blog-events.js' {
     postCreated: Post;
     postUpdated: Post;
     postDeleted: { id: number; authorId: number };
+    postPublished: Post;
+    postUnpublished: { id: number; authorId: number };
   }
 }

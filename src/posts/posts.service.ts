@@ -115,6 +115,7 @@ export class PostsService {
       const comments = await this.posts.cascadedComments(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.posts.delete(id, manager))) throw DomainError.notFound('Post', id);
+      await this.events.eraseContent(manager, { postIds: [id] });
       await this.events.record(
         manager,
         ...comments.map((comment) => event('commentDeleted', comment)),
