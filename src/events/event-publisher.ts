@@ -13,6 +13,9 @@ import { type ErasureScope, OutboxRepository } from './outbox.repository.js';
 
 export const PUB_SUB = Symbol('PUB_SUB');
 
+/** Ids named by one erasure statement, at most. */
+const ERASURE_CHUNK = 1000;
+
 /**
  * What keeps a copy of events' content outside the log (webhook deliveries) and erases it with
  * the log's: `events` is `SELECT id FROM events WHERE …`, the events an erasure reaches.
@@ -79,6 +82,14 @@ export class EventPublisher {
    * that rolls back erases nothing. Type, ids and time stay. A few statements, whatever the count.
    */
   async eraseContent(executor: Executor, scope: ErasureScope): Promise<void> {
+    const { postIds = [], commentIds = [], authorIds = [] } = scope;
+    if (postIds.length + commentIds.length + authorIds.length > ERASURE_CHUNK) {
+      // A user with thousands of posts: a few statements per thousand ids (the drivers bound the parameters of one).
+      for (let start = 0; start < postIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { postIds: postIds.slice(start, start + ERASURE_CHUNK) });
+      for (let start = 0; start < commentIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { commentIds: commentIds.slice(start, start + ERASURE_CHUNK) });
+      for (let start = 0; start < authorIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { authorIds: authorIds.slice(start, start + ERASURE_CHUNK) });
+      return;
+    }
     const events = this.outbox.erasedEvents(scope);
     if (!events) return;
     // The copies first: they are found through the events the erasure reaches.
