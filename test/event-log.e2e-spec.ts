@@ -144,12 +144,13 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
   });
   afterAll(() => app?.close());
 
-  it('GET /events: the events of writes in order, each with the resource as the write left it', async () => {
+  it('GET /events: the events of writes in order, each with the resource as the write left it (until it is deleted)', async () => {
     const start = await lastCursor(app);
     const post = (await request(app.server).post('/posts').set(bearer(alice)).send({ title: 'Logged', body: 'one' }).expect(201)).body;
     const changed = (await request(app.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'Logged again' }).expect(200)).body;
     const comment = (await request(app.server).post(`/posts/${post.id}/comments`).set(bearer(bob)).send({ body: 'A remark' }).expect(201)).body;
     const edited = (await request(app.server).patch(`/comments/${comment.id}`).set(bearer(bob)).send({ body: 'A better remark' }).expect(200)).body;
+    const beforeDeletions = (await request(app.server).get(`/events?limit=100${start ? `&after=${start}` : ''}`).expect(200)).body as EventItem[];
     await request(app.server).delete(`/comments/${comment.id}`).set(bearer(bob)).expect(204);
     await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
 
@@ -158,7 +159,9 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     expect(response.headers.link).toBeUndefined();
     const events = response.body as EventItem[];
     expect(events.map((event) => event.type)).toEqual(['POST_CREATED', 'POST_UPDATED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED', 'POST_DELETED']);
-    const [created, updated, commented, commentEdited, commentDeleted, deleted] = events;
+    const [, , , , commentDeleted, deleted] = events;
+    const [created, updated, commented, commentEdited] = beforeDeletions;
+    expect(events.slice(0, 4)).toEqual(beforeDeletions.map(({ resource: _erased, ...rest }) => rest));
     expect(created).toEqual({ cursor: expect.any(String), type: 'POST_CREATED', occurredAt: expect.any(String), postId: post.id, authorId: ALICE_ID, resource: post });
     expect(updated.resource).toEqual(changed);
     expect(commented).toEqual({
@@ -213,7 +216,7 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     expect((second.body as EventItem[]).map((event) => event.type)).toEqual(['COMMENT_CREATED', 'POST_UPDATED']);
     expect(second.headers.link).toBeUndefined();
 
-    expectProblem(await request(app.server).get('/events?types=POST_CREATED,POST_PUBLISHED'), 400, 'BAD_USER_INPUT');
+    expectProblem(await request(app.server).get('/events?types=POST_CREATED,POST_REVIVED'), 400, 'BAD_USER_INPUT');
     expectProblem(await request(app.server).get('/events?types='), 400, 'BAD_USER_INPUT');
     expectProblem(await request(app.server).get('/events?after=nope'), 400, 'BAD_USER_INPUT');
     expectProblem(await request(app.server).get(`/events?after=${Buffer.from('v1:5').toString('base64url')}`), 400, 'BAD_USER_INPUT');
@@ -259,10 +262,19 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
   it('GET /events/{cursor}: one event as the list has it, in every format (HAL with _links.self); 404, 400 otherwise', async () => {
     const start = await lastCursor(app);
     const post = (await request(app.server).post('/posts').set(bearer(alice)).send({ title: 'One & <only>', body: 'b' }).expect(201)).body;
-    await request(app.server).post(`/posts/${post.id}/comments`).set(bearer(bob)).send({ body: 'A remark' }).expect(201);
-    await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
+    const remark = (await request(app.server).post(`/posts/${post.id}/comments`).set(bearer(bob)).send({ body: 'A remark' }).expect(201)).body;
+    await request(app.server).delete(`/comments/${remark.id}`).set(bearer(bob)).expect(204);
+    const other = (await request(app.server).post('/posts').set(bearer(alice)).send({ title: 'Gone', body: 'b' }).expect(201)).body;
+    await request(app.server).delete(`/posts/${other.id}`).set(bearer(alice)).expect(204);
     const events = await allEvents(app, start);
-    expect(events.map((event) => event.type)).toEqual(['POST_CREATED', 'COMMENT_CREATED', 'COMMENT_DELETED', 'POST_DELETED']);
+    // The deleted comment's and post's earlier events have lost their content (privacy).
+    expect(events.map((event) => [event.type, event.resource !== undefined])).toEqual([
+      ['POST_CREATED', true],
+      ['COMMENT_CREATED', false],
+      ['COMMENT_DELETED', false],
+      ['POST_CREATED', false],
+      ['POST_DELETED', false],
+    ]);
     const after = start ? `&after=${start}` : '';
 
     for (const event of events) {
@@ -427,7 +439,7 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
   it('a malformed cursor fails the subscription with BAD_USER_INPUT; an unknown type is refused', async () => {
     const malformed = await subscribe({ after: 'nope' });
     expect(await refusal(malformed)).toEqual(['BAD_USER_INPUT']);
-    const unknown = await subscribe({ types: ['POST_PUBLISHED'] });
+    const unknown = await subscribe({ types: ['POST_REVIVED'] });
     // A variable the schema refuses (graphql-js coerces it before any resolver runs): a client error, never an internal one.
     const codes = await refusal(unknown);
     expect(codes).toHaveLength(1);

@@ -86,16 +86,6 @@ describe('AuthorizationPolicy.assertAdminFor (admin-only fields)', () => {
   });
 });
 
-describe('AuthorizationPolicy.canSee', () => {
-  it.each([
-    ['an anonymous subscriber', null],
-    ['an author', author],
-    ['an admin', admin],
-  ])('lets %s see every resource event', (_who, actor) => {
-    expect(policy.canSee(actor, { id: 3, authorId: otherAuthor.id })).toBe(true);
-  });
-});
-
 describe('AuthorizationPolicy: API key scopes', () => {
   const readKey: Actor = { id: 5, role: 'admin', scopes: ['read'], apiKeyId: 1 };
   const writeKey: Actor = { id: 5, role: 'author', scopes: ['read', 'write'], apiKeyId: 2 };

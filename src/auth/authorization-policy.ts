@@ -70,11 +70,6 @@ export class AuthorizationPolicy {
     const who = this.requireSignedIn(actor);
     return who.id === userId ? who : this.requireAdmin(who, what);
   }
-
-  /** Whether an event about a resource may reach a subscriber. Every resource is public today. */
-  canSee(_actor: Actor | null | undefined, _resource: unknown): boolean {
-    return true;
-  }
 }
 
 /** An API key without the `write` scope is refused with 403 INSUFFICIENT_SCOPE; tokens have every scope. */

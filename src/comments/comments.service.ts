@@ -126,6 +126,7 @@ export class CommentsService {
       this.policy.assertCanModify(actor, current, 'comment');
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
+      await this.events.eraseContent(manager, { commentIds: [id] });
       const deleted = { id: current.id, postId: current.postId, authorId: current.authorId };
       await this.events.record(manager, event('commentDeleted', deleted, this.readPolicy.audienceOf(post)));
     });

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
+import { ReadPolicy } from '../auth/read-policy.js';
+import type { Actor } from '../common/actor.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { decodeEventCursor, encodeEventCursor, type EventPosition, isAfter, START } from '../events/event-cursor.js';
 import { EVERY_EVENT, LOCAL_EVENTS, type LoggedEvent } from '../events/event-relay.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventStream } from './event-stream.js';
-import { EVENT_TYPES, type FeedEvent, type FeedFilter, fromLogged, fromStored } from './feed-event.js';
+import { EVENT_TYPES, type FeedEvent, type FeedFilter, type FeedReader, fromLogged, fromStored } from './feed-event.js';
 
 /** Events read from the log at a time when a subscriber resumes, at most... */
 const REPLAY_PAGE = 200;
@@ -21,10 +23,17 @@ export interface EventPage {
   next: string | null;
 }
 
+/** What a reader asks of the log: types and ids (the read policy adds whose eyes). */
+export type FeedQuery = Omit<FeedFilter, 'reader'>;
+
 /**
  * The event log as readers see it: pages of it (GET /events) and streams that replay it from a
  * cursor and then go on live (the `events` subscription). A cursor from before what retention
  * pruned is refused with CURSOR_EXPIRED, since the events after it are no longer all there.
+ *
+ * Every read is for an actor: it gets only the events whose audience the read policy lets it
+ * see (ReadPolicy.canSeeAudience), skipped in SQL when read from the log, so pages and replays
+ * stay full and their cursors only name events the reader saw; live events are tested in memory.
  */
 @Injectable()
 export class EventLogService {
@@ -35,7 +44,13 @@ export class EventLogService {
     private readonly outbox: OutboxRepository,
     private readonly pruning: EventLogRepository,
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
+    private readonly policy: ReadPolicy,
   ) {}
+
+  /** The read policy's word on an actor, in the two forms reads need (SQL and in memory). */
+  readerOf(actor: Actor | null | undefined): FeedReader {
+    return { readsAll: this.policy.readsAll(actor), userId: actor?.id ?? null, sees: (audience) => this.policy.canSeeAudience(actor, audience) };
+  }
 
   /** `POST_CREATED,COMMENT_CREATED` → the types; an unknown one is bad input. */
   parseTypes(list: string | undefined, field = 'types'): string[] | undefined {
@@ -54,16 +69,16 @@ export class EventLogService {
    * One event by its cursor, as a page shows it: read and filtered as pages are, so whoever may not
    * see it in a page cannot read it here. 404 when there is none, 410 when retention pruned it.
    */
-  async event(cursor: string, filter: FeedFilter = {}): Promise<FeedEvent> {
-    const [event] = await this.read(decodeEventCursor(cursor, 'cursor'), 1, filter, true);
+  async event(cursor: string, actor: Actor | null, query: FeedQuery = {}): Promise<FeedEvent> {
+    const [event] = await this.read(decodeEventCursor(cursor, 'cursor'), 1, { ...query, reader: this.readerOf(actor) }, true);
     if (!event) throw DomainError.notFound('Event', cursor);
     return event;
   }
 
   /** Up to `limit` events after the cursor (from the oldest kept without one), oldest first. */
-  async page(after: string | undefined, limit: number, filter: FeedFilter): Promise<EventPage> {
+  async page(after: string | undefined, limit: number, query: FeedQuery, actor: Actor | null): Promise<EventPage> {
     const position = after === undefined ? START : decodeEventCursor(after);
-    const events = await this.read(position, limit + 1, filter);
+    const events = await this.read(position, limit + 1, { ...query, reader: this.readerOf(actor) });
     const more = events.length > limit;
     const items = more ? events.slice(0, limit) : events;
     return { events: items, next: more ? items[items.length - 1].cursor : null };
@@ -73,7 +88,8 @@ export class EventLogService {
    * The events after the cursor, then live ones; without a cursor, live ones only. The cursor is
    * checked here, before any event, so that a bad or expired one fails the subscription at once.
    */
-  async stream(after: string | null | undefined, filter: FeedFilter): Promise<EventStream> {
+  async stream(after: string | null | undefined, query: FeedQuery, actor: Actor | null): Promise<EventStream> {
+    const filter: FeedFilter = { ...query, reader: this.readerOf(actor) };
     const position = after === undefined || after === null ? null : decodeEventCursor(after);
     if (position) await this.assertKept(position);
     // Live only: what commits from now on. The head of the log is read first and the stream then

@@ -1,5 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CurrentActor } from '../auth/auth.decorators.js';
+import type { Actor } from '../common/actor.js';
 import { ApiGetList, ApiGetOne } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { NegotiatedRepresentations, Uncached } from '../common/resource/negotiated.js';
@@ -23,10 +25,10 @@ export class EventsController {
     description: 'Keyset-paged by `after`; a cursor from before what retention pruned answers 410 CURSOR_EXPIRED.',
   })
   @ApiGetList(EVENT_LIST, 410)
-  async list(@Query() query: ListEventsQuery): Promise<ResourceList> {
+  async list(@Query() query: ListEventsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const types = this.events.parseTypes(query.types);
-    const page = await this.events.page(query.after, limit, { types });
+    const page = await this.events.page(query.after, limit, { types }, actor);
     const params = new URLSearchParams({ limit: String(limit) });
     if (query.types !== undefined) params.set('types', types!.join(','));
     const next = page.next === null ? null : `/events?${params.toString()}&after=${page.next}`;
@@ -42,8 +44,8 @@ export class EventsController {
   })
   @ApiParam({ name: 'cursor', description: 'The cursor of the event', schema: { type: 'string', pattern: EVENT_CURSOR_PATTERN }, example: encodeEventCursor({ tx: 0, id: 1 }) })
   @ApiGetOne(EVENT_LIST, 410)
-  async get(@Param('cursor') cursor: string): Promise<Resource> {
+  async get(@Param('cursor') cursor: string, @CurrentActor() actor: Actor | null): Promise<Resource> {
     // Events have no version: their ETag is a digest of what is sent.
-    return new Resource(EVENT_LIST, eventItem(await this.events.event(cursor)), null);
+    return new Resource(EVENT_LIST, eventItem(await this.events.event(cursor, actor)), null);
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Context, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { type PostVisibility, ReadPolicy } from '../auth/read-policy.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Loaders } from '../common/graphql/loaders.js';
 import { Comment } from '../comments/comment.entity.js';
@@ -11,6 +12,9 @@ import type { FeedEvent } from './feed-event.js';
 
 type Item = FeedEvent | Error;
 
+/** What the read policy looks at; a post without a status (before the editorial states) is published. */
+const visibilityOf = (post: Post): PostVisibility => ({ status: (post as Partial<PostVisibility>).status ?? 'published', authorId: post.authorId });
+
 /** The `events` subscription: the event log, resumable from a cursor. */
 @Resolver(() => EventModel)
 export class EventsResolver {
@@ -20,6 +24,7 @@ export class EventsResolver {
   constructor(
     private readonly events: EventLogService,
     private readonly postLoaders: PostLoaders,
+    private readonly policy: ReadPolicy,
   ) {}
 
   @Subscription(() => EventModel, {
@@ -36,7 +41,7 @@ export class EventsResolver {
     @optionalId('authorId', 'Only events about posts and comments by this user') authorId: number | null,
     @Context() context: GraphQLContext,
   ): Promise<AsyncIterableIterator<Item>> {
-    const stream = await this.events.stream(after, { types: types ?? undefined, postId: postId ?? undefined, authorId: authorId ?? undefined });
+    const stream = await this.events.stream(after, { types: types ?? undefined, postId: postId ?? undefined, authorId: authorId ?? undefined }, context.actor);
     const next = async (): Promise<IteratorResult<Item>> => {
       const result = await stream.next();
       if (!result.done) context.loaders = this.loadersFor(result.value);
@@ -54,11 +59,15 @@ export class EventsResolver {
   @ResolveField('post', () => Post, {
     nullable: true,
     description:
-      "A post event's post as the write left it (null for POST_DELETED); a comment event's post as it is now, loaded by id (null if it no longer exists)",
+      "A post event's post as the write left it (null for POST_DELETED); a comment event's post as it is now, loaded by id (null if it no longer exists or the reader may not see it)",
   })
-  post(event: FeedEvent, _args: unknown, context: GraphQLContext): Promise<Post | null> | Post | null {
+  async post(event: FeedEvent, _args: unknown, context: GraphQLContext): Promise<Post | null> {
     if (event.kind === 'post') return event.resource as Post | null;
-    return event.postId === null ? null : context.loaders.of(this.postLoaders).byId.load(event.postId);
+    if (event.postId === null) return null;
+    const post = await context.loaders.of(this.postLoaders).byId.load(event.postId);
+    // As it is now: a public comment event's post may since have become a draft (the loaders are
+    // shared by every subscriber of the event, so the check is here, per reader).
+    return post && this.policy.canSeePost(context.actor, visibilityOf(post)) ? post : null;
   }
 
   @ResolveField('comment', () => Comment, {

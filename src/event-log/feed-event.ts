@@ -1,11 +1,12 @@
+import type { EventAudience } from '../auth/read-policy.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { eventName } from '../events/blog-events.js';
 import { encodeEventCursor, type EventPosition } from '../events/event-cursor.js';
 import type { LoggedEvent } from '../events/event-relay.js';
-import type { StoredEvent } from '../events/outbox.repository.js';
+import type { EventReader, StoredEvent } from '../events/outbox.repository.js';
 
 /** Every type of event in the log, in the order the schema lists them. */
-export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
+export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'POST_PUBLISHED', 'POST_UNPUBLISHED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
 
 export type EventTypeName = (typeof EVENT_TYPES)[number];
 
@@ -26,18 +27,28 @@ export interface FeedEvent {
   size: number;
 }
 
-/** Which events a reader wants (unset: all). */
+/**
+ * Who reads, as the read policy says (EventLogService.readerOf): reads from the log test
+ * `readsAll`/`userId` in SQL, live events are tested by `sees` (ReadPolicy.canSeeAudience).
+ */
+export interface FeedReader extends EventReader {
+  sees(audience: EventAudience): boolean;
+}
+
+/** Which events a reader wants (unset: all) and may see (`reader`; unset: every event). */
 export interface FeedFilter {
   types?: readonly string[];
   postId?: number;
   authorId?: number;
+  reader?: FeedReader;
 }
 
-export function matchesFilter(filter: FeedFilter, event: { type: string; postId: number | null; authorId: number }): boolean {
+export function matchesFilter(filter: FeedFilter, event: { type: string; postId: number | null; authorId: number; audience: EventAudience }): boolean {
   return (
     (!filter.types || filter.types.length === 0 || filter.types.includes(event.type)) &&
     (filter.postId === undefined || filter.postId === event.postId) &&
-    (filter.authorId === undefined || filter.authorId === event.authorId)
+    (filter.authorId === undefined || filter.authorId === event.authorId) &&
+    (!filter.reader || filter.reader.sees(event.audience))
   );
 }
 

@@ -3,14 +3,26 @@ import type { PubSubEngine } from 'graphql-subscriptions';
 import { type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
+import type { Statement } from '../common/persistence/dialect.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
 import { type BlogEvent, type BlogEventName, CONTENT_CHANGED, type ContentChanged, CREDENTIALS_CHANGED, type CredentialsChanged, eventType } from './blog-events.js';
 import { EventRelay } from './event-relay.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { type ErasureScope, OutboxRepository } from './outbox.repository.js';
 
 export const PUB_SUB = Symbol('PUB_SUB');
+
+/** Ids named by one erasure statement, at most. */
+const ERASURE_CHUNK = 1000;
+
+/**
+ * What keeps a copy of events' content outside the log (webhook deliveries) and erases it with
+ * the log's: `events` is `SELECT id FROM events WHERE …`, the events an erasure reaches.
+ */
+export interface ContentEraser {
+  eraseContent(executor: Executor, events: Statement): Promise<void>;
+}
 
 /**
  * How services announce what they did. The events of a write are recorded in the write's own
@@ -26,6 +38,7 @@ export const PUB_SUB = Symbol('PUB_SUB');
 export class EventPublisher {
   private readonly logger = new Logger('Events');
   private readonly bus: boolean;
+  private readonly erasers: ContentEraser[] = [];
 
   constructor(
     @Inject(PUB_SUB) private readonly pubSub: PubSubEngine,
@@ -60,6 +73,33 @@ export class EventPublisher {
         };
       }),
     );
+  }
+
+  /**
+   * Privacy (CONTRACT §7): when posts, comments or users are deleted for good, erases the content
+   * of their earlier events (and of each comment on a post, and of everything a user wrote) and
+   * of the copies kept of it (ContentEraser), inside the deletion's transaction, so a deletion
+   * that rolls back erases nothing. Type, ids and time stay. A few statements, whatever the count.
+   */
+  async eraseContent(executor: Executor, scope: ErasureScope): Promise<void> {
+    const { postIds = [], commentIds = [], authorIds = [] } = scope;
+    if (postIds.length + commentIds.length + authorIds.length > ERASURE_CHUNK) {
+      // A user with thousands of posts: a few statements per thousand ids (the drivers bound the parameters of one).
+      for (let start = 0; start < postIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { postIds: postIds.slice(start, start + ERASURE_CHUNK) });
+      for (let start = 0; start < commentIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { commentIds: commentIds.slice(start, start + ERASURE_CHUNK) });
+      for (let start = 0; start < authorIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { authorIds: authorIds.slice(start, start + ERASURE_CHUNK) });
+      return;
+    }
+    const events = this.outbox.erasedEvents(scope);
+    if (!events) return;
+    // The copies first: they are found through the events the erasure reaches.
+    for (const eraser of this.erasers) await eraser.eraseContent(executor, events);
+    await this.outbox.erase(executor, scope);
+  }
+
+  /** A keeper of copies of events' content (see ContentEraser), at start-up. */
+  addEraser(eraser: ContentEraser): void {
+    this.erasers.push(eraser);
   }
 
   private definitionOf(name: string) {

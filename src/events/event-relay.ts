@@ -16,7 +16,7 @@ export const LOCAL_EVENTS = Symbol('LOCAL_EVENTS');
 /** The channel of every event, with its place in the log (what the `events` subscription reads). */
 export const EVERY_EVENT = 'event';
 
-/** An event as published on EVERY_EVENT. */
+/** An event as published on EVERY_EVENT and on its name's channel (with its audience: StoredEvent.audience). */
 export interface LoggedEvent extends StoredEvent {
   cursor: string;
   /** The subscription field's name (`postCreated`). */
@@ -143,8 +143,9 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     const payload = event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event);
     this.metrics.eventsPublished.labels(event.type).inc();
     this.metrics.eventsRelayLag.observe(Math.max(0, Date.now() - event.occurredAt.getTime()) / 1000);
-    void this.bus.publish(name, payload);
+    // One object for every listener, with its audience: each subscriber keeps what it may see.
     const logged: LoggedEvent = { ...event, cursor: encodeEventCursor(event), name, payload };
+    void this.bus.publish(name, logged);
     void this.bus.publish(EVERY_EVENT, logged);
   }
 

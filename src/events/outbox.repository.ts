@@ -43,11 +43,33 @@ export interface EventFromRow {
   audience: EventAudience;
 }
 
+/**
+ * Whose eyes a read is for (ReadPolicy.canSeeAudience, in SQL): a reader of every non-public
+ * post gets every event; anyone else the public ones and the restricted ones they own.
+ */
+export interface EventReader {
+  readsAll: boolean;
+  /** The signed-in reader; null when anonymous. */
+  userId: number | null;
+}
+
+/** The reader who sees public events only: anonymous readers, and webhooks (whoever listens at their URL). */
+export const PUBLIC_READER: EventReader = Object.freeze({ readsAll: false, userId: null });
+
 /** Which events a read returns besides "after this position". */
 export interface EventFilter {
   types?: readonly string[];
   postId?: number;
   authorId?: number;
+  /** Unset: every event (the relay, which filters per subscriber). */
+  reader?: EventReader;
+}
+
+/** The events a content erasure reaches (EventPublisher.eraseContent). */
+export interface ErasureScope {
+  postIds?: readonly number[];
+  commentIds?: readonly number[];
+  authorIds?: readonly number[];
 }
 
 interface Row {
@@ -136,8 +158,53 @@ export class OutboxRepository {
     }
     if (filter.postId !== undefined) conditions.push(`post_id = $${params.push(filter.postId)}`);
     if (filter.authorId !== undefined) conditions.push(`author_id = $${params.push(filter.authorId)}`);
+    // Hidden events are skipped here, so a page is as full as the log allows and its last event
+    // (the next cursor) is one the reader saw; a hidden event never needs a cursor of its own.
+    const reader = filter.reader;
+    if (reader && !reader.readsAll) {
+      conditions.push(reader.userId === null ? "audience = 'public'" : `(audience = 'public' OR audience_owner = $${params.push(reader.userId)})`);
+    }
     params.push(limit);
     return this.read(`SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${dialect.eventOrder('asc')} LIMIT $${params.length}`, params);
+  }
+
+  /**
+   * Erases the content (`resource`) of every earlier event of these posts, comments and users
+   * (a user's: the events of their posts and comments, and of the comments on their posts), in
+   * the caller's transaction, in one statement: type, ids, time and audience stay.
+   */
+  async erase(executor: Executor, scope: ErasureScope): Promise<void> {
+    const reached = this.reached(scope);
+    if (!reached) return;
+    await this.sql.rows(this.sql.statement(`UPDATE events SET resource = NULL WHERE resource IS NOT NULL AND ${reached.condition}`), reached.params, executor);
+  }
+
+  /**
+   * `SELECT id FROM events WHERE …`: the events an erasure of `scope` reaches, with its
+   * parameters numbered from `from`, for what keeps copies of their content to erase them
+   * with the same reach (webhook deliveries). Null when the scope names nothing.
+   */
+  erasedEvents(scope: ErasureScope, from = 1): Statement | null {
+    const reached = this.reached(scope, from);
+    return reached && { text: `SELECT id FROM events WHERE ${reached.condition}`, params: reached.params };
+  }
+
+  private reached(scope: ErasureScope, from = 1): { condition: string; params: unknown[] } | null {
+    const params: unknown[] = [];
+    const list = (ids: readonly number[]) => {
+      params.push(...ids);
+      return this.sql.placeholders(ids.length, from + params.length - ids.length);
+    };
+    const conditions: string[] = [];
+    const { postIds = [], commentIds = [], authorIds = [] } = scope;
+    if (postIds.length > 0) conditions.push(`post_id IN (${list(postIds)})`);
+    if (commentIds.length > 0) conditions.push(`comment_id IN (${list(commentIds)})`);
+    if (authorIds.length > 0) {
+      conditions.push(`author_id IN (${list(authorIds)})`);
+      // Their posts, as the posts' own events name them: the comments on them go with them.
+      conditions.push(`post_id IN (SELECT post_id FROM events WHERE comment_id IS NULL AND author_id IN (${list(authorIds)}))`);
+    }
+    return conditions.length === 0 ? null : { condition: `(${conditions.join(' OR ')})`, params };
   }
 
   /** The position of the newest readable event (the start when there is none). */

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Args, Int } from '@nestjs/graphql';
 import type { PubSubEngine } from 'graphql-subscriptions';
-import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import type { Actor } from '../common/actor.js';
+import { ReadPolicy } from '../auth/read-policy.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Loaders } from '../common/graphql/loaders.js';
 import { subscriberTooSlow } from '../common/graphql/subscriber-too-slow-error.js';
@@ -9,7 +10,7 @@ import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { BlogEventName, BlogEvents } from './blog-events.js';
 import { boundedIterator } from './bounded-iterator.js';
-import { LOCAL_EVENTS } from './event-relay.js';
+import { LOCAL_EVENTS, type LoggedEvent } from './event-relay.js';
 
 type Iterator<T> = AsyncIterableIterator<T>;
 
@@ -20,15 +21,26 @@ export const optionalId = (name: string, description: string) => Args(name, { ty
 export const matches = (wanted: number | null | undefined, actual: number) => wanted === undefined || wanted === null || wanted === actual;
 
 /**
+ * The v1 subscriptions that follow a post's visibility (CONTRACT §7): `postCreated` also fires
+ * when a post becomes public (postPublished) and `postDeleted` when it stops being public
+ * (postUnpublished), for the subscribers who cannot see non-public posts. Those who can (its
+ * author, admins) saw it as a draft already and still see it: for them the post was created by
+ * its restricted postCreated and goes with its postDeleted.
+ */
+const VISIBILITY_CHANGES: Readonly<Record<string, string>> = { postCreated: 'postPublished', postDeleted: 'postUnpublished' };
+
+/**
  * Where subscriptions meet the events this instance's relay publishes. Each subscriber's stream
- * is the stream of one event name, kept to the events that match the subscriber's arguments and that the
- * authorization policy lets the subscriber see.
+ * is the stream of one event name (and its visibility change, above), kept to the events that
+ * match the subscriber's arguments and whose audience the read policy lets the subscriber see.
  *
  * The subscriber's selection set is then resolved like a query, through DataLoaders. All
  * subscribers of one event on this instance share that event's loaders (the bus hands each
  * of them the same payload object), so 1,000 subscribers asking for `author { name }` cost
- * one SQL statement, not 1,000. Sharing is sound because what a subscriber may see is decided
- * by the policy before the event reaches them, and every resource is public.
+ * one SQL statement, not 1,000. Sharing is sound because what a loader holds does not depend on
+ * who asks: lists hold public posts only, and an item (a post by id) is checked against each
+ * actor by the resolver that returns it; who may see the event itself is decided here, per
+ * subscriber, before it reaches them.
  */
 @Injectable()
 export class SubscriptionGateway {
@@ -36,7 +48,7 @@ export class SubscriptionGateway {
 
   constructor(
     @Inject(LOCAL_EVENTS) private readonly pubSub: PubSubEngine,
-    private readonly policy: AuthorizationPolicy,
+    private readonly policy: ReadPolicy,
     private readonly metrics: MetricsService,
     private readonly config: AppConfig,
   ) {}
@@ -49,9 +61,10 @@ export class SubscriptionGateway {
     const limit = this.config.subscriptionsMaxQueue;
     // The bus's iterator queues whatever is published until it is read: a client that reads
     // slowly (or not at all) would hold every event. At most `limit` are kept for it.
-    const source = boundedIterator(this.pubSub.asyncIterableIterator<BlogEvents[K]>(name), {
+    const change = VISIBILITY_CHANGES[name];
+    const source = boundedIterator(this.pubSub.asyncIterableIterator<LoggedEvent>(change ? [name, change] : name), {
       limit,
-      keep: (payload) => matches(payload) && this.policy.canSee(context.actor, payload),
+      keep: (event) => this.reaches(name, event, context.actor) && matches(event.payload as BlogEvents[K]),
       overflow: () => {
         this.metrics.subscribersTooSlow.labels('queue').inc();
         return subscriberTooSlow(
@@ -63,19 +76,27 @@ export class SubscriptionGateway {
     const next = async (): Promise<IteratorResult<BlogEvents[K]>> => {
       const result = await source.next();
       if (result.done) return result;
-      context.loaders = this.loadersFor(result.value);
+      const payload = result.value.payload as BlogEvents[K];
+      context.loaders = this.loadersFor(payload);
       delivered.inc();
-      return result;
+      return { done: false, value: payload };
     };
     // A plain iterator rather than an async generator: `return()` must reach the bus's iterator
     // at once (ending its pending `next()`), or an unsubscribed client would linger until the next event.
     const iterator: Iterator<BlogEvents[K]> = {
       next,
-      return: () => source.return!(),
-      throw: (error?: unknown) => source.throw!(error),
+      return: () => source.return!() as Promise<IteratorResult<BlogEvents[K]>>,
+      throw: (error?: unknown) => source.throw!(error) as Promise<IteratorResult<BlogEvents[K]>>,
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;
+  }
+
+  /** Whether the subscription `name` fires for `actor` on this event (see VISIBILITY_CHANGES). */
+  private reaches(name: string, event: LoggedEvent, actor: Actor | null): boolean {
+    if (event.name === name) return this.policy.canSeeAudience(actor, event.audience);
+    const { authorId } = event.payload as { authorId: number };
+    return event.audience.audience === 'public' && !this.policy.canSeeAudience(actor, { audience: 'restricted', owner: authorId });
   }
 
   private loadersFor(payload: object): Loaders {

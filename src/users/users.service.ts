@@ -136,6 +136,8 @@ export class UsersService {
       const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
+      // Their posts by id too: the comments on a post whose own events were pruned go with it.
+      await this.events.eraseContent(manager, { authorIds: [id], postIds: posts.map((p) => p.id) });
       await this.events.record(
         manager,
         ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId })),

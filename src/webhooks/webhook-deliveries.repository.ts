@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { toDate } from '../common/persistence/entity-table.js';
+import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 
 /** One event to send to one webhook, as the feeder creates it. */
@@ -187,6 +188,34 @@ export class WebhookDeliveriesRepository {
       [this.sql.timestamp(before), limit],
     );
     return deleted.length;
+  }
+
+  /**
+   * Takes the resource out of the stored bodies of the deliveries of `events` (`SELECT id FROM
+   * events WHERE …`), in the caller's transaction: what is still to be sent goes without it
+   * (bodies are signed when sent, so it stays valid), and what was sent keeps no copy. One read
+   * and one UPDATE per hundred bodies changed.
+   */
+  async eraseContent(executor: Executor, events: Statement): Promise<void> {
+    const rows = await this.sql.rows<{ id: number | string; payload: string }>(
+      this.sql.statement(`SELECT id, payload FROM webhook_deliveries WHERE event_id IN (${events.text})`),
+      events.params,
+      executor,
+    );
+    const erased = rows.flatMap((row) => {
+      const body = JSON.parse(row.payload) as { data?: Record<string, unknown> };
+      if (!body.data || !('resource' in body.data)) return [];
+      delete body.data.resource;
+      return [{ id: Number(row.id), payload: JSON.stringify(body) }];
+    });
+    for (let start = 0; start < erased.length; start += CHUNK) {
+      const chunk = erased.slice(start, start + CHUNK);
+      const cases = chunk.map((_, index) => `WHEN $${index * 2 + 1} THEN $${index * 2 + 2}`).join(' ');
+      const params: unknown[] = chunk.flatMap((row) => [row.id, row.payload]);
+      const ids = this.sql.placeholders(chunk.length, params.length + 1);
+      params.push(...chunk.map((row) => row.id));
+      await this.sql.rows(this.sql.statement(`UPDATE webhook_deliveries SET payload = CASE id ${cases} END WHERE id IN (${ids})`), params, executor);
+    }
   }
 
   /** Deliveries neither delivered nor given up, and the active webhooks: one statement. */

@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config.js';
 import { eventName } from '../events/blog-events.js';
 import { encodeEventCursor, isAfter } from '../events/event-cursor.js';
 import { EVERY_EVENT, LOCAL_EVENTS } from '../events/event-relay.js';
-import { OutboxRepository, type StoredEvent } from '../events/outbox.repository.js';
+import { OutboxRepository, PUBLIC_READER, type StoredEvent } from '../events/outbox.repository.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type AttemptOutcome, type ClaimedDelivery, type NewDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { sendSigned } from './webhook-sender.js';
@@ -29,7 +29,7 @@ const JITTER = 0.2;
  * Sends the event log to the webhooks, through the database so that nothing is lost across
  * restarts and several instances share the work:
  *
- * - the feeder reads the outbox after its stored position and, in one transaction, queues one
+ * - the feeder reads the public events of the outbox after its stored position and, in one transaction, queues one
  *   delivery per matching webhook and event and advances the position (PostgreSQL: under a lock
  *   on the position's row, so two instances never feed the same events);
  * - the sender claims due deliveries with a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so each
@@ -164,7 +164,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       const fed = await this.transactions.single(() => this.webhooks.feedPosition(undefined, false));
       // No active webhook wants anything before the earliest of their starting points.
       const earliest = wanted.reduce((min, webhook) => (isAfter(min, webhook.after) ? webhook.after : min), wanted[0].after);
-      const events = await this.outbox.after(isAfter(earliest, fed) ? earliest : fed, FEED_BATCH);
+      // Public events only (CONTRACT §7), skipped in SQL: the feed's position moves past the
+      // others with the next public event read.
+      const events = await this.outbox.after(isAfter(earliest, fed) ? earliest : fed, FEED_BATCH, { reader: PUBLIC_READER });
       if (events.length === 0) return;
       const queued = await this.transactions.run(async (manager) => {
         const position = await this.webhooks.feedPosition(manager, true);

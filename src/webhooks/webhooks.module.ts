@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { EventPublisher } from '../events/event-publisher.js';
 // The table's declaration, for the data source and `npm run migration:generate` (the repository reads it by name).
 import './webhook.entity.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -13,4 +14,14 @@ import { WebhooksService } from './webhooks.service.js';
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhookDeliveriesRepository, WebhooksService, WebhookDispatcher, WebhookRetention],
 })
-export class WebhooksModule {}
+export class WebhooksModule implements OnModuleInit {
+  constructor(
+    private readonly events: EventPublisher,
+    private readonly deliveries: WebhookDeliveriesRepository,
+  ) {}
+
+  /** Deliveries keep a copy of their event's content: an erasure of the log's erases theirs. */
+  onModuleInit(): void {
+    this.events.addEraser(this.deliveries);
+  }
+}

@@ -126,7 +126,7 @@ describe('CreateWebhookDto', () => {
   it('takes a non-empty list of known event types, each once', async () => {
     expect(await validate({ url: PUBLIC_URL, types: ['POST_CREATED', 'COMMENT_UPDATED'] })).toEqual([]);
     expect(await validate({ url: PUBLIC_URL, types: [] })).toEqual(['types']);
-    expect(await validate({ url: PUBLIC_URL, types: ['POST_PUBLISHED'] })).toEqual(['types']);
+    expect(await validate({ url: PUBLIC_URL, types: ['POST_REVIVED'] })).toEqual(['types']);
     expect(await validate({ url: PUBLIC_URL, types: ['POST_CREATED', 'POST_CREATED'] })).toEqual(['types']);
     expect(await validate({ url: PUBLIC_URL, types: 'POST_CREATED' })).toEqual(['types']);
     expect(await validate({ url: PUBLIC_URL })).toEqual(['types']);

@@ -7,6 +7,7 @@ import { EventsPruned1764600000000 } from './1764600000000-events-pruned.js';
 import { Webhooks1764700000000 } from './1764700000000-webhooks.js';
 import { EventsOrigin1764800000000 } from './1764800000000-events-origin.js';
 import { PostLifecycle1764900000000 } from './1764900000000-post-lifecycle.js';
+import { EventErasureIndexes1764950000000 } from './1764950000000-event-erasure-indexes.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Webhooks1764700000000,
   EventsOrigin1764800000000,
   PostLifecycle1764900000000,
+  EventErasureIndexes1764950000000,
 ];

@@ -11,6 +11,8 @@ registerEnumType(EventType, {
     POST_CREATED: { description: 'A post was written' },
     POST_UPDATED: { description: 'A post was changed' },
     POST_DELETED: { description: 'A post was deleted (a COMMENT_DELETED for each of its comments comes before it)' },
+    POST_PUBLISHED: { description: 'A post became public (published by an edit or by its schedule)' },
+    POST_UNPUBLISHED: { description: 'A public post stopped being public (back to draft or scheduled, or trashed): ids only' },
     COMMENT_CREATED: { description: 'A comment was written' },
     COMMENT_UPDATED: { description: 'A comment was changed' },
     COMMENT_DELETED: { description: 'A comment was deleted' },

@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsO
 import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 /** The types of events a webhook may ask for: those of the event log. */
-export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
+export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'POST_PUBLISHED', 'POST_UNPUBLISHED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
+import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
@@ -18,7 +19,7 @@ import { SharedExecution, type SubscriptionStream } from './shared-execution.js'
 @Injectable()
 export class OperationRunner {
   private schema?: GraphQLSchema;
-  private readonly shared = new SharedExecution();
+  private readonly shared: SharedExecution;
   /** A subscription's hold on its address's budget, by its context, from admission until it runs. */
   private readonly holds = new WeakMap<object, () => void>();
   /** Subscribers sharing an execution share its formatting too (and an internal error is logged once). */
@@ -28,7 +29,11 @@ export class OperationRunner {
     private readonly gate: OperationGate,
     private readonly contexts: GraphQLContextFactory,
     private readonly metrics: MetricsService,
-  ) {}
+    policy: ReadPolicy,
+  ) {
+    // What a reader sees below an event depends on the posts the read policy lets them see.
+    this.shared = new SharedExecution((context) => JSON.stringify(policy.postScope((context as GraphQLContext | undefined)?.actor)));
+  }
 
   /**
    * The schema is handed over by GraphQLApiModule once GraphQLModule has built it: this module

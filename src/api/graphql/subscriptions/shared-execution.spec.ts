@@ -39,7 +39,8 @@ function setup() {
       title: {
         type: GraphQLString,
         args: { suffix: { type: GraphQLString } },
-        resolve: (post: { title: string }, args: { suffix?: string }) => (calls.title++, post.title + (args.suffix ?? '')),
+        resolve: (post: { title: string }, args: { suffix?: string }, context: { viewer?: string } | undefined) =>
+          (calls.title++, post.title + (args.suffix ?? '') + (context?.viewer ? ` for ${context.viewer}` : '')),
       },
     },
   });
@@ -50,11 +51,11 @@ function setup() {
       fields: { postCreated: { type: Post, subscribe: () => events.iterator(), resolve: (post: object) => post } },
     }),
   });
-  const shared = new SharedExecution();
-  const subscribe = async (query: string, variableValues: Record<string, unknown> = {}) => {
+  const shared = new SharedExecution((context) => (context as { viewer?: string } | undefined)?.viewer ?? '');
+  const subscribe = async (query: string, variableValues: Record<string, unknown> = {}, viewer?: string) => {
     const document = parse(query);
     shared.remember(document, query);
-    return (await shared.subscribe({ schema, document, variableValues })) as AsyncIterableIterator<{ data?: unknown }>;
+    return (await shared.subscribe({ schema, document, variableValues, contextValue: { viewer } })) as AsyncIterableIterator<{ data?: unknown }>;
   };
   return { events, calls, subscribe };
 }
@@ -109,6 +110,19 @@ describe('SharedExecution (one execution per event for subscribers asking the sa
       { data: { postCreated: { title: 'One' } } },
     ]);
     expect(calls.title).toBe(3);
+  });
+
+  it('executes separately for subscribers who see different posts (their viewer), once per viewer', async () => {
+    const { events, calls, subscribe } = setup();
+    const streams = [await subscribe(QUERY, {}, 'public'), await subscribe(QUERY, {}, 'own:2'), await subscribe(QUERY, {}, 'public')];
+    events.publish({ id: 1, title: 'One' });
+    const results = await Promise.all(streams.map((stream) => stream.next()));
+    expect(results.map((result) => result.value)).toEqual([
+      { data: { postCreated: { id: 1, title: 'One for public' } } },
+      { data: { postCreated: { id: 1, title: 'One for own:2' } } },
+      { data: { postCreated: { id: 1, title: 'One for public' } } },
+    ]);
+    expect(calls.title).toBe(2);
   });
 
   it('a source that fails ends the stream with one last result carrying the error, and `after` names the last event', async () => {

@@ -19,9 +19,10 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  *
  * graphql-js executes the selection set once per subscriber per event; with 1,000 dashboards
  * subscribed to `postCreated { id title author { name } }` that is 1,000 identical executions
- * of every post. The result depends only on the event and the operation — every field reachable
- * from a subscription is public, and who may see the event at all is decided per subscriber
- * before it gets here (SubscriptionGateway) — so the first subscriber's execution serves the rest.
+ * of every post. The result depends only on the event, the operation and which posts the
+ * subscriber may see (its `viewer`: the read policy's scope, public, public and one's own, or
+ * all; who may see the event at all is decided per subscriber before it gets here, by
+ * SubscriptionGateway) — so the first execution serves every subscriber of the same viewer.
  * Results are kept per event object (the bus hands every subscriber the same one), so they go
  * when the event does.
  */
@@ -29,6 +30,9 @@ export class SharedExecution {
   /** The text each document was parsed from: every subscriber's document is a separate parse. */
   private readonly sources = new WeakMap<DocumentNode, string>();
   private readonly perEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+  /** `viewer` names what the context's reader may see: subscribers share an execution only with the same. */
+  constructor(private readonly viewer: (context: unknown) => string = () => '') {}
 
   remember(document: DocumentNode, query: string): void {
     this.sources.set(document, query);
@@ -39,7 +43,7 @@ export class SharedExecution {
     const stream = await createSourceEventStream(args);
     if (!isAsyncIterable(stream)) return stream as ExecutionResult;
     const source = this.sources.get(args.document);
-    const key = source === undefined ? undefined : `${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${source}`;
+    const key = source === undefined ? undefined : `${this.viewer(args.contextValue)}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${source}`;
     return mapStream(stream as AsyncIterableIterator<unknown>, (event) => this.execute(args, event, key), onEnd);
   }
 

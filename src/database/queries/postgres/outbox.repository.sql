@@ -20,14 +20,12 @@ FROM
 WHERE
   (tx, id) > ($1, $2)
   AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-  AND type IN ($3, $4, $5)
-  AND post_id = $6
-  AND author_id = $7
+  AND audience = 'public'
 ORDER BY
   tx,
   id
 LIMIT
-  $8
+  $3
 
 -- OutboxRepository.after
 SELECT
@@ -48,11 +46,40 @@ WHERE
   (tx, id) > ($1, $2)
   AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
   AND type IN ($3, $4, $5)
+  AND audience = 'public'
 ORDER BY
   tx,
   id
 LIMIT
   $6
+
+-- OutboxRepository.after
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin,
+  audience,
+  audience_owner
+FROM
+  events
+WHERE
+  (tx, id) > ($1, $2)
+  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND type IN ($3, $4, $5)
+  AND post_id = $6
+  AND author_id = $7
+  AND audience = 'public'
+ORDER BY
+  tx,
+  id
+LIMIT
+  $8
 
 -- OutboxRepository.after
 SELECT
@@ -103,11 +130,67 @@ WHERE
   id = $1
   AND tx = $2
   AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND audience = 'public'
 ORDER BY
   tx,
   id
 LIMIT
   $3
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (
+    author_id IN ($1, $2, $3)
+    OR post_id IN (
+      SELECT
+        post_id
+      FROM
+        events
+      WHERE
+        comment_id IS NULL
+        AND author_id IN ($4, $5, $6)
+    )
+  )
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (
+    post_id IN ($1, $2, $3)
+    OR author_id IN ($4, $5, $6)
+    OR post_id IN (
+      SELECT
+        post_id
+      FROM
+        events
+      WHERE
+        comment_id IS NULL
+        AND author_id IN ($7, $8, $9)
+    )
+  )
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (comment_id IN ($1, $2, $3))
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (post_id IN ($1, $2, $3))
 
 -- OutboxRepository.latest
 SELECT

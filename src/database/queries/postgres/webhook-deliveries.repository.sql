@@ -64,6 +64,93 @@ FROM
 WHERE
   id IN ($1, $2, $3)
 
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (
+        author_id IN ($1, $2, $3)
+        OR post_id IN (
+          SELECT
+            post_id
+          FROM
+            events
+          WHERE
+            comment_id IS NULL
+            AND author_id IN ($4, $5, $6)
+        )
+      )
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (
+        post_id IN ($1, $2, $3)
+        OR author_id IN ($4, $5, $6)
+        OR post_id IN (
+          SELECT
+            post_id
+          FROM
+            events
+          WHERE
+            comment_id IS NULL
+            AND author_id IN ($7, $8, $9)
+        )
+      )
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (comment_id IN ($1, $2, $3))
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (post_id IN ($1, $2, $3))
+  )
+
 -- WebhookDeliveriesRepository.insert
 INSERT INTO
   webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, next_attempt_at, created_at, status, attempts)

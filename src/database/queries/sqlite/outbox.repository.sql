@@ -19,9 +19,7 @@ FROM
   events
 WHERE
   id > ?
-  AND type IN (?, ?, ?)
-  AND post_id = ?
-  AND author_id = ?
+  AND audience = 'public'
 ORDER BY
   id
 LIMIT
@@ -45,6 +43,33 @@ FROM
 WHERE
   id > ?
   AND type IN (?, ?, ?)
+  AND audience = 'public'
+ORDER BY
+  id
+LIMIT
+  ?
+
+-- OutboxRepository.after
+SELECT
+  id,
+  tx,
+  type,
+  occurred_at,
+  post_id,
+  comment_id,
+  author_id,
+  resource,
+  origin,
+  audience,
+  audience_owner
+FROM
+  events
+WHERE
+  id > ?
+  AND type IN (?, ?, ?)
+  AND post_id = ?
+  AND author_id = ?
+  AND audience = 'public'
 ORDER BY
   id
 LIMIT
@@ -96,10 +121,66 @@ FROM
 WHERE
   id = ?
   AND tx = ?
+  AND audience = 'public'
 ORDER BY
   id
 LIMIT
   ?
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (
+    author_id IN (?, ?, ?)
+    OR post_id IN (
+      SELECT
+        post_id
+      FROM
+        events
+      WHERE
+        comment_id IS NULL
+        AND author_id IN (?, ?, ?)
+    )
+  )
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (
+    post_id IN (?, ?, ?)
+    OR author_id IN (?, ?, ?)
+    OR post_id IN (
+      SELECT
+        post_id
+      FROM
+        events
+      WHERE
+        comment_id IS NULL
+        AND author_id IN (?, ?, ?)
+    )
+  )
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (comment_id IN (?, ?, ?))
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (post_id IN (?, ?, ?))
 
 -- OutboxRepository.latest
 SELECT

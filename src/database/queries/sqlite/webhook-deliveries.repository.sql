@@ -62,6 +62,93 @@ FROM
 WHERE
   id IN (?, ?, ?)
 
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (
+        author_id IN (?, ?, ?)
+        OR post_id IN (
+          SELECT
+            post_id
+          FROM
+            events
+          WHERE
+            comment_id IS NULL
+            AND author_id IN (?, ?, ?)
+        )
+      )
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (
+        post_id IN (?, ?, ?)
+        OR author_id IN (?, ?, ?)
+        OR post_id IN (
+          SELECT
+            post_id
+          FROM
+            events
+          WHERE
+            comment_id IS NULL
+            AND author_id IN (?, ?, ?)
+        )
+      )
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (comment_id IN (?, ?, ?))
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (post_id IN (?, ?, ?))
+  )
+
 -- WebhookDeliveriesRepository.insert
 INSERT INTO
   webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, next_attempt_at, created_at, status, attempts)

@@ -1,0 +1,50 @@
+import { PubSub } from 'graphql-subscriptions';
+import { describe, expect, it, vi } from 'vitest';
+import { newTestService } from '../../test/support/unit.js';
+import { EventPublisher, PUB_SUB } from './event-publisher.js';
+import { OutboxRepository } from './outbox.repository.js';
+
+const executor = { query: vi.fn() };
+
+async function setup() {
+  const unit = await newTestService(EventPublisher, { providers: [{ provide: PUB_SUB, useValue: new PubSub() }] });
+  const outbox = unit.mock(OutboxRepository);
+  outbox.erasedEvents.mockImplementation((scope) => ({ text: 'SELECT id FROM events WHERE …', params: [scope] }));
+  outbox.erase.mockResolvedValue(undefined);
+  const eraser = { eraseContent: vi.fn().mockResolvedValue(undefined) };
+  unit.service.addEraser(eraser);
+  return { publisher: unit.service, outbox, eraser };
+}
+
+describe('EventPublisher.eraseContent', () => {
+  it('erases the copies kept elsewhere first (found through the events), then the events, in the caller’s transaction', async () => {
+    const { publisher, outbox, eraser } = await setup();
+    const order: string[] = [];
+    eraser.eraseContent.mockImplementation(async () => void order.push('copies'));
+    outbox.erase.mockImplementation(async () => void order.push('events'));
+    await publisher.eraseContent(executor, { commentIds: [7] });
+    expect(order).toEqual(['copies', 'events']);
+    expect(eraser.eraseContent).toHaveBeenCalledWith(executor, { text: 'SELECT id FROM events WHERE …', params: [{ commentIds: [7] }] });
+    expect(outbox.erase).toHaveBeenCalledWith(executor, { commentIds: [7] });
+  });
+
+  it('does nothing for a scope that names nothing', async () => {
+    const { publisher, outbox, eraser } = await setup();
+    outbox.erasedEvents.mockReturnValue(null);
+    await publisher.eraseContent(executor, { postIds: [] });
+    expect(eraser.eraseContent).not.toHaveBeenCalled();
+    expect(outbox.erase).not.toHaveBeenCalled();
+  });
+
+  it('names at most a thousand ids a statement: a user with thousands of posts is erased a thousand at a time', async () => {
+    const { publisher, outbox } = await setup();
+    const postIds = Array.from({ length: 2500 }, (_, index) => index + 1);
+    await publisher.eraseContent(executor, { authorIds: [3], postIds });
+    expect(outbox.erase.mock.calls.map(([, scope]) => scope)).toEqual([
+      { postIds: postIds.slice(0, 1000) },
+      { postIds: postIds.slice(1000, 2000) },
+      { postIds: postIds.slice(2000) },
+      { authorIds: [3] },
+    ]);
+  });
+});
