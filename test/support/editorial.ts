@@ -98,8 +98,11 @@ export function marker(label: string): string {
   return `mk${label.replace(/[^a-z0-9]/gi, '')}${randomBytes(5).toString('hex')}`;
 }
 
-/** An ISO time `ms` from now, as the service returns times (milliseconds, Z). */
-export const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
+/**
+ * An ISO time at least `ms` from now, rounded up to a whole second (so that it reads back the
+ * same from every database, whatever precision it keeps).
+ */
+export const fromNow = (ms: number) => new Date(Math.ceil((Date.now() + ms) / 1000) * 1000).toISOString();
 
 /** POST /posts with the fields (`status`, `publishAt`…) given; 201 expected. */
 export async function createPostWith(app: TestApp, token: string, fields: Record<string, unknown>): Promise<EditorialPost> {
@@ -153,7 +156,8 @@ export async function commentOn(app: TestApp, postId: number, token: string, bod
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 /** The §7 fields of a post as JSON has them, for a post in `state`. */
-export function expectEditorialFields(post: Record<string, unknown>, state: PostStatus, door = 'the post'): void {
+export function expectEditorialFields(body: object, state: PostStatus, door = 'the post'): void {
+  const post = body as Record<string, unknown>;
   expect(post.status, `${door}: status`).toBe(state);
   for (const field of ['publishAt', 'publishedAt', 'trashedAt']) {
     expect(post, `${door}: has ${field}`).toHaveProperty(field);
