@@ -15,8 +15,7 @@ export const POST_RESOURCE = defineResource({
     title: (view) => String(view.title),
     page: `<article class="post">
 <h1><%= it.post.title %></h1>
-<% if (it.post.status !== 'published') { %><p class="status"><%= it.post.status %></p><% } %>
-<header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time></header>
+<header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time> <span class="status"><%= it.post.status %></span></header>
 <div class="body"><%= it.post.body %></div>
 </article>
 <% if (it.comments) { %><section>

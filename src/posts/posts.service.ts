@@ -313,7 +313,8 @@ export class PostsService {
     await this.events.record(
       manager,
       ...comments.map((comment) => event('commentDeleted', comment, audience)),
-      event('postDeleted', { id: current.id, authorId: current.authorId }, audience),
+      // Public whatever the state (CONTRACT §7): ids only, and whoever kept the post must drop it.
+      event('postDeleted', { id: current.id, authorId: current.authorId }),
     );
   }
 }
