@@ -28,7 +28,10 @@ export const matches = (wanted: number | null | undefined, actual: number) => wa
  * subscribers of one event on this instance share that event's loaders (the bus hands each
  * of them the same payload object), so 1,000 subscribers asking for `author { name }` cost
  * one SQL statement, not 1,000. Sharing is sound because what a subscriber may see is decided
- * by the policy before the event reaches them, and every resource is public.
+ * by the read policy before the event reaches them (the event's audience), and the loaders
+ * themselves answer the same for every reader: item loaders load rows whatever their state and
+ * each resolver applies ReadPolicy.canSeePost for its own reader (`post`, `Comment.post`,
+ * `Post.revisions`), while list loaders (`User.posts`) read public posts only.
  */
 @Injectable()
 export class SubscriptionGateway {
