@@ -37,10 +37,11 @@ const VISIBILITY_CHANGES: Readonly<Record<string, string>> = { postCreated: 'pos
  * The subscriber's selection set is then resolved like a query, through DataLoaders. All
  * subscribers of one event on this instance share that event's loaders (the bus hands each
  * of them the same payload object), so 1,000 subscribers asking for `author { name }` cost
- * one SQL statement, not 1,000. Sharing is sound because what a loader holds does not depend on
- * who asks: lists hold public posts only, and an item (a post by id) is checked against each
- * actor by the resolver that returns it; who may see the event itself is decided here, per
- * subscriber, before it reaches them.
+ * one SQL statement, not 1,000. Sharing is sound because what a subscriber may see is decided
+ * by the read policy before the event reaches them (the event's audience), and the loaders
+ * themselves answer the same for every reader: item loaders load rows whatever their state and
+ * each resolver applies ReadPolicy.canSeePost for its own reader (`post`, `Comment.post`,
+ * `Post.revisions`), while list loaders (`User.posts`) read public posts only.
  */
 @Injectable()
 export class SubscriptionGateway {

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
 import { codeOf, newTestService } from '../../test/support/unit.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { PUBLIC_AUDIENCE, ReadPolicy } from '../auth/read-policy.js';
 import { hashPassword } from '../auth/password-hasher.js';
 import type { Actor } from '../common/actor.js';
 import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
@@ -30,7 +31,7 @@ describe('UsersService', () => {
 
   beforeEach(async () => {
     const unit = await newTestService(UsersService, {
-      real: [new AuthorizationPolicy()],
+      real: [new AuthorizationPolicy(), new ReadPolicy()],
       env: { RATE_LIMIT_SIGNUP_MAX: '10', RATE_LIMIT_WINDOW_S: '60' },
     });
     ({ service } = unit);
@@ -42,7 +43,13 @@ describe('UsersService', () => {
     repository.findById.mockImplementation(async () => user());
     repository.updateVersioned.mockImplementation(async (current, changes) => user({ ...current, ...changes, version: current.version + 1 }));
     repository.exists.mockResolvedValue(true);
-    repository.cascade.mockResolvedValue({ posts: [{ id: 5, authorId: 2 }], comments: [{ id: 9, postId: 5, authorId: 3 }] });
+    repository.cascade.mockResolvedValue({
+      posts: [
+        { id: 5, authorId: 2, status: 'published' },
+        { id: 6, authorId: 2, status: 'trashed' },
+      ],
+      comments: [{ id: 9, postId: 5, authorId: 3, post: { status: 'published', authorId: 2 } }],
+    });
     repository.delete.mockResolvedValue(true);
     repository.lockAdmins.mockResolvedValue([1, 4]);
     repository.passwordOf.mockImplementation(async () => ({ email: 'alice@example.com', passwordHash: await hashPassword('old password') }));
@@ -142,13 +149,14 @@ describe('UsersService', () => {
     expect(repository.insert).toHaveBeenCalledTimes(1);
   });
 
-  it('deletes with its cascade announced, comments first, and says credentialsChanged', async () => {
+  it('deletes with its cascade announced, comments first, each with the audience of its post, and says credentialsChanged', async () => {
     await service.delete(2, alice);
     expect(events.credentialsChanged).toHaveBeenCalledWith(2);
     expect(events.record).toHaveBeenCalledWith(
       expect.anything(),
-      { name: 'commentDeleted', payload: { id: 9, postId: 5, authorId: 3 } },
-      { name: 'postDeleted', payload: { id: 5, authorId: 2 } },
+      { name: 'commentDeleted', payload: { id: 9, postId: 5, authorId: 3 }, audience: PUBLIC_AUDIENCE },
+      { name: 'postDeleted', payload: { id: 5, authorId: 2 }, audience: PUBLIC_AUDIENCE },
+      { name: 'postDeleted', payload: { id: 6, authorId: 2 }, audience: { audience: 'restricted', owner: 2 } },
     );
   });
 

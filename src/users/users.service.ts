@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from '../auth/password-hasher.js';
+import { ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
@@ -37,6 +38,7 @@ export class UsersService {
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
     private readonly signIns: SignInLimiter,
+    private readonly readPolicy: ReadPolicy,
   ) {}
 
   /** Sign-up: RATE_LIMIT_SIGNUP_MAX per client address per window, counted before the password hash (each of many aliased sign-ups counts). */
@@ -140,7 +142,8 @@ export class UsersService {
       await this.events.eraseContent(manager, { authorIds: [id], postIds: posts.map((p) => p.id) });
       await this.events.record(
         manager,
-        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId })),
+        // A comment's deletion has the audience of its post as it was; a post's deletion is public (CONTRACT §7, ids only).
+        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId }, this.readPolicy.audienceOf(c.post))),
         ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
       );
     });

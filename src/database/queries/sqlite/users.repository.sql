@@ -5,7 +5,8 @@
 -- UsersRepository.cascade
 SELECT
   id,
-  author_id
+  author_id,
+  status
 FROM
   posts
 WHERE
@@ -15,10 +16,12 @@ WHERE
 SELECT
   c.id,
   c.post_id,
-  c.author_id
+  c.author_id,
+  p.status AS post_status,
+  p.author_id AS post_author_id
 FROM
   comments c
-  LEFT JOIN posts p ON p.id = c.post_id
+  JOIN posts p ON p.id = c.post_id
 WHERE
   c.author_id = ?
   OR p.author_id = ?
