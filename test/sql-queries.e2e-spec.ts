@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventRetention } from '../src/event-log/event-retention.js';
+import { PostScheduler } from '../src/posts/post-scheduler.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import type { DatabaseKind } from './support/databases.js';
 import { expectData, graphql } from './support/graphql-client.js';
@@ -353,6 +354,10 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().get(`/posts/${created.id}/revisions/1`).set(bearer(alice)).expect(200);
   await ql(`{ post(id: ${created.id}) { revisions(first: 2) { number } } }`, alice);
   await http().get('/posts?status=draft&limit=1').set(bearer(alice)).expect(200);
+  // A scheduled post, published by the scheduler when it is due.
+  const due = new Date(Date.now() + 3_600_000);
+  await http().post('/posts').set(bearer(alice)).send({ title: 'Later', body: 'Scheduled', status: 'scheduled', publishAt: due.toISOString() }).expect(201);
+  await app.app.get(PostScheduler).run(new Date(due.getTime() + 1000));
   const comment = (await http().post(`/posts/${created.id}/comments`).set(bearer(bob)).send({ body: 'First' }).expect(201)).body;
   await http().post(`/posts/${created.id}/comments`).set(bearer(alice)).send({ body: 'Second' }).expect(201);
   const edited = await http().patch(`/comments/${comment.id}`).set(bearer(bob)).send({ body: 'First!' }).expect(200);

@@ -108,6 +108,12 @@ export class PostsRepository extends ResourceRepository<Post> {
     return byAuthor;
   }
 
+  /** Whether any scheduled post is due at `now`: one read of idx_posts_scheduled, outside any transaction. */
+  async anyDue(now: Date): Promise<boolean> {
+    const statement = this.cached('anyDue', () => "SELECT 1 AS found FROM posts WHERE status = 'scheduled' AND publish_at <= $1 LIMIT 1");
+    return (await this.sql.rows(statement, [this.sql.timestamp(now)])).length > 0;
+  }
+
   /**
    * The scheduled posts due at `now`, oldest schedule first, locked for the transaction on
    * PostgreSQL (passing over those another instance is publishing): each is published once.

@@ -51,6 +51,7 @@ describe('PostsService', () => {
     repository.publicPage.mockResolvedValue({ items: [], nextCursor: null });
     repository.statusPage.mockResolvedValue({ items: [], nextCursor: null });
     revisions.record.mockImplementation(async () => new PostRevision());
+    repository.anyDue.mockResolvedValue(true);
     users.exists.mockResolvedValue(true);
   });
 
@@ -214,6 +215,13 @@ describe('PostsService', () => {
       expect(revisions.record).toHaveBeenCalledWith(expect.objectContaining({ status: 'published' }), null, UNIT_EXECUTOR);
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, expect.objectContaining({ name: 'postPublished', audience: PUBLIC_AUDIENCE }));
       expect(events.committed).toHaveBeenCalledTimes(1);
+    });
+
+    it('looks once, and locks nothing, when no post is due', async () => {
+      repository.anyDue.mockResolvedValueOnce(false);
+      expect(await service.publishDue(new Date(2000), 25)).toBe(0);
+      expect(repository.lockDue).not.toHaveBeenCalled();
+      expect(events.committed).not.toHaveBeenCalled();
     });
 
     it('purges only posts still trashed before the cutoff', async () => {

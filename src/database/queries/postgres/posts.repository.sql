@@ -2,6 +2,17 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
+-- PostsRepository.anyDue
+SELECT
+  1 AS found
+FROM
+  posts
+WHERE
+  status = 'scheduled'
+  AND publish_at <= $1
+LIMIT
+  1
+
 -- PostsRepository.anyPublicFrom
 SELECT
   1 AS found
@@ -383,6 +394,29 @@ ORDER BY
   id
 LIMIT
   $2
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  status = $1,
+  publish_at = $2,
+  published_at = $3,
+  updated_at = $4,
+  version = version + 1
+WHERE
+  id = $5
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
 -- PostsRepository.updateVersioned
 UPDATE posts
