@@ -256,11 +256,11 @@ describeEachDatabase('editorial life of a post', (kind) => {
       expectProblem(await http().get(`/posts/${post.id}`).set(bearer(admin)), 404, 'NOT_FOUND');
       expectProblem(await http().get(`/comments/${comment.id}`).set(bearer(admin)), 404, 'NOT_FOUND');
       const events = await eventsOf(post.id);
-      // Deleted from the trash: the deletion is restricted to the owner (the public heard POST_UNPUBLISHED).
+      // Deleted from the trash: POST_DELETED is public whatever the state (CONTRACT §7), ids only.
       expect(events.slice(-3)).toEqual([
         { type: 'POST_UPDATED', audience: 'restricted', owner: 2 },
         { type: 'POST_UNPUBLISHED', audience: 'public', owner: null },
-        { type: 'POST_DELETED', audience: 'restricted', owner: 2 },
+        { type: 'POST_DELETED', audience: 'public', owner: null },
       ]);
     });
 
@@ -273,7 +273,7 @@ describeEachDatabase('editorial life of a post', (kind) => {
       expect(await retention.purge(new Date(Date.now() + 31 * DAY))).toBeGreaterThanOrEqual(1);
       expectProblem(await http().get(`/posts/${old.id}`).set(bearer(alice)), 404, 'NOT_FOUND');
       await http().get(`/posts/${kept.id}`).set(bearer(alice)).expect(200);
-      expect((await eventsOf(old.id)).at(-1)).toEqual({ type: 'POST_DELETED', audience: 'restricted', owner: 2 });
+      expect((await eventsOf(old.id)).at(-1)).toEqual({ type: 'POST_DELETED', audience: 'public', owner: null });
     });
   });
 

@@ -242,6 +242,8 @@ describeEachDatabase('event audiences: each reader gets the events it may see, o
     // Then a public post, created, changed and deleted: the marker that everything before has arrived.
     const marker = (await request(app.server).post('/posts').set(auth('bob')).send({ title: 'Public marker', body: 'b' }).expect(201)).body as { id: number };
     await request(app.server).patch(`/posts/${marker.id}`).set(auth('bob')).send({ title: 'Public marker, changed' }).expect(200);
+    // Trashed, then deleted for good: each reader's postDeleted of it comes from one or the other.
+    await request(app.server).delete(`/posts/${marker.id}`).set(auth('bob')).expect(204);
     await request(app.server).delete(`/posts/${marker.id}`).set(auth('bob')).expect(204);
 
     const waitFor = async (subscription: LiveSubscription, markerValue: (value: unknown) => boolean, who: string) => {
@@ -259,11 +261,14 @@ describeEachDatabase('event audiences: each reader gets the events it may see, o
 
         const deletions = await waitFor(deleted.get(who)!, (value) => value === marker.id, who);
         // Unpublishing hides it from everyone else; for its author and admins it goes when deleted for good.
-        expect(deletions, who).toEqual([id, marker.id]);
+        // The public POST_DELETED may name a post again for those who heard its POST_UNPUBLISHED (ids only).
+        expect([...new Set(deletions)], who).toEqual([id, marker.id]);
 
         const updates = await waitFor(updated.get(who)!, (value) => (value as { id: number }).id === marker.id, who);
+        // Up to the marker's edit: its trash is a restricted POST_UPDATED that its author and admins get too.
+        const upToMarker = updates.slice(0, updates.findIndex((post: { id: number }) => post.id === marker.id) + 1);
         expect(
-          updates.map((post: { title: string }) => post.title),
+          upToMarker.map((post: { title: string }) => post.title),
           who,
         ).toEqual(seesAlicesDrafts(reader) ? ['Draft edited', 'Public marker, changed'] : ['Public marker, changed']);
       }

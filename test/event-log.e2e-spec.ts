@@ -152,14 +152,16 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     const edited = (await request(app.server).patch(`/comments/${comment.id}`).set(bearer(bob)).send({ body: 'A better remark' }).expect(200)).body;
     const beforeDeletions = (await request(app.server).get(`/events?limit=100${start ? `&after=${start}` : ''}`).expect(200)).body as EventItem[];
     await request(app.server).delete(`/comments/${comment.id}`).set(bearer(bob)).expect(204);
+    // To the trash (the public hears POST_UNPUBLISHED), then for good.
+    await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
     await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
 
     const response = await request(app.server).get(`/events?limit=100${start ? `&after=${start}` : ''}`).expect(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.headers.link).toBeUndefined();
     const events = response.body as EventItem[];
-    expect(events.map((event) => event.type)).toEqual(['POST_CREATED', 'POST_UPDATED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED', 'POST_DELETED']);
-    const [, , , , commentDeleted, deleted] = events;
+    expect(events.map((event) => event.type)).toEqual(['POST_CREATED', 'POST_UPDATED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED', 'POST_UNPUBLISHED', 'POST_DELETED']);
+    const [, , , , commentDeleted, unpublished, deleted] = events;
     const [created, updated, commented, commentEdited] = beforeDeletions;
     expect(events.slice(0, 4)).toEqual(beforeDeletions.map(({ resource: _erased, ...rest }) => rest));
     expect(created).toEqual({ cursor: expect.any(String), type: 'POST_CREATED', occurredAt: expect.any(String), postId: post.id, authorId: ALICE_ID, resource: post });
@@ -175,12 +177,13 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     });
     expect(commentEdited.resource).toEqual(edited);
     expect(commentDeleted).toEqual({ cursor: expect.any(String), type: 'COMMENT_DELETED', occurredAt: expect.any(String), postId: post.id, commentId: comment.id, authorId: BOB_ID });
+    expect(unpublished).toEqual({ cursor: expect.any(String), type: 'POST_UNPUBLISHED', occurredAt: expect.any(String), postId: post.id, authorId: ALICE_ID });
     expect(deleted).toEqual({ cursor: expect.any(String), type: 'POST_DELETED', occurredAt: expect.any(String), postId: post.id, authorId: ALICE_ID });
     for (const event of events) expect(new Date(event.occurredAt).toISOString()).toBe(event.occurredAt);
-    expect(new Set(cursorsOf(events)).size).toBe(6);
+    expect(new Set(cursorsOf(events)).size).toBe(7);
 
     // The same events from the start of the log end with these.
-    expect(cursorsOf((await allEvents(app)).slice(-6))).toEqual(cursorsOf(events));
+    expect(cursorsOf((await allEvents(app)).slice(-7))).toEqual(cursorsOf(events));
   });
 
   it('GET /events: keyset pages by cursor with Link rel="next", and the types filter', async () => {
@@ -266,6 +269,7 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     await request(app.server).delete(`/comments/${remark.id}`).set(bearer(bob)).expect(204);
     const other = (await request(app.server).post('/posts').set(bearer(alice)).send({ title: 'Gone', body: 'b' }).expect(201)).body;
     await request(app.server).delete(`/posts/${other.id}`).set(bearer(alice)).expect(204);
+    await request(app.server).delete(`/posts/${other.id}`).set(bearer(alice)).expect(204);
     const events = await allEvents(app, start);
     // The deleted comment's and post's earlier events have lost their content (privacy).
     expect(events.map((event) => [event.type, event.resource !== undefined])).toEqual([
@@ -273,6 +277,7 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
       ['COMMENT_CREATED', false],
       ['COMMENT_DELETED', false],
       ['POST_CREATED', false],
+      ['POST_UNPUBLISHED', false],
       ['POST_DELETED', false],
     ]);
     const after = start ? `&after=${start}` : '';

@@ -62,8 +62,8 @@ function liveClients() {
   const clients: WsClient[] = [];
   const subscriptions: LiveSubscription[] = [];
 
-  const subscribe = async (instance: Instance, query: string, variables?: Record<string, unknown>) => {
-    const client = wsClient(instance.urls.ws);
+  const subscribe = async (instance: Instance, query: string, variables?: Record<string, unknown>, token?: string) => {
+    const client = wsClient(instance.urls.ws, { token });
     clients.push(client);
     await client.connected;
     const subscription = new LiveSubscription(client.client, query, variables);
@@ -206,8 +206,9 @@ describeScaleOut(titled('subscriptions scale-out: two instances, one PostgreSQL,
     const other = (await request(a.app.server).post('/posts').set(bearer(alice)).send({ title: 'not watched', body: 'b' }).expect(201)).body.id;
     const postUpdated = await live.subscribe(b, 'subscription($id: Int) { postUpdated(id: $id) { id title updatedAt } }', { id: post });
     const commentUpdated = await live.subscribe(b, 'subscription($p: Int) { commentUpdated(postId: $p) { id body } }', { p: post });
-    const commentDeleted = await live.subscribe(b, 'subscription($p: Int) { commentDeleted(postId: $p) }', { p: post });
-    const postDeleted = await live.subscribe(b, 'subscription($id: Int) { postDeleted(id: $id) }', { id: post });
+    // As the author, who sees her post in the trash until its second DELETE deletes it for good with its comments.
+    const commentDeleted = await live.subscribe(b, 'subscription($p: Int) { commentDeleted(postId: $p) }', { p: post }, alice);
+    const postDeleted = await live.subscribe(b, 'subscription($id: Int) { postDeleted(id: $id) }', { id: post }, alice);
     for (const name of ['postUpdated', 'commentUpdated', 'commentDeleted', 'postDeleted'] as const) await waitForSubscribers(b.app, name, 1);
 
     await request(a.app.server).patch(`/posts/${other}`).set(bearer(alice)).send({ title: 'x' }).expect(200);
@@ -216,6 +217,7 @@ describeScaleOut(titled('subscriptions scale-out: two instances, one PostgreSQL,
     const c2 = (await request(a.app.server).post(`/posts/${post}/comments`).set(bearer(bob)).send({ body: 'c2' }).expect(201)).body.id;
     await request(a.app.server).patch(`/comments/${c1}`).set(bearer(bob)).send({ body: 'c1 changed' }).expect(200);
     await request(a.app.server).delete(`/posts/${other}`).set(bearer(alice)).expect(204);
+    await request(a.app.server).delete(`/posts/${post}`).set(bearer(alice)).expect(204);
     await request(a.app.server).delete(`/posts/${post}`).set(bearer(alice)).expect(204);
 
     expect(await postUpdated.received(1)).toEqual([{ id: post, title: 'crossed', updatedAt: updated.body.updatedAt }]);

@@ -253,7 +253,7 @@ describeEachDatabase('subscriptions over graphql-ws', (kind) => {
       expect(await b.received(1)).toEqual([{ title: 'two views', author: { email: 'alice@example.com' } }]);
     });
 
-    it('deleting a post publishes commentDeleted for each of its comments, then postDeleted (REST and GraphQL)', async () => {
+    it('deleting a post for good (its second DELETE, after the trash) publishes commentDeleted for each of its comments, then postDeleted (REST and GraphQL)', async () => {
       const doomed = await restPost(alice, 'doomed');
       const kept = await restPost(alice, 'kept');
       const c1 = await restComment(bob, doomed, 'c1');
@@ -262,12 +262,15 @@ describeEachDatabase('subscriptions over graphql-ws', (kind) => {
       const alsoDoomed = await restPost(bob, 'also doomed');
       const c3 = await restComment(alice, alsoDoomed, 'c3');
 
-      const commentsOfDoomed = await live.subscribe('subscription($p: Int) { commentDeleted(postId: $p) }', { p: doomed });
-      const allComments = await live.subscribe('subscription { commentDeleted }');
-      const posts = await live.subscribe('subscription { postDeleted }');
+      // An admin, who still sees a trashed post and its comments until they are deleted for good.
+      const commentsOfDoomed = await live.subscribe('subscription($p: Int) { commentDeleted(postId: $p) }', { p: doomed }, { token: admin });
+      const allComments = await live.subscribe('subscription { commentDeleted }', undefined, { token: admin });
+      const posts = await live.subscribe('subscription { postDeleted }', undefined, { token: admin });
 
       await http().delete(`/posts/${doomed}`).set(bearer(alice)).expect(204);
+      await http().delete(`/posts/${doomed}`).set(bearer(alice)).expect(204);
       expect((await commentsOfDoomed.received(2)).sort((x, y) => x - y)).toEqual([c1, c2]);
+      await gql(bob, 'mutation($id: Int!) { deletePost(id: $id) }', { id: alsoDoomed });
       await gql(bob, 'mutation($id: Int!) { deletePost(id: $id) }', { id: alsoDoomed });
 
       expect(await posts.received(2)).toEqual([doomed, alsoDoomed]);

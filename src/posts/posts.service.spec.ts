@@ -187,13 +187,13 @@ describe('PostsService', () => {
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, expect.objectContaining({ name: 'postUpdated' }), { name: 'postUnpublished', payload: { id: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE });
     });
 
-    it("deletes a trashed post for good: the cascaded comments' deletions, then the post's, restricted to its owner", async () => {
+    it("deletes a trashed post for good: the cascaded comments' deletions (restricted to its owner), then the post's (public, ids only)", async () => {
       stored = post({ status: 'trashed', trashedAt: new Date(9) });
       await service.delete(7, alice);
       expect(events.record).toHaveBeenCalledWith(
         UNIT_EXECUTOR,
         { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: bob.id }, audience: restrictedTo(alice.id) },
-        { name: 'postDeleted', payload: { id: 7, authorId: alice.id }, audience: restrictedTo(alice.id) },
+        { name: 'postDeleted', payload: { id: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE },
       );
     });
 

@@ -149,14 +149,14 @@ describe('UsersService', () => {
     expect(repository.insert).toHaveBeenCalledTimes(1);
   });
 
-  it('deletes with its cascade announced, comments first, each with the audience of its post, and says credentialsChanged', async () => {
+  it('deletes with its cascade announced, comments first (each with the audience of its post), posts public, and says credentialsChanged', async () => {
     await service.delete(2, alice);
     expect(events.credentialsChanged).toHaveBeenCalledWith(2);
     expect(events.record).toHaveBeenCalledWith(
       expect.anything(),
       { name: 'commentDeleted', payload: { id: 9, postId: 5, authorId: 3 }, audience: PUBLIC_AUDIENCE },
       { name: 'postDeleted', payload: { id: 5, authorId: 2 }, audience: PUBLIC_AUDIENCE },
-      { name: 'postDeleted', payload: { id: 6, authorId: 2 }, audience: { audience: 'restricted', owner: 2 } },
+      { name: 'postDeleted', payload: { id: 6, authorId: 2 }, audience: PUBLIC_AUDIENCE },
     );
   });
 
