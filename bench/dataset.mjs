@@ -147,7 +147,8 @@ export async function loadSqlite(file, options) {
       'INSERT INTO users (id, name, email, password_hash, avatar_url, role, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
     );
     const post = db.prepare(
-      'INSERT INTO posts (id, title, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
+      // Published when written (as the migration makes every post that existed before states).
+      "INSERT INTO posts (id, title, body, author_id, created_at, updated_at, status, published_at, version) VALUES (?, ?, ?, ?, ?, ?, 'published', ?, 1)",
     );
     const comment = db.prepare(
       'INSERT INTO comments (id, post_id, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
@@ -155,7 +156,7 @@ export async function loadSqlite(file, options) {
     const counts = db.transaction(() =>
       generateDataset(options, {
         user: (u) => user.run(u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, sqliteDatetime(u.createdAt), sqliteDatetime(u.updatedAt)),
-        post: (p) => post.run(p.id, p.title, p.body, p.authorId, sqliteDatetime(p.createdAt), sqliteDatetime(p.updatedAt)),
+        post: (p) => post.run(p.id, p.title, p.body, p.authorId, sqliteDatetime(p.createdAt), sqliteDatetime(p.updatedAt), sqliteDatetime(p.createdAt)),
         comment: (c) => comment.run(c.id, c.postId, c.body, c.authorId, sqliteDatetime(c.createdAt), sqliteDatetime(c.updatedAt)),
       }),
     )();
@@ -168,7 +169,7 @@ export async function loadSqlite(file, options) {
 
 const PG_COLUMNS = {
   users: [['id', 'int'], ['name', 'text'], ['email', 'text'], ['password_hash', 'text'], ['avatar_url', 'text'], ['role', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
-  posts: [['id', 'int'], ['title', 'text'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
+  posts: [['id', 'int'], ['title', 'text'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'], ['published_at', 'timestamptz']],
   comments: [['id', 'int'], ['post_id', 'int'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
 };
 
@@ -184,7 +185,7 @@ export async function loadPostgres(url, options) {
     const rowsOf = { users: [], posts: [], comments: [] };
     const counts = generateDataset(options, {
       user: (u) => rowsOf.users.push([u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, u.createdAt.toISOString(), u.updatedAt.toISOString()]),
-      post: (p) => rowsOf.posts.push([p.id, p.title, p.body, p.authorId, p.createdAt.toISOString(), p.updatedAt.toISOString()]),
+      post: (p) => rowsOf.posts.push([p.id, p.title, p.body, p.authorId, p.createdAt.toISOString(), p.updatedAt.toISOString(), p.createdAt.toISOString()]),
       comment: (c) => rowsOf.comments.push([c.id, c.postId, c.body, c.authorId, c.createdAt.toISOString(), c.updatedAt.toISOString()]),
     });
     await client.query('BEGIN');

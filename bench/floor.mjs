@@ -26,7 +26,9 @@ import {
   GRAPHQL_COMMENTS_FIRST,
   POST_PAGE_QUERY,
   decodeCursor,
+  decodeTimeCursor,
   encodeCursor,
+  encodeTimeCursor,
   isoFromSqlite,
   parseDatabaseUrl,
   sqliteDatetime,
@@ -35,7 +37,7 @@ import {
 
 let statements = 0;
 
-const POST_COLUMNS = 'id, title, body, author_id, created_at, updated_at';
+const POST_COLUMNS = 'id, title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at';
 const COMMENT_COLUMNS = 'id, post_id, body, author_id, created_at, updated_at';
 
 /** SQLite: synchronous prepared statements; the same methods as the pg store, returning values. */
@@ -47,10 +49,12 @@ async function sqliteStore(file) {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   const sql = {
-    post: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE id = ?`),
-    posts: db.prepare(`SELECT ${POST_COLUMNS} FROM posts ORDER BY id DESC LIMIT ?`),
-    postsAfter: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE id < ? ORDER BY id DESC LIMIT ?`),
-    postExists: db.prepare('SELECT 1 AS found FROM posts WHERE id = ?'),
+    post: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE id = ? AND status = 'published'`),
+    posts: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`),
+    postsAfter: db.prepare(
+      `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' AND (published_at < ? OR (published_at = ? AND id < ?)) ORDER BY published_at DESC, id DESC LIMIT ?`,
+    ),
+    postExists: db.prepare("SELECT 1 AS found FROM posts WHERE id = ? AND status = 'published'"),
     comments: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? ORDER BY id LIMIT ?`),
     commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND id > ? ORDER BY id LIMIT ?`),
     author: db.prepare('SELECT name, avatar_url FROM users WHERE id = ?'),
@@ -58,7 +62,7 @@ async function sqliteStore(file) {
       'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? ORDER BY c.id LIMIT ?',
     ),
     actor: db.prepare('SELECT id, role FROM users WHERE id = ?'),
-    insertPost: db.prepare('INSERT INTO posts (title, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, 1)'),
+    insertPost: db.prepare("INSERT INTO posts (title, body, author_id, status, published_at, created_at, updated_at, version) VALUES (?, ?, ?, 'published', ?, ?, ?, 1)"),
   };
   const run = (statement, method, ...args) => {
     statements++;
@@ -67,7 +71,11 @@ async function sqliteStore(file) {
   return {
     iso: isoFromSqlite,
     post: (id) => run(sql.post, 'get', id) ?? null,
-    posts: (limit, after) => (after === undefined ? run(sql.posts, 'all', limit) : run(sql.postsAfter, 'all', after, limit)),
+    posts: (limit, after) => {
+      if (after === undefined) return run(sql.posts, 'all', limit);
+      const at = sqliteDatetime(after.time);
+      return run(sql.postsAfter, 'all', at, at, after.id, limit);
+    },
     postExists: (id) => run(sql.postExists, 'get', id) !== undefined,
     comments: (postId, limit, after) =>
       after === undefined ? run(sql.comments, 'all', postId, limit) : run(sql.commentsAfter, 'all', postId, after, limit),
@@ -76,7 +84,7 @@ async function sqliteStore(file) {
     actor: (id) => run(sql.actor, 'get', id) ?? null,
     insertPost: (title, body, authorId, now) => {
       const at = sqliteDatetime(now);
-      return Number(run(sql.insertPost, 'run', title, body, authorId, at, at).lastInsertRowid);
+      return Number(run(sql.insertPost, 'run', title, body, authorId, at, at, at).lastInsertRowid);
     },
     close: () => db.close(),
   };
@@ -94,12 +102,16 @@ async function postgresStore(url, poolSize) {
   await pool.query('SELECT 1');
   return {
     iso: (date) => date.toISOString(),
-    post: (id) => one('post', `SELECT ${POST_COLUMNS} FROM posts WHERE id = $1`, [id]),
+    post: (id) => one('post', `SELECT ${POST_COLUMNS} FROM posts WHERE id = $1 AND status = 'published'`, [id]),
     posts: (limit, after) =>
       after === undefined
-        ? query('posts', `SELECT ${POST_COLUMNS} FROM posts ORDER BY id DESC LIMIT $1`, [limit])
-        : query('posts_after', `SELECT ${POST_COLUMNS} FROM posts WHERE id < $1 ORDER BY id DESC LIMIT $2`, [after, limit]),
-    postExists: async (id) => (await one('post_exists', 'SELECT 1 AS found FROM posts WHERE id = $1', [id])) !== null,
+        ? query('posts', `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' ORDER BY published_at DESC, id DESC LIMIT $1`, [limit])
+        : query(
+            'posts_after',
+            `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' AND (published_at, id) < ($1, $2) ORDER BY published_at DESC, id DESC LIMIT $3`,
+            [after.time, after.id, limit],
+          ),
+    postExists: async (id) => (await one('post_exists', "SELECT 1 AS found FROM posts WHERE id = $1 AND status = 'published'", [id])) !== null,
     comments: (postId, limit, after) =>
       after === undefined
         ? query('comments', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 ORDER BY id LIMIT $2`, [postId, limit])
@@ -116,7 +128,7 @@ async function postgresStore(url, poolSize) {
       (
         await one(
           'insert_post',
-          'INSERT INTO posts (title, body, author_id, created_at, updated_at, version) VALUES ($1, $2, $3, $4, $4, 1) RETURNING id',
+          "INSERT INTO posts (title, body, author_id, status, published_at, created_at, updated_at, version) VALUES ($1, $2, $3, 'published', $4, $4, $4, 1) RETURNING id",
           [title, body, authorId, now],
         )
       ).id,
@@ -130,6 +142,10 @@ const postView = (store, row) => ({
   title: row.title,
   body: row.body,
   authorId: row.author_id,
+  status: row.status,
+  publishAt: row.publish_at === null ? null : store.iso(row.publish_at),
+  publishedAt: row.published_at === null ? null : store.iso(row.published_at),
+  trashedAt: row.trashed_at === null ? null : store.iso(row.trashed_at),
   createdAt: store.iso(row.created_at),
   updatedAt: store.iso(row.updated_at),
   _links: {
@@ -175,7 +191,7 @@ function problem(response, status, detail, instance) {
 }
 
 /** `limit` (1-100, default 20) and `cursor` of a list, as the service validates them. */
-function pageRequest(search) {
+function pageRequest(search, decode = decodeCursor) {
   if (search === '') return { limit: DEFAULT_LIMIT, after: undefined };
   const params = new URLSearchParams(search);
   let limit = DEFAULT_LIMIT;
@@ -189,17 +205,17 @@ function pageRequest(search) {
   const cursor = params.get('cursor');
   let after;
   if (cursor !== null) {
-    after = decodeCursor(cursor);
+    after = decode(cursor);
     if (after === null) throw new HttpError(400, 'cursor is not a cursor this service issued');
   }
   return { limit, after };
 }
 
 /** One page of `limit + 1` rows in keyset order: the items and the `Link` header of the next page. */
-function page(rows, limit, path) {
+function page(rows, limit, path, cursorOf = (row) => encodeCursor(row.id)) {
   if (rows.length <= limit) return { items: rows, headers: {} };
   const items = rows.slice(0, limit);
-  const next = `${path}?limit=${limit}&cursor=${encodeCursor(items[items.length - 1].id)}`;
+  const next = `${path}?limit=${limit}&cursor=${cursorOf(items[items.length - 1])}`;
   return { items, headers: { link: `<${next}>; rel="next"` } };
 }
 
@@ -300,8 +316,10 @@ async function handle(store, request, response, secret) {
   if (request.method !== 'GET') throw new HttpError(405, `${request.method} is not served by the floor`);
 
   if (path === '/posts') {
-    const { limit, after } = pageRequest(search);
-    const { items, headers } = page(await store.posts(limit + 1, after), limit, '/posts');
+    // Public posts, newest publication first, keyset on (published_at, id) as the service pages them.
+    const { limit, after } = pageRequest(search, decodeTimeCursor);
+    const cursorOf = (row) => encodeTimeCursor(new Date(store.iso(row.published_at)), row.id);
+    const { items, headers } = page(await store.posts(limit + 1, after), limit, '/posts', cursorOf);
     return send(response, 200, JSON.stringify(items.map((row) => postView(store, row))), headers);
   }
   if (path.startsWith('/posts/')) {

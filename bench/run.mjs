@@ -38,6 +38,7 @@ import {
   CREATE_POST_MUTATION,
   POST_PAGE_QUERY,
   encodeCursor,
+  encodeTimeCursor,
   log,
   mulberry32,
   out,
@@ -435,7 +436,8 @@ function scenarios(ctx) {
       samples: () => [
         { method: 'GET', path: '/posts?limit=20' },
         { method: 'GET', path: '/posts' },
-        { method: 'GET', path: `/posts?limit=5&cursor=${encodeCursor(Math.max(1, ctx.posts - 10))}` },
+        // A (publishedAt, id) cursor, as the public list issues them.
+        { method: 'GET', path: `/posts?limit=5&cursor=${encodeTimeCursor(new Date(Date.UTC(2100, 0, 1)), Math.max(1, ctx.posts - 10))}` },
       ],
     },
     {

@@ -80,6 +80,17 @@ export function decodeCursor(cursor) {
   return id <= 2_147_483_647 && encodeCursor(id) === cursor ? id : null;
 }
 
+/** The service's cursor of lists in (time, id) order (src/common/pagination/cursor.ts: encodeTimeCursor). */
+export function encodeTimeCursor(at, id) {
+  return Buffer.from(`p1:${String(at.getTime()).padStart(15, '0')}:${String(id).padStart(10, '0')}`).toString('base64url');
+}
+
+/** {time, id} of a (time, id) cursor, or null. */
+export function decodeTimeCursor(cursor) {
+  const match = /^p1:(\d{15}):(\d{10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return match && encodeTimeCursor(new Date(Number(match[1])), Number(match[2])) === cursor ? { time: new Date(Number(match[1])), id: Number(match[2]) } : null;
+}
+
 /** `sqlite:<path>` or `postgres://…` (the service's DATABASE_URL forms). */
 export function parseDatabaseUrl(url) {
   if (/^postgres(ql)?:\/\//.test(url)) return { type: 'postgres', url };

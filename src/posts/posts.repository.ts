@@ -14,7 +14,7 @@ export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ??
  * The posts' SQL. Lists and counts read one side of the read policy each: the public posts
  * (`status = 'published'` written as a literal, so PostgreSQL uses the partial indexes
  * idx_posts_public and idx_posts_public_author) in (published_at, id) order, or the posts of one
- * non-public state (idx_posts_status_id), of one owner unless the reader reads all.
+ * non-public state (by author_id for an owner, else the primary key), of one owner unless the reader reads all.
  */
 @Injectable()
 export class PostsRepository extends ResourceRepository<Post> {

@@ -29,7 +29,8 @@ export class PostLifecycle1764900000000 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE INDEX "idx_posts_scheduled" ON "posts" ("publish_at") WHERE "status" = 'scheduled'`);
     await queryRunner.query(`CREATE INDEX "idx_posts_trashed" ON "posts" ("trashed_at") WHERE "status" = 'trashed'`);
-    await queryRunner.query(`CREATE INDEX "idx_posts_status_id" ON "posts" ("status", "id")`);
+    // No index on (status, id): without statistics SQLite would take it for the public list and
+    // sort every published post; the lists of one state use the partial indexes or author_id's.
 
     await queryRunner.query(`CREATE TABLE "post_revisions" (
       "id" ${id},
@@ -58,7 +59,7 @@ export class PostLifecycle1764900000000 implements MigrationInterface {
     await queryRunner.query('ALTER TABLE "events" DROP COLUMN "audience_owner"');
     await queryRunner.query('ALTER TABLE "events" DROP COLUMN "audience"');
     await queryRunner.query('DROP TABLE "post_revisions"');
-    for (const index of ['idx_posts_status_id', 'idx_posts_trashed', 'idx_posts_scheduled', 'idx_posts_public_author', 'idx_posts_public']) {
+    for (const index of ['idx_posts_trashed', 'idx_posts_scheduled', 'idx_posts_public_author', 'idx_posts_public']) {
       await queryRunner.query(`DROP INDEX "${index}"`);
     }
     for (const column of ['trashed_at', 'published_at', 'publish_at', 'status']) {
