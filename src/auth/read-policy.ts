@@ -1,26 +1,47 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor, Role } from '../common/actor.js';
+import { rolesWith } from './permissions.js';
 
 /** A post's place in its editorial life (CONTRACT §7). Only `published` posts are public. */
 export const POST_STATUSES = ['draft', 'scheduled', 'published', 'trashed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
-/** The roles that read every non-public post and what is under it (editors join them in §9). */
-export const NON_PUBLIC_READERS: readonly Role[] = ['admin'];
+/** A comment's moderation status (CONTRACT §9). Only `approved` comments are public. */
+export const COMMENT_STATUSES = ['approved', 'pending', 'spam', 'hidden'] as const;
+export type CommentStatus = (typeof COMMENT_STATUSES)[number];
+
+/** The roles that read every non-public post and what is under it (permissions: posts.readNonPublic). */
+export const NON_PUBLIC_READERS: readonly Role[] = rolesWith('posts.readNonPublic');
+
+/** The roles that see every comment whatever its status (permissions: comments.moderate). */
+export const MODERATORS: readonly Role[] = rolesWith('comments.moderate');
 
 /**
- * Who may read an event: everyone, or only the owner (the post's author) and the roles that
- * read every non-public post. Stored with each event (`events.audience`, `audience_owner`).
+ * Who may read an event: everyone (`public`); or the owner and the roles that read every
+ * non-public post (`restricted`); or the owner and the moderating roles (`moderated`). Stored
+ * with each event (`events.audience`, `audience_owner`).
  */
-export type Audience = 'public' | 'restricted';
+export type Audience = 'public' | 'restricted' | 'moderated';
 
-export interface EventAudience {
+export interface AudienceSet {
   audience: Audience;
-  /** The user a restricted event belongs to; null for public events. */
+  /** The user the event also belongs to; null: only the audience's roles (or everyone, when public). */
   owner: number | null;
 }
 
+/**
+ * An event's readers: those in the audience set, but not those in `except` (a transition: the
+ * public `COMMENT_CREATED` of an approval is for those who did not see the comment pending;
+ * they got its `COMMENT_UPDATED`). Stored as `events.audience_except`, `audience_except_owner`.
+ */
+export interface EventAudience extends AudienceSet {
+  except?: AudienceSet | null;
+}
+
 export const PUBLIC_AUDIENCE: EventAudience = Object.freeze({ audience: 'public', owner: null });
+
+/** The roles behind each non-public audience (NON_PUBLIC_READERS ⊆ MODERATORS). */
+const AUDIENCE_ROLES: Record<Exclude<Audience, 'public'>, readonly Role[]> = { restricted: NON_PUBLIC_READERS, moderated: MODERATORS };
 
 /**
  * Which posts a reader sees, as repositories turn it into a WHERE clause: only published
@@ -28,27 +49,51 @@ export const PUBLIC_AUDIENCE: EventAudience = Object.freeze({ audience: 'public'
  */
 export type PostScope = { kind: 'public' } | { kind: 'public-or-own'; ownerId: number } | { kind: 'all' };
 
+/**
+ * Which comments of a post the reader sees (once they see the post), as repositories turn it
+ * into a WHERE clause: approved ones, approved ones and their own pending ones, or all.
+ */
+export type CommentScope = { kind: 'approved' } | { kind: 'approved-or-own'; authorId: number } | { kind: 'all' };
+
 /** The fields of a post the policy looks at. */
 export interface PostVisibility {
   status: PostStatus;
   authorId: number;
 }
 
+/** The fields of a comment the policy looks at. */
+export interface CommentVisibility {
+  status: CommentStatus;
+  authorId: number;
+}
+
+/** The events a change of visibility sends (ReadPolicy.transition): each to its own readers; absent: to nobody. */
+export interface VisibilityTransition {
+  /** Those who saw it before and still do: `*_UPDATED`. */
+  updated?: EventAudience;
+  /** Those who see it now and did not: `*_CREATED`. */
+  created?: EventAudience;
+  /** Those who saw it and no longer do: `*_DELETED`. */
+  deleted?: EventAudience;
+}
+
 /**
- * The one read policy (CONTRACT v3 preamble): whether a caller may see a post, and so its
- * comments, its revisions and the events about them. Every door asks it, in memory (canSee*)
- * or in SQL (postScope): REST in every format, GraphQL at any depth, subscriptions on every
- * transport, the event feed and its replay, webhooks (the anonymous reader) and the response
- * cache (which keeps only answers an anonymous reader may get).
+ * The one read policy (CONTRACT v3 preamble, §7, §9): whether a caller may see a post, a
+ * comment, and so the revisions and events about them. Every door asks it, in memory
+ * (canSee*) or in SQL (postScope, commentScope, audienceSql): REST in every format,
+ * GraphQL at any depth, subscriptions on every transport, the event feed and its replay,
+ * webhooks (the anonymous reader) and the response cache (which keeps only answers an
+ * anonymous reader may get).
  *
- * | reader                  | published | draft, scheduled, trashed (and their comments, revisions, events) |
- * |-------------------------|-----------|---------------------------------------------------------------------|
- * | anonymous               | yes       | no (404, absent from lists and counts)                              |
- * | another user            | yes       | no                                                                  |
- * | the author              | yes       | yes                                                                 |
- * | admin (editor from §9)  | yes       | yes                                                                 |
+ * | reader                 | published post | non-public post | approved comment | pending comment | spam, hidden |
+ * |------------------------|----------------|-----------------|------------------|-----------------|--------------|
+ * | anonymous              | yes            | no (404)        | yes              | no              | no           |
+ * | another user           | yes            | no              | yes              | no              | no           |
+ * | the author             | yes            | yes (own)       | yes              | yes (own)       | no           |
+ * | moderator              | yes            | own             | yes              | yes             | yes          |
+ * | editor, admin          | yes            | yes             | yes              | yes             | yes          |
  *
- * An API key reads what its user reads (`read` is enough).
+ * A comment is seen when its post is AND its status is. An API key reads what its user reads (`read` is enough).
  */
 @Injectable()
 export class ReadPolicy {
@@ -57,14 +102,43 @@ export class ReadPolicy {
     return !!actor && NON_PUBLIC_READERS.includes(actor.role);
   }
 
+  /** Whether the reader sees every comment, whatever its status (and may moderate). */
+  moderates(actor: Actor | null | undefined): boolean {
+    return !!actor && MODERATORS.includes(actor.role);
+  }
+
   postScope(actor: Actor | null | undefined): PostScope {
     if (!actor) return { kind: 'public' };
     if (this.readsAll(actor)) return { kind: 'all' };
     return { kind: 'public-or-own', ownerId: actor.id };
   }
 
+  commentScope(actor: Actor | null | undefined): CommentScope {
+    if (!actor) return { kind: 'approved' };
+    if (this.moderates(actor)) return { kind: 'all' };
+    return { kind: 'approved-or-own', authorId: actor.id };
+  }
+
+  /**
+   * What a reader sees, as one key: readers with the same key get the same answer from every
+   * query (subscriptions share one execution per key).
+   */
+  viewKey(actor: Actor | null | undefined): string {
+    return JSON.stringify([this.postScope(actor), this.commentScope(actor)]);
+  }
+
   canSeePost(actor: Actor | null | undefined, post: PostVisibility): boolean {
     return post.status === 'published' || this.canSeeNonPublic(actor, post.authorId);
+  }
+
+  /** A comment of a post the reader sees: by its status alone (the post is checked by canSeeComment). */
+  canSeeCommentStatus(actor: Actor | null | undefined, comment: CommentVisibility): boolean {
+    if (comment.status === 'approved' || this.moderates(actor)) return true;
+    return comment.status === 'pending' && !!actor && actor.id === comment.authorId;
+  }
+
+  canSeeComment(actor: Actor | null | undefined, comment: CommentVisibility, post: PostVisibility): boolean {
+    return this.canSeePost(actor, post) && this.canSeeCommentStatus(actor, comment);
   }
 
   /** Revisions are the author's and the editors' working history, published or not. */
@@ -77,11 +151,83 @@ export class ReadPolicy {
     return post.status === 'published' ? PUBLIC_AUDIENCE : { audience: 'restricted', owner: post.authorId };
   }
 
+  /**
+   * The audience of an event about a comment in the state it and its post are in now: those
+   * who see both (restricted ⊆ moderated, so the narrower wins).
+   */
+  commentAudienceOf(comment: CommentVisibility, post: PostVisibility): EventAudience {
+    const postAudience = this.audienceOf(post);
+    if (comment.status === 'approved') return postAudience;
+    const commentAudience: AudienceSet = { audience: 'moderated', owner: comment.status === 'pending' ? comment.authorId : null };
+    return intersect(postAudience, commentAudience);
+  }
+
+  /**
+   * The events of a change from what `before` reached to what `after` reaches: an update for
+   * those in both, a creation for those only in `after`, a deletion for those only in `before`.
+   */
+  transition(before: EventAudience, after: EventAudience): VisibilityTransition {
+    const result: VisibilityTransition = { updated: intersect(before, after) };
+    if (!contains(before, after)) result.created = { ...after, except: bare(before) };
+    if (!contains(after, before)) result.deleted = { ...before, except: bare(after) };
+    return result;
+  }
+
   canSeeAudience(actor: Actor | null | undefined, event: EventAudience): boolean {
-    return event.audience === 'public' || this.canSeeNonPublic(actor, event.owner);
+    return this.inSet(actor, event) && !(event.except && this.inSet(actor, event.except));
+  }
+
+  private inSet(actor: Actor | null | undefined, set: AudienceSet): boolean {
+    if (set.audience === 'public') return true;
+    return !!actor && (actor.id === set.owner || AUDIENCE_ROLES[set.audience].includes(actor.role));
   }
 
   private canSeeNonPublic(actor: Actor | null | undefined, ownerId: number | null): boolean {
     return !!actor && (actor.id === ownerId || this.readsAll(actor));
   }
+}
+
+/** A reader as the SQL of audiences needs it. */
+export interface AudienceReader {
+  role: Role | null;
+  userId: number | null;
+}
+
+/** The reader of webhooks and anonymous requests. */
+export const ANONYMOUS_READER: AudienceReader = Object.freeze({ role: null, userId: null });
+
+/** ReadPolicy.canSeeAudience as a WHERE condition on the events table; null when it holds for every event. */
+export function audienceSql(reader: AudienceReader, bind: (value: unknown) => string): string | null {
+  const kinds = (['restricted', 'moderated'] as const).filter((kind) => reader.role !== null && AUDIENCE_ROLES[kind].includes(reader.role));
+  const list = ['public', ...kinds].map((kind) => `'${kind}'`).join(', ');
+  const conditions: string[] = [];
+  if (kinds.length < 2) conditions.push(`(audience IN (${list})${reader.userId === null ? '' : ` OR audience_owner = ${bind(reader.userId)}`})`);
+  // An `except` set is never public: anonymous readers are never in one.
+  if (reader.role !== null) {
+    // Written without NOT over a nullable comparison: NOT (… OR NULL) would drop the row.
+    const owner = reader.userId === null ? '' : ` AND (audience_except_owner IS NULL OR audience_except_owner <> ${bind(reader.userId)})`;
+    conditions.push(`(audience_except IS NULL OR (audience_except NOT IN (${list})${owner}))`);
+  }
+  return conditions.length > 0 ? conditions.join(' AND ') : null;
+}
+
+const WIDTH: Record<Audience, number> = { restricted: 0, moderated: 1, public: 2 };
+
+function bare(set: AudienceSet): AudienceSet {
+  return { audience: set.audience, owner: set.owner };
+}
+
+/** Those in both sets (an owner in one set who is in the other only by role is left out: a narrower audience is safe). */
+function intersect(a: AudienceSet, b: AudienceSet): EventAudience {
+  if (a.audience === 'public') return bare(b);
+  if (b.audience === 'public') return bare(a);
+  const narrower = WIDTH[a.audience] <= WIDTH[b.audience] ? a.audience : b.audience;
+  return { audience: narrower, owner: a.owner === b.owner ? a.owner : null };
+}
+
+/** Whether everyone in `b` is in `a` (as far as the sets tell without looking at an owner's role). */
+function contains(a: AudienceSet, b: AudienceSet): boolean {
+  if (a.audience === 'public') return true;
+  if (b.audience === 'public') return false;
+  return WIDTH[a.audience] >= WIDTH[b.audience] && (b.owner === null || b.owner === a.owner);
 }

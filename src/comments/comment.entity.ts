@@ -1,13 +1,17 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
+import type { CommentStatus } from '../auth/read-policy.js';
 import { Post } from '../posts/post.entity.js';
 import { User } from '../users/user.entity.js';
+import { GraphQLCommentStatus } from './models/comment-status.enum.js';
 
 /** Also the GraphQL `Comment` type (author and post are resolved fields; never the version). */
 @ObjectType('Comment', { description: 'A comment on a post' })
 @Entity({ name: 'comments' })
 @Index('idx_comments_post_id_id', ['postId', 'id'])
 @Index('idx_comments_author_id', ['authorId'])
+@Index('idx_comments_parent_id', ['parentId', 'id'])
+@Index('idx_comments_post_status', ['postId', 'status', 'id'])
 export class Comment {
   @Field(() => Int, { description: 'The comment\'s id' })
   @PrimaryGeneratedColumn()
@@ -20,6 +24,25 @@ export class Comment {
   @ManyToOne(() => Post, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'post_id', foreignKeyConstraintName: 'FK_comments_post' })
   post?: Post;
+
+  @Field(() => Int, { nullable: true, description: 'The comment it replies to (on the same post); null: a top-level comment' })
+  @Column({ name: 'parent_id', type: 'integer', nullable: true })
+  parentId: number | null;
+
+  @ManyToOne(() => Comment, { onDelete: 'CASCADE', nullable: true })
+  @JoinColumn({ name: 'parent_id', foreignKeyConstraintName: 'FK_comments_parent' })
+  parent?: Comment | null;
+
+  /**
+   * 1 for a top-level comment, its parent's + 1 for a reply (at most COMMENTS_MAX_DEPTH). Written
+   * with the row, never read back with it (not part of a representation: the thread shows it).
+   */
+  @Column({ type: 'integer', default: 1, select: false })
+  depth: number;
+
+  @Field(() => GraphQLCommentStatus, { description: 'Its moderation status; only APPROVED comments are public' })
+  @Column({ type: 'varchar', length: 16, default: 'approved' })
+  status: CommentStatus;
 
   @Field(() => String, { description: 'The text, as written' })
   @Column({ type: 'text' })

@@ -1,4 +1,5 @@
-export const ROLES = ['admin', 'author'] as const;
+/** The roles of CONTRACT §9, the widest first; what each may do is src/auth/permissions.ts. */
+export const ROLES = ['admin', 'editor', 'moderator', 'author'] as const;
 export type Role = (typeof ROLES)[number];
 
 export const SCOPES = ['read', 'write'] as const;

@@ -159,6 +159,12 @@ export const SETTINGS = {
     default: '10',
     description: 'Sign-ups (`POST /users`, `createUser`) per address per window (`0` = off).',
   }),
+  rateLimitCommentsMax: setting('RATE_LIMIT_COMMENTS_MAX', int(0, 1_000_000), {
+    limit: 'Comments per user per minute, counted on every instance together (through Redis when set); past it 429 `RATE_LIMITED`',
+    group: 'Rate limits',
+    default: '10',
+    description: 'Comments one user may write per minute (`POST /posts/{id}/comments`, `createComment`), counted across instances through Redis when `REDIS_URL` is set; past it 429 `RATE_LIMITED` with `Retry-After` (`0` = off).',
+  }),
 
   metricsEnabled: setting('METRICS_ENABLED', bool(), {
     group: 'HTTP',
@@ -354,5 +360,18 @@ export const SETTINGS = {
     default: '30',
     description:
       'Days a trashed post (`DELETE /posts/{id}` on a post not yet in the trash) stays there; then it is deleted for good with its comments, as a second `DELETE` would, checked at start-up and hourly in short batches.',
+  }),
+  commentsModeration: setting('COMMENTS_MODERATION', oneOf('off', 'first', 'all'), {
+    limit: 'Which new comments wait in `pending` for a moderator',
+    group: 'Comments',
+    default: 'off',
+    description:
+      '`off`: comments are approved at once. `first`: a user\'s comments wait in `pending` until one of theirs has been approved. `all`: every comment waits. Moderators, editors and admins never wait.',
+  }),
+  commentsMaxDepth: setting('COMMENTS_MAX_DEPTH', int(1, 100), {
+    limit: 'How deep replies nest (a top-level comment is at depth 1); a reply deeper is 400',
+    group: 'Comments',
+    default: '5',
+    description: 'How deep a thread may nest: a top-level comment is at depth 1, a reply to it at 2, and so on; a reply that would be deeper is refused with 400.',
   }),
 };

@@ -56,12 +56,12 @@ describe('EventLogService', () => {
     it('reads one event more than asked, to know whether a next page exists, and points its cursor at the last one given', async () => {
       outbox.after.mockResolvedValueOnce([stored(1), stored(2), stored(3)]);
       const page = await service.page(undefined, 2, { types: ['POST_DELETED'] }, null);
-      expect(outbox.after).toHaveBeenCalledWith(START, 3, { types: ['POST_DELETED'], reader: expect.objectContaining({ readsAll: false, userId: null }) });
+      expect(outbox.after).toHaveBeenCalledWith(START, 3, { types: ['POST_DELETED'], reader: expect.objectContaining({ role: null, userId: null }) });
       expect(page.events.map((event) => event.position.id)).toEqual([1, 2]);
       expect(page.next).toBe(encodeEventCursor({ tx: 0, id: 2 }));
       outbox.after.mockResolvedValueOnce([stored(3)]);
       expect((await service.page(page.next ?? undefined, 2, {}, null)).next).toBeNull();
-      expect(outbox.after).toHaveBeenLastCalledWith({ tx: 0, id: 2 }, 3, { reader: expect.objectContaining({ readsAll: false, userId: null }) });
+      expect(outbox.after).toHaveBeenLastCalledWith({ tx: 0, id: 2 }, 3, { reader: expect.objectContaining({ role: null, userId: null }) });
     });
 
     it('refuses a cursor it did not issue (400)', async () => {
@@ -89,7 +89,7 @@ describe('EventLogService', () => {
       const firstRead = new Promise((resolve) => outbox.after.mockImplementationOnce(async (...args) => (resolve(args), [])));
       const stream = await service.stream(null, {}, null);
       const first = stream.next();
-      expect(await firstRead).toEqual([{ tx: 0, id: 30 }, expect.any(Number), { reader: expect.objectContaining({ readsAll: false, userId: null }) }]);
+      expect(await firstRead).toEqual([{ tx: 0, id: 30 }, expect.any(Number), { reader: expect.objectContaining({ role: null, userId: null }) }]);
       await stream.return?.();
       await first;
     });

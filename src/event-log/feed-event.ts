@@ -29,7 +29,7 @@ export interface FeedEvent {
 
 /**
  * Who reads, as the read policy says (EventLogService.readerOf): reads from the log test
- * `readsAll`/`userId` in SQL, live events are tested by `sees` (ReadPolicy.canSeeAudience).
+ * `role`/`userId` in SQL (audienceSql), live events are tested by `sees` (ReadPolicy.canSeeAudience).
  */
 export interface FeedReader extends EventReader {
   sees(audience: EventAudience): boolean;

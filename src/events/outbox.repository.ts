@@ -3,7 +3,7 @@ import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
-import type { Audience, EventAudience } from '../auth/read-policy.js';
+import { ANONYMOUS_READER, type Audience, type AudienceReader, audienceSql, type EventAudience } from '../auth/read-policy.js';
 import type { EventRefs } from '../common/resource/resource-definition.js';
 import type { EventPosition } from './event-cursor.js';
 
@@ -43,18 +43,11 @@ export interface EventFromRow {
   audience: EventAudience;
 }
 
-/**
- * Whose eyes a read is for (ReadPolicy.canSeeAudience, in SQL): a reader of every non-public
- * post gets every event; anyone else the public ones and the restricted ones they own.
- */
-export interface EventReader {
-  readsAll: boolean;
-  /** The signed-in reader; null when anonymous. */
-  userId: number | null;
-}
+/** Whose eyes a read is for: ReadPolicy.canSeeAudience, in SQL (audienceSql). */
+export type EventReader = AudienceReader;
 
 /** The reader who sees public events only: anonymous readers, and webhooks (whoever listens at their URL). */
-export const PUBLIC_READER: EventReader = Object.freeze({ readsAll: false, userId: null });
+export const PUBLIC_READER: EventReader = ANONYMOUS_READER;
 
 /** Which events a read returns besides "after this position". */
 export interface EventFilter {
@@ -84,10 +77,12 @@ interface Row {
   origin: string | null;
   audience: string;
   audience_owner: number | string | null;
+  audience_except: string | null;
+  audience_except_owner: number | string | null;
 }
 
-const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner';
-const INSERT = 'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)';
+const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner, audience_except, audience_except_owner';
+const INSERT = 'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner, audience_except, audience_except_owner)';
 const BATCH = 100;
 
 /**
@@ -109,7 +104,7 @@ export class OutboxRepository {
   async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
-      const rows = chunk.map((_, index) => `(${this.sql.placeholders(9, index * 9 + 1)})`);
+      const rows = chunk.map((_, index) => `(${this.sql.placeholders(11, index * 11 + 1)})`);
       const params = chunk.flatMap((event) => [
         event.type,
         this.sql.timestamp(event.occurredAt),
@@ -120,6 +115,8 @@ export class OutboxRepository {
         event.origin,
         event.audience.audience,
         event.audience.owner,
+        event.audience.except?.audience ?? null,
+        event.audience.except?.owner ?? null,
       ]);
       await this.sql.rows(this.sql.statement(`${INSERT} VALUES ${rows.join(', ')}`), params, executor);
     }
@@ -131,8 +128,18 @@ export class OutboxRepository {
    */
   insertFrom(source: string, event: EventFromRow, next: number): Statement {
     return {
-      text: `${INSERT} SELECT $${next}, $${next + 1}, ${event.postId}, ${event.commentId}, ${event.authorId}, ${event.resource}, $${next + 2}, $${next + 3}, $${next + 4} FROM ${source}`,
-      params: [event.type, this.sql.timestamp(event.occurredAt), event.origin, event.audience.audience, event.audience.owner],
+      text:
+        `${INSERT} SELECT $${next}, $${next + 1}, ${event.postId}, ${event.commentId}, ${event.authorId}, ${event.resource}, ` +
+        `$${next + 2}, $${next + 3}, $${next + 4}, $${next + 5}, $${next + 6} FROM ${source}`,
+      params: [
+        event.type,
+        this.sql.timestamp(event.occurredAt),
+        event.origin,
+        event.audience.audience,
+        event.audience.owner,
+        event.audience.except?.audience ?? null,
+        event.audience.except?.owner ?? null,
+      ],
     };
   }
 
@@ -160,10 +167,8 @@ export class OutboxRepository {
     if (filter.authorId !== undefined) conditions.push(`author_id = $${params.push(filter.authorId)}`);
     // Hidden events are skipped here, so a page is as full as the log allows and its last event
     // (the next cursor) is one the reader saw; a hidden event never needs a cursor of its own.
-    const reader = filter.reader;
-    if (reader && !reader.readsAll) {
-      conditions.push(reader.userId === null ? "audience = 'public'" : `(audience = 'public' OR audience_owner = $${params.push(reader.userId)})`);
-    }
+    const audience = filter.reader && audienceSql(filter.reader, (value) => `$${params.push(value)}`);
+    if (audience) conditions.push(audience);
     params.push(limit);
     return this.read(`SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${dialect.eventOrder('asc')} LIMIT $${params.length}`, params);
   }
@@ -233,7 +238,11 @@ export class OutboxRepository {
       authorId: Number(row.author_id),
       resource: row.resource,
       origin: row.origin,
-      audience: { audience: row.audience as Audience, owner: row.audience_owner === null ? null : Number(row.audience_owner) },
+      audience: {
+        audience: row.audience as Audience,
+        owner: row.audience_owner === null ? null : Number(row.audience_owner),
+        except: row.audience_except === null ? null : { audience: row.audience_except as Audience, owner: row.audience_except_owner === null ? null : Number(row.audience_except_owner) },
+      },
     }));
   }
 }

@@ -37,6 +37,11 @@ export class User {
   @Column({ type: 'varchar', length: 16 })
   role: UserRole;
 
+  /** Set by moderators, editors and admins: their new comments are refused (403 COMMENTS_BLOCKED). */
+  @Field(() => Boolean, { nullable: true, description: 'Whether their new comments are refused (403 COMMENTS_BLOCKED); null unless you are this user or may block commenters' })
+  @Column({ name: 'comments_blocked', type: 'boolean', default: false })
+  commentsBlocked: boolean;
+
   @Field(() => GraphQLISODateTime, { description: 'When they signed up' })
   @Column({ name: 'created_at' })
   createdAt: Date;

@@ -8,7 +8,7 @@ import type { TestApp } from './test-app.js';
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 export const POST_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'title', 'trashedAt', 'updatedAt'];
-export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'postId', 'updatedAt'];
+export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt'];
 export const USER_KEYS = ['_links', 'avatarUrl', 'createdAt', 'email', 'id', 'name', 'role', 'updatedAt'];
 
 export interface PostBody {

@@ -13,6 +13,8 @@ export interface TableColumn {
   hidden: boolean;
   nullable: boolean;
   integer: boolean;
+  /** Read back as true/false whichever the driver (SQLite stores 0/1). */
+  boolean: boolean;
   length?: number;
   enum?: readonly (string | number)[];
 }
@@ -50,6 +52,7 @@ export class EntityTable<T extends object> {
         hidden: !column.isSelect,
         nullable: column.isNullable,
         integer: INTEGER_TYPES.has(column.type) || column.isVersion,
+        boolean: column.type === Boolean || column.type === 'boolean',
         length: column.length ? Number(column.length) : undefined,
         enum: column.enum,
       }),
@@ -112,7 +115,9 @@ export class EntityTable<T extends object> {
     const lines = this.columns.map((column) => {
       const source = `row[${JSON.stringify(prefix + column.name)}]`;
       const target = `e[${JSON.stringify(column.property)}]`;
-      return column.timestamp ? `v = ${source}; ${target} = v !== null ? toDate(v) : v;` : `${target} = ${source};`;
+      if (column.timestamp) return `v = ${source}; ${target} = v !== null ? toDate(v) : v;`;
+      if (column.boolean) return `v = ${source}; ${target} = v !== null ? Boolean(v) : v;`;
+      return `${target} = ${source};`;
     });
     return ['const e = create();', 'let v;', ...lines, 'return e;'].join('\n');
   }

@@ -8,6 +8,7 @@ import { Webhooks1764700000000 } from './1764700000000-webhooks.js';
 import { EventsOrigin1764800000000 } from './1764800000000-events-origin.js';
 import { PostLifecycle1764900000000 } from './1764900000000-post-lifecycle.js';
 import { EventErasureIndexes1764950000000 } from './1764950000000-event-erasure-indexes.js';
+import { Conversation1765000000000 } from './1765000000000-conversation.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   EventsOrigin1764800000000,
   PostLifecycle1764900000000,
   EventErasureIndexes1764950000000,
+  Conversation1765000000000,
 ];

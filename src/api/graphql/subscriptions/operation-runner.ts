@@ -32,7 +32,7 @@ export class OperationRunner {
     policy: ReadPolicy,
   ) {
     // What a reader sees below an event depends on the posts the read policy lets them see.
-    this.shared = new SharedExecution((context) => JSON.stringify(policy.postScope((context as GraphQLContext | undefined)?.actor)));
+    this.shared = new SharedExecution((context) => policy.viewKey((context as GraphQLContext | undefined)?.actor));
   }
 
   /**
