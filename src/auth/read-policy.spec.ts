@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Actor } from '../common/actor.js';
-import { POST_STATUSES, ReadPolicy } from './read-policy.js';
+import { type Actor, ROLES } from '../common/actor.js';
+import { loadSqliteDriver } from '../database/sqlite-driver.js';
+import { type AudienceSet, audienceSql, COMMENT_STATUSES, type EventAudience, POST_STATUSES, ReadPolicy } from './read-policy.js';
 
 const policy = new ReadPolicy();
 const AUTHOR: Actor = { id: 1, role: 'author' };
 const OTHER: Actor = { id: 2, role: 'author' };
 const ADMIN: Actor = { id: 3, role: 'admin' };
 const KEY_OF_AUTHOR: Actor = { id: 1, role: 'author', scopes: ['read'], apiKeyId: 9 };
+const EDITOR: Actor = { id: 4, role: 'editor' };
+const MODERATOR: Actor = { id: 5, role: 'moderator' };
+const COMMENTER: Actor = { id: 6, role: 'author' };
 
 describe('ReadPolicy', () => {
   const readers = { anonymous: null, other: OTHER, author: AUTHOR, admin: ADMIN, "the author's read key": KEY_OF_AUTHOR };
@@ -23,9 +27,9 @@ describe('ReadPolicy', () => {
     }
   }
 
-  it('revisions only for the author and admins, even of a published post', () => {
+  it('revisions only for the author, editors and admins, even of a published post', () => {
     const post = { status: 'published' as const, authorId: AUTHOR.id };
-    expect([null, OTHER, AUTHOR, ADMIN].map((actor) => policy.canSeeRevisions(actor, post))).toEqual([false, false, true, true]);
+    expect([null, OTHER, AUTHOR, ADMIN, EDITOR, MODERATOR].map((actor) => policy.canSeeRevisions(actor, post))).toEqual([false, false, true, true, true, false]);
   });
 
   it('scopes: public for anonymous, public and own for a user, all for an admin', () => {
@@ -37,5 +41,96 @@ describe('ReadPolicy', () => {
   it('a restricted event without an owner reaches only admins', () => {
     const event = { audience: 'restricted' as const, owner: null };
     expect([null, AUTHOR, ADMIN].map((actor) => policy.canSeeAudience(actor, event))).toEqual([false, false, true]);
+  });
+
+  describe('comments (CONTRACT §9)', () => {
+    const readers: Record<string, Actor | null> = { anonymous: null, other: OTHER, 'the commenter': COMMENTER, "the post's author": AUTHOR, moderator: MODERATOR, editor: EDITOR, admin: ADMIN };
+    const expected: Record<string, Record<string, boolean>> = {
+      approved: { anonymous: true, other: true, 'the commenter': true, "the post's author": true, moderator: true, editor: true, admin: true },
+      pending: { anonymous: false, other: false, 'the commenter': true, "the post's author": false, moderator: true, editor: true, admin: true },
+      spam: { anonymous: false, other: false, 'the commenter': false, "the post's author": false, moderator: true, editor: true, admin: true },
+      hidden: { anonymous: false, other: false, 'the commenter': false, "the post's author": false, moderator: true, editor: true, admin: true },
+    };
+    for (const postStatus of POST_STATUSES) {
+      for (const status of COMMENT_STATUSES) {
+        for (const [name, actor] of Object.entries(readers)) {
+          const post = { status: postStatus, authorId: AUTHOR.id };
+          const comment = { status, authorId: COMMENTER.id };
+          const sees = expected[status][name] && policy.canSeePost(actor, post);
+          it(`${name} ${sees ? 'sees' : 'does not see'} a ${status} comment on a ${postStatus} post, its events likewise`, () => {
+            expect(policy.canSeeComment(actor, comment, post)).toBe(sees);
+            expect(policy.canSeeAudience(actor, policy.commentAudienceOf(comment, post))).toBe(sees);
+          });
+        }
+      }
+    }
+
+    it('the comment scope: approved for anonymous, approved and own for users, all for moderating roles', () => {
+      expect(policy.commentScope(null)).toEqual({ kind: 'approved' });
+      expect(policy.commentScope(OTHER)).toEqual({ kind: 'approved-or-own', authorId: OTHER.id });
+      for (const actor of [MODERATOR, EDITOR, ADMIN]) expect(policy.commentScope(actor)).toEqual({ kind: 'all' });
+    });
+
+    it('readers with the same view share a key; different views never do', () => {
+      expect(policy.viewKey(null)).toBe(policy.viewKey(undefined));
+      expect(policy.viewKey(EDITOR)).toBe(policy.viewKey(ADMIN));
+      const keys = new Set([null, OTHER, COMMENTER, MODERATOR, ADMIN].map((actor) => policy.viewKey(actor)));
+      expect(keys.size).toBe(5);
+    });
+  });
+
+  describe('transitions: each reader gets exactly one event of a change of visibility', () => {
+    const readers = [null, OTHER, COMMENTER, AUTHOR, MODERATOR, EDITOR, ADMIN];
+    for (const postStatus of POST_STATUSES) {
+      for (const from of COMMENT_STATUSES) {
+        for (const to of COMMENT_STATUSES) {
+          if (from === to) continue;
+          it(`${from} → ${to} on a ${postStatus} post`, () => {
+            const post = { status: postStatus, authorId: AUTHOR.id };
+            const before = policy.commentAudienceOf({ status: from, authorId: COMMENTER.id }, post);
+            const after = policy.commentAudienceOf({ status: to, authorId: COMMENTER.id }, post);
+            const change = policy.transition(before, after);
+            for (const actor of readers) {
+              const saw = policy.canSeeComment(actor, { status: from, authorId: COMMENTER.id }, post);
+              const sees = policy.canSeeComment(actor, { status: to, authorId: COMMENTER.id }, post);
+              const got = (audience?: EventAudience) => !!audience && policy.canSeeAudience(actor, audience);
+              const label = actor ? `${actor.role} ${actor.id}` : 'anonymous';
+              expect({ label, updated: got(change.updated), created: got(change.created), deleted: got(change.deleted) }).toEqual({
+                label,
+                updated: saw && sees,
+                created: !saw && sees,
+                deleted: saw && !sees,
+              });
+            }
+          });
+        }
+      }
+    }
+  });
+
+  describe('audienceSql: canSeeAudience as SQL, run on SQLite for every audience and reader', () => {
+    const sets: (AudienceSet | null)[] = [null];
+    for (const audience of ['public', 'restricted', 'moderated'] as const) for (const owner of [null, 1, 2]) sets.push({ audience, owner });
+    const events: EventAudience[] = [];
+    for (const set of sets.slice(1) as AudienceSet[]) for (const except of sets) if (except?.audience !== 'public') events.push({ ...set, except });
+    const Database = loadSqliteDriver();
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE events (id integer PRIMARY KEY, audience varchar(16) NOT NULL, audience_owner integer, audience_except varchar(16), audience_except_owner integer)');
+    const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
+    events.forEach((event, index) => insert.run(index, event.audience, event.owner, event.except?.audience ?? null, event.except?.owner ?? null));
+    const actors: (Actor | null)[] = [null, ...ROLES.flatMap((role) => [1, 3].map((id) => ({ id, role })))];
+
+    for (const actor of actors) {
+      it(`${actor ? `${actor.role} ${actor.id}` : 'anonymous'}`, () => {
+        const params: unknown[] = [];
+        const condition = audienceSql({ role: actor?.role ?? null, userId: actor?.id ?? null }, (value) => {
+          params.push(value);
+          return '?';
+        });
+        const rows = db.prepare(`SELECT id FROM events${condition ? ` WHERE ${condition}` : ''} ORDER BY id`).all(...params) as { id: number }[];
+        const expected = events.flatMap((event, index) => (policy.canSeeAudience(actor, event) ? [index] : []));
+        expect(rows.map((row) => row.id)).toEqual(expected);
+      });
+    }
   });
 });
