@@ -115,15 +115,25 @@ export function generateDataset(options, sink) {
     });
   }
 
+  // Threads as a conversation has them: two comments in five reply to an earlier one of the
+  // same post (at most five deep), one in twenty waits for or was refused by a moderator.
   let commentId = 0;
   for (let postId = 1; postId <= posts; postId++) {
     let at = postTimes[postId];
+    const thread = [];
     for (let k = 0; k < commentsPerPost; k++) {
       at += randomInt(random, 1_000, 3_600_000);
       commentId++;
+      const parent = k > 0 && random() < 0.4 ? thread[randomInt(random, 0, thread.length - 1)] : undefined;
+      const depth = parent && parent.depth < 5 ? parent.depth + 1 : 1;
+      const held = random() < 0.05;
+      thread.push({ id: commentId, depth });
       sink.comment({
         id: commentId,
         postId,
+        parentId: depth > 1 ? parent.id : null,
+        depth,
+        status: held ? (random() < 0.5 ? 'pending' : 'hidden') : 'approved',
         body: prose(random, randomInt(random, 40, 400)),
         authorId: randomInt(random, 1, users),
         createdAt: new Date(at),
@@ -151,13 +161,13 @@ export async function loadSqlite(file, options) {
       "INSERT INTO posts (id, title, body, author_id, created_at, updated_at, status, published_at, version) VALUES (?, ?, ?, ?, ?, ?, 'published', ?, 1)",
     );
     const comment = db.prepare(
-      'INSERT INTO comments (id, post_id, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
+      'INSERT INTO comments (id, post_id, parent_id, depth, status, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
     );
     const counts = db.transaction(() =>
       generateDataset(options, {
         user: (u) => user.run(u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, sqliteDatetime(u.createdAt), sqliteDatetime(u.updatedAt)),
         post: (p) => post.run(p.id, p.title, p.body, p.authorId, sqliteDatetime(p.createdAt), sqliteDatetime(p.updatedAt), sqliteDatetime(p.createdAt)),
-        comment: (c) => comment.run(c.id, c.postId, c.body, c.authorId, sqliteDatetime(c.createdAt), sqliteDatetime(c.updatedAt)),
+        comment: (c) => comment.run(c.id, c.postId, c.parentId, c.depth, c.status, c.body, c.authorId, sqliteDatetime(c.createdAt), sqliteDatetime(c.updatedAt)),
       }),
     )();
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -170,7 +180,17 @@ export async function loadSqlite(file, options) {
 const PG_COLUMNS = {
   users: [['id', 'int'], ['name', 'text'], ['email', 'text'], ['password_hash', 'text'], ['avatar_url', 'text'], ['role', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
   posts: [['id', 'int'], ['title', 'text'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'], ['published_at', 'timestamptz']],
-  comments: [['id', 'int'], ['post_id', 'int'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
+  comments: [
+    ['id', 'int'],
+    ['post_id', 'int'],
+    ['parent_id', 'int'],
+    ['depth', 'int'],
+    ['status', 'text'],
+    ['body', 'text'],
+    ['author_id', 'int'],
+    ['created_at', 'timestamptz'],
+    ['updated_at', 'timestamptz'],
+  ],
 };
 
 /** Loads the dataset into a migrated, empty PostgreSQL database in one transaction (batched unnest inserts). */
@@ -186,7 +206,7 @@ export async function loadPostgres(url, options) {
     const counts = generateDataset(options, {
       user: (u) => rowsOf.users.push([u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, u.createdAt.toISOString(), u.updatedAt.toISOString()]),
       post: (p) => rowsOf.posts.push([p.id, p.title, p.body, p.authorId, p.createdAt.toISOString(), p.updatedAt.toISOString(), p.createdAt.toISOString()]),
-      comment: (c) => rowsOf.comments.push([c.id, c.postId, c.body, c.authorId, c.createdAt.toISOString(), c.updatedAt.toISOString()]),
+      comment: (c) => rowsOf.comments.push([c.id, c.postId, c.parentId, c.depth, c.status, c.body, c.authorId, c.createdAt.toISOString(), c.updatedAt.toISOString()]),
     });
     await client.query('BEGIN');
     for (const table of ['users', 'posts', 'comments']) {

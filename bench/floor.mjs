@@ -38,7 +38,7 @@ import {
 let statements = 0;
 
 const POST_COLUMNS = 'id, title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at';
-const COMMENT_COLUMNS = 'id, post_id, body, author_id, created_at, updated_at';
+const COMMENT_COLUMNS = 'id, post_id, parent_id, status, body, author_id, created_at, updated_at';
 
 /** SQLite: synchronous prepared statements; the same methods as the pg store, returning values. */
 async function sqliteStore(file) {
@@ -55,11 +55,11 @@ async function sqliteStore(file) {
       `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' AND (published_at < ? OR (published_at = ? AND id < ?)) ORDER BY published_at DESC, id DESC LIMIT ?`,
     ),
     postExists: db.prepare("SELECT 1 AS found FROM posts WHERE id = ? AND status = 'published'"),
-    comments: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? ORDER BY id LIMIT ?`),
-    commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND id > ? ORDER BY id LIMIT ?`),
+    comments: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' ORDER BY id LIMIT ?`),
+    commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' AND id > ? ORDER BY id LIMIT ?`),
     author: db.prepare('SELECT name, avatar_url FROM users WHERE id = ?'),
     commentsWithAuthors: db.prepare(
-      'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? ORDER BY c.id LIMIT ?',
+      'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? AND c.status = 'approved' ORDER BY c.id LIMIT ?',
     ),
     actor: db.prepare('SELECT id, role FROM users WHERE id = ?'),
     insertPost: db.prepare("INSERT INTO posts (title, body, author_id, status, published_at, created_at, updated_at, version) VALUES (?, ?, ?, 'published', ?, ?, ?, 1)"),
@@ -114,13 +114,13 @@ async function postgresStore(url, poolSize) {
     postExists: async (id) => (await one('post_exists', "SELECT 1 AS found FROM posts WHERE id = $1 AND status = 'published'", [id])) !== null,
     comments: (postId, limit, after) =>
       after === undefined
-        ? query('comments', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 ORDER BY id LIMIT $2`, [postId, limit])
-        : query('comments_after', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [postId, after, limit]),
+        ? query('comments', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 AND status = 'approved' ORDER BY id LIMIT $2`, [postId, limit])
+        : query('comments_after', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 AND status = 'approved' AND id > $2 ORDER BY id LIMIT $3`, [postId, after, limit]),
     author: (id) => one('author', 'SELECT name, avatar_url FROM users WHERE id = $1', [id]),
     commentsWithAuthors: (postId, limit) =>
       query(
         'comments_with_authors',
-        'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = $1 ORDER BY c.id LIMIT $2',
+        'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = $1 AND c.status = 'approved' ORDER BY c.id LIMIT $2',
         [postId, limit],
       ),
     actor: (id) => one('actor', 'SELECT id, role FROM users WHERE id = $1', [id]),
@@ -158,6 +158,8 @@ const postView = (store, row) => ({
 const commentView = (store, row) => ({
   id: row.id,
   postId: row.post_id,
+  parentId: row.parent_id,
+  status: row.status,
   body: row.body,
   authorId: row.author_id,
   createdAt: store.iso(row.created_at),
