@@ -19,14 +19,14 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 /**
  * The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions).
  * The nested lists User.posts and Post.comments take no `after`: they hand out no cursors.
- * §7 adds the editorial life of a post (PostStatus, its times, revisions).
+ * §7 adds the editorial life of a post (PostStatus, its times, revisions); §9 the four roles and blocked commenters.
  */
 const CONTRACT = `
 scalar DateTime
-enum Role { ADMIN AUTHOR }
+enum Role { ADMIN AUTHOR EDITOR MODERATOR }
 enum PostStatus { DRAFT PUBLISHED SCHEDULED TRASHED }
 type PostRevision { number: Int!  title: String!  body: String!  status: PostStatus!  editorId: Int  createdAt: DateTime! }
-type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: Role!
+type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: Role!  commentsBlocked: Boolean
                createdAt: DateTime!  updatedAt: DateTime!  posts(first: Int = 20): [Post!]! }
 type Post    { id: Int!  title: String!  body: String!  authorId: Int!  author: User!
                comments(first: Int = 50): [Comment!]!  commentCount: Int!
@@ -43,7 +43,7 @@ type UserConnection { edges: [UserEdge!]!  nodes: [User!]!  pageInfo: PageInfo! 
 type Token { accessToken: String!  tokenType: String!  expiresIn: Int! }
 input CreateUserInput { name: String! email: String! password: String! avatarUrl: String }
 input CreateTokenInput { email: String! password: String! }
-input UpdateUserInput { name: String avatarUrl: String password: String role: Role }
+input UpdateUserInput { name: String avatarUrl: String password: String role: Role commentsBlocked: Boolean }
 input CreatePostInput { title: String! body: String! status: PostStatus publishAt: DateTime }
 input UpdatePostInput { title: String body: String status: PostStatus publishAt: DateTime revision: Int }
 input CreateCommentInput { postId: Int! body: String! }

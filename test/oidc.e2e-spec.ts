@@ -241,6 +241,20 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
       expect((await me(await mint({ sub: 'frank', roles: ['blog-admin'], iat: issued + 20 }))).role).toBe('ADMIN');
     });
 
+    it('the literal provider roles "editor" and "moderator" make an editor and a moderator; blog-admin wins over both', async () => {
+      const issued = nowS() - 100;
+      expect((await me(await mint({ sub: 'hana', roles: ['reader', 'moderator'], iat: issued }))).role).toBe('MODERATOR');
+      const editorToken = await mint({ sub: 'hana', roles: ['moderator', 'editor'], iat: issued + 10 });
+      const hana = await me(editorToken);
+      expect(hana.role).toBe('EDITOR');
+      expect((await http().get(`/users/${hana.id}`).expect(200)).body.role).toBe('editor');
+      // An editor changes another's post; the token's role is applied.
+      const post = await http().post('/posts').set(bearer(await mint({ sub: 'hana-author', roles: [] }))).send({ title: 'T', body: 'B' }).expect(201);
+      await http().patch(`/posts/${post.body.id}`).set(bearer(editorToken)).send({ title: 'Edited' }).expect(200);
+      expect((await me(await mint({ sub: 'hana', roles: ['editor', 'blog-admin'], iat: issued + 20 }))).role).toBe('ADMIN');
+      expect((await me(await mint({ sub: 'hana', roles: ['Editor', 'MODERATOR'], iat: issued + 30 }))).role).toBe('AUTHOR');
+    });
+
     it('a roles claim that is not an array, or names the role in another case, is no admin', async () => {
       for (const roles of ['blog-admin', { 'blog-admin': true }, ['Blog-Admin'], [], null]) {
         expect((await me(await mint({ roles }))).role).toBe('AUTHOR');

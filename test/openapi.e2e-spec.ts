@@ -40,7 +40,7 @@ const BODIES: Record<string, string[]> = {
   'post /posts/{id}/comments': ['body'],
   'patch /comments/{id}': ['body'],
   'post /users': ['name', 'email', 'password', 'avatarUrl'],
-  'patch /users/{id}': ['name', 'avatarUrl', 'password', 'currentPassword', 'role'],
+  'patch /users/{id}': ['name', 'avatarUrl', 'password', 'currentPassword', 'role', 'commentsBlocked'],
   'post /tokens': ['email', 'password'],
   'post /webhooks': ['url', 'types', 'description'],
   'patch /webhooks/{id}': ['url', 'types', 'description', 'active'],
@@ -121,7 +121,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       for (const operation of ['post /users', 'patch /users/{id}']) {
         const [method, path] = operation.split(' ');
         const schema = resolve(spec.paths[path][method].requestBody!.content['application/json'].schema);
-        for (const [field, property] of Object.entries(schema.properties!)) expect(property.type, `${operation} ${field}`).toBe('string');
+        for (const [field, property] of Object.entries(schema.properties!)) expect(property.type, `${operation} ${field}`).toBe(field === 'commentsBlocked' ? 'boolean' : 'string');
       }
     });
 
@@ -227,6 +227,10 @@ describeEachDatabase('OpenAPI', (kind) => {
       expect((user.properties!.createdAt as Schema & { format?: string }).format).toBe('date-time');
       expect((user.properties!.avatarUrl as Schema & { nullable?: boolean }).nullable).toBe(true);
       expect(user.additionalProperties).toBe(false);
+      // Shown only to the user themselves and to those who may block commenters: optional.
+      expect(user.properties!.commentsBlocked.type).toBe('boolean');
+      expect((user as Schema & { required?: string[] }).required).not.toContain('commentsBlocked');
+      expect((user.properties!.role as Schema & { enum?: string[] }).enum).toEqual(['admin', 'editor', 'moderator', 'author']);
       for (const [operation] of Object.entries(BODIES)) {
         const [method, path] = operation.split(' ');
         const body = resolve(spec.paths[path][method].requestBody!.content['application/json'].schema) as Schema & { additionalProperties?: unknown };

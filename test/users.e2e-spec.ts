@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { errorFields, expectNoLeaks, expectProblem } from './support/problems.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { ROLES } from '../src/common/actor.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const USER_KEYS = ['_links', 'avatarUrl', 'createdAt', 'email', 'id', 'name', 'role', 'updatedAt'];
@@ -20,15 +21,16 @@ function newUser(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Asserts a user representation: exact keys, types, links, and no secret. */
-function expectUser(body: Record<string, unknown>): void {
-  expect(Object.keys(body).sort()).toEqual(USER_KEYS);
+/** Asserts a user representation: exact keys, types, links, and no secret; `commentsBlocked` only for the user themselves (or a blocker). */
+function expectUser(body: Record<string, unknown>, private_ = false): void {
+  expect(Object.keys(body).sort()).toEqual(private_ ? [...USER_KEYS, 'commentsBlocked'].sort() : USER_KEYS);
+  if (private_) expect(body.commentsBlocked).toBe(false);
   expect(body.id).toEqual(expect.any(Number));
   expect(Number.isInteger(body.id)).toBe(true);
   expect(body.name).toEqual(expect.any(String));
   expect(body.email).toEqual(expect.any(String));
   expect(body.avatarUrl === null || typeof body.avatarUrl === 'string').toBe(true);
-  expect(['admin', 'author']).toContain(body.role);
+  expect(ROLES).toContain(body.role);
   expect(body.createdAt).toMatch(ISO);
   expect(body.updatedAt).toMatch(ISO);
   expect(body._links).toEqual({ self: { href: `/users/${body.id}` }, posts: { href: `/users/${body.id}/posts` } });
@@ -311,12 +313,15 @@ describeEachDatabase('users', (kind) => {
         .set(bearer(token))
         .send({ name: '  Renamed  ', avatarUrl: 'https://example.com/new.png' })
         .expect(200);
-      expectUser(response.body);
+      expectUser(response.body, true);
       expect(response.body).toMatchObject({ id: user.id, name: 'Renamed', avatarUrl: 'https://example.com/new.png', email: user.email });
       expect(response.body.createdAt).toBe(before.createdAt);
       expect(Date.parse(response.body.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
       expectNoSecrets(response);
-      expect((await http().get(`/users/${user.id}`)).body).toEqual(response.body);
+      expect((await http().get(`/users/${user.id}`).set(bearer(token))).body).toEqual(response.body);
+      const { commentsBlocked, ...publicView } = response.body;
+      expect(commentsBlocked).toBe(false);
+      expect((await http().get(`/users/${user.id}`)).body).toEqual(publicView);
 
       const cleared = await http().patch(`/users/${user.id}`).set(bearer(token)).send({ avatarUrl: null }).expect(200);
       expect(cleared.body.avatarUrl).toBeNull();

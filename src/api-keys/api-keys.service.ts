@@ -57,7 +57,7 @@ export class ApiKeysService extends ApiKeyVerifier {
    */
   async create(userId: number, input: CreateApiKeyDto, actor: Actor | null, clientAddress = 'unknown'): Promise<ApiKeyView & { key: string }> {
     const who = this.policy.requirePerson(actor);
-    this.policy.assertCanModifyUser(actor, userId);
+    this.policy.authorize(actor, 'apiKeys.manage', userId);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
       throw DomainError.badInput('expiresAt must be in the future', [{ field: 'expiresAt', message: 'must be in the future' }]);
     }
@@ -73,14 +73,14 @@ export class ApiKeysService extends ApiKeyVerifier {
 
   /** The keys in force (those revoked with their user's tokens are gone from the list too). */
   async list(userId: number, actor: Actor | null): Promise<ApiKeyView[]> {
-    this.policy.assertCanSeeUserPrivate(actor, userId, "see another user's API keys");
+    this.policy.authorizeRead(actor, 'apiKeys.manage', userId);
     if (!(await this.users.exists(userId))) throw DomainError.notFound('User', userId);
     return (await this.keys.listForUser(userId)).map(toView);
   }
 
   /** Refused from now on, on every instance: the sockets and streams opened with it close at once. */
   async revoke(userId: number, keyId: number, actor: Actor | null): Promise<void> {
-    this.policy.assertCanModifyUser(actor, userId);
+    this.policy.authorize(actor, 'apiKeys.manage', userId);
     if (!(await this.transactions.single(() => this.keys.deleteForUser(userId, keyId)))) throw DomainError.notFound('API key', keyId);
     this.events.credentialsChanged(userId);
   }

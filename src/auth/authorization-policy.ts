@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { Actor } from '../common/actor.js';
+import { type Action, grantOf, PERMISSIONS } from './permissions.js';
 
 /**
- * Who may change what: the one policy behind REST, GraphQL and subscriptions.
- * Services call it with the actor and the resource; it throws 401/403 domain errors.
+ * Who may do what: the one policy behind REST, GraphQL and subscriptions. It reads the
+ * permission table (src/auth/permissions.ts) and names no role; services call it with the actor,
+ * the action and, for what has an owner, the owner's id (a post's or comment's author, the user
+ * themselves). It throws 401/403 domain errors.
  */
 @Injectable()
 export class AuthorizationPolicy {
@@ -28,48 +31,52 @@ export class AuthorizationPolicy {
     return who;
   }
 
-  /** Posts and comments: their author or an admin. */
-  assertCanModify(actor: Actor | null | undefined, resource: { authorId: number }, what: string): Actor {
-    const who = this.requireActor(actor);
-    if (who.role !== 'admin' && who.id !== resource.authorId) {
-      throw DomainError.forbidden(`Only the author of this ${what} or an admin may change it`);
-    }
-    return who;
-  }
-
-  /** Users: themselves or an admin. */
-  assertCanModifyUser(actor: Actor | null | undefined, userId: number): Actor {
-    const who = this.requireActor(actor);
-    if (who.role !== 'admin' && who.id !== userId) {
-      throw DomainError.forbidden('Only the user themselves or an admin may change this user');
-    }
-    return who;
-  }
-
-  /** Fields only admins may set: a user's role, a post's author. */
-  assertAdminFor(actor: Actor | null | undefined, field: string): Actor {
-    const who = this.requireActor(actor);
-    if (who.role !== 'admin') throw DomainError.forbidden(`Only admins may set ${field}`);
-    return who;
+  /** Whether the actor's role grants `action` on what `ownerId` owns (on anything when `ownerId` is omitted, for an 'own' grant: no). Scopes aside. */
+  may(actor: Actor | null | undefined, action: Action, ownerId?: number): boolean {
+    if (!actor) return false;
+    const grant = grantOf(actor.role, action);
+    return grant === 'any' || (grant === 'own' && ownerId !== undefined && ownerId === actor.id);
   }
 
   /**
-   * What only admins may do or see (webhooks, other users' keys): 401 anonymous, 403 anyone
-   * else. An admin's API key needs `write` for it, reads included: `read` is what anyone may
-   * read, never the admin's powers (403 INSUFFICIENT_SCOPE).
+   * A write: 401 anonymous, 403 INSUFFICIENT_SCOPE for a read key, then 403 FORBIDDEN unless the
+   * actor's role grants `action` on anyone's resource, or on its own and `ownerId` is the actor.
    */
-  requireAdmin(actor: Actor | null | undefined, what: string): Actor {
-    const who = this.requireSignedIn(actor);
-    if (who.role !== 'admin') throw DomainError.forbidden(`Only admins may ${what}`);
-    requireWriteScope(who, `This API key may only read (scope "read"); to ${what}, an admin's key needs the "write" scope`);
+  authorize(actor: Actor | null | undefined, action: Action, ownerId?: number): Actor {
+    const who = this.requireActor(actor);
+    if (!this.may(who, action, ownerId)) throw forbidden(who, action);
     return who;
   }
 
-  /** What a user may see of their own account (their API keys): themselves with any credential, else an admin as above. */
-  assertCanSeeUserPrivate(actor: Actor | null | undefined, userId: number, what: string): Actor {
-    const who = this.requireSignedIn(actor);
-    return who.id === userId ? who : this.requireAdmin(who, what);
+  /** Like `authorizeRead`, as a yes or no. */
+  mayRead(actor: Actor | null | undefined, action: Action, ownerId?: number): boolean {
+    if (!actor) return false;
+    if (ownerId !== undefined && ownerId === actor.id && grantOf(actor.role, action) !== 'none') return true;
+    return grantOf(actor.role, action) === 'any' && (!actor.scopes || actor.scopes.includes('write'));
   }
+
+  /**
+   * A read that takes a grant (webhooks, another user's API keys): 401 anonymous, 403 FORBIDDEN
+   * without the grant. On what is the actor's own, any credential will do; reading what the
+   * grant opens beyond that needs an API key's `write` scope: `read` is what anyone may read,
+   * never a role's powers (403 INSUFFICIENT_SCOPE).
+   */
+  authorizeRead(actor: Actor | null | undefined, action: Action, ownerId?: number): Actor {
+    const who = this.requireSignedIn(actor);
+    if (this.mayRead(who, action, ownerId)) return who;
+    if (grantOf(who.role, action) !== 'any') throw forbidden(who, action);
+    requireWriteScope(who, `This API key may only read (scope "read"); to ${PERMISSIONS[action].label.toLowerCase()} beyond your own, a key needs the "write" scope`);
+    return who;
+  }
+}
+
+function forbidden(actor: Actor, action: Action): DomainError {
+  const permission = PERMISSIONS[action];
+  const own = grantOf(actor.role, action) === 'own';
+  const allowed = (Object.keys(permission.grants) as (keyof typeof permission.grants)[]).filter((role) => permission.grants[role] === 'any');
+  return DomainError.forbidden(
+    `${action} (${permission.label}): ${own ? `a ${actor.role} may do it only on their own` : `not allowed for a ${actor.role}`}; on anyone's: ${allowed.join(', ')}`,
+  );
 }
 
 /** An API key without the `write` scope is refused with 403 INSUFFICIENT_SCOPE; tokens have every scope. */

@@ -107,7 +107,7 @@ export class CommentsService {
       if (!current) throw DomainError.notFound('Comment', id);
       const post = await this.postRows.findById(current.postId, manager);
       if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
-      this.policy.assertCanModify(actor, current, 'comment');
+      this.policy.authorize(actor, 'comments.edit', current.authorId);
       const updated = await this.comments.updateVersioned(current, { ...input }, options.expectedVersion, manager);
       await this.events.record(manager, event('commentUpdated', updated, this.readPolicy.audienceOf(post)));
       return updated;
@@ -123,7 +123,7 @@ export class CommentsService {
       if (!current) throw DomainError.notFound('Comment', id);
       const post = await this.postRows.findById(current.postId, manager);
       if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
-      this.policy.assertCanModify(actor, current, 'comment');
+      this.policy.authorize(actor, 'comments.delete', current.authorId);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
       await this.events.eraseContent(manager, { commentIds: [id] });

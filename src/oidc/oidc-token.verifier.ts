@@ -80,16 +80,25 @@ export class OidcTokenVerifier extends ExternalTokenVerifier {
     };
   }
 
-  /** admin when the roles claim is an array holding AUTH_ADMIN_ROLE; a dotted name also reaches into objects (`realm_access.roles`). */
+  /**
+   * From the roles claim (an array; a dotted name also reaches into objects, `realm_access.roles`):
+   * admin when it holds AUTH_ADMIN_ROLE, else editor or moderator when it holds that very name
+   * (PROVIDER_ROLES, the widest first), else author.
+   */
   private roleOf(payload: JWTPayload): Role {
     const { rolesClaim, adminRole } = this.settings;
     let roles: unknown = payload[rolesClaim];
     if (roles === undefined && rolesClaim.includes('.')) {
       roles = rolesClaim.split('.').reduce<unknown>((value, key) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined), payload);
     }
-    return Array.isArray(roles) && roles.includes(adminRole) ? 'admin' : 'author';
+    if (!Array.isArray(roles)) return 'author';
+    if (roles.includes(adminRole)) return 'admin';
+    return PROVIDER_ROLES.find((role) => roles.includes(role)) ?? 'author';
   }
 }
+
+/** The roles a provider grants by their own names (the admin role has its setting, AUTH_ADMIN_ROLE), the widest first. */
+const PROVIDER_ROLES: readonly Role[] = ['editor', 'moderator'];
 
 /**
  * The provider's key set, cached (AUTH_JWKS_CACHE_MAX_AGE_MS). A token with an unknown `kid`

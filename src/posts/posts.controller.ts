@@ -44,7 +44,7 @@ export class PostsController {
 
   @Get('users/:id/posts')
   @ApiTags('users')
-  @ApiOperation({ summary: "A user's public posts, newest publication first; ?status: their non-public ones (the user and admins)" })
+  @ApiOperation({ summary: "A user's public posts, newest publication first; ?status: their non-public ones (the user, editors and admins)" })
   @ApiGetList(POST_LISTS, 401)
   async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PostStatusQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
@@ -68,7 +68,7 @@ export class PostsController {
   }
 
   @Get('posts/:id')
-  @ApiOperation({ summary: 'One post (a non-public one: 404 unless you are its author or an admin)' })
+  @ApiOperation({ summary: 'One post (a non-public one: 404 unless you are its author, an editor or an admin)' })
   @ApiGetOne(POST_RESOURCE)
   async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
     return POST_RESOURCE.one(await this.posts.get(id, actor));
@@ -76,7 +76,7 @@ export class PostsController {
 
   @Patch('posts/:id')
   @SignedIn()
-  @ApiOperation({ summary: 'Change a post: title, body, status (restores from the trash), publishAt, or restore a revision (its author or an admin)' })
+  @ApiOperation({ summary: 'Change a post: title, body, status (restores from the trash), publishAt, or restore a revision (its author, an editor or an admin)' })
   @ApiUpdate(POST_RESOURCE)
   async update(
     @Param('id', ParseIdPipe) id: number,
@@ -89,14 +89,14 @@ export class PostsController {
 
   @Delete('posts/:id')
   @SignedIn()
-  @ApiOperation({ summary: 'Move a post to the trash; a trashed post: delete it and its comments for good (its author or an admin)' })
+  @ApiOperation({ summary: 'Move a post to the trash; a trashed post: delete it and its comments for good (its author, an editor or an admin)' })
   @ApiDelete('Trashed, or deleted for good')
   async delete(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor): Promise<void> {
     await this.posts.delete(id, actor);
   }
 
   @Get('posts/:id/revisions')
-  @ApiOperation({ summary: "A post's revisions, newest first (its author and admins; 404 for others)" })
+  @ApiOperation({ summary: "A post's revisions, newest first (its author, editors and admins; 404 for others)" })
   @ApiGetList(REVISION_RESOURCE)
   async revisions(@Param('id', ParseIdPipe) id: number, @Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
@@ -106,7 +106,7 @@ export class PostsController {
   }
 
   @Get('posts/:id/revisions/:number')
-  @ApiOperation({ summary: 'One revision of a post (its author and admins; 404 for others)' })
+  @ApiOperation({ summary: 'One revision of a post (its author, editors and admins; 404 for others)' })
   @ApiGetOne(REVISION_RESOURCE)
   async revision(@Param('id', ParseIdPipe) id: number, @Param('number', ParseIdPipe) number: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
     return REVISION_RESOURCE.one(await this.posts.getRevision(id, number, actor));

@@ -55,7 +55,7 @@ export class PostsResolver {
     return this.postsService.create(input, context.actor);
   }
 
-  @Mutation(() => Post, { description: 'Its author or an admin' })
+  @Mutation(() => Post, { description: 'Its author, an editor or an admin' })
   updatePost(
     @Args('id', { type: () => Int, description: 'The id of the post to change' }) id: number,
     @Args('input', { description: 'What to change' }) input: UpdatePostDto,
@@ -64,7 +64,7 @@ export class PostsResolver {
     return this.postsService.update(id, input, context.actor);
   }
 
-  @Mutation(() => Int, { description: 'Its author or an admin; deletes its comments too. Returns the id' })
+  @Mutation(() => Int, { description: 'Its author, an editor or an admin; deletes its comments too. Returns the id' })
   async deletePost(@Args('id', { type: () => Int, description: 'The id of the post to delete' }) id: number, @Context() context: GraphQLContext): Promise<number> {
     await this.postsService.delete(id, context.actor);
     return id;
@@ -75,7 +75,7 @@ export class PostsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
   }
 
-  @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author and admins (an empty list for everyone else)' })
+  @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author, editors and admins (an empty list for everyone else)' })
   async revisions(@Parent() post: Post, @Args() args: RevisionsArgs, @Context() context: GraphQLContext): Promise<PostRevision[]> {
     if (!this.postsService.canSeeRevisions(context.actor, post)) return [];
     return context.loaders.of(this.postLoaders).revisions(args.first).load(post.id);

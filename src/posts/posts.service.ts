@@ -153,8 +153,8 @@ export class PostsService {
 
   /** A new post (published at once unless a status says otherwise), its revision 1 and its event, in one transaction. */
   async create(input: CreatePostDto, actor: Actor | null): Promise<Post> {
-    const who = this.policy.requireActor(actor);
-    if (input.authorId !== undefined && input.authorId !== who.id) this.policy.assertAdminFor(who, 'authorId');
+    const who = this.policy.authorize(actor, 'posts.write', actor?.id);
+    if (input.authorId !== undefined && input.authorId !== who.id) this.policy.authorize(who, 'posts.setAuthor');
     const authorId = input.authorId ?? who.id;
     const status = input.status ?? 'published';
     const now = new Date();
@@ -252,7 +252,7 @@ export class PostsService {
   private async writable(id: number, who: Actor, manager: Executor): Promise<Post> {
     const current = await this.posts.findForUpdate(id, manager);
     if (!current || !this.readPolicy.canSeePost(who, current)) throw DomainError.notFound('Post', id);
-    this.policy.assertCanModify(who, current, 'post');
+    this.policy.authorize(who, 'posts.edit', current.authorId);
     return current;
   }
 

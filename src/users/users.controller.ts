@@ -23,11 +23,11 @@ export class UsersController {
   @Get()
   @ApiOperation({ summary: 'Users, oldest first' })
   @ApiGetList(USER_RESOURCE)
-  async list(@Query() query: PageQueryDto): Promise<ResourceList> {
+  async list(@Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.users.list(request);
     const next = nextPageHref('/users', page.nextCursor, { limit: request.limit });
-    return USER_RESOURCE.list(page.items, next);
+    return USER_RESOURCE.list(page.items, next, (user) => this.users.revealsCommentsBlocked(actor, user));
   }
 
   @Post()
@@ -42,13 +42,14 @@ export class UsersController {
   @Get(':id')
   @ApiOperation({ summary: 'One user' })
   @ApiGetOne(USER_RESOURCE)
-  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return USER_RESOURCE.one(await this.users.get(id));
+  async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
+    const user = await this.users.get(id);
+    return USER_RESOURCE.one(user, this.users.revealsCommentsBlocked(actor, user));
   }
 
   @Patch(':id')
   @SignedIn()
-  @ApiOperation({ summary: 'Change a user (themselves or an admin; role: admins only)' })
+  @ApiOperation({ summary: 'Change a user (themselves or an admin; role: admins only; commentsBlocked: moderators, editors and admins)' })
   @ApiUpdate(USER_RESOURCE, 409)
   async update(
     @Param('id', ParseIdPipe) id: number,
@@ -57,7 +58,8 @@ export class UsersController {
     @IfMatch() expectedVersion: number | undefined,
     @Ip() clientAddress: string,
   ): Promise<Resource> {
-    return USER_RESOURCE.one(await this.users.update(id, input, actor, { expectedVersion, clientAddress }));
+    const user = await this.users.update(id, input, actor, { expectedVersion, clientAddress });
+    return USER_RESOURCE.one(user, this.users.revealsCommentsBlocked(actor, user));
   }
 
   @Delete(':id')

@@ -1,4 +1,4 @@
-import { Args, Context, Int, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
@@ -39,7 +39,15 @@ export class UsersResolver {
     return this.usersService.signUp(input, context.clientAddress);
   }
 
-  @Mutation(() => User, { description: 'The user or an admin; role: admins only' })
+  @ResolveField('commentsBlocked', () => Boolean, {
+    nullable: true,
+    description: 'Whether their new comments are refused (403 COMMENTS_BLOCKED); null unless you are this user or may block commenters',
+  })
+  commentsBlocked(@Parent() user: User, @Context() context: GraphQLContext): boolean | null {
+    return this.usersService.revealsCommentsBlocked(context.actor, user) ? user.commentsBlocked : null;
+  }
+
+  @Mutation(() => User, { description: 'The user or an admin; role: admins only; commentsBlocked: moderators, editors and admins' })
   updateUser(
     @Args('id', { type: () => Int, description: 'The id of the user to change' }) id: number,
     @Args('input', { description: 'What to change' }) input: UpdateUserDto,

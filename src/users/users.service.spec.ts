@@ -70,6 +70,27 @@ describe('UsersService', () => {
     expect(await codeOf(service.create({ name: 'A', email: 'a@example.com', password: 'long enough pw' }))).toBe('CONFLICT');
   });
 
+  it('lets only blockers set commentsBlocked, never on themselves alone, and needs every permission a body touches', async () => {
+    const moderator: Actor = { id: 5, role: 'moderator' };
+    expect(await codeOf(service.update(2, { commentsBlocked: false }, alice))).toBe('FORBIDDEN');
+    expect(await codeOf(service.update(2, { commentsBlocked: true, name: 'X' }, moderator))).toBe('FORBIDDEN');
+    expect(await codeOf(service.update(2, { role: 'editor' }, { id: 6, role: 'editor' }))).toBe('FORBIDDEN');
+    expect(await codeOf(service.update(2, { commentsBlocked: true }, { ...moderator, scopes: ['read'], apiKeyId: 1 }))).toBe('INSUFFICIENT_SCOPE');
+    expect(repository.updateVersioned).not.toHaveBeenCalled();
+    await service.update(2, { commentsBlocked: true }, moderator);
+    expect(repository.updateVersioned).toHaveBeenCalledWith(expect.objectContaining({ id: 2 }), { commentsBlocked: true }, undefined, expect.anything());
+  });
+
+  it('reveals commentsBlocked to the user and to blockers with more than a read key', () => {
+    const target = user({ id: 2 });
+    expect(service.revealsCommentsBlocked(alice, target)).toBe(true);
+    expect(service.revealsCommentsBlocked({ ...alice, scopes: ['read'], apiKeyId: 1 }, target)).toBe(true);
+    expect(service.revealsCommentsBlocked(null, target)).toBe(false);
+    expect(service.revealsCommentsBlocked({ id: 3, role: 'author' }, target)).toBe(false);
+    for (const role of ['moderator', 'editor', 'admin'] as const) expect(service.revealsCommentsBlocked({ id: 3, role }, target)).toBe(true);
+    expect(service.revealsCommentsBlocked({ id: 3, role: 'moderator', scopes: ['read'], apiKeyId: 2 }, target)).toBe(false);
+  });
+
   it("lets a user change only themselves, and only an admin change a role", async () => {
     expect(await codeOf(service.update(3, { name: 'X' }, alice))).toBe('FORBIDDEN');
     expect(await codeOf(service.update(2, { role: 'admin' }, alice))).toBe('FORBIDDEN');

@@ -105,12 +105,12 @@ export class UsersService {
    * created before it. The last admin cannot be demoted.
    */
   async update(id: number, input: UpdateUserDto, actor: Actor | null, options: UpdateOptions = {}): Promise<User> {
-    const who = this.policy.assertCanModifyUser(actor, id);
-    if (input.role !== undefined) this.policy.assertAdminFor(actor, 'role');
+    const who = this.authorizeUpdate(id, input, actor);
     const changes: Partial<User> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.avatarUrl !== undefined) changes.avatarUrl = input.avatarUrl;
     if (input.role !== undefined) changes.role = input.role;
+    if (input.commentsBlocked !== undefined) changes.commentsBlocked = input.commentsBlocked;
     if (input.password !== undefined) {
       if (who.id === id) await this.checkCurrentPassword(who, input.currentPassword, options.clientAddress);
       changes.passwordHash = await hashPassword(input.password);
@@ -128,9 +128,29 @@ export class UsersService {
     return updated;
   }
 
+  /**
+   * Each field given needs its own permission: the role users.setRole, commentsBlocked
+   * users.blockCommenters (on anyone, so nobody unblocks themselves), the rest (and an empty
+   * change) users.edit on the user.
+   */
+  private authorizeUpdate(id: number, input: UpdateUserDto, actor: Actor | null): Actor {
+    const who = this.policy.requireActor(actor);
+    const { role, commentsBlocked, ...rest } = input;
+    const edits = Object.values(rest).some((value) => value !== undefined) || (role === undefined && commentsBlocked === undefined);
+    if (edits) this.policy.authorize(who, 'users.edit', id);
+    if (role !== undefined) this.policy.authorize(who, 'users.setRole', id);
+    if (commentsBlocked !== undefined) this.policy.authorize(who, 'users.blockCommenters');
+    return who;
+  }
+
+  /** Whether `reader` sees the user's commentsBlocked: the user themselves, or (with more than a read key) one who may block commenters. */
+  revealsCommentsBlocked(reader: Actor | null | undefined, user: Pick<User, 'id'>): boolean {
+    return !!reader && (reader.id === user.id || this.policy.mayRead(reader, 'users.blockCommenters'));
+  }
+
   /** Deletes the user with their posts and comments, and announces every deletion. */
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.policy.assertCanModifyUser(actor, id);
+    this.policy.authorize(actor, 'users.edit', id);
     await this.transactions.run(async (manager) => {
       const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
@@ -153,7 +173,7 @@ export class UsersService {
 
   /** Signs the user out everywhere: every token issued and API key created so far is refused from the next operation on. */
   async revokeTokens(id: number, actor: Actor | null): Promise<void> {
-    this.policy.assertCanModifyUser(actor, id);
+    this.policy.authorize(actor, 'users.edit', id);
     if (!(await this.transactions.single(() => this.users.revokeTokens(id, new Date())))) throw DomainError.notFound('User', id);
     this.events.credentialsChanged(id);
   }

@@ -43,7 +43,7 @@ export class WebhooksService {
   ) {}
 
   async create(input: CreateWebhookDto, actor: Actor | null): Promise<WebhookView & { secret: string }> {
-    this.requireAdminWrite(actor);
+    this.policy.authorize(actor, 'webhooks.manage');
     await this.assertReachable(input.url);
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const latest = await this.outbox.latest();
@@ -56,17 +56,17 @@ export class WebhooksService {
   }
 
   async list(actor: Actor | null): Promise<WebhookView[]> {
-    this.policy.requireAdmin(actor, 'see webhooks');
+    this.policy.authorizeRead(actor, 'webhooks.manage');
     return (await this.webhooks.list()).map(toView);
   }
 
   async get(id: number, actor: Actor | null): Promise<WebhookView> {
-    this.policy.requireAdmin(actor, 'see webhooks');
+    this.policy.authorizeRead(actor, 'webhooks.manage');
     return toView(await this.find(id));
   }
 
   async update(id: number, input: UpdateWebhookDto, actor: Actor | null): Promise<WebhookView> {
-    this.requireAdminWrite(actor);
+    this.policy.authorize(actor, 'webhooks.manage');
     if (input.url !== undefined) await this.assertReachable(input.url);
     // Turned on again: what happened while it was off is not sent.
     const latest = input.active === true ? await this.outbox.latest() : undefined;
@@ -85,14 +85,14 @@ export class WebhooksService {
   }
 
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.requireAdminWrite(actor);
+    this.policy.authorize(actor, 'webhooks.manage');
     if (!(await this.transactions.single(() => this.webhooks.delete(id)))) throw DomainError.notFound('Webhook', id);
     this.dispatcher.refresh();
   }
 
   /** The webhook's latest attempts, newest first. */
   async attempts(id: number, actor: Actor | null): Promise<AttemptRecord[]> {
-    this.policy.requireAdmin(actor, 'see webhooks');
+    this.policy.authorizeRead(actor, 'webhooks.manage');
     await this.find(id);
     return this.deliveries.attempts(id, ATTEMPTS_LISTED);
   }
@@ -105,11 +105,6 @@ export class WebhooksService {
   private async startingPoint(latest: EventPosition, manager: Executor): Promise<EventPosition> {
     const fed = await this.webhooks.feedPosition(manager, true);
     return isAfter(fed, latest) ? fed : latest;
-  }
-
-  private requireAdminWrite(actor: Actor | null): void {
-    this.policy.requireActor(actor);
-    this.policy.requireAdmin(actor, 'manage webhooks');
   }
 
   private async find(id: number): Promise<WebhookRecord> {

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { Post } from '../../posts/post.entity.js';
 import { POST_RESOURCE } from '../../posts/post.resource.js';
+import { User } from '../../users/user.entity.js';
+import { USER_RESOURCE } from '../../users/user.resource.js';
 
 describe('ResourceDefinition', () => {
   it('builds a view with generated code, one object literal (this is the code that runs)', () => {
@@ -23,5 +25,18 @@ describe('ResourceDefinition', () => {
       updatedAt: '1970-01-01T00:00:01.000Z',
       _links: { self: { href: '/posts/7' }, author: { href: '/users/2' }, comments: { href: '/posts/7/comments' } },
     });
+  });
+
+  it('leaves private fields out of the view unless revealed, and out of the schema\'s required ones', () => {
+    const user = Object.assign(new User(), { id: 4, name: 'N', email: 'n@example.com', avatarUrl: null, role: 'author', commentsBlocked: true, createdAt: new Date(0), updatedAt: new Date(0), version: 1 });
+    expect(USER_RESOURCE.viewSource()).not.toContain('commentsBlocked');
+    expect(USER_RESOURCE.view(user)).not.toHaveProperty('commentsBlocked');
+    const revealed = USER_RESOURCE.view(user, true);
+    expect(revealed.commentsBlocked).toBe(true);
+    expect(Object.keys(revealed).at(-1)).toBe('_links');
+    expect(USER_RESOURCE.list([user], null, () => true).items[0].commentsBlocked).toBe(true);
+    expect(USER_RESOURCE.list([user], null).items[0]).not.toHaveProperty('commentsBlocked');
+    expect(USER_RESOURCE.schema.required).not.toContain('commentsBlocked');
+    expect(USER_RESOURCE.schema.properties?.commentsBlocked).toEqual({ type: 'boolean' });
   });
 });

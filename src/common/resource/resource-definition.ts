@@ -20,6 +20,11 @@ export interface ResourceSpec<T extends Identified> {
   links?: (item: T) => Links;
   /** What a column's type does not say about a field's values (an enum kept as varchar), for the OpenAPI schema. */
   fieldSchemas?: Partial<Record<keyof T & string, SchemaObject>>;
+  /**
+   * Fields only some readers see (a user's `commentsBlocked`): left out of the view unless the
+   * caller reveals them (`one(item, true)`), and optional in the schema.
+   */
+  privateFields?: readonly (keyof T & string)[];
   /** The events its writes publish (their names are the subscription fields). */
   events?: readonly string[];
   /**
@@ -66,6 +71,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
+  private readonly privateFields: readonly string[];
   private readonly pageLoaders = new Map<string, (view: ResourceView) => Promise<object>>();
   private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
@@ -81,6 +87,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.html = spec.html;
     this.extraLinks = spec.links;
     this.fieldSchemas = spec.fieldSchemas ?? {};
+    this.privateFields = spec.privateFields ?? [];
   }
 
   path(id: number): string {
@@ -92,9 +99,14 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return this.extraLinks ? { self, ...this.extraLinks(item) } : { self };
   }
 
-  /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`. */
-  view(item: T): ResourceView {
-    return (this.compiledView ??= this.compileView())(item, this);
+  /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`; its private fields too when `reveal`. */
+  view(item: T, reveal = false): ResourceView {
+    const view = (this.compiledView ??= this.compileView())(item, this);
+    if (!reveal || this.privateFields.length === 0) return view;
+    const { _links, ...fields } = view;
+    const source = item as unknown as Record<string, unknown>;
+    for (const property of this.privateFields) fields[property] = iso(source[property]);
+    return { ...fields, _links };
   }
 
   /**
@@ -109,7 +121,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
    * JSON.stringify.
    */
   viewSource(): string {
-    const members = this.fields.map((field) => {
+    const members = this.fields.filter((field) => !this.privateFields.includes(field.property)).map((field) => {
       const name = JSON.stringify(field.property);
       return `${name}: ${field.timestamp ? `iso(s[${name}])` : `s[${name}]`}`;
     });
@@ -159,12 +171,13 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return item as T;
   }
 
-  one(item: T): Resource {
-    return new Resource(this, this.view(item), item.version);
+  /** `reveal`: with the private fields (the caller decided that the reader may see them). */
+  one(item: T, reveal = false): Resource {
+    return new Resource(this, this.view(item, reveal), item.version);
   }
 
-  list(items: readonly T[], nextHref: string | null): ResourceList {
-    return new ResourceList(this, items.map((item) => this.view(item)), nextHref);
+  list(items: readonly T[], nextHref: string | null, reveal?: (item: T) => boolean): ResourceList {
+    return new ResourceList(this, items.map((item) => this.view(item, reveal?.(item) ?? false)), nextHref);
   }
 
   /**
@@ -201,7 +214,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
           ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
           _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels, additionalProperties: false },
         },
-        required: [...this.fields.map((field) => field.property), '_links'],
+        required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],
         additionalProperties: false,
       };
     }

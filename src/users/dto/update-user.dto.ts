@@ -1,6 +1,6 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PartialInputType } from '../../common/validation/partial-input.js';
 import { OMITTED_OR_NOT_NULL } from '../../common/validation/transforms.js';
 import { GraphQLRole } from '../models/role.enum.js';
@@ -21,10 +21,17 @@ export class UpdateUserDto extends PartialInputType(CreateUserDto, ['name', 'ava
   @ValidateIf(OMITTED_OR_NOT_NULL)
   currentPassword?: string;
 
-  /** Admins only; the service enforces it. */
+  /** Only for those with users.setRole (admins); the service enforces it. */
   @Field(() => GraphQLRole, { nullable: true, description: 'A new role; admins only' })
-  @ApiPropertyOptional({ enum: ['admin', 'author'], description: 'Admins only' })
-  @IsIn(USER_ROLES, { message: 'role must be "admin" or "author"' })
+  @ApiPropertyOptional({ enum: [...USER_ROLES], description: 'Admins only' })
+  @IsIn(USER_ROLES, { message: `role must be one of ${USER_ROLES.map((role) => `"${role}"`).join(', ')}` })
   @ValidateIf(OMITTED_OR_NOT_NULL)
   role?: UserRole;
+
+  /** Only for those with users.blockCommenters (moderators, editors, admins), never for oneself alone; the service enforces it. */
+  @Field(() => Boolean, { nullable: true, description: "true: the user's new comments are refused (403 COMMENTS_BLOCKED); false: allowed again. Moderators, editors and admins" })
+  @ApiPropertyOptional({ type: 'boolean', description: "true: the user's new comments are refused (403 COMMENTS_BLOCKED). Moderators, editors and admins" })
+  @IsBoolean({ message: 'commentsBlocked must be true or false' })
+  @ValidateIf(OMITTED_OR_NOT_NULL)
+  commentsBlocked?: boolean;
 }
