@@ -142,8 +142,8 @@ export class UsersService {
       await this.events.eraseContent(manager, { authorIds: [id], postIds: posts.map((p) => p.id) });
       await this.events.record(
         manager,
-        // A comment's deletion has the audience of its post as it was; a post's deletion is public (CONTRACT §7, ids only).
-        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId }, this.readPolicy.audienceOf(c.post))),
+        // A comment's deletion has the audience of the comment and its post as they were; a post's deletion is public (CONTRACT §7, ids only).
+        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId }, this.readPolicy.commentAudienceOf(c, c.post))),
         ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
       );
     });
