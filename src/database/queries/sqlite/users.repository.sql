@@ -17,6 +17,7 @@ SELECT
   c.id,
   c.post_id,
   c.author_id,
+  c.status,
   p.status AS post_status,
   p.author_id AS post_author_id
 FROM
@@ -72,6 +73,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -87,6 +89,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -102,6 +105,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -117,6 +121,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version,
@@ -137,6 +142,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -158,6 +164,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -175,6 +182,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -219,6 +227,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -238,6 +247,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -256,6 +266,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -275,6 +286,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -293,6 +305,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
