@@ -33,15 +33,18 @@ describeEachDatabase('comment threads', (kind) => {
   }
 
   /** SQL statements of one GraphQL query, counted by the app (the smaller of two runs: the relay polls once a second). */
-  async function statementsOf(query: string, variables: Record<string, unknown>, token?: string): Promise<{ data: any; statements: number }> {
+  interface ThreadsData {
+    post: { comments: { replies: unknown[] }[] };
+  }
+  async function statementsOf(query: string, variables: Record<string, unknown>, token?: string): Promise<{ data: ThreadsData; statements: number }> {
     const counts: number[] = [];
-    let data: any;
+    let data: ThreadsData | undefined;
     for (let run = 0; run < 2; run++) {
       const before = await metricValue(app, 'db_queries_total');
       data = expectData(await graphql(app, run === 0 ? query : `${query}\n# again`, variables, { token }));
       counts.push((await metricValue(app, 'db_queries_total')) - before);
     }
-    return { data, statements: Math.min(...counts) };
+    return { data: data!, statements: Math.min(...counts) };
   }
 
   beforeAll(async () => {
@@ -192,7 +195,7 @@ describeEachDatabase('comment threads', (kind) => {
       const many = await statementsOf(THREADS, { id: busy });
       expect(few.data.post.comments).toHaveLength(2);
       expect(many.data.post.comments).toHaveLength(50);
-      expect(many.data.post.comments.filter((c: { replies: unknown[] }) => c.replies.length === 1)).toHaveLength(25);
+      expect(many.data.post.comments.filter((c) => c.replies.length === 1)).toHaveLength(25);
       expect(many.statements).toBe(few.statements);
       // post, comments, replies (with authors), replies of replies.
       expect(many.statements).toBeLessThanOrEqual(4);
