@@ -96,6 +96,35 @@ describe('CommentsService', () => {
     expect(events.created).toHaveBeenCalledWith('commentCreated', { audience: 'restricted', owner: bob.id });
   });
 
+  describe('create a reply', () => {
+    const parent = (fields: Partial<{ postId: number; authorId: number; status: 'approved' | 'pending' | 'spam' | 'hidden'; depth: number }> = {}) => ({
+      id: 11, postId: 7, authorId: alice.id, status: 'approved' as const, depth: 1, ...fields,
+    });
+
+    it('writes parentId and the depth one below its parent, up to COMMENTS_MAX_DEPTH (5 by default)', async () => {
+      repository.findParent.mockResolvedValueOnce(parent({ depth: 4 }));
+      await service.create(7, { body: 'Re', parentId: 11 }, bob);
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Re', parentId: 11, depth: 5, postId: 7, authorId: bob.id }, { event: 'commentCreated' });
+      repository.findParent.mockResolvedValueOnce(parent({ depth: 5 }));
+      const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
+      expect(repository.insertRecorded).toHaveBeenCalledTimes(1);
+    });
+
+    it('is BAD_USER_INPUT naming parentId for a missing parent, one on another post, or one the writer may not see', async () => {
+      for (const found of [null, parent({ postId: 8 }), parent({ status: 'spam' }), parent({ status: 'pending' })]) {
+        repository.findParent.mockResolvedValueOnce(found);
+        const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
+        expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
+      }
+      expect(repository.insertRecorded).not.toHaveBeenCalled();
+      // Its own pending comment the writer sees, and may answer.
+      repository.findParent.mockResolvedValueOnce(parent({ status: 'pending', authorId: bob.id }));
+      await service.create(7, { body: 'Re', parentId: 11 }, bob);
+      expect(repository.insertRecorded).toHaveBeenCalledTimes(1);
+    });
+  });
+
   describe('update', () => {
     it('is NOT_FOUND for a missing comment, FORBIDDEN for somebody else’s, and changes nothing then', async () => {
       repository.findById.mockResolvedValueOnce(null);
