@@ -226,6 +226,30 @@ describeEachDatabase('comment threads', (kind) => {
     expect(kept?.resource).toMatchObject({ body: 'sibling' });
   });
 
+  it("deleting a user takes the replies of others under their comments along, and a deletion's event has the audience the comment had", async () => {
+    const carol = await createUser(app);
+    const post = await createPost(app, aliceToken);
+    const carols = await replied(carol.token, post.id, null, 'carol-marker');
+    const answer = await replied(bobToken, post.id, carols.id, 'answer-marker');
+    const pending = await replied(bobToken, post.id, null, 'pending-marker');
+    await sql('UPDATE comments SET status = $1 WHERE id = $2', ['pending', pending.id]);
+    const after = await lastCursor(app, adminToken);
+    await http().delete(`/users/${carol.id}`).set(bearer(adminToken)).expect(204);
+    expectProblem(await http().get(`/comments/${answer.id}`), 404, 'NOT_FOUND');
+    const deleted = (await eventsSince(app, undefined, after)).filter((event) => event.type === 'COMMENT_DELETED');
+    expect(deleted.map((event) => event.commentId).sort((x, y) => x! - y!)).toEqual([carols.id, answer.id]);
+    const created = (await eventsSince(app, adminToken)).filter((event) => event.type === 'COMMENT_CREATED' && event.commentId === answer.id);
+    expect(created.map((event) => event.resource ?? null)).toEqual([null]);
+    // A pending comment deleted (with its thread): its deletion reaches only those who saw it.
+    const before = await lastCursor(app, adminToken);
+    await http().delete(`/comments/${pending.id}`).set(bearer(bobToken)).expect(204);
+    const of = async (token?: string) => (await eventsSince(app, token, before)).filter((event) => event.type === 'COMMENT_DELETED').map((event) => event.commentId);
+    expect(await of()).toEqual([]);
+    expect(await of(aliceToken)).toEqual([]);
+    expect(await of(bobToken)).toEqual([pending.id]);
+    expect(await of(adminToken)).toEqual([pending.id]);
+  });
+
   describe('visibility by status on every read door', () => {
     type Reader = 'anonymous' | 'other' | 'author' | 'moderator' | 'editor' | 'admin';
     const READERS: Reader[] = ['anonymous', 'other', 'author', 'moderator', 'editor', 'admin'];

@@ -74,8 +74,11 @@ export class UsersRepository extends ResourceRepository<User> implements Account
     const comments = this.cached(
       'cascadeComments',
       () =>
+        // Their comments, the comments on their posts, and (by the parent_id cascade) every reply under those.
+        'WITH RECURSIVE doomed(id) AS (SELECT c.id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.author_id = $1 OR p.author_id = $2 ' +
+        'UNION SELECT c.id FROM comments c JOIN doomed d ON c.parent_id = d.id) ' +
         'SELECT c.id, c.post_id, c.author_id, c.status, p.status AS post_status, p.author_id AS post_author_id FROM comments c ' +
-        'JOIN posts p ON p.id = c.post_id WHERE c.author_id = $1 OR p.author_id = $2',
+        'JOIN posts p ON p.id = c.post_id WHERE c.id IN (SELECT id FROM doomed)',
     );
     const postRows = await this.sql.rows<{ id: number; author_id: number; status: PostStatus }>(posts, [id], executor);
     const commentRows = await this.sql.rows<{ id: number; post_id: number; author_id: number; status: CommentStatus; post_status: PostStatus; post_author_id: number }>(comments, [id, id], executor);
