@@ -13,6 +13,23 @@ WHERE
   author_id = $1
 
 -- UsersRepository.cascade
+WITH RECURSIVE
+  doomed (id) AS (
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN posts p ON p.id = c.post_id
+    WHERE
+      c.author_id = $1
+      OR p.author_id = $2
+    UNION
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN doomed d ON c.parent_id = d.id
+  )
 SELECT
   c.id,
   c.post_id,
@@ -24,8 +41,12 @@ FROM
   comments c
   JOIN posts p ON p.id = c.post_id
 WHERE
-  c.author_id = $1
-  OR p.author_id = $2
+  c.id IN (
+    SELECT
+      id
+    FROM
+      doomed
+  )
 
 -- UsersRepository.count
 SELECT
