@@ -111,6 +111,15 @@ describe('CommentsService', () => {
       expect(repository.insertRecorded).toHaveBeenCalledTimes(1);
     });
 
+    it('is BAD_USER_INPUT naming parentId when the parent is deleted between its read and the insert (its foreign key)', async () => {
+      repository.findParent.mockResolvedValueOnce(parent());
+      repository.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
+      repository.exists.mockResolvedValueOnce(false);
+      const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
+      expect(repository.exists).toHaveBeenCalledWith(11);
+    });
+
     it('is BAD_USER_INPUT naming parentId for a missing parent, one on another post, or one the writer may not see', async () => {
       for (const found of [null, parent({ postId: 8 }), parent({ status: 'spam' }), parent({ status: 'pending' })]) {
         repository.findParent.mockResolvedValueOnce(found);

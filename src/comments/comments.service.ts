@@ -113,7 +113,7 @@ export class CommentsService {
   private async threadOf(postId: number, parentId: number | null | undefined, writer: Actor): Promise<{ parentId?: number; depth?: number }> {
     if (parentId === undefined || parentId === null) return {};
     const parent = await this.comments.findParent(parentId);
-    if (!parent || !this.readPolicy.canSeeCommentStatus(writer, parent)) throw badParent(`parentId ${parentId} is not a comment you can reply to`);
+    if (!parent || !this.readPolicy.canSeeCommentStatus(writer, parent)) throw parentGone(parentId);
     if (parent.postId !== postId) throw badParent(`parentId ${parentId} is a comment on another post`);
     const depth = parent.depth + 1;
     const max = this.config.commentsMaxDepth;
@@ -129,11 +129,13 @@ export class CommentsService {
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
     const post = await this.visiblePost(postId, who);
-    const thread = await this.threadOf(postId, input.parentId, who);
+    const { parentId, ...text } = input;
+    const thread = await this.threadOf(postId, parentId, who);
     const comment = await this.comments
-      .insertRecorded({ ...input, ...thread, postId, authorId: who.id }, this.events.created('commentCreated', this.readPolicy.audienceOf(post)))
+      .insertRecorded({ ...text, ...thread, postId, authorId: who.id }, this.events.created('commentCreated', this.readPolicy.audienceOf(post)))
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.postRows.exists(postId))) throw DomainError.notFound('Post', postId);
+        if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
         throw error;
       });
     this.events.committed();
@@ -186,4 +188,9 @@ export class CommentsService {
 
 function badParent(message: string): DomainError {
   return DomainError.badInput(message, [{ field: 'parentId', message }]);
+}
+
+/** A parent that is not there (deleted meanwhile, too) or that the writer may not see: the same answer, so it tells nothing. */
+function parentGone(parentId: number): DomainError {
+  return badParent(`parentId ${parentId} is not a comment you can reply to`);
 }
