@@ -26,7 +26,12 @@ describeEachDatabase('comments', (kind) => {
       const [first, second] = response.body as CommentBody[];
       expectComment(first as never, { id: 1, postId: 1, authorId: 2, body: 'Great to be here!' });
       expectComment(second as never, { id: 2, postId: 1, authorId: 3, body: 'Looking forward to more posts.' });
-      expect(first._links).toEqual({ self: { href: '/comments/1' }, post: { href: '/posts/1' }, author: { href: '/users/2' } });
+      expect(first._links).toEqual({
+        self: { href: '/comments/1' },
+        post: { href: '/posts/1' },
+        author: { href: '/users/2' },
+        replies: { href: '/posts/1/comments?parentId=1' },
+      });
       expect(Date.parse(first.createdAt)).toBeLessThan(Date.parse(second.createdAt));
     });
 
@@ -139,7 +144,12 @@ describeEachDatabase('comments', (kind) => {
       const response = await http().get('/comments/2').expect(200);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       expectComment(response.body, { id: 2, postId: 1, authorId: 3, body: 'Looking forward to more posts.' });
-      expect(response.body._links).toEqual({ self: { href: '/comments/2' }, post: { href: '/posts/1' }, author: { href: '/users/3' } });
+      expect(response.body._links).toEqual({
+        self: { href: '/comments/2' },
+        post: { href: '/posts/1' },
+        author: { href: '/users/3' },
+        replies: { href: '/posts/1/comments?parentId=2' },
+      });
     });
 
     it('404 for a missing comment, 400 for a bad id', async () => {

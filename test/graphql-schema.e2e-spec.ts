@@ -19,7 +19,8 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 /**
  * The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions).
  * The nested lists User.posts and Post.comments take no `after`: they hand out no cursors.
- * §7 adds the editorial life of a post (PostStatus, its times, revisions); §9 the four roles and blocked commenters.
+ * §7 adds the editorial life of a post (PostStatus, its times, revisions); §9 the four roles, blocked commenters and threads
+ * (Comment.parentId, parent, replies).
  */
 const CONTRACT = `
 scalar DateTime
@@ -34,6 +35,7 @@ type Post    { id: Int!  title: String!  body: String!  authorId: Int!  author: 
                revisions(first: Int = 20): [PostRevision!]!
                createdAt: DateTime!  updatedAt: DateTime! }
 type Comment { id: Int!  body: String!  postId: Int!  post: Post!  authorId: Int!  author: User!
+               parentId: Int  parent: Comment  replies(first: Int = 50): [Comment!]!
                createdAt: DateTime!  updatedAt: DateTime! }
 type PageInfo { hasNextPage: Boolean!  hasPreviousPage: Boolean!  startCursor: String  endCursor: String }
 type PostEdge { cursor: String!  node: Post! }
@@ -46,7 +48,7 @@ input CreateTokenInput { email: String! password: String! }
 input UpdateUserInput { name: String avatarUrl: String password: String role: Role commentsBlocked: Boolean }
 input CreatePostInput { title: String! body: String! status: PostStatus publishAt: DateTime }
 input UpdatePostInput { title: String body: String status: PostStatus publishAt: DateTime revision: Int }
-input CreateCommentInput { postId: Int! body: String! }
+input CreateCommentInput { postId: Int! body: String! parentId: Int }
 input UpdateCommentInput { body: String! }
 type Query {
   post(id: Int!): Post

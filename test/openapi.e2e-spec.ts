@@ -37,7 +37,7 @@ const OPERATIONS: [string, string][] = [
 const BODIES: Record<string, string[]> = {
   'post /posts': ['title', 'body', 'status', 'publishAt', 'authorId'],
   'patch /posts/{id}': ['title', 'body', 'status', 'publishAt', 'revision'],
-  'post /posts/{id}/comments': ['body'],
+  'post /posts/{id}/comments': ['body', 'parentId'],
   'patch /comments/{id}': ['body'],
   'post /users': ['name', 'email', 'password', 'avatarUrl'],
   'patch /users/{id}': ['name', 'avatarUrl', 'password', 'currentPassword', 'role', 'commentsBlocked'],
@@ -136,6 +136,11 @@ describeEachDatabase('OpenAPI', (kind) => {
         expect.arrayContaining(['limit', 'cursor', 'authorId']),
       );
       expect(spec.paths['/posts'].post.responses['201']).toBeDefined();
+      const commentsQuery = spec.paths['/posts/{id}/comments'].get.parameters ?? [];
+      expect(commentsQuery.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'parentId']));
+      const comment = resolve(spec.paths['/comments/{id}'].get.responses['200'].content!['application/json'].schema);
+      expect(comment.properties!.parentId).toMatchObject({ type: 'integer', nullable: true });
+      expect(resolve(comment.properties!._links).required?.sort()).toEqual(['author', 'post', 'replies', 'self']);
       expect(spec.paths['/posts/{id}'].delete.responses['204']).toBeDefined();
       // problem+json first (the default), then problem+xml and an HTML page, as Accept picks (never HTML for a 406).
       expect(Object.keys(spec.paths['/posts/{id}'].get.responses['404'].content!)).toEqual(['application/problem+json', 'application/problem+xml', 'text/html']);

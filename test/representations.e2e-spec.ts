@@ -174,8 +174,9 @@ describeEachDatabase('representations', (kind) => {
       expect(comment.name).toBe('comment');
       const { fields, links } = xmlFields(comment);
       expect(fields).toMatchObject({ id: '2', postId: '1', authorId: '3', body: 'Looking forward to more posts.' });
-      expect(Object.keys(fields).sort()).toEqual(['authorId', 'body', 'createdAt', 'id', 'postId', 'updatedAt']);
-      expect(links).toEqual({ self: '/comments/2', post: '/posts/1', author: '/users/3' });
+      expect(Object.keys(fields).sort()).toEqual(['authorId', 'body', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt']);
+      expect(fields.status).toBe('approved');
+      expect(links).toEqual({ self: '/comments/2', post: '/posts/1', author: '/users/3', replies: '/posts/1/comments?parentId=2' });
 
       const userResponse = await get('/users/2', 'application/xml').expect(200);
       expect(userResponse.text).not.toMatch(/password/i);

@@ -363,6 +363,16 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   const edited = await http().patch(`/comments/${comment.id}`).set(bearer(bob)).send({ body: 'First!' }).expect(200);
   await http().patch(`/comments/${comment.id}`).set(bearer(bob)).set('If-Match', edited.headers.etag as string).send({ body: 'First.' }).expect(200);
   const doomed = (await http().post(`/posts/${created.id}/comments`).set(bearer(bob)).send({ body: 'Gone soon' }).expect(201)).body;
+  // Threads: a reply, one comment's replies, the replies of every comment of a page (as each reader's scope), a thread deleted.
+  const reply = (await http().post(`/posts/${created.id}/comments`).set(bearer(bob)).send({ body: 'Re', parentId: doomed.id }).expect(201)).body;
+  await http().post(`/posts/${created.id}/comments`).set(bearer(bob)).send({ body: 'Re re', parentId: reply.id }).expect(201);
+  for (const reader of [undefined, bob, admin]) {
+    const as = (test: request.Test) => (reader ? test.set(bearer(reader)) : test);
+    await as(http().get(`/posts/${created.id}/comments?parentId=${doomed.id}`)).expect(200);
+    await as(http().get(`/posts/${created.id}/comments`)).expect(200);
+    await ql(`{ post(id: ${created.id}) { commentCount comments(first: 5) { id replies(first: 2) { id author { name } } } } }`, reader);
+    await ql(`{ posts(first: 3) { nodes { commentCount comments(first: 2) { id replies(first: 2) { id } } } } }`, reader);
+  }
   await http().delete(`/comments/${doomed.id}`).set(bearer(bob)).expect(204);
 
   // Users: sign-up, changes (name, If-Match, own password, role), sign-out everywhere, deletion.

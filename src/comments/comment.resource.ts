@@ -1,12 +1,21 @@
 import { AVATAR_TEMPLATE, NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
+import { COMMENT_STATUSES } from '../auth/read-policy.js';
 import { defineResource } from '../common/resource/resource-definition.js';
+import { COMMENT_THREAD_TEMPLATE } from './comment-thread.html.js';
 import { Comment } from './comment.entity.js';
 
 export const COMMENT_RESOURCE = defineResource({
   kind: 'comment',
   plural: 'comments',
   entity: Comment,
-  links: (comment: Comment) => ({ post: { href: `/posts/${comment.postId}` }, author: { href: `/users/${comment.authorId}` } }),
+  links: (comment: Comment) => ({
+    post: { href: `/posts/${comment.postId}` },
+    author: { href: `/users/${comment.authorId}` },
+    ...(comment.parentId === null || comment.parentId === undefined ? {} : { parent: { href: `/comments/${comment.parentId}` } }),
+    replies: { href: `/posts/${comment.postId}/comments?parentId=${comment.id}` },
+  }),
+  optionalLinks: ['parent'],
+  fieldSchemas: { status: { type: 'string', enum: [...COMMENT_STATUSES] } },
   events: ['commentCreated', 'commentUpdated', 'commentDeleted'],
   eventRefs: { commentId: 'id', postId: 'postId', authorId: 'authorId' },
   html: {
@@ -15,10 +24,9 @@ export const COMMENT_RESOURCE = defineResource({
 <header class="byline">${AVATAR_TEMPLATE}<span><a rel="author" href="<%= it.comment._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a> on <a href="<%= it.comment._links.post.href %>">post <%= it.comment.postId %></a></span> <time datetime="<%= it.comment.createdAt %>"><%= it.comment.createdAt %></time></header>
 <div class="body"><%= it.comment.body %></div>
 </article>`,
+    // The items are threads (the list's loader nests them: see comments.module).
     list: `<h1><%= it.title %></h1>
-<ol class="comments">
-<% it.items.forEach(function (c) { %><li><strong><a href="<%= c._links.author.href %>"><%= c.authorName %></a></strong> <time datetime="<%= c.createdAt %>"><%= c.createdAt %></time><div class="body"><%= c.body %></div><a href="<%= c._links.self.href %>">link</a></li>
-<% }) %></ol>
+${COMMENT_THREAD_TEMPLATE}<% thread(it.items) %>
 ${NEXT_PAGE_TEMPLATE}`,
   },
 });

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate } from '../common/openapi/api-docs.decorators.js';
-import { PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
 import { nextPageHref, type Resource, type ResourceList } from '../common/resource/resource.js';
@@ -12,6 +12,7 @@ import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { COMMENT_RESOURCE } from './comment.resource.js';
 import { CommentsService } from './comments.service.js';
 import { CreateCommentDto } from './dto/create-comment.dto.js';
+import { ListCommentsQuery } from './dto/list-comments.query.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
 
 @ApiTags('comments')
@@ -21,12 +22,12 @@ export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
   @Get('posts/:id/comments')
-  @ApiOperation({ summary: "A post's comments, oldest first" })
+  @ApiOperation({ summary: "A post's comments the caller sees, oldest first, replies included (each with its parentId); `parentId`: one comment's replies" })
   @ApiGetList(COMMENT_RESOURCE)
-  async list(@Param('id', ParseIdPipe) postId: number, @Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
+  async list(@Param('id', ParseIdPipe) postId: number, @Query() query: ListCommentsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.comments.listForPost(postId, request, actor);
-    const next = nextPageHref(`/posts/${postId}/comments`, page.nextCursor, { limit: request.limit });
+    const page = await this.comments.listForPost(postId, request, actor, query.parentId);
+    const next = nextPageHref(`/posts/${postId}/comments`, page.nextCursor, { limit: request.limit, parentId: query.parentId });
     return COMMENT_RESOURCE.list(page.items, next);
   }
 

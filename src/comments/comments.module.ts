@@ -3,6 +3,7 @@ import { PostsModule, withAuthorNames } from '../posts/posts.module.js';
 import { POST_RESOURCE } from '../posts/post.resource.js';
 import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
+import { threaded } from './comment-thread.html.js';
 import { COMMENT_RESOURCE } from './comment.resource.js';
 import { CommentsController } from './comments.controller.js';
 import { CommentLoaders } from './comments.loader.js';
@@ -24,13 +25,17 @@ export class CommentsModule implements OnModuleInit {
     private readonly comments: CommentsService,
   ) {}
 
-  /** Pages show authors' names rather than ids; a post's page shows its first comments. */
+  /**
+   * Pages show authors' names rather than ids; a post's page shows its first comments the reader
+   * sees; both show comments as threads (replies under their parent, within the page).
+   */
   onModuleInit(): void {
     COMMENT_RESOURCE.setPageData('author', async (view) => ({ author: (await this.users.namesOf([view.authorId as number])).get(view.authorId as number) }));
-    COMMENT_RESOURCE.setListData((views) => withAuthorNames(this.users, views));
-    POST_RESOURCE.setPageData('comments', async (post) => {
-      const page = await this.comments.firstPageOf(post.id as number, { limit: COMMENTS_ON_POST_PAGE });
-      return { comments: await withAuthorNames(this.users, page.items.map((comment) => COMMENT_RESOURCE.view(comment))), moreComments: page.nextCursor !== null };
+    COMMENT_RESOURCE.setListData(async (views) => threaded(await withAuthorNames(this.users, views)));
+    POST_RESOURCE.setPageData('comments', async (post, reader) => {
+      const page = await this.comments.firstPageOf(post.id as number, { limit: COMMENTS_ON_POST_PAGE }, reader);
+      const views = await withAuthorNames(this.users, page.items.map((comment) => COMMENT_RESOURCE.view(comment)));
+      return { comments: threaded(views), commentCount: views.length, moreComments: page.nextCursor !== null };
     });
   }
 }

@@ -59,6 +59,24 @@ export class CommentsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(comment.authorId), 'User', comment.authorId);
   }
 
+  @ResolveField('parent', () => Comment, { nullable: true, description: 'The comment it replies to; null for a top-level comment, or when the reader may not see it' })
+  async parent(@Parent() comment: Pick<Comment, 'parentId'>, @Context() context: GraphQLContext): Promise<Comment | null> {
+    if (comment.parentId === null || comment.parentId === undefined) return null;
+    const parent = await context.loaders.of(this.commentLoaders).byId.load(comment.parentId);
+    return parent && this.comments.canSee(context.actor, parent) ? parent : null;
+  }
+
+  @ResolveField('replies', () => [Comment], { description: 'Its first replies the reader sees, oldest first (batched: one statement for every comment of the request)' })
+  replies(
+    @Parent() comment: Pick<Comment, 'id'>,
+    @Args() args: CommentsArgs,
+    @Context() context: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Comment[]> {
+    const scope = this.comments.scopeOf(context.actor);
+    return context.loaders.of(this.commentLoaders).repliesOf(toPageRequest(args), selectsField(info, 'author'), scope).load(comment.id);
+  }
+
   /**
    * A comment is reached only through a post the reader sees (comment(id) is null otherwise), so
    * its post is there for them; should it not be, it is NOT_FOUND, as a post that is gone.
@@ -89,9 +107,12 @@ export class CommentsResolver {
 /** Post.comments and Post.commentCount: the comments feature's fields on posts. */
 @Resolver(() => Post)
 export class PostCommentsResolver {
-  constructor(private readonly commentLoaders: CommentLoaders) {}
+  constructor(
+    private readonly commentLoaders: CommentLoaders,
+    private readonly commentsService: CommentsService,
+  ) {}
 
-  @ResolveField('comments', () => [Comment], { description: 'Its first comments, oldest first' })
+  @ResolveField('comments', () => [Comment], { description: 'Its first comments the reader sees, oldest first, replies included (each with its parentId)' })
   comments(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.
     @Parent() post: Pick<Post, 'id'>,
@@ -99,11 +120,12 @@ export class PostCommentsResolver {
     @Context() context: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Comment[]> {
-    return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), selectsField(info, 'author')).load(post.id);
+    const scope = this.commentsService.scopeOf(context.actor);
+    return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), selectsField(info, 'author'), scope).load(post.id);
   }
 
-  @ResolveField('commentCount', () => Int, { description: 'How many comments it has' })
+  @ResolveField('commentCount', () => Int, { description: 'How many comments it has that the reader sees' })
   commentCount(post: Post, _args: unknown, context: GraphQLContext): Promise<number> {
-    return context.loaders.of(this.commentLoaders).countByPost.load(post.id);
+    return context.loaders.of(this.commentLoaders).countByPost(this.commentsService.scopeOf(context.actor)).load(post.id);
   }
 }

@@ -20,7 +20,7 @@ const readOnlyKey: Actor = { id: 3, role: 'author', scopes: ['read'], apiKeyId: 
 
 function comment(fields: Partial<Comment> = {}): Comment {
   return Object.assign(new Comment(), {
-    id: 11, postId: 7, body: 'Nice', authorId: alice.id, createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
+    id: 11, postId: 7, parentId: null, status: 'approved', body: 'Nice', authorId: alice.id, createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
   });
 }
 
@@ -47,6 +47,7 @@ describe('CommentsService', () => {
     repository.findById.mockImplementation(async () => comment());
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
+    repository.thread.mockResolvedValue([{ id: 11, postId: 7, authorId: alice.id, status: 'approved' }]);
     // The event of a new row, as the repository writes it with the row.
     repository.insertRecorded.mockImplementation(async (values) => comment(values as Partial<Comment>));
     events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
@@ -95,6 +96,44 @@ describe('CommentsService', () => {
     expect(events.created).toHaveBeenCalledWith('commentCreated', { audience: 'restricted', owner: bob.id });
   });
 
+  describe('create a reply', () => {
+    const parent = (fields: Partial<{ postId: number; authorId: number; status: 'approved' | 'pending' | 'spam' | 'hidden'; depth: number }> = {}) => ({
+      id: 11, postId: 7, authorId: alice.id, status: 'approved' as const, depth: 1, ...fields,
+    });
+
+    it('writes parentId and the depth one below its parent, up to COMMENTS_MAX_DEPTH (5 by default)', async () => {
+      repository.findParent.mockResolvedValueOnce(parent({ depth: 4 }));
+      await service.create(7, { body: 'Re', parentId: 11 }, bob);
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Re', parentId: 11, depth: 5, postId: 7, authorId: bob.id }, { event: 'commentCreated' });
+      repository.findParent.mockResolvedValueOnce(parent({ depth: 5 }));
+      const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
+      expect(repository.insertRecorded).toHaveBeenCalledTimes(1);
+    });
+
+    it('is BAD_USER_INPUT naming parentId when the parent is deleted between its read and the insert (its foreign key)', async () => {
+      repository.findParent.mockResolvedValueOnce(parent());
+      repository.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
+      repository.exists.mockResolvedValueOnce(false);
+      const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
+      expect(repository.exists).toHaveBeenCalledWith(11);
+    });
+
+    it('is BAD_USER_INPUT naming parentId for a missing parent, one on another post, or one the writer may not see', async () => {
+      for (const found of [null, parent({ postId: 8 }), parent({ status: 'spam' }), parent({ status: 'pending' })]) {
+        repository.findParent.mockResolvedValueOnce(found);
+        const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
+        expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
+      }
+      expect(repository.insertRecorded).not.toHaveBeenCalled();
+      // Its own pending comment the writer sees, and may answer.
+      repository.findParent.mockResolvedValueOnce(parent({ status: 'pending', authorId: bob.id }));
+      await service.create(7, { body: 'Re', parentId: 11 }, bob);
+      expect(repository.insertRecorded).toHaveBeenCalledTimes(1);
+    });
+  });
+
   describe('update', () => {
     it('is NOT_FOUND for a missing comment, FORBIDDEN for somebody else’s, and changes nothing then', async () => {
       repository.findById.mockResolvedValueOnce(null);
@@ -125,7 +164,25 @@ describe('CommentsService', () => {
     it('announces commentDeleted with the ids subscribers filter on', async () => {
       await service.delete(11, alice);
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE });
+      expect(events.eraseContent).toHaveBeenCalledWith(UNIT_EXECUTOR, { commentIds: [11] });
       expect(events.committed).toHaveBeenCalled();
+    });
+
+    it('takes the replies under it along: a commentDeleted each, with the audience each had, and their content erased', async () => {
+      repository.thread.mockResolvedValueOnce([
+        { id: 11, postId: 7, authorId: alice.id, status: 'approved' },
+        { id: 12, postId: 7, authorId: bob.id, status: 'pending' },
+        { id: 13, postId: 7, authorId: bob.id, status: 'spam' },
+      ]);
+      await service.delete(11, alice);
+      expect(repository.delete).toHaveBeenCalledWith(11, UNIT_EXECUTOR);
+      expect(events.eraseContent).toHaveBeenCalledWith(UNIT_EXECUTOR, { commentIds: [11, 12, 13] });
+      expect(events.record).toHaveBeenCalledWith(
+        UNIT_EXECUTOR,
+        { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE },
+        { name: 'commentDeleted', payload: { id: 12, postId: 7, authorId: bob.id }, audience: { audience: 'moderated', owner: bob.id } },
+        { name: 'commentDeleted', payload: { id: 13, postId: 7, authorId: bob.id }, audience: { audience: 'moderated', owner: null } },
+      );
     });
 
     it('is NOT_FOUND when a concurrent delete removed the row first, and announces nothing', async () => {
@@ -139,8 +196,10 @@ describe('CommentsService', () => {
   it("listForPost is NOT_FOUND for a post the caller may not see, and pages the post's comments oldest first otherwise", async () => {
     posts.get.mockRejectedValueOnce(Object.assign(new Error('gone'), { code: 'NOT_FOUND' }));
     expect(await codeOf(service.listForPost(7, { limit: 2 }, null))).toBe('NOT_FOUND');
-    expect(repository.page).not.toHaveBeenCalled();
+    expect(repository.visiblePage).not.toHaveBeenCalled();
     await service.listForPost(7, { limit: 2, after: 4 }, null);
-    expect(repository.page).toHaveBeenCalledWith({ limit: 2, after: 4 }, 'asc', { column: 'postId', value: 7 });
+    expect(repository.visiblePage).toHaveBeenCalledWith('postId', 7, { kind: 'approved' }, { limit: 2, after: 4 });
+    await service.listForPost(7, { limit: 2 }, bob);
+    expect(repository.visiblePage).toHaveBeenLastCalledWith('postId', 7, { kind: 'approved-or-own', authorId: bob.id }, { limit: 2 });
   });
 });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { ReadPolicy } from '../auth/read-policy.js';
+import { type CommentScope, ReadPolicy } from '../auth/read-policy.js';
+import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
@@ -30,17 +31,31 @@ export class CommentsService {
     private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
+    private readonly config: AppConfig,
   ) {}
 
-  /** A post's comments, oldest first, keyset-paged on (post_id, id). 404 when the post is missing or the caller may not see it. */
-  async listForPost(postId: number, request: PageRequest, actor: Actor | null | undefined): Promise<Page<Comment>> {
+  /** Which comments of a post the reader sees (ReadPolicy.commentScope): what lists, counts and loaders are keyed and filtered by. */
+  scopeOf(actor: Actor | null | undefined): CommentScope {
+    return this.readPolicy.commentScope(actor);
+  }
+
+  /**
+   * The comments of a post the caller sees, oldest first, replies included, keyset-paged on the
+   * id; with `parentId`, the replies of that comment only. 404 when the post is missing or the
+   * caller may not see it, or when the parent is not a comment of that post they see.
+   */
+  async listForPost(postId: number, request: PageRequest, actor: Actor | null | undefined, parentId?: number): Promise<Page<Comment>> {
     await this.posts.get(postId, actor);
-    return this.comments.page(request, 'asc', { column: 'postId', value: postId });
+    const scope = this.scopeOf(actor);
+    if (parentId === undefined) return this.comments.visiblePage('postId', postId, scope, request);
+    const parent = await this.comments.findParent(parentId);
+    if (!parent || parent.postId !== postId || !this.readPolicy.canSeeCommentStatus(actor, parent)) throw DomainError.notFound('Comment', parentId);
+    return this.comments.visiblePage('parentId', parentId, scope, request);
   }
 
   /** The first page of a post the caller has been shown already (its HTML page): no second look at the post. */
-  firstPageOf(postId: number, request: PageRequest): Promise<Page<Comment>> {
-    return this.comments.page(request, 'asc', { column: 'postId', value: postId });
+  firstPageOf(postId: number, request: PageRequest, actor: Actor | null | undefined): Promise<Page<Comment>> {
+    return this.comments.visiblePage('postId', postId, this.scopeOf(actor), request);
   }
 
   /** For batching: the comments with these ids, each with its post (`comment.post`, for the read policy), in one statement. */
@@ -48,31 +63,39 @@ export class CommentsService {
     return this.comments.findByIds(ids, { property: 'post', table: this.postRows.table, foreignKey: 'postId' });
   }
 
-  /** Whether the caller may see the comment: whether they may see its post (joined in by findByIds). */
+  /** Whether the caller may see the comment: its post (joined in by findByIds) and its status. */
   canSee(actor: Actor | null | undefined, comment: Comment): boolean {
-    return !!comment.post && this.readPolicy.canSeePost(actor, comment.post);
+    return !!comment.post && this.readPolicy.canSeeComment(actor, comment, comment.post);
   }
 
   /**
-   * For batching: one page (oldest first, after `request.after`) of the comments of each of
-   * these posts, in one statement whatever the number of posts. With `withAuthors`, each
-   * comment's author is joined in (`comment.author`), so the page costs no further statement.
+   * For batching: one page (oldest first, after `request.after`) of the comments the scope shows
+   * of each of these posts, in one statement whatever the number of posts. With `withAuthors`,
+   * each comment's author is joined in (`comment.author`), so the page costs no further statement.
    */
-  listForPosts(postIds: readonly number[], request: PageRequest, options: { withAuthors?: boolean } = {}): Promise<Map<number, Comment[]>> {
-    const join = options.withAuthors ? { property: 'author' as const, table: this.users.table, foreignKey: 'authorId' as const } : undefined;
-    return this.comments.pagesFor('postId', postIds, request, 'asc', join);
+  listForPosts(postIds: readonly number[], request: PageRequest, scope: CommentScope, options: { withAuthors?: boolean } = {}): Promise<Map<number, Comment[]>> {
+    return this.comments.visiblePagesFor('postId', postIds, scope, request, this.authorJoin(options.withAuthors));
   }
 
-  /** For batching: the number of comments of each of these posts, in one statement. */
-  countForPosts(postIds: readonly number[]): Promise<Map<number, number>> {
-    return this.comments.countFor('postId', postIds);
+  /** For batching (Comment.replies): the first replies the scope shows of each of these comments, oldest first, in one statement. */
+  repliesFor(commentIds: readonly number[], request: PageRequest, scope: CommentScope, options: { withAuthors?: boolean } = {}): Promise<Map<number, Comment[]>> {
+    return this.comments.visiblePagesFor('parentId', commentIds, scope, request, this.authorJoin(options.withAuthors));
   }
 
-  /** The comment, if the caller may see its post (one statement: the post is joined in); 404 otherwise. */
+  /** For batching: the number of comments the scope shows on each of these posts, in one statement. */
+  countForPosts(postIds: readonly number[], scope: CommentScope): Promise<Map<number, number>> {
+    return this.comments.countVisibleFor(postIds, scope);
+  }
+
+  /** The comment, if the caller may see it and its post (one statement: the post is joined in); 404 otherwise. */
   async get(id: number, actor: Actor | null | undefined): Promise<Comment> {
     const [comment] = await this.findByIds([id]);
     if (!comment || !this.canSee(actor, comment)) throw DomainError.notFound('Comment', id);
     return comment;
+  }
+
+  private authorJoin(withAuthors: boolean | undefined) {
+    return withAuthors ? { property: 'author' as const, table: this.users.table, foreignKey: 'authorId' as const } : undefined;
   }
 
   /** The post a comment is on, if the writer may see it (404 otherwise), with the audience of its events. */
@@ -83,6 +106,22 @@ export class CommentsService {
   }
 
   /**
+   * Where a new comment goes in its post's thread: top-level (depth 1), or under a parent that
+   * is a comment of the same post the writer sees, one level deeper, at most COMMENTS_MAX_DEPTH.
+   * A bad parent is the input's fault (400 naming parentId), as is a reply too deep.
+   */
+  private async threadOf(postId: number, parentId: number | null | undefined, writer: Actor): Promise<{ parentId?: number; depth?: number }> {
+    if (parentId === undefined || parentId === null) return {};
+    const parent = await this.comments.findParent(parentId);
+    if (!parent || !this.readPolicy.canSeeCommentStatus(writer, parent)) throw parentGone(parentId);
+    if (parent.postId !== postId) throw badParent(`parentId ${parentId} is a comment on another post`);
+    const depth = parent.depth + 1;
+    const max = this.config.commentsMaxDepth;
+    if (depth > max) throw badParent(`parentId ${parentId}: replies nest at most ${max} deep (COMMENTS_MAX_DEPTH)`);
+    return { parentId, depth };
+  }
+
+  /**
    * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL); the event's
    * audience is the post's (a comment on a draft reaches only those who see the draft). A post
    * the writer may not see is 404; one deleted meanwhile is caught by the foreign key.
@@ -90,10 +129,13 @@ export class CommentsService {
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
     const post = await this.visiblePost(postId, who);
+    const { parentId, ...text } = input;
+    const thread = await this.threadOf(postId, parentId, who);
     const comment = await this.comments
-      .insertRecorded({ ...input, postId, authorId: who.id }, this.events.created('commentCreated', this.readPolicy.audienceOf(post)))
+      .insertRecorded({ ...text, ...thread, postId, authorId: who.id }, this.events.created('commentCreated', this.readPolicy.audienceOf(post)))
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.postRows.exists(postId))) throw DomainError.notFound('Post', postId);
+        if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
         throw error;
       });
     this.events.committed();
@@ -116,20 +158,39 @@ export class CommentsService {
     return comment;
   }
 
+  /**
+   * Deletes the comment and, by the parent_id cascade, every reply under it: a commentDeleted
+   * for each (ids only; the audience of each as it was) and their earlier events' content
+   * erased, in the same transaction. A comment the caller may not see is 404, like a read.
+   */
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.requireActor(actor);
     await this.transactions.run(async (manager) => {
       const current = await this.comments.findById(id, manager);
       if (!current) throw DomainError.notFound('Comment', id);
       const post = await this.postRows.findById(current.postId, manager);
-      if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
+      if (!post || !this.readPolicy.canSeeComment(actor, current, post)) throw DomainError.notFound('Comment', id);
       this.policy.authorize(actor, 'comments.delete', current.authorId);
+      const thread = await this.comments.thread(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
-      await this.events.eraseContent(manager, { commentIds: [id] });
-      const deleted = { id: current.id, postId: current.postId, authorId: current.authorId };
-      await this.events.record(manager, event('commentDeleted', deleted, this.readPolicy.audienceOf(post)));
+      await this.events.eraseContent(manager, { commentIds: thread.map((comment) => comment.id) });
+      await this.events.record(
+        manager,
+        ...thread.map((comment) =>
+          event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, post)),
+        ),
+      );
     });
     this.events.committed();
   }
+}
+
+function badParent(message: string): DomainError {
+  return DomainError.badInput(message, [{ field: 'parentId', message }]);
+}
+
+/** A parent that is not there (deleted meanwhile, too) or that the writer may not see: the same answer, so it tells nothing. */
+function parentGone(parentId: number): DomainError {
+  return badParent(`parentId ${parentId} is not a comment you can reply to`);
 }

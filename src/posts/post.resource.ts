@@ -1,6 +1,7 @@
 import { AVATAR_TEMPLATE, NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
 import { defineResource } from '../common/resource/resource-definition.js';
 import { POST_STATUSES } from '../auth/read-policy.js';
+import { COMMENT_THREAD_TEMPLATE } from '../comments/comment-thread.html.js';
 import { Post } from './post.entity.js';
 
 export const POST_RESOURCE = defineResource({
@@ -19,10 +20,8 @@ export const POST_RESOURCE = defineResource({
 <div class="body"><%= it.post.body %></div>
 </article>
 <% if (it.comments) { %><section>
-<h2>Comments (<%= it.comments.length %><%= it.moreComments ? '+' : '' %>)</h2>
-<ol class="comments">
-<% it.comments.forEach(function (c) { %><li id="comment-<%= c.id %>"><strong><a href="<%= c._links.author.href %>"><%= c.authorName %></a></strong> <time datetime="<%= c.createdAt %>"><%= c.createdAt %></time><div class="body"><%= c.body %></div><a href="<%= c._links.self.href %>">link</a></li>
-<% }) %></ol>
+<h2>Comments (<%= it.commentCount %><%= it.moreComments ? '+' : '' %>)</h2>
+${COMMENT_THREAD_TEMPLATE}<% thread(it.comments) %>
 <% if (it.moreComments) { %><p><a href="<%= it.post._links.comments.href %>">All comments</a></p><% } %>
 </section><% } %>`,
     list: `<h1><%= it.title %></h1>

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PostStatus } from '../auth/read-policy.js';
+import type { CommentStatus, PostStatus } from '../auth/read-policy.js';
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { type Join, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
@@ -145,10 +145,10 @@ export class PostsRepository extends ResourceRepository<Post> {
     return row ? this.table.fromRow(row) : null;
   }
 
-  /** The comments that deleting this post takes with it (the foreign key cascades), for their deletion events. */
-  async cascadedComments(postId: number, executor: Executor): Promise<{ id: number; postId: number; authorId: number }[]> {
-    const statement = this.cached('cascadeComments', () => 'SELECT id, author_id FROM comments WHERE post_id = $1');
-    const rows = await this.sql.rows<{ id: number; author_id: number }>(statement, [postId], executor);
-    return rows.map((row) => ({ id: row.id, postId, authorId: row.author_id }));
+  /** The comments that deleting this post takes with it (the foreign key cascades), with their status: the audience of their deletion events. */
+  async cascadedComments(postId: number, executor: Executor): Promise<{ id: number; postId: number; authorId: number; status: CommentStatus }[]> {
+    const statement = this.cached('cascadeComments', () => 'SELECT id, author_id, status FROM comments WHERE post_id = $1');
+    const rows = await this.sql.rows<{ id: number; author_id: number; status: CommentStatus }>(statement, [postId], executor);
+    return rows.map((row) => ({ id: row.id, postId, authorId: row.author_id, status: row.status }));
   }
 }

@@ -47,7 +47,7 @@ describe('PostsService', () => {
     repository.insert.mockImplementation(async (values) => post({ ...(values as Partial<Post>), version: 1 }));
     repository.updateVersioned.mockImplementation(async (current, changes) => post({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
-    repository.cascadedComments.mockResolvedValue([{ id: 11, postId: 7, authorId: bob.id }]);
+    repository.cascadedComments.mockResolvedValue([{ id: 11, postId: 7, authorId: bob.id, status: 'approved' }]);
     repository.publicPage.mockResolvedValue({ items: [], nextCursor: null });
     repository.statusPage.mockResolvedValue({ items: [], nextCursor: null });
     revisions.record.mockImplementation(async () => new PostRevision());

@@ -305,16 +305,17 @@ export class PostsService {
     return updated;
   }
 
-  /** Deletes a post for good, its comments by cascade, with their events (audience: the post as it was). */
+  /** Deletes a post for good, its comments by cascade, with their events (audience: each comment and the post as they were). */
   private async deleteForGood(current: Post, manager: Executor): Promise<void> {
-    const audience = this.readPolicy.audienceOf(current);
     const comments = await this.posts.cascadedComments(current.id, manager);
     // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
     if (!(await this.posts.delete(current.id, manager))) throw DomainError.notFound('Post', current.id);
     await this.events.eraseContent(manager, { postIds: [current.id] });
     await this.events.record(
       manager,
-      ...comments.map((comment) => event('commentDeleted', comment, audience)),
+      ...comments.map((comment) =>
+        event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, current)),
+      ),
       // Public whatever the state (CONTRACT §7): ids only, and whoever kept the post must drop it.
       event('postDeleted', { id: current.id, authorId: current.authorId }),
     );

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PostStatus } from '../auth/read-policy.js';
+import type { CommentStatus, PostStatus } from '../auth/read-policy.js';
 import { ResourceRepository } from '../common/persistence/resource-repository.js';
 import type { Account, AccountLookup } from '../auth/account-lookup.js';
 import { toDate } from '../common/persistence/entity-table.js';
@@ -11,7 +11,7 @@ export interface UserCascade {
   /** With each post's status: the audience of its deletion event. */
   posts: { id: number; authorId: number; status: PostStatus }[];
   /** With the status and author of each comment's post: the audience of its deletion event. */
-  comments: { id: number; postId: number; authorId: number; post: { status: PostStatus; authorId: number } }[];
+  comments: { id: number; postId: number; authorId: number; status: CommentStatus; post: { status: PostStatus; authorId: number } }[];
 }
 
 @Injectable()
@@ -74,17 +74,21 @@ export class UsersRepository extends ResourceRepository<User> implements Account
     const comments = this.cached(
       'cascadeComments',
       () =>
-        'SELECT c.id, c.post_id, c.author_id, p.status AS post_status, p.author_id AS post_author_id FROM comments c ' +
-        'JOIN posts p ON p.id = c.post_id WHERE c.author_id = $1 OR p.author_id = $2',
+        // Their comments, the comments on their posts, and (by the parent_id cascade) every reply under those.
+        'WITH RECURSIVE doomed(id) AS (SELECT c.id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.author_id = $1 OR p.author_id = $2 ' +
+        'UNION SELECT c.id FROM comments c JOIN doomed d ON c.parent_id = d.id) ' +
+        'SELECT c.id, c.post_id, c.author_id, c.status, p.status AS post_status, p.author_id AS post_author_id FROM comments c ' +
+        'JOIN posts p ON p.id = c.post_id WHERE c.id IN (SELECT id FROM doomed)',
     );
     const postRows = await this.sql.rows<{ id: number; author_id: number; status: PostStatus }>(posts, [id], executor);
-    const commentRows = await this.sql.rows<{ id: number; post_id: number; author_id: number; post_status: PostStatus; post_author_id: number }>(comments, [id, id], executor);
+    const commentRows = await this.sql.rows<{ id: number; post_id: number; author_id: number; status: CommentStatus; post_status: PostStatus; post_author_id: number }>(comments, [id, id], executor);
     return {
       posts: postRows.map((row) => ({ id: row.id, authorId: row.author_id, status: row.status })),
       comments: commentRows.map((row) => ({
         id: row.id,
         postId: row.post_id,
         authorId: row.author_id,
+        status: row.status,
         post: { status: row.post_status, authorId: row.post_author_id },
       })),
     };

@@ -48,7 +48,7 @@ describe('UsersService', () => {
         { id: 5, authorId: 2, status: 'published' },
         { id: 6, authorId: 2, status: 'trashed' },
       ],
-      comments: [{ id: 9, postId: 5, authorId: 3, post: { status: 'published', authorId: 2 } }],
+      comments: [{ id: 9, postId: 5, authorId: 3, status: 'approved', post: { status: 'published', authorId: 2 } }],
     });
     repository.delete.mockResolvedValue(true);
     repository.lockAdmins.mockResolvedValue([1, 4]);

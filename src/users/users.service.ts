@@ -158,12 +158,16 @@ export class UsersService {
       const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
-      // Their posts by id too: the comments on a post whose own events were pruned go with it.
-      await this.events.eraseContent(manager, { authorIds: [id], postIds: posts.map((p) => p.id) });
+      // Their posts by id too: the comments on a post whose own events were pruned go with it; and
+      // by id the replies of others (on others' posts) that go with their comments.
+      const postIds = posts.map((p) => p.id);
+      const theirPosts = new Set(postIds);
+      const replies = comments.filter((c) => c.authorId !== id && !theirPosts.has(c.postId)).map((c) => c.id);
+      await this.events.eraseContent(manager, { authorIds: [id], postIds, ...(replies.length > 0 ? { commentIds: replies } : {}) });
       await this.events.record(
         manager,
-        // A comment's deletion has the audience of its post as it was; a post's deletion is public (CONTRACT §7, ids only).
-        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId }, this.readPolicy.audienceOf(c.post))),
+        // A comment's deletion has the audience of the comment and its post as they were; a post's deletion is public (CONTRACT §7, ids only).
+        ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId }, this.readPolicy.commentAudienceOf(c, c.post))),
         ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
       );
     });

@@ -24,6 +24,8 @@ export interface PostBody {
 export interface CommentBody {
   id: number;
   postId: number;
+  parentId: number | null;
+  status: string;
   body: string;
   authorId: number;
   createdAt: string;
@@ -62,6 +64,8 @@ export function expectComment(body: Record<string, unknown>, expected: Partial<C
     self: { href: `/comments/${body.id}` },
     post: { href: `/posts/${body.postId}` },
     author: { href: `/users/${body.authorId}` },
+    ...(body.parentId === null ? {} : { parent: { href: `/comments/${body.parentId}` } }),
+    replies: { href: `/posts/${body.postId}/comments?parentId=${body.id}` },
   });
   expect(body).toMatchObject(expected);
   return body as unknown as CommentBody;

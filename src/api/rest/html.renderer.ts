@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Eta } from 'eta';
+import type { Actor } from '../../common/actor.js';
 import { avatarSource, LINKS_TEMPLATE } from '../../common/resource/html.js';
 import type { Links } from '../../common/resource/links.js';
 import type { Resource, ResourceList } from '../../common/resource/resource.js';
@@ -40,14 +41,15 @@ export class HtmlRenderer {
   private readonly eta = new Eta({ autoEscape: true, autoTrim: false, useWith: false });
   private readonly compiled = new Map<string, Template>();
 
-  async render(resource: Resource | ResourceList): Promise<string> {
+  /** `reader`: who asked, for what a page shows besides the resource (a post's comments follow the read policy). */
+  async render(resource: Resource | ResourceList, reader: Actor | null = null): Promise<string> {
     if ('items' in resource) {
       const title = resource.plural[0].toUpperCase() + resource.plural.slice(1);
       const items = await resource.origin.listItems(resource.items);
       return this.page(title, resource.origin.html.list, { title, items, nextHref: resource.nextHref });
     }
     const { origin, view } = resource;
-    return this.page(origin.html.title(view), origin.html.page, await origin.pageModel(view), view._links ?? origin.halLinks?.(view));
+    return this.page(origin.html.title(view), origin.html.page, await origin.pageModel(view, reader), view._links ?? origin.halLinks?.(view));
   }
 
   /** The page: the resource's own template, then (for one resource) every one of its links. */

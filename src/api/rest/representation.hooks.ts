@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { RequestWithActor } from '../../auth/auth.decorators.js';
 import { CACHE_STATUS, ResponseCache } from '../../common/cache/response-cache.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { varyOnAccept } from '../../common/http/vary.js';
@@ -149,7 +150,7 @@ export class RepresentationHooks {
       case 'xml':
         return renderXml(resource);
       case 'html':
-        return this.html.render(resource);
+        return this.html.render(resource, (request as FastifyRequest & RequestWithActor).actor ?? null);
       case 'hal':
         return JSON.stringify(resource instanceof Resource ? halItem(resource.origin, resource.view) : halCollection(resource, request.url));
       default:

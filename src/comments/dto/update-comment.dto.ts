@@ -1,6 +1,6 @@
 import { InputType } from '@nestjs/graphql';
-import { CreateCommentDto } from './create-comment.dto.js';
+import { CommentTextDto } from './create-comment.dto.js';
 
 /** The body of PATCH /comments/{id} and GraphQL's UpdateCommentInput: a new text, under the rules of a new comment's. */
 @InputType('UpdateCommentInput', { description: 'Changes to a comment' })
-export class UpdateCommentDto extends CreateCommentDto {}
+export class UpdateCommentDto extends CommentTextDto {}

@@ -22,7 +22,7 @@ export class CreateCommentInput extends CreateCommentDto {
 }
 
 /**
- * Post.comments(first): the post's first comments, oldest first. A bare list hands out no
+ * Post.comments(first) and Comment.replies(first): the first comments, oldest first. A bare list hands out no
  * cursors, so it takes no `after` (GET /posts/{id}/comments pages through them all).
  */
 @ArgsType()
@@ -30,3 +30,4 @@ export class CommentsArgs {
   @FirstArg(DEFAULT_COMMENTS_PAGE_SIZE)
   first: number;
 }
+

@@ -119,48 +119,6 @@ export abstract class ResourceRepository<T extends Versioned> {
     return (await this.sql.rows(statement, params)).length > 0;
   }
 
-  /**
-   * For batching: one page (in id order, after `request.after`) of the rows of each of these
-   * parents, in one statement whatever their number.
-   */
-  async pagesFor<J extends object>(
-    parent: keyof T & string,
-    parentIds: readonly number[],
-    request: PageRequest,
-    order: Order,
-    join?: Join<T, J>,
-  ): Promise<Map<number, T[]>> {
-    const byParent = new Map<number, T[]>(parentIds.map((id) => [id, []]));
-    if (parentIds.length === 0) return byParent;
-    const column = this.table.column(parent).name;
-    const params: number[] = [...parentIds];
-    const after = request.after === undefined ? '' : ` AND ranked.id ${order === 'desc' ? '<' : '>'} $${params.push(request.after)}`;
-    params.push(request.limit);
-    const key = `pagesFor:${parent}:${parentIds.length}:${order}:${request.after !== undefined}:${join?.property ?? ''}`;
-    const statement = this.cached(key, () => {
-      const direction = order.toUpperCase();
-      // One parent (a post page): a plain keyset page, which the (parent, id) index serves directly.
-      if (parentIds.length === 1) {
-        const afterOne = request.after === undefined ? '' : ` AND t.id ${order === 'desc' ? '<' : '>'} $2`;
-        return (
-          `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} ` +
-          `WHERE t.${column} = $1${afterOne} ORDER BY t.id ${direction} LIMIT $${params.length}`
-        );
-      }
-      return (
-        `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} WHERE t.id IN (SELECT page.id FROM ` +
-        `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.${column} ORDER BY ranked.id ${direction}) AS rn ` +
-        `FROM ${this.table.name} ranked WHERE ranked.${column} IN (${this.sql.placeholders(parentIds.length)})${after}) page ` +
-        `WHERE page.rn <= $${params.length}) ORDER BY t.id ${direction}`
-      );
-    });
-    for (const row of await this.sql.rows<Record<string, unknown>>(statement, params)) {
-      const item = this.withJoined(row, join);
-      byParent.get(item[parent] as number)?.push(item);
-    }
-    return byParent;
-  }
-
   async count(filter?: Filter<T>): Promise<number> {
     const statement = this.cached(
       `count:${filter?.column ?? ''}`,
@@ -168,21 +126,6 @@ export abstract class ResourceRepository<T extends Versioned> {
     );
     const [row] = await this.sql.rows<{ count: number | string }>(statement, filter ? [filter.value] : []);
     return Number(row.count);
-  }
-
-  /** For batching: the number of rows of each of these parents, in one statement. */
-  async countFor(parent: keyof T & string, parentIds: readonly number[]): Promise<Map<number, number>> {
-    const counts = new Map<number, number>(parentIds.map((id) => [id, 0]));
-    if (parentIds.length === 0) return counts;
-    const column = this.table.column(parent).name;
-    const statement = this.cached(
-      `countFor:${parent}:${parentIds.length}`,
-      () => `SELECT ${column} AS parent, COUNT(*) AS count FROM ${this.table.name} WHERE ${column} IN (${this.sql.placeholders(parentIds.length)}) GROUP BY ${column}`,
-    );
-    for (const row of await this.sql.rows<{ parent: number | string; count: number | string }>(statement, parentIds)) {
-      counts.set(Number(row.parent), Number(row.count));
-    }
-    return counts;
   }
 
   /** One `INSERT … RETURNING`, atomic by itself; the first version and (unless given) the timestamps are set here. */

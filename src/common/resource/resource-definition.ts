@@ -1,5 +1,6 @@
 import { getMetadataArgsStorage } from 'typeorm';
 import type { SchemaObject } from '../openapi/schemas.js';
+import type { Actor } from '../actor.js';
 import type { Link, Links } from './links.js';
 import { Resource, ResourceList, type ResourceView } from './resource.js';
 
@@ -18,6 +19,8 @@ export interface ResourceSpec<T extends Identified> {
   entity: new () => T;
   /** Links besides `self`, from the item's own fields (`author: /users/{authorId}`). */
   links?: (item: T) => Links;
+  /** The rels of `links` an item has only sometimes (a comment's `parent`): not required in the OpenAPI schema. */
+  optionalLinks?: readonly string[];
   /** What a column's type does not say about a field's values (an enum kept as varchar), for the OpenAPI schema. */
   fieldSchemas?: Partial<Record<keyof T & string, SchemaObject>>;
   /**
@@ -70,9 +73,10 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly eventRefs?: ResourceSpec<T>['eventRefs'];
   readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
+  private readonly optionalLinks: readonly string[];
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
-  private readonly pageLoaders = new Map<string, (view: ResourceView) => Promise<object>>();
+  private readonly pageLoaders = new Map<string, (view: ResourceView, reader: Actor | null) => Promise<object>>();
   private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
   private compiledView?: (item: T, definition: this) => ResourceView;
@@ -86,6 +90,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.eventRefs = spec.eventRefs;
     this.html = spec.html;
     this.extraLinks = spec.links;
+    this.optionalLinks = spec.optionalLinks ?? [];
     this.fieldSchemas = spec.fieldSchemas ?? {};
     this.privateFields = spec.privateFields ?? [];
   }
@@ -183,8 +188,9 @@ export class ResourceDefinition<T extends Identified = Identified> {
   /**
    * Sets what the HTML page of one shows besides the resource (its author, its comments), under
    * a name: the module that sets it again (a new application in the same process) replaces it.
+   * The loader gets the reader: what it shows follows the read policy (a post's comments).
    */
-  setPageData(name: string, load: (view: ResourceView) => Promise<object>): void {
+  setPageData(name: string, load: (view: ResourceView, reader: Actor | null) => Promise<object>): void {
     this.pageLoaders.set(name, load);
   }
 
@@ -193,9 +199,9 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.listLoader = load;
   }
 
-  async pageModel(view: ResourceView): Promise<Record<string, unknown>> {
+  async pageModel(view: ResourceView, reader: Actor | null = null): Promise<Record<string, unknown>> {
     const model: Record<string, unknown> = { [this.kind]: view };
-    for (const load of this.pageLoaders.values()) Object.assign(model, await load(view));
+    for (const load of this.pageLoaders.values()) Object.assign(model, await load(view, reader));
     return model;
   }
 
@@ -212,7 +218,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
         type: 'object',
         properties: {
           ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
-          _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels, additionalProperties: false },
+          _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels.filter((rel) => !this.optionalLinks.includes(rel)), additionalProperties: false },
         },
         required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],
         additionalProperties: false,

@@ -1,3 +1,4 @@
+import type { Actor } from '../actor.js';
 import type { Links } from './links.js';
 
 /** A resource as clients see it: its fields and `_links`, in every format. */
@@ -17,7 +18,8 @@ export interface ResourceOrigin {
 /** Where one resource comes from, for its HTML page: the page's template and title, and what it shows besides the resource. */
 export interface PageOrigin extends ResourceOrigin {
   readonly html: { readonly page: string; title(view: ListItem): string };
-  pageModel(view: ListItem): Promise<Record<string, unknown>>;
+  /** What the page shows besides the resource, as `reader` may see it. */
+  pageModel(view: ListItem, reader?: Actor | null): Promise<Record<string, unknown>>;
 }
 
 /**

@@ -2,16 +2,46 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- CommentsRepository.countFor
+-- CommentsRepository.countVisibleFor
 SELECT
-  post_id AS parent,
+  c.post_id AS parent,
   COUNT(*) AS count
 FROM
-  comments
+  comments c
 WHERE
-  post_id IN ($1, $2, $3)
+  c.post_id IN ($1, $2, $3)
+  AND (
+    c.status = 'approved'
+    OR (
+      c.status = 'pending'
+      AND c.author_id = $4
+    )
+  )
 GROUP BY
-  post_id
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN ($1, $2, $3)
+  AND c.status = 'approved'
+GROUP BY
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN ($1, $2, $3)
+GROUP BY
+  c.post_id
 
 -- CommentsRepository.delete
 DELETE FROM comments
@@ -24,6 +54,8 @@ RETURNING
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -38,6 +70,8 @@ WHERE
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -60,6 +94,18 @@ FROM
 WHERE
   t.id IN ($1, $2, $3)
 
+-- CommentsRepository.findParent
+SELECT
+  id,
+  post_id,
+  author_id,
+  status,
+  depth
+FROM
+  comments
+WHERE
+  id = $1
+
 -- CommentsRepository.insert
 INSERT INTO
   comments (post_id, body, author_id, created_at, updated_at, version)
@@ -68,6 +114,8 @@ VALUES
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -84,6 +132,8 @@ WITH
     RETURNING
       id,
       post_id,
+      parent_id,
+      status,
       body,
       author_id,
       created_at,
@@ -92,7 +142,19 @@ WITH
   ),
   companion AS (
     INSERT INTO
-      events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
+      events (
+        type,
+        occurred_at,
+        post_id,
+        comment_id,
+        author_id,
+        resource,
+        origin,
+        audience,
+        audience_owner,
+        audience_except,
+        audience_except_owner
+      )
     SELECT
       $7,
       $8,
@@ -104,6 +166,10 @@ WITH
         r.id,
         'postId',
         r.post_id,
+        'parentId',
+        r.parent_id,
+        'status',
+        r.status,
         'body',
         r.body,
         'authorId',
@@ -115,7 +181,9 @@ WITH
       )::text,
       $9,
       $10,
-      $11
+      $11,
+      $12,
+      $13
     FROM
       r
   )
@@ -124,10 +192,223 @@ SELECT
 FROM
   r
 
--- CommentsRepository.page
+-- CommentsRepository.insertRecorded
+WITH
+  r AS (
+    INSERT INTO
+      comments (post_id, parent_id, body, author_id, created_at, updated_at, version, depth)
+    VALUES
+      ($1, $2, $3, $4, $5, $6, $7, $8)
+    RETURNING
+      id,
+      post_id,
+      parent_id,
+      status,
+      body,
+      author_id,
+      created_at,
+      updated_at,
+      version
+  ),
+  companion AS (
+    INSERT INTO
+      events (
+        type,
+        occurred_at,
+        post_id,
+        comment_id,
+        author_id,
+        resource,
+        origin,
+        audience,
+        audience_owner,
+        audience_except,
+        audience_except_owner
+      )
+    SELECT
+      $9,
+      $10,
+      r.post_id,
+      r.id,
+      r.author_id,
+      json_build_object(
+        'id',
+        r.id,
+        'postId',
+        r.post_id,
+        'parentId',
+        r.parent_id,
+        'status',
+        r.status,
+        'body',
+        r.body,
+        'authorId',
+        r.author_id,
+        'createdAt',
+        r.created_at,
+        'updatedAt',
+        r.updated_at
+      )::text,
+      $11,
+      $12,
+      $13,
+      $14,
+      $15
+    FROM
+      r
+  )
+SELECT
+  *
+FROM
+  r
+
+-- CommentsRepository.thread
+WITH RECURSIVE
+  thread (id) AS (
+    SELECT
+      id
+    FROM
+      comments
+    WHERE
+      id = $1
+    UNION ALL
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN thread ON c.parent_id = thread.id
+  )
 SELECT
   t.id,
   t.post_id,
+  t.author_id,
+  t.status
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      id
+    FROM
+      thread
+  )
+ORDER BY
+  t.id
+FOR UPDATE
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+  AND version = $4
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = $1
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = $2
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -137,16 +418,67 @@ FROM
   comments t
 WHERE
   t.post_id = $1
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = $2
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
   AND t.id > $2
 ORDER BY
   t.id ASC
 LIMIT
   $3
 
--- CommentsRepository.page
+-- CommentsRepository.visiblePage
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -161,26 +493,225 @@ ORDER BY
 LIMIT
   $2
 
--- CommentsRepository.pagesFor
+-- CommentsRepository.visiblePagesFor
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
   t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  t.version
 FROM
   comments t
-  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = $4
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= $5
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = $4
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= $5
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
 WHERE
   t.id IN (
     SELECT
@@ -206,10 +737,80 @@ WHERE
 ORDER BY
   t.id ASC
 
--- CommentsRepository.pagesFor
+-- CommentsRepository.visiblePagesFor
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = $2
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -220,6 +821,208 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = $4
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= $5
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version
@@ -228,42 +1031,8 @@ FROM
   JOIN users j ON j.id = t.author_id
 WHERE
   t.post_id = $1
+  AND t.status = 'approved'
 ORDER BY
   t.id ASC
 LIMIT
   $2
-
--- CommentsRepository.updateVersioned
-UPDATE comments
-SET
-  body = $1,
-  updated_at = $2,
-  version = version + 1
-WHERE
-  id = $3
-  AND version = $4
-RETURNING
-  id,
-  post_id,
-  body,
-  author_id,
-  created_at,
-  updated_at,
-  version
-
--- CommentsRepository.updateVersioned
-UPDATE comments
-SET
-  body = $1,
-  updated_at = $2,
-  version = version + 1
-WHERE
-  id = $3
-RETURNING
-  id,
-  post_id,
-  body,
-  author_id,
-  created_at,
-  updated_at,
-  version

@@ -13,18 +13,40 @@ WHERE
   author_id = $1
 
 -- UsersRepository.cascade
+WITH RECURSIVE
+  doomed (id) AS (
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN posts p ON p.id = c.post_id
+    WHERE
+      c.author_id = $1
+      OR p.author_id = $2
+    UNION
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN doomed d ON c.parent_id = d.id
+  )
 SELECT
   c.id,
   c.post_id,
   c.author_id,
+  c.status,
   p.status AS post_status,
   p.author_id AS post_author_id
 FROM
   comments c
   JOIN posts p ON p.id = c.post_id
 WHERE
-  c.author_id = $1
-  OR p.author_id = $2
+  c.id IN (
+    SELECT
+      id
+    FROM
+      doomed
+  )
 
 -- UsersRepository.count
 SELECT

@@ -2,16 +2,46 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- CommentsRepository.countFor
+-- CommentsRepository.countVisibleFor
 SELECT
-  post_id AS parent,
+  c.post_id AS parent,
   COUNT(*) AS count
 FROM
-  comments
+  comments c
 WHERE
-  post_id IN (?, ?, ?)
+  c.post_id IN (?, ?, ?)
+  AND (
+    c.status = 'approved'
+    OR (
+      c.status = 'pending'
+      AND c.author_id = ?
+    )
+  )
 GROUP BY
-  post_id
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN (?, ?, ?)
+  AND c.status = 'approved'
+GROUP BY
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN (?, ?, ?)
+GROUP BY
+  c.post_id
 
 -- CommentsRepository.delete
 DELETE FROM comments
@@ -24,6 +54,8 @@ RETURNING
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -38,6 +70,8 @@ WHERE
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -60,6 +94,18 @@ FROM
 WHERE
   t.id IN (?, ?, ?)
 
+-- CommentsRepository.findParent
+SELECT
+  id,
+  post_id,
+  author_id,
+  status,
+  depth
+FROM
+  comments
+WHERE
+  id = ?
+
 -- CommentsRepository.insert
 INSERT INTO
   comments (post_id, body, author_id, created_at, updated_at, version)
@@ -68,6 +114,8 @@ VALUES
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -82,6 +130,8 @@ VALUES
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -90,7 +140,35 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
+  comments (post_id, parent_id, body, author_id, created_at, updated_at, version, depth)
+VALUES
+  (?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.insertRecorded
+INSERT INTO
+  events (
+    type,
+    occurred_at,
+    post_id,
+    comment_id,
+    author_id,
+    resource,
+    origin,
+    audience,
+    audience_owner,
+    audience_except,
+    audience_except_owner
+  )
 SELECT
   ?,
   ?,
@@ -102,6 +180,10 @@ SELECT
     r.id,
     'postId',
     r.post_id,
+    'parentId',
+    r.parent_id,
+    'status',
+    r.status,
     'body',
     r.body,
     'authorId',
@@ -113,16 +195,160 @@ SELECT
   ),
   ?,
   ?,
+  ?,
+  ?,
   ?
 FROM
   comments r
 WHERE
   r.id = last_insert_rowid()
 
--- CommentsRepository.page
+-- CommentsRepository.thread
+WITH RECURSIVE
+  thread (id) AS (
+    SELECT
+      id
+    FROM
+      comments
+    WHERE
+      id = ?
+    UNION ALL
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN thread ON c.parent_id = thread.id
+  )
 SELECT
   t.id,
   t.post_id,
+  t.author_id,
+  t.status
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      id
+    FROM
+      thread
+  )
+ORDER BY
+  t.id
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+  AND version = ?
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  body = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = ?
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = ?
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -132,16 +358,67 @@ FROM
   comments t
 WHERE
   t.post_id = ?
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = ?
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
   AND t.id > ?
 ORDER BY
   t.id ASC
 LIMIT
   ?
 
--- CommentsRepository.page
+-- CommentsRepository.visiblePage
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -156,26 +433,225 @@ ORDER BY
 LIMIT
   ?
 
--- CommentsRepository.pagesFor
+-- CommentsRepository.visiblePagesFor
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
   t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  t.version
 FROM
   comments t
-  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = ?
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = ?
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
 WHERE
   t.id IN (
     SELECT
@@ -201,10 +677,80 @@ WHERE
 ORDER BY
   t.id ASC
 
--- CommentsRepository.pagesFor
+-- CommentsRepository.visiblePagesFor
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = ?
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -215,6 +761,208 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = ?
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version
@@ -223,42 +971,8 @@ FROM
   JOIN users j ON j.id = t.author_id
 WHERE
   t.post_id = ?
+  AND t.status = 'approved'
 ORDER BY
   t.id ASC
 LIMIT
   ?
-
--- CommentsRepository.updateVersioned
-UPDATE comments
-SET
-  body = ?,
-  updated_at = ?,
-  version = version + 1
-WHERE
-  id = ?
-  AND version = ?
-RETURNING
-  id,
-  post_id,
-  body,
-  author_id,
-  created_at,
-  updated_at,
-  version
-
--- CommentsRepository.updateVersioned
-UPDATE comments
-SET
-  body = ?,
-  updated_at = ?,
-  version = version + 1
-WHERE
-  id = ?
-RETURNING
-  id,
-  post_id,
-  body,
-  author_id,
-  created_at,
-  updated_at,
-  version
