@@ -10,6 +10,7 @@ import { PostsService } from '../posts/posts.service.js';
 import { Comment } from './comment.entity.js';
 import { CommentsRepository } from './comments.repository.js';
 import { CommentsService } from './comments.service.js';
+import { CommentModerationService } from './comment-moderation.service.js';
 
 // Who may comment, edit and delete, and what each write announces: no database.
 
@@ -20,7 +21,7 @@ const readOnlyKey: Actor = { id: 3, role: 'author', scopes: ['read'], apiKeyId: 
 
 function comment(fields: Partial<Comment> = {}): Comment {
   return Object.assign(new Comment(), {
-    id: 11, postId: 7, body: 'Nice', authorId: alice.id, createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
+    id: 11, postId: 7, body: 'Nice', status: 'approved', authorId: alice.id, createdAt: new Date(0), updatedAt: new Date(0), version: 1, ...fields,
   });
 }
 
@@ -44,6 +45,11 @@ describe('CommentsService', () => {
     posts = unit.mock(PostsService);
     postRows = unit.mock(PostsRepository);
     events = unit.mock(EventPublisher);
+    // Admission and the events of a change are the moderation service's (its own spec and e2e spec): approved at once here.
+    const moderation = unit.mock(CommentModerationService);
+    const realModeration = new CommentModerationService(null as never, null as never, new AuthorizationPolicy(), new ReadPolicy(), null as never, null as never, null as never, null as never);
+    moderation.admit.mockResolvedValue('approved');
+    moderation.changeEvents.mockImplementation((before, after, on) => realModeration.changeEvents(before, after, on));
     repository.findById.mockImplementation(async () => comment());
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
@@ -64,7 +70,7 @@ describe('CommentsService', () => {
 
     it('writes as the actor on the post of the path, with commentCreated in the same write', async () => {
       const created = await service.create(7, { body: 'Hi' }, bob);
-      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id }, { event: 'commentCreated' });
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' });
       expect(events.created).toHaveBeenCalledWith('commentCreated', PUBLIC_AUDIENCE);
       expect(created).toMatchObject({ postId: 7, authorId: bob.id });
       expect(events.committed).toHaveBeenCalled();
