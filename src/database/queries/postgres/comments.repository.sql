@@ -13,6 +13,15 @@ WHERE
 GROUP BY
   post_id
 
+-- CommentsRepository.countStatus
+SELECT
+  COUNT(*) AS count
+FROM
+  comments t
+WHERE
+  t.status <> 'approved'
+  AND t.status = $1
+
 -- CommentsRepository.delete
 DELETE FROM comments
 WHERE
@@ -24,6 +33,8 @@ RETURNING
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -38,6 +49,8 @@ WHERE
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -60,6 +73,36 @@ FROM
 WHERE
   t.id IN ($1, $2, $3)
 
+-- CommentsRepository.findManyForUpdate
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.title AS j_title,
+  j.body AS j_body,
+  j.author_id AS j_author_id,
+  j.status AS j_status,
+  j.publish_at AS j_publish_at,
+  j.published_at AS j_published_at,
+  j.trashed_at AS j_trashed_at,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN posts j ON j.id = t.post_id
+WHERE
+  t.id IN ($1, $2, $3)
+FOR UPDATE OF
+  t
+
 -- CommentsRepository.insert
 INSERT INTO
   comments (post_id, body, author_id, created_at, updated_at, version)
@@ -68,6 +111,8 @@ VALUES
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -78,12 +123,14 @@ RETURNING
 WITH
   r AS (
     INSERT INTO
-      comments (post_id, body, author_id, created_at, updated_at, version)
+      comments (post_id, status, body, author_id, created_at, updated_at, version)
     VALUES
-      ($1, $2, $3, $4, $5, $6)
+      ($1, $2, $3, $4, $5, $6, $7)
     RETURNING
       id,
       post_id,
+      parent_id,
+      status,
       body,
       author_id,
       created_at,
@@ -92,10 +139,22 @@ WITH
   ),
   companion AS (
     INSERT INTO
-      events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
+      events (
+        type,
+        occurred_at,
+        post_id,
+        comment_id,
+        author_id,
+        resource,
+        origin,
+        audience,
+        audience_owner,
+        audience_except,
+        audience_except_owner
+      )
     SELECT
-      $7,
       $8,
+      $9,
       r.post_id,
       r.id,
       r.author_id,
@@ -104,6 +163,10 @@ WITH
         r.id,
         'postId',
         r.post_id,
+        'parentId',
+        r.parent_id,
+        'status',
+        r.status,
         'body',
         r.body,
         'authorId',
@@ -113,9 +176,11 @@ WITH
         'updatedAt',
         r.updated_at
       )::text,
-      $9,
       $10,
-      $11
+      $11,
+      $12,
+      $13,
+      $14
     FROM
       r
   )
@@ -128,6 +193,8 @@ FROM
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -147,6 +214,8 @@ LIMIT
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -165,6 +234,8 @@ LIMIT
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -175,6 +246,7 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version
@@ -210,6 +282,8 @@ ORDER BY
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -220,6 +294,7 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version
@@ -228,6 +303,46 @@ FROM
   JOIN users j ON j.id = t.author_id
 WHERE
   t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.setStatus
+UPDATE comments
+SET
+  status = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id IN ($3, $4, $5)
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.statusPage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.status <> 'approved'
+  AND t.status = $1
 ORDER BY
   t.id ASC
 LIMIT
@@ -245,6 +360,8 @@ WHERE
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -262,8 +379,37 @@ WHERE
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
   updated_at,
   version
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  status = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.writerStanding
+SELECT
+  u.comments_blocked AS blocked
+FROM
+  users u
+WHERE
+  u.id = $1

@@ -14,13 +14,15 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
   (tx, id) > ($1, $2)
   AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   tx,
   id
@@ -39,14 +41,16 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
   (tx, id) > ($1, $2)
   AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
   AND type IN ($3, $4, $5)
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   tx,
   id
@@ -65,7 +69,9 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
@@ -74,7 +80,7 @@ WHERE
   AND type IN ($3, $4, $5)
   AND post_id = $6
   AND author_id = $7
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   tx,
   id
@@ -93,7 +99,9 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
@@ -107,9 +115,21 @@ LIMIT
 
 -- OutboxRepository.append
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
+  events (
+    type,
+    occurred_at,
+    post_id,
+    comment_id,
+    author_id,
+    resource,
+    origin,
+    audience,
+    audience_owner,
+    audience_except,
+    audience_except_owner
+  )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 
 -- OutboxRepository.at
 SELECT
@@ -123,14 +143,16 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
   id = $1
   AND tx = $2
   AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   tx,
   id
@@ -204,7 +226,9 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE

@@ -111,6 +111,7 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version

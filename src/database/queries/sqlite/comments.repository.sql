@@ -13,6 +13,15 @@ WHERE
 GROUP BY
   post_id
 
+-- CommentsRepository.countStatus
+SELECT
+  COUNT(*) AS count
+FROM
+  comments t
+WHERE
+  t.status <> 'approved'
+  AND t.status = ?
+
 -- CommentsRepository.delete
 DELETE FROM comments
 WHERE
@@ -24,6 +33,8 @@ RETURNING
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -38,6 +49,36 @@ WHERE
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.title AS j_title,
+  j.body AS j_body,
+  j.author_id AS j_author_id,
+  j.status AS j_status,
+  j.publish_at AS j_publish_at,
+  j.published_at AS j_published_at,
+  j.trashed_at AS j_trashed_at,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN posts j ON j.id = t.post_id
+WHERE
+  t.id IN (?, ?, ?)
+
+-- CommentsRepository.findManyForUpdate
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -68,6 +109,8 @@ VALUES
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -76,12 +119,14 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  comments (post_id, body, author_id, created_at, updated_at, version)
+  comments (post_id, status, body, author_id, created_at, updated_at, version)
 VALUES
-  (?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -90,7 +135,19 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
+  events (
+    type,
+    occurred_at,
+    post_id,
+    comment_id,
+    author_id,
+    resource,
+    origin,
+    audience,
+    audience_owner,
+    audience_except,
+    audience_except_owner
+  )
 SELECT
   ?,
   ?,
@@ -102,6 +159,10 @@ SELECT
     r.id,
     'postId',
     r.post_id,
+    'parentId',
+    r.parent_id,
+    'status',
+    r.status,
     'body',
     r.body,
     'authorId',
@@ -111,6 +172,8 @@ SELECT
     'updatedAt',
     strftime('%Y-%m-%dT%H:%M:%fZ', r.updated_at)
   ),
+  ?,
+  ?,
   ?,
   ?,
   ?
@@ -123,6 +186,8 @@ WHERE
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -142,6 +207,8 @@ LIMIT
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -160,6 +227,8 @@ LIMIT
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -170,6 +239,7 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version
@@ -205,6 +275,8 @@ ORDER BY
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
   t.body,
   t.author_id,
   t.created_at,
@@ -215,6 +287,7 @@ SELECT
   j.email AS j_email,
   j.avatar_url AS j_avatar_url,
   j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
   j.created_at AS j_created_at,
   j.updated_at AS j_updated_at,
   j.version AS j_version
@@ -223,6 +296,46 @@ FROM
   JOIN users j ON j.id = t.author_id
 WHERE
   t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.setStatus
+UPDATE comments
+SET
+  status = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.statusPage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.status <> 'approved'
+  AND t.status = ?
 ORDER BY
   t.id ASC
 LIMIT
@@ -240,6 +353,8 @@ WHERE
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
@@ -257,8 +372,37 @@ WHERE
 RETURNING
   id,
   post_id,
+  parent_id,
+  status,
   body,
   author_id,
   created_at,
   updated_at,
   version
+
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  status = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.writerStanding
+SELECT
+  u.comments_blocked AS blocked
+FROM
+  users u
+WHERE
+  u.id = ?

@@ -14,12 +14,14 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
   id > ?
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   id
 LIMIT
@@ -37,13 +39,15 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
   id > ?
   AND type IN (?, ?, ?)
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   id
 LIMIT
@@ -61,7 +65,9 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
@@ -69,7 +75,7 @@ WHERE
   AND type IN (?, ?, ?)
   AND post_id = ?
   AND author_id = ?
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   id
 LIMIT
@@ -87,7 +93,9 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
@@ -99,9 +107,21 @@ LIMIT
 
 -- OutboxRepository.append
 INSERT INTO
-  events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner)
+  events (
+    type,
+    occurred_at,
+    post_id,
+    comment_id,
+    author_id,
+    resource,
+    origin,
+    audience,
+    audience_owner,
+    audience_except,
+    audience_except_owner
+  )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- OutboxRepository.at
 SELECT
@@ -115,13 +135,15 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 WHERE
   id = ?
   AND tx = ?
-  AND audience = 'public'
+  AND (audience IN ('public'))
 ORDER BY
   id
 LIMIT
@@ -194,7 +216,9 @@ SELECT
   resource,
   origin,
   audience,
-  audience_owner
+  audience_owner,
+  audience_except,
+  audience_except_owner
 FROM
   events
 ORDER BY

@@ -72,6 +72,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -87,6 +88,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -102,6 +104,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -117,6 +120,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version,
@@ -137,6 +141,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -158,6 +163,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -175,6 +181,7 @@ SELECT
   t.email,
   t.avatar_url,
   t.role,
+  t.comments_blocked,
   t.created_at,
   t.updated_at,
   t.version
@@ -219,6 +226,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -238,6 +246,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -256,6 +265,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -275,6 +285,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
@@ -293,6 +304,7 @@ RETURNING
   email,
   avatar_url,
   role,
+  comments_blocked,
   created_at,
   updated_at,
   version
