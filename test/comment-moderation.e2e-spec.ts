@@ -190,13 +190,15 @@ describeEachDatabase('comment moderation', (kind) => {
     it('GraphQL comments(status, first, after): a connection with totalCount, oldest first; FORBIDDEN / UNAUTHENTICATED for others', async () => {
       const frank = await account();
       const mine = [await write(frank.token, postId), await write(frank.token, postId)];
-      const QUEUE = 'query($after: String) { comments(status: PENDING, first: 1, after: $after) { totalCount edges { cursor node { id status authorId } } nodes { id } pageInfo { hasNextPage endCursor } } }';
+      const QUEUE = 'query($after: String) { comments(status: PENDING, first: 1, after: $after) { totalCount edges { cursor node { id status authorId } } nodes { id } pageInfo { hasNextPage hasPreviousPage endCursor } } }';
       const ids: number[] = [];
       let after: string | null = null;
       let total = -1;
       for (let pages = 0; pages < 100; pages += 1) {
-        const data = expectData(await gql(QUEUE, { after }, moderator.token)).comments;
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const data: any = expectData(await gql(QUEUE, { after }, moderator.token)).comments;
         total = data.totalCount;
+        expect(data.pageInfo.hasPreviousPage).toBe(pages > 0);
         expect(data.edges.length).toBeLessThanOrEqual(1);
         for (const edge of data.edges) {
           expect(edge.node.status).toBe('PENDING');

@@ -74,13 +74,13 @@ export class CommentModerationService {
    * the moderator may see (a moderator: the public posts and their own; editors and admins: all).
    * A read: an API key with `read` is enough.
    */
-  queue(status: CommentStatus, request: PageRequest, actor: Actor | null | undefined): Promise<Page<Comment>> {
+  async queue(status: CommentStatus, request: PageRequest, actor: Actor | null | undefined): Promise<Page<Comment>> {
     const who = this.requireModerator(actor, false);
     return this.comments.statusPage(status, this.readPolicy.postScope(who), request);
   }
 
   /** How many comments the caller's queue of `status` holds. */
-  count(status: CommentStatus, actor: Actor | null | undefined): Promise<number> {
+  async count(status: CommentStatus, actor: Actor | null | undefined): Promise<number> {
     const who = this.requireModerator(actor, false);
     return this.comments.countStatus(status, this.readPolicy.postScope(who));
   }
@@ -134,7 +134,7 @@ export class CommentModerationService {
   }
 
   /** `PATCH /comments`: the caller is checked first (401, 403), then the body (400). */
-  moderateBody(body: unknown, actor: Actor | null | undefined): Promise<Comment[]> {
+  async moderateBody(body: unknown, actor: Actor | null | undefined): Promise<Comment[]> {
     this.requireModerator(actor, true);
     return this.moderate(this.parseItems(body), actor);
   }

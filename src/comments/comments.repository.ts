@@ -47,7 +47,22 @@ export class CommentsRepository extends ResourceRepository<Comment> {
       `statusPage:${status === 'approved'}:${scope.kind}:${request.after !== undefined}`,
       () => `SELECT ${this.select} FROM ${this.from}${scope.kind === 'all' ? '' : ' JOIN posts p ON p.id = t.post_id'} WHERE ${where.join(' AND ')} ORDER BY t.id ASC LIMIT $${params.length}`,
     );
-    return toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+    const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+    const { after } = request;
+    if (after !== undefined) page.hasPrevious = () => this.anyStatusUpTo(status, scope, after);
+    return page;
+  }
+
+  /** Whether the queue holds a comment up to the id `after` (a page's hasPreviousPage). */
+  private async anyStatusUpTo(status: CommentStatus, scope: PostScope, after: number): Promise<boolean> {
+    const params: unknown[] = [];
+    const where = this.statusWhere(status, scope, params);
+    where.push(`t.id <= $${params.push(after)}`);
+    const statement = this.cached(
+      `statusUpTo:${status === 'approved'}:${scope.kind}`,
+      () => `SELECT 1 AS found FROM ${this.from}${scope.kind === 'all' ? '' : ' JOIN posts p ON p.id = t.post_id'} WHERE ${where.join(' AND ')} LIMIT 1`,
+    );
+    return (await this.sql.rows(statement, params)).length > 0;
   }
 
   /** How many comments the queue of `status` holds for `scope` (statusPage's filter). */
