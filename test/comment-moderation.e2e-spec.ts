@@ -12,6 +12,7 @@ import { expectProblem } from './support/problems.js';
 import { type CommentBody, createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
 import { listen, LiveSubscription, until, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { Receiver } from './support/webhook-receiver.js';
 
 /**
  * Comment moderation (CONTRACT §9): the status a comment starts in under each
@@ -84,7 +85,7 @@ describeEachDatabase('comment moderation', (kind) => {
     let ws = '';
 
     beforeAll(async () => {
-      app = await startTestApp(kind, { env: envOf(kind, { COMMENTS_MODERATION: 'first' }) });
+      app = await startTestApp(kind, { env: envOf(kind, { COMMENTS_MODERATION: 'first', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' }) });
       await redisReady(app);
       ws = (await listen(app)).ws;
       [admin, alice] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE)]);
@@ -371,6 +372,27 @@ describeEachDatabase('comment moderation', (kind) => {
         expect(byComment(await feed(), held.id)).toEqual(['COMMENT_CREATED', 'COMMENT_DELETED']);
         expect(byComment(await feed(lee.token), held.id)).toEqual(['COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED']);
         expect(byComment(await feed(moderator.token), held.id)).toEqual(['COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_UPDATED']);
+      });
+
+      it('a webhook (an anonymous reader) is never sent a held comment; it is sent its approval as COMMENT_CREATED', async () => {
+        const receiver = await new Receiver().start();
+        try {
+          const hook = await http().post('/webhooks').set(bearer(admin)).send({ url: receiver.url(), types: ['COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] });
+          expect(hook.status, hook.text).toBe(201);
+          const nia = await account();
+          const held = await write(nia.token, postId);
+          const marker = await write(admin, postId, 'after the held one');
+          await until('the marker delivered', () => receiver.payloads().some((payload) => payload.data.commentId === marker.id));
+          expect(receiver.payloads().filter((payload) => payload.data.commentId === held.id)).toEqual([]);
+          await http().patch(`/comments/${held.id}`).set(bearer(moderator.token)).send({ status: 'approved' }).expect(200);
+          await until('the approval delivered', () => receiver.payloads().some((payload) => payload.data.commentId === held.id));
+          const marker2 = await write(admin, postId, 'after the approval');
+          await until('the second marker delivered', () => receiver.payloads().some((payload) => payload.data.commentId === marker2.id));
+          expect(receiver.payloads().filter((payload) => payload.data.commentId === held.id).map((payload) => payload.type)).toEqual(['COMMENT_CREATED']);
+          await http().delete(`/webhooks/${(hook.body as { id: number }).id}`).set(bearer(admin)).expect(204);
+        } finally {
+          await receiver.stop();
+        }
       });
 
       it('a live commentCreated subscription: anonymous hears of a held comment only at its approval; a moderator at its creation', async () => {
