@@ -84,14 +84,17 @@ export class CommentsRepository extends ResourceRepository<Comment> {
     return where;
   }
 
-  /** The comments with these ids, each with its post (`comment.post`), locked until the transaction ends (PostgreSQL). */
+  /**
+   * The comments with these ids, each with its post (`comment.post`), locked until the
+   * transaction ends (PostgreSQL), in id order so that two writers never wait on each other in a cycle.
+   */
   async findManyForUpdate(ids: readonly number[], posts: EntityTable<Post>, executor: Executor): Promise<Comment[]> {
     if (ids.length === 0) return [];
     const statement = this.cached(
       `manyForUpdate:${ids.length}`,
       () =>
         `SELECT ${this.select}, ${posts.selectList('j', 'j_')} FROM ${this.from} JOIN ${posts.name} j ON j.id = t.post_id ` +
-        `WHERE t.id IN (${this.sql.placeholders(ids.length)})${this.sql.dialect.lockRows({ of: 't' })}`,
+        `WHERE t.id IN (${this.sql.placeholders(ids.length)}) ORDER BY t.id${this.sql.dialect.lockRows({ of: 't' })}`,
     );
     const rows = await this.sql.rows<Record<string, unknown>>(statement, ids, executor);
     return rows.map((row) => Object.assign(this.table.fromRow(row), { post: posts.fromRow(row, 'j_') }));

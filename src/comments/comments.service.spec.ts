@@ -51,6 +51,8 @@ describe('CommentsService', () => {
     moderation.admit.mockResolvedValue('approved');
     moderation.changeEvents.mockImplementation((before, after, on) => realModeration.changeEvents(before, after, on));
     repository.findById.mockImplementation(async () => comment());
+    // The comment locked with its post joined in (update): the post of postRows.findById.
+    repository.findManyForUpdate.mockImplementation(async () => [Object.assign(comment(), { post: (await postRows.findById(7)) ?? undefined })]);
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
     // The event of a new row, as the repository writes it with the row.
@@ -103,7 +105,7 @@ describe('CommentsService', () => {
 
   describe('update', () => {
     it('is NOT_FOUND for a missing comment, FORBIDDEN for somebody else’s, and changes nothing then', async () => {
-      repository.findById.mockResolvedValueOnce(null);
+      repository.findManyForUpdate.mockResolvedValueOnce([]);
       expect(await codeOf(service.update(11, { body: 'X' }, alice))).toBe('NOT_FOUND');
       expect(await codeOf(service.update(11, { body: 'X' }, bob))).toBe('FORBIDDEN');
       expect(repository.updateVersioned).not.toHaveBeenCalled();

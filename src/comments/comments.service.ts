@@ -117,9 +117,9 @@ export class CommentsService {
       throw DomainError.badInput('Give body or status (or both)', [{ field: 'body', message: 'body or status is required' }]);
     }
     const comment = await this.transactions.run(async (manager) => {
-      const current = await this.comments.findById(id, manager);
-      if (!current) throw DomainError.notFound('Comment', id);
-      const post = await this.postRows.findById(current.postId, manager);
+      // Locked with its post joined in: the events below follow the change from the status it really had.
+      const [current] = await this.comments.findManyForUpdate([id], this.postRows.table, manager);
+      const post = current?.post;
       if (!post || !this.readPolicy.canSeeComment(who, current, post)) throw DomainError.notFound('Comment', id);
       if (input.body !== undefined) this.policy.assertCanModify(who, current, 'comment');
       if (input.status !== undefined) this.moderation.requireModerator(who, true);

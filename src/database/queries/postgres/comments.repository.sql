@@ -100,6 +100,8 @@ FROM
   JOIN posts j ON j.id = t.post_id
 WHERE
   t.id IN ($1, $2, $3)
+ORDER BY
+  t.id
 FOR UPDATE OF
   t
 

@@ -100,6 +100,8 @@ FROM
   JOIN posts j ON j.id = t.post_id
 WHERE
   t.id IN (?, ?, ?)
+ORDER BY
+  t.id
 
 -- CommentsRepository.insert
 INSERT INTO
