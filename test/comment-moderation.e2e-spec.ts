@@ -374,6 +374,19 @@ describeEachDatabase('comment moderation', (kind) => {
         expect(byComment(await feed(moderator.token), held.id)).toEqual(['COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_UPDATED']);
       });
 
+      it('deleting a held comment: 404 for those who do not see it; its COMMENT_DELETED only to those who saw it', async () => {
+        const olga = await account();
+        const stranger = await account();
+        const start = (await eventsSince(app, admin)).at(-1)?.cursor;
+        const held = await write(olga.token, postId);
+        expectProblem(await http().delete(`/comments/${held.id}`).set(bearer(stranger.token)), 404, 'NOT_FOUND');
+        await http().delete(`/comments/${held.id}`).set(bearer(olga.token)).expect(204);
+        expect(byComment(await eventsSince(app, undefined, start), held.id)).toEqual([]);
+        expect(byComment(await eventsSince(app, stranger.token, start), held.id)).toEqual([]);
+        expect(byComment(await eventsSince(app, olga.token, start), held.id)).toEqual(['COMMENT_CREATED', 'COMMENT_DELETED']);
+        expect(byComment(await eventsSince(app, moderator.token, start), held.id)).toEqual(['COMMENT_CREATED', 'COMMENT_DELETED']);
+      });
+
       it('a webhook (an anonymous reader) is never sent a held comment; it is sent its approval as COMMENT_CREATED', async () => {
         const receiver = await new Receiver().start();
         try {

@@ -140,13 +140,13 @@ export class CommentsService {
       const current = await this.comments.findById(id, manager);
       if (!current) throw DomainError.notFound('Comment', id);
       const post = await this.postRows.findById(current.postId, manager);
-      if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
+      if (!post || !this.readPolicy.canSeeComment(actor, current, post)) throw DomainError.notFound('Comment', id);
       this.policy.assertCanModify(actor, current, 'comment');
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
       await this.events.eraseContent(manager, { commentIds: [id] });
       const deleted = { id: current.id, postId: current.postId, authorId: current.authorId };
-      await this.events.record(manager, event('commentDeleted', deleted, this.readPolicy.audienceOf(post)));
+      await this.events.record(manager, event('commentDeleted', deleted, this.readPolicy.commentAudienceOf(current, post)));
     });
     this.events.committed();
   }
