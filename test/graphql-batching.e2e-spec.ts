@@ -130,9 +130,10 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   // event log (one on its own commit, one more on PostgreSQL when the NOTIFY arrives while that read runs).
 
   // A post is written in one transaction with its revision 1 (BEGIN, the post, its revision, its
-  // event, COMMIT); a comment looks at its post first (the read policy and its events' audience).
+  // event, COMMIT); a comment looks at its writer's standing (blocked? held under
+  // COMMENTS_MODERATION? one statement) and at its post (the read policy and its events' audience) first.
   const POST_WRITE_STATEMENTS = kind === 'postgres' ? [6, 7, 8] : [6, 7];
-  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [3, 4, 5] : [6, 7];
+  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [4, 5, 6] : [7, 8];
 
   it('a new post costs the signed-in user and one transaction; a comment the user, its post, then its INSERT … RETURNING and its event, atomically', async () => {
     const write = async (query: string, variables: Record<string, unknown>) => {

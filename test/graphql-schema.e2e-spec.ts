@@ -26,6 +26,7 @@ const CONTRACT = `
 scalar DateTime
 enum Role { ADMIN AUTHOR EDITOR MODERATOR }
 enum PostStatus { DRAFT PUBLISHED SCHEDULED TRASHED }
+enum CommentStatus { APPROVED HIDDEN PENDING SPAM }
 type PostRevision { number: Int!  title: String!  body: String!  status: PostStatus!  editorId: Int  createdAt: DateTime! }
 type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: Role!  commentsBlocked: Boolean
                createdAt: DateTime!  updatedAt: DateTime!  posts(first: Int = 20): [Post!]! }
@@ -36,10 +37,12 @@ type Post    { id: Int!  title: String!  body: String!  authorId: Int!  author: 
                createdAt: DateTime!  updatedAt: DateTime! }
 type Comment { id: Int!  body: String!  postId: Int!  post: Post!  authorId: Int!  author: User!
                parentId: Int  parent: Comment  replies(first: Int = 50): [Comment!]!
-               createdAt: DateTime!  updatedAt: DateTime! }
+               status: CommentStatus!  createdAt: DateTime!  updatedAt: DateTime! }
 type PageInfo { hasNextPage: Boolean!  hasPreviousPage: Boolean!  startCursor: String  endCursor: String }
 type PostEdge { cursor: String!  node: Post! }
 type PostConnection { edges: [PostEdge!]!  nodes: [Post!]!  pageInfo: PageInfo!  totalCount: Int! }
+type CommentEdge { cursor: String!  node: Comment! }
+type CommentConnection { edges: [CommentEdge!]!  nodes: [Comment!]!  pageInfo: PageInfo!  totalCount: Int! }
 type UserEdge { cursor: String!  node: User! }
 type UserConnection { edges: [UserEdge!]!  nodes: [User!]!  pageInfo: PageInfo!  totalCount: Int! }
 type Token { accessToken: String!  tokenType: String!  expiresIn: Int! }
@@ -49,13 +52,14 @@ input UpdateUserInput { name: String avatarUrl: String password: String role: Ro
 input CreatePostInput { title: String! body: String! status: PostStatus publishAt: DateTime }
 input UpdatePostInput { title: String body: String status: PostStatus publishAt: DateTime revision: Int }
 input CreateCommentInput { postId: Int! body: String! parentId: Int }
-input UpdateCommentInput { body: String! }
+input UpdateCommentInput { body: String status: CommentStatus }
 type Query {
   post(id: Int!): Post
   posts(first: Int = 20, after: String, authorId: Int, status: PostStatus): PostConnection!
   user(id: Int!): User
   users(first: Int = 20, after: String): UserConnection!
   comment(id: Int!): Comment
+  comments(status: CommentStatus, first: Int = 20, after: String): CommentConnection!
   me: User
 }
 type Mutation {
@@ -69,6 +73,7 @@ type Mutation {
   createComment(input: CreateCommentInput!): Comment!
   updateComment(id: Int!, input: UpdateCommentInput!): Comment!
   deleteComment(id: Int!): Int!
+  moderateComments(ids: [Int!]!, status: CommentStatus!): [Comment!]!
 }`;
 
 /** Every type, field, argument, input field, enum value and directive of ours that has no description. */

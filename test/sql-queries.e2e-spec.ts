@@ -375,6 +375,13 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   }
   await http().delete(`/comments/${doomed.id}`).set(bearer(bob)).expect(204);
 
+  // Moderation: the queue (a page, its count), a status changed in bulk and one at a time.
+  const queue = await http().get('/comments?status=hidden&limit=1').set(bearer(admin)).expect(200);
+  expect(queue.body).toEqual([]);
+  await ql('{ comments(status: SPAM) { totalCount } }', admin);
+  await http().patch('/comments').set(bearer(admin)).send([{ id: comment.id, status: 'hidden' }]).expect(200);
+  await http().patch(`/comments/${comment.id}`).set(bearer(admin)).send({ status: 'approved' }).expect(200);
+
   // Users: sign-up, changes (name, If-Match, own password, role), sign-out everywhere, deletion.
   const carol = (await http().post('/users').send({ name: 'Carol', email: 'carol@example.com', password: 'carol-password' }).expect(201)).body;
   await http().post('/users').send({ name: 'Dan', email: 'dan@example.com', password: 'dan-password', avatarUrl: 'https://example.com/dan.png' }).expect(201);

@@ -55,7 +55,7 @@ export class CommentsController {
 
   @Patch('comments/:id')
   @SignedIn()
-  @ApiOperation({ summary: 'Change a comment (its author or an admin)' })
+  @ApiOperation({ summary: 'Change a comment: its text (its author or an admin) and/or its status (moderators, editors, admins)' })
   @ApiUpdate(COMMENT_RESOURCE)
   async update(
     @Param('id', ParseIdPipe) id: number,

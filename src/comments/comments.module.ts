@@ -5,18 +5,21 @@ import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
 import { threaded } from './comment-thread.html.js';
 import { COMMENT_RESOURCE } from './comment.resource.js';
+import { CommentModerationService } from './comment-moderation.service.js';
 import { CommentsController } from './comments.controller.js';
 import { CommentLoaders } from './comments.loader.js';
 import { CommentsRepository } from './comments.repository.js';
 import { CommentsResolver, PostCommentsResolver } from './comments.resolver.js';
 import { CommentsService } from './comments.service.js';
+import { ModerationController } from './moderation.controller.js';
+import { ModerationResolver } from './moderation.resolver.js';
 
 const COMMENTS_ON_POST_PAGE = 100;
 
 @Module({
   imports: [UsersModule, PostsModule],
-  controllers: [CommentsController],
-  providers: [CommentsRepository, CommentsService, CommentLoaders, CommentsResolver, PostCommentsResolver],
+  controllers: [CommentsController, ModerationController],
+  providers: [CommentsRepository, CommentsService, CommentModerationService, CommentLoaders, CommentsResolver, PostCommentsResolver, ModerationResolver],
   exports: [CommentsService, CommentsRepository],
 })
 export class CommentsModule implements OnModuleInit {

@@ -39,7 +39,7 @@ export class CommentsResolver {
     return this.comments.create(input.postId, input, context.actor);
   }
 
-  @Mutation(() => Comment, { description: 'Its author or an admin' })
+  @Mutation(() => Comment, { description: 'The text: its author or an admin; the status: moderators, editors and admins' })
   updateComment(
     @Args('id', { type: () => Int, description: 'The id of the comment to change' }) id: number,
     @Args('input', { description: 'What to change' }) input: UpdateCommentDto,

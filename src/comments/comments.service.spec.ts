@@ -10,6 +10,7 @@ import { PostsService } from '../posts/posts.service.js';
 import { Comment } from './comment.entity.js';
 import { CommentsRepository } from './comments.repository.js';
 import { CommentsService } from './comments.service.js';
+import { CommentModerationService } from './comment-moderation.service.js';
 
 // Who may comment, edit and delete, and what each write announces: no database.
 
@@ -44,7 +45,14 @@ describe('CommentsService', () => {
     posts = unit.mock(PostsService);
     postRows = unit.mock(PostsRepository);
     events = unit.mock(EventPublisher);
+    // Admission and the events of a change are the moderation service's (its own spec and e2e spec): approved at once here.
+    const moderation = unit.mock(CommentModerationService);
+    const realModeration = new CommentModerationService(null as never, null as never, new AuthorizationPolicy(), new ReadPolicy(), null as never, null as never, null as never, null as never);
+    moderation.admit.mockResolvedValue('approved');
+    moderation.changeEvents.mockImplementation((before, after, on) => realModeration.changeEvents(before, after, on));
     repository.findById.mockImplementation(async () => comment());
+    // The comment locked with its post joined in (update): the post of postRows.findById.
+    repository.findManyForUpdate.mockImplementation(async () => [Object.assign(comment(), { post: (await postRows.findById(7)) ?? undefined })]);
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
     repository.thread.mockResolvedValue([{ id: 11, postId: 7, authorId: alice.id, status: 'approved' }]);
@@ -65,7 +73,7 @@ describe('CommentsService', () => {
 
     it('writes as the actor on the post of the path, with commentCreated in the same write', async () => {
       const created = await service.create(7, { body: 'Hi' }, bob);
-      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id }, { event: 'commentCreated' });
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' });
       expect(events.created).toHaveBeenCalledWith('commentCreated', PUBLIC_AUDIENCE);
       expect(created).toMatchObject({ postId: 7, authorId: bob.id });
       expect(events.committed).toHaveBeenCalled();
@@ -136,7 +144,7 @@ describe('CommentsService', () => {
 
   describe('update', () => {
     it('is NOT_FOUND for a missing comment, FORBIDDEN for somebody else’s, and changes nothing then', async () => {
-      repository.findById.mockResolvedValueOnce(null);
+      repository.findManyForUpdate.mockResolvedValueOnce([]);
       expect(await codeOf(service.update(11, { body: 'X' }, alice))).toBe('NOT_FOUND');
       expect(await codeOf(service.update(11, { body: 'X' }, bob))).toBe('FORBIDDEN');
       expect(repository.updateVersioned).not.toHaveBeenCalled();

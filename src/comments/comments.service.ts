@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { type CommentScope, ReadPolicy } from '../auth/read-policy.js';
+import { type CommentScope, type CommentStatus, ReadPolicy } from '../auth/read-policy.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
@@ -16,6 +16,7 @@ import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import type { Comment } from './comment.entity.js';
+import { CommentModerationService } from './comment-moderation.service.js';
 import { CommentsRepository } from './comments.repository.js';
 import type { CreateCommentDto } from './dto/create-comment.dto.js';
 import type { UpdateCommentDto } from './dto/update-comment.dto.js';
@@ -32,6 +33,7 @@ export class CommentsService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
     private readonly config: AppConfig,
+    private readonly moderation: CommentModerationService,
   ) {}
 
   /** Which comments of a post the reader sees (ReadPolicy.commentScope): what lists, counts and loaders are keyed and filtered by. */
@@ -122,17 +124,21 @@ export class CommentsService {
   }
 
   /**
-   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL); the event's
-   * audience is the post's (a comment on a draft reaches only those who see the draft). A post
-   * the writer may not see is 404; one deleted meanwhile is caught by the foreign key.
+   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). The writer's
+   * admission (flood limit, blocked, the status it starts in) is the moderation service's, its
+   * place in the thread threadOf's; the event's audience is the comment's (a pending one reaches
+   * only its author and moderators; one on a draft only those who see the draft). A post the
+   * writer may not see is 404; one deleted meanwhile is caught by the foreign key.
    */
   async create(postId: number, input: CreateCommentDto, actor: Actor | null): Promise<Comment> {
     const who = this.policy.requireActor(actor);
+    const status = await this.moderation.admit(who);
     const post = await this.visiblePost(postId, who);
     const { parentId, ...text } = input;
     const thread = await this.threadOf(postId, parentId, who);
+    const audience = this.readPolicy.commentAudienceOf({ status, authorId: who.id }, post);
     const comment = await this.comments
-      .insertRecorded({ ...text, ...thread, postId, authorId: who.id }, this.events.created('commentCreated', this.readPolicy.audienceOf(post)))
+      .insertRecorded({ ...text, ...thread, postId, authorId: who.id, status }, this.events.created('commentCreated', audience))
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.postRows.exists(postId))) throw DomainError.notFound('Post', postId);
         if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
@@ -142,16 +148,28 @@ export class CommentsService {
     return comment;
   }
 
+  /**
+   * PATCH: a new text (its author or an admin) and/or a new status (moderators, editors and
+   * admins), on a comment the caller sees (404 otherwise). The events follow the change of
+   * visibility (CommentModerationService.changeEvents).
+   */
   async update(id: number, input: UpdateCommentDto, actor: Actor | null, options: WriteOptions = {}): Promise<Comment> {
-    this.policy.requireActor(actor);
+    const who = this.policy.requireActor(actor);
+    if (input.body === undefined && input.status === undefined) {
+      throw DomainError.badInput('Give body or status (or both)', [{ field: 'body', message: 'body or status is required' }]);
+    }
     const comment = await this.transactions.run(async (manager) => {
-      const current = await this.comments.findById(id, manager);
-      if (!current) throw DomainError.notFound('Comment', id);
-      const post = await this.postRows.findById(current.postId, manager);
-      if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Comment', id);
-      this.policy.authorize(actor, 'comments.edit', current.authorId);
-      const updated = await this.comments.updateVersioned(current, { ...input }, options.expectedVersion, manager);
-      await this.events.record(manager, event('commentUpdated', updated, this.readPolicy.audienceOf(post)));
+      // Locked with its post joined in: the events below follow the change from the status it really had.
+      const [current] = await this.comments.findManyForUpdate([id], this.postRows.table, manager);
+      const post = current?.post;
+      if (!post || !this.readPolicy.canSeeComment(who, current, post)) throw DomainError.notFound('Comment', id);
+      if (input.body !== undefined) this.policy.authorize(who, 'comments.edit', current.authorId);
+      if (input.status !== undefined) this.moderation.requireModerator(who, true);
+      const changes: { body?: string; status?: CommentStatus } = {};
+      if (input.body !== undefined) changes.body = input.body;
+      if (input.status !== undefined) changes.status = input.status;
+      const updated = await this.comments.updateVersioned(current, changes, options.expectedVersion, manager);
+      await this.events.record(manager, ...this.moderation.changeEvents(current, updated, post));
       return updated;
     });
     this.events.committed();

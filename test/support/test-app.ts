@@ -38,6 +38,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     SEED_DEMO_DATA: 'true',
     RATE_LIMIT_MAX: '0',
     RATE_LIMIT_AUTH_MAX: '0',
+    RATE_LIMIT_COMMENTS_MAX: '0',
     RATE_LIMIT_ACCOUNT_MAX: '0',
     RATE_LIMIT_SIGNUP_MAX: '0',
     ...options.env,

@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   INSUFFICIENT_SCOPE: { status: 403, title: 'Forbidden' },
+  /** A user blocked from commenting (users.comments_blocked) writing a comment. */
+  COMMENTS_BLOCKED: { status: 403, title: 'Forbidden' },
   NOT_FOUND: { status: 404, title: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not Acceptable' },

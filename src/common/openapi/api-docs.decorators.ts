@@ -165,3 +165,15 @@ export const ApiDelete = (description: string, ...problems: number[]) =>
 /** A JSON answer of a route that is not negotiated (tokens, API keys, health). */
 export const ApiJson = (status: number, description: string, schema: Schema, headers?: Record<string, HeaderObject | ReferenceObject>) =>
   ApiResponse({ status, description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
+
+/** A PATCH of many resources at once (all or nothing): the changed ones, as a list in every format. */
+export const ApiUpdateMany = (resource: DocumentedResource, ...problems: number[]) =>
+  applyDecorators(
+    ApiResponse({
+      status: 200,
+      description: `The changed ${resource.plural}, in the order given`,
+      headers: { Vary: headerRef('Vary') },
+      content: representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)),
+    }),
+    ApiProblems(...problems),
+  );

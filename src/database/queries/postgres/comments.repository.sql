@@ -2,46 +2,25 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- CommentsRepository.countVisibleFor
+-- CommentsRepository.countFor
 SELECT
-  c.post_id AS parent,
+  post_id AS parent,
   COUNT(*) AS count
 FROM
-  comments c
+  comments
 WHERE
-  c.post_id IN ($1, $2, $3)
-  AND (
-    c.status = 'approved'
-    OR (
-      c.status = 'pending'
-      AND c.author_id = $4
-    )
-  )
+  post_id IN ($1, $2, $3)
 GROUP BY
-  c.post_id
+  post_id
 
--- CommentsRepository.countVisibleFor
+-- CommentsRepository.countStatus
 SELECT
-  c.post_id AS parent,
   COUNT(*) AS count
 FROM
-  comments c
+  comments t
 WHERE
-  c.post_id IN ($1, $2, $3)
-  AND c.status = 'approved'
-GROUP BY
-  c.post_id
-
--- CommentsRepository.countVisibleFor
-SELECT
-  c.post_id AS parent,
-  COUNT(*) AS count
-FROM
-  comments c
-WHERE
-  c.post_id IN ($1, $2, $3)
-GROUP BY
-  c.post_id
+  t.status <> 'approved'
+  AND t.status = $1
 
 -- CommentsRepository.delete
 DELETE FROM comments
@@ -94,17 +73,37 @@ FROM
 WHERE
   t.id IN ($1, $2, $3)
 
--- CommentsRepository.findParent
+-- CommentsRepository.findManyForUpdate
 SELECT
-  id,
-  post_id,
-  author_id,
-  status,
-  depth
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.title AS j_title,
+  j.body AS j_body,
+  j.author_id AS j_author_id,
+  j.status AS j_status,
+  j.publish_at AS j_publish_at,
+  j.published_at AS j_published_at,
+  j.trashed_at AS j_trashed_at,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
 FROM
-  comments
+  comments t
+  JOIN posts j ON j.id = t.post_id
 WHERE
-  id = $1
+  t.id IN ($1, $2, $3)
+ORDER BY
+  t.id
+FOR UPDATE OF
+  t
 
 -- CommentsRepository.insert
 INSERT INTO
@@ -126,9 +125,9 @@ RETURNING
 WITH
   r AS (
     INSERT INTO
-      comments (post_id, body, author_id, created_at, updated_at, version)
+      comments (post_id, status, body, author_id, created_at, updated_at, version)
     VALUES
-      ($1, $2, $3, $4, $5, $6)
+      ($1, $2, $3, $4, $5, $6, $7)
     RETURNING
       id,
       post_id,
@@ -156,8 +155,8 @@ WITH
         audience_except_owner
       )
     SELECT
-      $7,
       $8,
+      $9,
       r.post_id,
       r.id,
       r.author_id,
@@ -179,81 +178,11 @@ WITH
         'updatedAt',
         r.updated_at
       )::text,
-      $9,
       $10,
-      $11,
-      $12,
-      $13
-    FROM
-      r
-  )
-SELECT
-  *
-FROM
-  r
-
--- CommentsRepository.insertRecorded
-WITH
-  r AS (
-    INSERT INTO
-      comments (post_id, parent_id, body, author_id, created_at, updated_at, version, depth)
-    VALUES
-      ($1, $2, $3, $4, $5, $6, $7, $8)
-    RETURNING
-      id,
-      post_id,
-      parent_id,
-      status,
-      body,
-      author_id,
-      created_at,
-      updated_at,
-      version
-  ),
-  companion AS (
-    INSERT INTO
-      events (
-        type,
-        occurred_at,
-        post_id,
-        comment_id,
-        author_id,
-        resource,
-        origin,
-        audience,
-        audience_owner,
-        audience_except,
-        audience_except_owner
-      )
-    SELECT
-      $9,
-      $10,
-      r.post_id,
-      r.id,
-      r.author_id,
-      json_build_object(
-        'id',
-        r.id,
-        'postId',
-        r.post_id,
-        'parentId',
-        r.parent_id,
-        'status',
-        r.status,
-        'body',
-        r.body,
-        'authorId',
-        r.author_id,
-        'createdAt',
-        r.created_at,
-        'updatedAt',
-        r.updated_at
-      )::text,
       $11,
       $12,
       $13,
-      $14,
-      $15
+      $14
     FROM
       r
   )
@@ -262,39 +191,164 @@ SELECT
 FROM
   r
 
--- CommentsRepository.thread
-WITH RECURSIVE
-  thread (id) AS (
-    SELECT
-      id
-    FROM
-      comments
-    WHERE
-      id = $1
-    UNION ALL
-    SELECT
-      c.id
-    FROM
-      comments c
-      JOIN thread ON c.parent_id = thread.id
-  )
+-- CommentsRepository.page
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
   t.author_id,
-  t.status
+  t.created_at,
+  t.updated_at,
+  t.version
 FROM
   comments t
 WHERE
+  t.post_id = $1
+  AND t.id > $2
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
   t.id IN (
     SELECT
-      id
+      page.id
     FROM
-      thread
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
   )
 ORDER BY
-  t.id
-FOR UPDATE
+  t.id ASC
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.setStatus
+UPDATE comments
+SET
+  status = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id IN ($3, $4, $5)
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.statusPage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.status <> 'approved'
+  AND t.status = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
 
 -- CommentsRepository.updateVersioned
 UPDATE comments
@@ -335,704 +389,29 @@ RETURNING
   updated_at,
   version
 
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  status = $1,
+  updated_at = $2,
+  version = version + 1
 WHERE
-  t.parent_id = $1
-  AND (
-    t.status = 'approved'
-    OR (
-      t.status = 'pending'
-      AND t.author_id = $2
-    )
-  )
-ORDER BY
-  t.id ASC
-LIMIT
-  $3
+  id = $3
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
 
--- CommentsRepository.visiblePage
+-- CommentsRepository.writerStanding
 SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  u.comments_blocked AS blocked
 FROM
-  comments t
+  users u
 WHERE
-  t.parent_id = $1
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.parent_id = $1
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-  AND (
-    t.status = 'approved'
-    OR (
-      t.status = 'pending'
-      AND t.author_id = $2
-    )
-  )
-ORDER BY
-  t.id ASC
-LIMIT
-  $3
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-  AND t.status = 'approved'
-  AND t.id > $2
-ORDER BY
-  t.id ASC
-LIMIT
-  $3
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN ($1, $2, $3)
-          AND (
-            ranked.status = 'approved'
-            OR (
-              ranked.status = 'pending'
-              AND ranked.author_id = $4
-            )
-          )
-      ) page
-    WHERE
-      page.rn <= $5
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN ($1, $2, $3)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN ($1, $2, $3)
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN ($1, $2, $3)
-          AND (
-            ranked.status = 'approved'
-            OR (
-              ranked.status = 'pending'
-              AND ranked.author_id = $4
-            )
-          )
-      ) page
-    WHERE
-      page.rn <= $5
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN ($1, $2, $3)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN ($1, $2, $3)
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-  AND (
-    t.status = 'approved'
-    OR (
-      t.status = 'pending'
-      AND t.author_id = $2
-    )
-  )
-ORDER BY
-  t.id ASC
-LIMIT
-  $3
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN ($1, $2, $3)
-          AND (
-            ranked.status = 'approved'
-            OR (
-              ranked.status = 'pending'
-              AND ranked.author_id = $4
-            )
-          )
-      ) page
-    WHERE
-      page.rn <= $5
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN ($1, $2, $3)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN ($1, $2, $3)
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN ($1, $2, $3)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.post_id = $1
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
+  u.id = $1

@@ -2,46 +2,25 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- CommentsRepository.countVisibleFor
+-- CommentsRepository.countFor
 SELECT
-  c.post_id AS parent,
+  post_id AS parent,
   COUNT(*) AS count
 FROM
-  comments c
+  comments
 WHERE
-  c.post_id IN (?, ?, ?)
-  AND (
-    c.status = 'approved'
-    OR (
-      c.status = 'pending'
-      AND c.author_id = ?
-    )
-  )
+  post_id IN (?, ?, ?)
 GROUP BY
-  c.post_id
+  post_id
 
--- CommentsRepository.countVisibleFor
+-- CommentsRepository.countStatus
 SELECT
-  c.post_id AS parent,
   COUNT(*) AS count
 FROM
-  comments c
+  comments t
 WHERE
-  c.post_id IN (?, ?, ?)
-  AND c.status = 'approved'
-GROUP BY
-  c.post_id
-
--- CommentsRepository.countVisibleFor
-SELECT
-  c.post_id AS parent,
-  COUNT(*) AS count
-FROM
-  comments c
-WHERE
-  c.post_id IN (?, ?, ?)
-GROUP BY
-  c.post_id
+  t.status <> 'approved'
+  AND t.status = ?
 
 -- CommentsRepository.delete
 DELETE FROM comments
@@ -94,17 +73,35 @@ FROM
 WHERE
   t.id IN (?, ?, ?)
 
--- CommentsRepository.findParent
+-- CommentsRepository.findManyForUpdate
 SELECT
-  id,
-  post_id,
-  author_id,
-  status,
-  depth
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.title AS j_title,
+  j.body AS j_body,
+  j.author_id AS j_author_id,
+  j.status AS j_status,
+  j.publish_at AS j_publish_at,
+  j.published_at AS j_published_at,
+  j.trashed_at AS j_trashed_at,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
 FROM
-  comments
+  comments t
+  JOIN posts j ON j.id = t.post_id
 WHERE
-  id = ?
+  t.id IN (?, ?, ?)
+ORDER BY
+  t.id
 
 -- CommentsRepository.insert
 INSERT INTO
@@ -124,25 +121,9 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  comments (post_id, body, author_id, created_at, updated_at, version)
+  comments (post_id, status, body, author_id, created_at, updated_at, version)
 VALUES
-  (?, ?, ?, ?, ?, ?)
-RETURNING
-  id,
-  post_id,
-  parent_id,
-  status,
-  body,
-  author_id,
-  created_at,
-  updated_at,
-  version
-
--- CommentsRepository.insertRecorded
-INSERT INTO
-  comments (post_id, parent_id, body, author_id, created_at, updated_at, version, depth)
-VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
@@ -203,38 +184,164 @@ FROM
 WHERE
   r.id = last_insert_rowid()
 
--- CommentsRepository.thread
-WITH RECURSIVE
-  thread (id) AS (
-    SELECT
-      id
-    FROM
-      comments
-    WHERE
-      id = ?
-    UNION ALL
-    SELECT
-      c.id
-    FROM
-      comments c
-      JOIN thread ON c.parent_id = thread.id
-  )
+-- CommentsRepository.page
 SELECT
   t.id,
   t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
   t.author_id,
-  t.status
+  t.created_at,
+  t.updated_at,
+  t.version
 FROM
   comments t
 WHERE
+  t.post_id = ?
+  AND t.id > ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
   t.id IN (
     SELECT
-      id
+      page.id
     FROM
-      thread
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
   )
 ORDER BY
-  t.id
+  t.id ASC
+
+-- CommentsRepository.pagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.setStatus
+UPDATE comments
+SET
+  status = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.statusPage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.status <> 'approved'
+  AND t.status = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
 
 -- CommentsRepository.updateVersioned
 UPDATE comments
@@ -275,704 +382,29 @@ RETURNING
   updated_at,
   version
 
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
+-- CommentsRepository.updateVersioned
+UPDATE comments
+SET
+  status = ?,
+  updated_at = ?,
+  version = version + 1
 WHERE
-  t.parent_id = ?
-  AND (
-    t.status = 'approved'
-    OR (
-      t.status = 'pending'
-      AND t.author_id = ?
-    )
-  )
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
+  id = ?
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
 
--- CommentsRepository.visiblePage
+-- CommentsRepository.writerStanding
 SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  u.comments_blocked AS blocked
 FROM
-  comments t
+  users u
 WHERE
-  t.parent_id = ?
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.parent_id = ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-  AND (
-    t.status = 'approved'
-    OR (
-      t.status = 'pending'
-      AND t.author_id = ?
-    )
-  )
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-  AND t.status = 'approved'
-  AND t.id > ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePage
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN (?, ?, ?)
-          AND (
-            ranked.status = 'approved'
-            OR (
-              ranked.status = 'pending'
-              AND ranked.author_id = ?
-            )
-          )
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN (?, ?, ?)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN (?, ?, ?)
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN (?, ?, ?)
-          AND (
-            ranked.status = 'approved'
-            OR (
-              ranked.status = 'pending'
-              AND ranked.author_id = ?
-            )
-          )
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN (?, ?, ?)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN (?, ?, ?)
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-  AND (
-    t.status = 'approved'
-    OR (
-      t.status = 'pending'
-      AND t.author_id = ?
-    )
-  )
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN (?, ?, ?)
-          AND (
-            ranked.status = 'approved'
-            OR (
-              ranked.status = 'pending'
-              AND ranked.author_id = ?
-            )
-          )
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN (?, ?, ?)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.parent_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.parent_id IN (?, ?, ?)
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN (?, ?, ?)
-          AND ranked.status = 'approved'
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.visiblePagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.post_id = ?
-  AND t.status = 'approved'
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
+  u.id = ?
