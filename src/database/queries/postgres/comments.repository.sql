@@ -2,17 +2,6 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- CommentsRepository.countFor
-SELECT
-  post_id AS parent,
-  COUNT(*) AS count
-FROM
-  comments
-WHERE
-  post_id IN ($1, $2, $3)
-GROUP BY
-  post_id
-
 -- CommentsRepository.countStatus
 SELECT
   COUNT(*) AS count
@@ -21,6 +10,47 @@ FROM
 WHERE
   t.status <> 'approved'
   AND t.status = $1
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN ($1, $2, $3)
+  AND (
+    c.status = 'approved'
+    OR (
+      c.status = 'pending'
+      AND c.author_id = $4
+    )
+  )
+GROUP BY
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN ($1, $2, $3)
+  AND c.status = 'approved'
+GROUP BY
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN ($1, $2, $3)
+GROUP BY
+  c.post_id
 
 -- CommentsRepository.delete
 DELETE FROM comments
@@ -105,6 +135,18 @@ ORDER BY
 FOR UPDATE OF
   t
 
+-- CommentsRepository.findParent
+SELECT
+  id,
+  post_id,
+  author_id,
+  status,
+  depth
+FROM
+  comments
+WHERE
+  id = $1
+
 -- CommentsRepository.insert
 INSERT INTO
   comments (post_id, body, author_id, created_at, updated_at, version)
@@ -120,6 +162,76 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- CommentsRepository.insertRecorded
+WITH
+  r AS (
+    INSERT INTO
+      comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
+    VALUES
+      ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    RETURNING
+      id,
+      post_id,
+      parent_id,
+      status,
+      body,
+      author_id,
+      created_at,
+      updated_at,
+      version
+  ),
+  companion AS (
+    INSERT INTO
+      events (
+        type,
+        occurred_at,
+        post_id,
+        comment_id,
+        author_id,
+        resource,
+        origin,
+        audience,
+        audience_owner,
+        audience_except,
+        audience_except_owner
+      )
+    SELECT
+      $10,
+      $11,
+      r.post_id,
+      r.id,
+      r.author_id,
+      json_build_object(
+        'id',
+        r.id,
+        'postId',
+        r.post_id,
+        'parentId',
+        r.parent_id,
+        'status',
+        r.status,
+        'body',
+        r.body,
+        'authorId',
+        r.author_id,
+        'createdAt',
+        r.created_at,
+        'updatedAt',
+        r.updated_at
+      )::text,
+      $12,
+      $13,
+      $14,
+      $15,
+      $16
+    FROM
+      r
+  )
+SELECT
+  *
+FROM
+  r
 
 -- CommentsRepository.insertRecorded
 WITH
@@ -191,125 +303,6 @@ SELECT
 FROM
   r
 
--- CommentsRepository.page
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-  AND t.id > $2
-ORDER BY
-  t.id ASC
-LIMIT
-  $3
-
--- CommentsRepository.page
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = $1
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
--- CommentsRepository.pagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN ($1, $2, $3)
-      ) page
-    WHERE
-      page.rn <= $4
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.pagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.post_id = $1
-ORDER BY
-  t.id ASC
-LIMIT
-  $2
-
 -- CommentsRepository.setStatus
 UPDATE comments
 SET
@@ -349,6 +342,40 @@ ORDER BY
   t.id ASC
 LIMIT
   $2
+
+-- CommentsRepository.thread
+WITH RECURSIVE
+  thread (id) AS (
+    SELECT
+      id
+    FROM
+      comments
+    WHERE
+      id = $1
+    UNION ALL
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN thread ON c.parent_id = thread.id
+  )
+SELECT
+  t.id,
+  t.post_id,
+  t.author_id,
+  t.status
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      id
+    FROM
+      thread
+  )
+ORDER BY
+  t.id
+FOR UPDATE
 
 -- CommentsRepository.updateVersioned
 UPDATE comments
@@ -407,6 +434,708 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = $1
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = $2
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = $2
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
+  AND t.id > $2
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = $4
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= $5
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = $4
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= $5
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = $2
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  $3
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = $4
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= $5
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN ($1, $2, $3)
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN ($1, $2, $3)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= $4
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = $1
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
 
 -- CommentsRepository.writerStanding
 SELECT

@@ -2,17 +2,6 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
--- CommentsRepository.countFor
-SELECT
-  post_id AS parent,
-  COUNT(*) AS count
-FROM
-  comments
-WHERE
-  post_id IN (?, ?, ?)
-GROUP BY
-  post_id
-
 -- CommentsRepository.countStatus
 SELECT
   COUNT(*) AS count
@@ -21,6 +10,47 @@ FROM
 WHERE
   t.status <> 'approved'
   AND t.status = ?
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN (?, ?, ?)
+  AND (
+    c.status = 'approved'
+    OR (
+      c.status = 'pending'
+      AND c.author_id = ?
+    )
+  )
+GROUP BY
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN (?, ?, ?)
+  AND c.status = 'approved'
+GROUP BY
+  c.post_id
+
+-- CommentsRepository.countVisibleFor
+SELECT
+  c.post_id AS parent,
+  COUNT(*) AS count
+FROM
+  comments c
+WHERE
+  c.post_id IN (?, ?, ?)
+GROUP BY
+  c.post_id
 
 -- CommentsRepository.delete
 DELETE FROM comments
@@ -103,11 +133,39 @@ WHERE
 ORDER BY
   t.id
 
+-- CommentsRepository.findParent
+SELECT
+  id,
+  post_id,
+  author_id,
+  status,
+  depth
+FROM
+  comments
+WHERE
+  id = ?
+
 -- CommentsRepository.insert
 INSERT INTO
   comments (post_id, body, author_id, created_at, updated_at, version)
 VALUES
   (?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  post_id,
+  parent_id,
+  status,
+  body,
+  author_id,
+  created_at,
+  updated_at,
+  version
+
+-- CommentsRepository.insertRecorded
+INSERT INTO
+  comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
+VALUES
+  (?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
@@ -184,125 +242,6 @@ FROM
 WHERE
   r.id = last_insert_rowid()
 
--- CommentsRepository.page
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-  AND t.id > ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.page
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.post_id = ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
--- CommentsRepository.pagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.id IN (
-    SELECT
-      page.id
-    FROM
-      (
-        SELECT
-          ranked.id AS id,
-          ROW_NUMBER() OVER (
-            PARTITION BY
-              ranked.post_id
-            ORDER BY
-              ranked.id ASC
-          ) AS rn
-        FROM
-          comments ranked
-        WHERE
-          ranked.post_id IN (?, ?, ?)
-      ) page
-    WHERE
-      page.rn <= ?
-  )
-ORDER BY
-  t.id ASC
-
--- CommentsRepository.pagesFor
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
-FROM
-  comments t
-  JOIN users j ON j.id = t.author_id
-WHERE
-  t.post_id = ?
-ORDER BY
-  t.id ASC
-LIMIT
-  ?
-
 -- CommentsRepository.setStatus
 UPDATE comments
 SET
@@ -342,6 +281,39 @@ ORDER BY
   t.id ASC
 LIMIT
   ?
+
+-- CommentsRepository.thread
+WITH RECURSIVE
+  thread (id) AS (
+    SELECT
+      id
+    FROM
+      comments
+    WHERE
+      id = ?
+    UNION ALL
+    SELECT
+      c.id
+    FROM
+      comments c
+      JOIN thread ON c.parent_id = thread.id
+  )
+SELECT
+  t.id,
+  t.post_id,
+  t.author_id,
+  t.status
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      id
+    FROM
+      thread
+  )
+ORDER BY
+  t.id
 
 -- CommentsRepository.updateVersioned
 UPDATE comments
@@ -400,6 +372,708 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = ?
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = ?
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.parent_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = ?
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+  AND t.id > ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePage
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = ?
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = ?
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND (
+    t.status = 'approved'
+    OR (
+      t.status = 'pending'
+      AND t.author_id = ?
+    )
+  )
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.post_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND (
+            ranked.status = 'approved'
+            OR (
+              ranked.status = 'pending'
+              AND ranked.author_id = ?
+            )
+          )
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.parent_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.parent_id IN (?, ?, ?)
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (
+    SELECT
+      page.id
+    FROM
+      (
+        SELECT
+          ranked.id AS id,
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              ranked.post_id
+            ORDER BY
+              ranked.id ASC
+          ) AS rn
+        FROM
+          comments ranked
+        WHERE
+          ranked.post_id IN (?, ?, ?)
+          AND ranked.status = 'approved'
+      ) page
+    WHERE
+      page.rn <= ?
+  )
+ORDER BY
+  t.id ASC
+
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
 
 -- CommentsRepository.writerStanding
 SELECT
