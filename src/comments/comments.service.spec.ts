@@ -112,7 +112,7 @@ describe('CommentsService', () => {
     it('writes parentId and the depth one below its parent, up to COMMENTS_MAX_DEPTH (5 by default)', async () => {
       repository.findParent.mockResolvedValueOnce(parent({ depth: 4 }));
       await service.create(7, { body: 'Re', parentId: 11 }, bob);
-      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Re', parentId: 11, depth: 5, postId: 7, authorId: bob.id }, { event: 'commentCreated' });
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Re', parentId: 11, depth: 5, postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' });
       repository.findParent.mockResolvedValueOnce(parent({ depth: 5 }));
       const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });
