@@ -65,7 +65,7 @@ export class AuthorizationPolicy {
     const who = this.requireSignedIn(actor);
     if (this.mayRead(who, action, ownerId)) return who;
     if (grantOf(who.role, action) !== 'any') throw forbidden(who, action);
-    requireWriteScope(who, `This API key may only read (scope "read"); to ${PERMISSIONS[action].label.toLowerCase()} beyond your own, a key needs the "write" scope`);
+    requireWriteScope(who, `This API key may only read (scope "read"): what anyone may read, never a role's powers; ${action} (${PERMISSIONS[action].label}) needs the "write" scope`);
     return who;
   }
 }
