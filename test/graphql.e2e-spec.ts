@@ -210,7 +210,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       expectError(await gql('{ comment(id: 1) { version } }'), 'GRAPHQL_VALIDATION_FAILED');
       const types = expectData(await gql('{ __type(name: "User") { fields { name } } }'));
       expect(types.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(
-        ['avatarUrl', 'createdAt', 'email', 'id', 'name', 'posts', 'role', 'updatedAt'],
+        ['avatarUrl', 'commentsBlocked', 'createdAt', 'email', 'id', 'name', 'posts', 'role', 'updatedAt'],
       );
     });
 

@@ -289,6 +289,9 @@ describeEachDatabase('roles', (kind) => {
       expect((await http().get(`/posts/${draft.id}`).set(bearer(token))).status).toBe(sees ? 200 : 404);
       expect((await http().get(`/posts/${draft.id}/revisions`).set(bearer(token))).status).toBe(sees ? 200 : 404);
       expect((await http().get(`/posts/${draft.id}/revisions/1`).set(bearer(token))).status).toBe(sees ? 200 : 404);
+      const comment = await createComment(app, owner.token, draft.id);
+      expect((await http().get(`/posts/${draft.id}/comments`).set(bearer(token))).status).toBe(sees ? 200 : 404);
+      expect((await http().get(`/comments/${comment.id}`).set(bearer(token))).status).toBe(sees ? 200 : 404);
       const listed = (await http().get('/posts?status=draft&limit=100').set(bearer(token)).expect(200)).body as { id: number; authorId: number }[];
       expect(listed.some((post) => post.id === draft.id)).toBe(sees);
       if (!sees) expect(listed.every((post) => post.authorId === members[role].id)).toBe(true);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { Actor } from '../common/actor.js';
-import { type Action, grantOf, PERMISSIONS } from './permissions.js';
+import { type Action, grantOf, PERMISSIONS, rolesWith } from './permissions.js';
 
 /**
  * Who may do what: the one policy behind REST, GraphQL and subscriptions. It reads the
@@ -65,17 +65,15 @@ export class AuthorizationPolicy {
     const who = this.requireSignedIn(actor);
     if (this.mayRead(who, action, ownerId)) return who;
     if (grantOf(who.role, action) !== 'any') throw forbidden(who, action);
-    requireWriteScope(who, `This API key may only read (scope "read"); to ${PERMISSIONS[action].label.toLowerCase()} beyond your own, a key needs the "write" scope`);
+    requireWriteScope(who, `This API key may only read (scope "read"): what anyone may read, never a role's powers; ${action} (${PERMISSIONS[action].label}) needs the "write" scope`);
     return who;
   }
 }
 
 function forbidden(actor: Actor, action: Action): DomainError {
-  const permission = PERMISSIONS[action];
   const own = grantOf(actor.role, action) === 'own';
-  const allowed = (Object.keys(permission.grants) as (keyof typeof permission.grants)[]).filter((role) => permission.grants[role] === 'any');
   return DomainError.forbidden(
-    `${action} (${permission.label}): ${own ? `a ${actor.role} may do it only on their own` : `not allowed for a ${actor.role}`}; on anyone's: ${allowed.join(', ')}`,
+    `${action} (${PERMISSIONS[action].label}): ${own ? `the ${actor.role} role may do it only on its own` : `not for the ${actor.role} role`}; on anyone's: ${rolesWith(action).join(', ')}`,
   );
 }
 
