@@ -59,7 +59,7 @@ async function sqliteStore(file) {
     commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' AND id > ? ORDER BY id LIMIT ?`),
     author: db.prepare('SELECT name, avatar_url FROM users WHERE id = ?'),
     commentsWithAuthors: db.prepare(
-      'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? AND c.status = 'approved' ORDER BY c.id LIMIT ?',
+      "SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? AND c.status = 'approved' ORDER BY c.id LIMIT ?",
     ),
     actor: db.prepare('SELECT id, role FROM users WHERE id = ?'),
     insertPost: db.prepare("INSERT INTO posts (title, body, author_id, status, published_at, created_at, updated_at, version) VALUES (?, ?, ?, 'published', ?, ?, ?, 1)"),
@@ -120,7 +120,7 @@ async function postgresStore(url, poolSize) {
     commentsWithAuthors: (postId, limit) =>
       query(
         'comments_with_authors',
-        'SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = $1 AND c.status = 'approved' ORDER BY c.id LIMIT $2',
+        "SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = $1 AND c.status = 'approved' ORDER BY c.id LIMIT $2",
         [postId, limit],
       ),
     actor: (id) => one('actor', 'SELECT id, role FROM users WHERE id = $1', [id]),
@@ -168,6 +168,8 @@ const commentView = (store, row) => ({
     self: { href: `/comments/${row.id}` },
     post: { href: `/posts/${row.post_id}` },
     author: { href: `/users/${row.author_id}` },
+    ...(row.parent_id === null ? {} : { parent: { href: `/comments/${row.parent_id}` } }),
+    replies: { href: `/posts/${row.post_id}/comments?parentId=${row.id}` },
   },
 });
 
