@@ -18,17 +18,17 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
 
   /**
    * Runs a query anonymously and returns its data and how many SQL statements it sent. The event
-   * relay reads the log once a second in the background, and the counter counts that read too:
-   * the query runs twice and the smaller count is its own (two runs of a few milliseconds each
-   * cannot both take in a read of a once-a-second poll). The second run's text differs by a
+   * relay and the post scheduler each read once a second in the background, and the counter
+   * counts those reads too: the query runs three times and the smallest count is its own (on a
+   * busy machine a run may take in a poll; three in a row do not). Each run's text differs by a
    * comment, so the response cache does not answer it.
    */
   async function measure(query: string, variables?: Record<string, unknown>) {
     const counts: number[] = [];
     let result: Awaited<ReturnType<typeof graphql>> | undefined;
-    for (let run = 0; run < 2; run++) {
+    for (let run = 0; run < 3; run++) {
       const before = await metricValue(app, 'db_queries_total');
-      result = await graphql(app, run === 0 ? query : `${query}\n# again`, variables);
+      result = await graphql(app, run === 0 ? query : `${query}\n# again ${run}`, variables);
       counts.push((await metricValue(app, 'db_queries_total')) - before);
     }
     return { result: result!, statements: Math.min(...counts) };
@@ -132,8 +132,9 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   // A post is written in one transaction with its revision 1 (BEGIN, the post, its revision, its
   // event, COMMIT); a comment looks at its writer's standing (blocked? held under
   // COMMENTS_MODERATION? one statement) and at its post (the read policy and its events' audience) first.
-  const POST_WRITE_STATEMENTS = kind === 'postgres' ? [6, 7, 8] : [6, 7];
-  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [4, 5, 6] : [7, 8];
+  // One more may be the scheduler's once-a-second look for due posts, when the write is slow (a busy machine).
+  const POST_WRITE_STATEMENTS = kind === 'postgres' ? [6, 7, 8, 9] : [6, 7, 8];
+  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [4, 5, 6, 7] : [7, 8, 9];
 
   it('a new post costs the signed-in user and one transaction; a comment the user, its post, then its INSERT … RETURNING and its event, atomically', async () => {
     const write = async (query: string, variables: Record<string, unknown>) => {
