@@ -8,7 +8,6 @@ import {
   createPostWith,
   type EditorialPost,
   editorialEnv,
-  EVENTS_SUBSCRIPTION,
   eventsSince,
   expectNoMarker,
   lastCursor,
@@ -400,16 +399,26 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
     });
   }
 
-  it('a reply to the hidden comment by someone who may not see it is 404, like a read (REST and GraphQL)', async () => {
+  it('a reply to the hidden comment by someone who may not see it gets the answer of a reply to no comment at all (400 on parentId), REST and GraphQL; nothing is written', async () => {
     const hidden = fixtures.get('hidden')!;
-    const rest = await http().post(`/posts/${post.id}/comments`).set(bearer(tokens.other!)).send({ body: 'A reply to what I cannot see', parentId: hidden.comment.id });
-    expect(rest.status, rest.text).toBe(404);
-    expectNoMarker(rest.text, hidden.mark, 'POST /posts/{id}/comments with the hidden parent');
-    const { body, response } = await gql('other', 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id } }', {
-      input: { postId: post.id, body: 'A reply to what I cannot see', parentId: hidden.comment.id },
-    });
-    expect((body.errors ?? []).map((error) => error.extensions.code), response.text).toEqual(['NOT_FOUND']);
-    expectNoMarker(response.text, hidden.mark, 'createComment with the hidden parent');
+    const missing = 999_999;
+    const restReply = (parentId: number) => http().post(`/posts/${post.id}/comments`).set(bearer(tokens.other!)).send({ body: 'A reply to what I cannot see', parentId });
+    const [toHidden, toNothing] = [await restReply(hidden.comment.id), await restReply(missing)];
+    expectProblem(toHidden, 400, 'BAD_USER_INPUT');
+    expectNoMarker(toHidden.text, hidden.mark, 'POST /posts/{id}/comments with the hidden parent');
+    // The same answer as for a comment that does not exist: the refusal tells nothing of the hidden one.
+    const unnamed = (response: Response) => response.text.replaceAll(String(hidden.comment.id), 'N').replaceAll(String(missing), 'N');
+    expect(toNothing.status).toBe(400);
+    expect(unnamed(toHidden)).toBe(unnamed(toNothing));
+
+    const mutation = 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id } }';
+    const graphqlReply = (parentId: number) => gql('other', mutation, { input: { postId: post.id, body: 'A reply to what I cannot see', parentId } });
+    const [gqlHidden, gqlNothing] = [await graphqlReply(hidden.comment.id), await graphqlReply(missing)];
+    const codes = (result: Awaited<ReturnType<typeof graphqlReply>>) => (result.body.errors ?? []).map((error) => error.extensions.code);
+    expect(codes(gqlHidden), gqlHidden.response.text).toEqual(['BAD_USER_INPUT']);
+    expect(codes(gqlNothing), gqlNothing.response.text).toEqual(codes(gqlHidden));
+    expectNoMarker(gqlHidden.response.text, hidden.mark, 'createComment with the hidden parent');
+
     const listed = await http().get(`/posts/${post.id}/comments?limit=100`).set(bearer(tokens.admin!)).expect(200);
     expect((listed.body as { parentId: number | null }[]).filter((comment) => comment.parentId === hidden.comment.id), 'no reply was written').toEqual([]);
   });
