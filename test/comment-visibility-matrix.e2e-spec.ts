@@ -288,6 +288,67 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
       },
     },
     {
+      name: 'GET /comments/{id} (HAL)',
+      check: async (cell) => {
+        const response = await as(http().get(`/comments/${cell.fixture.comment.id}`).set('accept', 'application/hal+json'), tokens[cell.caller]);
+        if (!cell.visible) return expectItem404(response, cell);
+        expect(response.status, response.text).toBe(200);
+        expect(response.headers['content-type']).toMatch(/^application\/hal\+json/);
+        expect(JSON.parse(response.text)).toMatchObject({ id: cell.fixture.comment.id, status: cell.status, body: cell.fixture.comment.body });
+      },
+    },
+    {
+      name: 'HEAD /comments/{id}',
+      outcome: (status, caller) => (sees(caller, status) ? '200' : '404'),
+      check: async (cell) => {
+        const response = await as(http().head(`/comments/${cell.fixture.comment.id}`), tokens[cell.caller]);
+        expect(response.status, cell.door).toBe(cell.visible ? 200 : 404);
+      },
+    },
+    {
+      name: 'GET /posts/{id}/comments?parentId={it} (its replies)',
+      outcome: (status, caller) => (sees(caller, status) ? (status === 'approved' ? 'the reply' : 'no replies') : 'hides it (404)'),
+      check: async (cell) => {
+        const response = await as(http().get(`/posts/${post.id}/comments?parentId=${cell.fixture.comment.id}`), tokens[cell.caller]);
+        if (!cell.visible) return expectItem404(response, cell);
+        expect(response.status, response.text).toBe(200);
+        expect((response.body as { id: number; parentId: number }[]).map((comment) => [comment.id, comment.parentId])).toEqual(
+          cell.status === 'approved' ? [[reply.id, cell.fixture.comment.id]] : [],
+        );
+      },
+    },
+    {
+      name: 'GET /comments?status={status} (the moderation queue)',
+      outcome: (_status, caller) => (moderates(caller) ? 'lists it' : caller === 'anonymous' ? '401' : '403'),
+      check: async (cell) => {
+        const response = await as(http().get(`/comments?status=${cell.status}&limit=100`), tokens[cell.caller]);
+        if (!moderates(cell.caller)) {
+          expectProblem(response, cell.caller === 'anonymous' ? 401 : 403);
+          return expectNoMarker(response.text, cell.fixture.mark, cell.door);
+        }
+        expect(response.status, response.text).toBe(200);
+        const queue = response.body as { id: number; status: string }[];
+        expect(queue.map((comment) => comment.id), cell.door).toContain(cell.fixture.comment.id);
+        for (const comment of queue) expect(comment.status, `${cell.door}: comment ${comment.id}`).toBe(cell.status);
+      },
+    },
+    {
+      name: 'GraphQL comments(status:) { totalCount nodes } (the moderation queue)',
+      outcome: (_status, caller) => (moderates(caller) ? 'lists it' : caller === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN'),
+      check: async (cell) => {
+        const { body, response } = await gql(cell.caller, `{ comments(status: ${cell.status.toUpperCase()}, first: 100) { totalCount nodes { id status } } }`);
+        if (!moderates(cell.caller)) {
+          expect((body.errors ?? []).map((error) => error.extensions.code), response.text).toEqual([cell.caller === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN']);
+          return expectNoMarker(response.text, cell.fixture.mark, cell.door);
+        }
+        expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+        const nodes = body.data.comments.nodes as { id: number; status: string }[];
+        expect(nodes.map((node) => node.id), cell.door).toContain(cell.fixture.comment.id);
+        for (const node of nodes) expect(node.status, `${cell.door}: comment ${node.id}`).toBe(cell.status.toUpperCase());
+        expect(body.data.comments.totalCount, `${cell.door}: totalCount counts what is listed`).toBe(nodes.length);
+      },
+    },
+    {
       name: 'GET /posts/{id}/comments (JSON)',
       outcome: (status, caller) => (sees(caller, status) ? 'lists it' : 'does not list it'),
       check: async (cell) => {
