@@ -401,6 +401,41 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
       },
     },
     {
+      name: 'GraphQL comment(id) over GET /graphql',
+      outcome: (status, caller) => (sees(caller, status) ? 'the comment' : 'null'),
+      check: async (cell) => {
+        const response = await as(
+          http().get('/graphql').query({ query: COMMENT_QUERY, variables: JSON.stringify({ id: cell.fixture.comment.id }) }).set('accept', 'application/graphql-response+json, application/json'),
+          tokens[cell.caller],
+        );
+        const body = JSON.parse(response.text) as { data?: { comment: { id: number; body: string } | null }; errors?: unknown[] };
+        expect(body.errors, `${cell.door}: ${response.text}`).toBeUndefined();
+        if (!cell.visible) {
+          expect(body.data?.comment, cell.door).toBeNull();
+          return expectNoMarker(response.text, cell.fixture.mark, cell.door);
+        }
+        expect(body.data?.comment).toMatchObject({ id: cell.fixture.comment.id, body: cell.fixture.comment.body });
+      },
+    },
+    {
+      name: 'GraphQL comment(id) over WebSocket',
+      outcome: (status, caller) => (sees(caller, status) ? 'the comment' : 'null'),
+      check: async (cell) => {
+        const operation = new LiveSubscription((await wsFor(cell.caller)).client, COMMENT_QUERY, { id: cell.fixture.comment.id });
+        subscriptions.push(operation);
+        await until(`${cell.door}: the answer`, () => operation.completed || operation.error !== undefined);
+        expect(operation.error, JSON.stringify(operation.error)).toBeUndefined();
+        expect(operation.results).toHaveLength(1);
+        const [result] = operation.results;
+        expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+        if (!cell.visible) {
+          expect(result.data.comment, cell.door).toBeNull();
+          return expectNoMarker(JSON.stringify(result), cell.fixture.mark, cell.door);
+        }
+        expect(result.data.comment).toMatchObject({ id: cell.fixture.comment.id, body: cell.fixture.comment.body });
+      },
+    },
+    {
       name: 'GraphQL post(id) { commentCount comments }',
       outcome: (status, caller) => (sees(caller, status) ? 'counts and lists it' : 'neither counts nor lists it'),
       check: async (cell) => {
@@ -626,6 +661,32 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
       const response = await http().get(`/posts/${postId}/comments`).expect(200);
       return { status: response.headers['cache-status'] as string | undefined, ids: (response.body as { id: number }[]).map((comment) => comment.id), text: response.text };
     };
+
+    it('anonymous GraphQL over GET: post(id) { commentCount comments } cached without the held comment, counted and listed at once when approved', async () => {
+      const cached = await createPostWith(app, tokens.postAuthor!, { title: 'Cached in GraphQL', body: 'Read twice' });
+      const mark = marker('gqlcache');
+      const comment = await commentOn(app, cached.id, tokens.commenter!, `Held ${mark}`);
+      const query = 'query($id: Int!) { post(id: $id) { commentCount comments { id body } } }';
+      const read = async () => {
+        const response = await http().get('/graphql').query({ query, variables: JSON.stringify({ id: cached.id }) }).set('accept', 'application/graphql-response+json, application/json');
+        const body = JSON.parse(response.text) as { data: { post: { commentCount: number; comments: { id: number }[] } } };
+        return { status: response.headers['cache-status'] as string | undefined, post: body.data.post, text: response.text };
+      };
+      const first = await read();
+      expect(first.status).toBe(MISS);
+      expect(first.post).toEqual({ commentCount: 0, comments: [] });
+      const second = await read();
+      expect(second.status, 'the second anonymous read comes from the cache').toBe(HIT);
+      expectNoMarker(second.text, mark, 'the cached GraphQL answer');
+      await moderate([{ id: comment.id, status: 'approved' }]);
+      const approved = await read();
+      expect(approved.post, 'right after the approval').toEqual({ commentCount: 1, comments: [{ id: comment.id, body: comment.body }] });
+      expect(approved.status).toBe(MISS);
+      await moderate([{ id: comment.id, status: 'spam' }]);
+      const spam = await read();
+      expect(spam.post, 'right after it was marked as spam').toEqual({ commentCount: 0, comments: [] });
+      expectNoMarker(spam.text, mark, 'the anonymous GraphQL answer after the comment was marked as spam');
+    });
 
     it('anonymous GET /posts/{id}/comments: cached without the held comment (also after moderators read it), shown at once when approved, gone at once when hidden', async () => {
       const cached = await createPostWith(app, tokens.postAuthor!, { title: 'Cached conversation', body: 'Read twice' });
