@@ -7,9 +7,6 @@ import { type Executor, Sql } from '../common/persistence/sql.js';
 import type { Post } from '../posts/post.entity.js';
 import { Comment } from './comment.entity.js';
 
-/** A boolean as either driver returns it (PostgreSQL: true/false; SQLite: 1/0). */
-const truthy = (value: unknown) => value === true || value === 1 || value === '1' || value === 't';
-
 /** What a reply needs of its parent: where it is, who sees it, and how deep it is. */
 export interface ThreadParent {
   id: number;
@@ -160,7 +157,8 @@ export class CommentsRepository extends ResourceRepository<Comment> {
         : 'SELECT u.comments_blocked AS blocked FROM users u WHERE u.id = $1',
     );
     const [row] = await this.sql.rows<{ blocked: unknown; approved?: unknown }>(statement, withApproved ? [authorId, authorId] : [authorId]);
-    return { blocked: truthy(row?.blocked), approved: truthy(row?.approved) };
+    // PostgreSQL answers true/false, SQLite 1/0.
+    return { blocked: Boolean(row?.blocked), approved: Boolean(row?.approved) };
   }
 
   /**

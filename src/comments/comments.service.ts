@@ -149,6 +149,17 @@ export class CommentsService {
   }
 
   /**
+   * The comment a write is about, locked with its post joined in (one statement), so that the
+   * events follow the change from the state it really had; 404 unless the writer sees it, like a read.
+   */
+  private async lockVisible(id: number, writer: Actor, executor: Executor): Promise<{ current: Comment; post: Post }> {
+    const [current] = await this.comments.findManyForUpdate([id], this.postRows.table, executor);
+    const post = current?.post;
+    if (!post || !this.readPolicy.canSeeComment(writer, current, post)) throw DomainError.notFound('Comment', id);
+    return { current, post };
+  }
+
+  /**
    * PATCH: a new text (its author or an admin) and/or a new status (moderators, editors and
    * admins), on a comment the caller sees (404 otherwise). The events follow the change of
    * visibility (CommentModerationService.changeEvents).
@@ -159,10 +170,7 @@ export class CommentsService {
       throw DomainError.badInput('Give body or status (or both)', [{ field: 'body', message: 'body or status is required' }]);
     }
     const comment = await this.transactions.run(async (manager) => {
-      // Locked with its post joined in: the events below follow the change from the status it really had.
-      const [current] = await this.comments.findManyForUpdate([id], this.postRows.table, manager);
-      const post = current?.post;
-      if (!post || !this.readPolicy.canSeeComment(who, current, post)) throw DomainError.notFound('Comment', id);
+      const { current, post } = await this.lockVisible(id, who, manager);
       if (input.body !== undefined) this.policy.authorize(who, 'comments.edit', current.authorId);
       if (input.status !== undefined) this.moderation.requireModerator(who, true);
       const changes: { body?: string; status?: CommentStatus } = {};
@@ -182,13 +190,10 @@ export class CommentsService {
    * erased, in the same transaction. A comment the caller may not see is 404, like a read.
    */
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.policy.requireActor(actor);
+    const who = this.policy.requireActor(actor);
     await this.transactions.run(async (manager) => {
-      const current = await this.comments.findById(id, manager);
-      if (!current) throw DomainError.notFound('Comment', id);
-      const post = await this.postRows.findById(current.postId, manager);
-      if (!post || !this.readPolicy.canSeeComment(actor, current, post)) throw DomainError.notFound('Comment', id);
-      this.policy.authorize(actor, 'comments.delete', current.authorId);
+      const { current, post } = await this.lockVisible(id, who, manager);
+      this.policy.authorize(who, 'comments.delete', current.authorId);
       const thread = await this.comments.thread(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);

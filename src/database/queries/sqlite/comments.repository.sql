@@ -59,22 +59,6 @@ WHERE
 RETURNING
   id
 
--- CommentsRepository.findById
-SELECT
-  t.id,
-  t.post_id,
-  t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
-FROM
-  comments t
-WHERE
-  t.id = ?
-
 -- CommentsRepository.findByIds
 SELECT
   t.id,
