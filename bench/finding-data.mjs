@@ -1,0 +1,70 @@
+/**
+ * The dataset for finding content at scale (test/finding-scale.e2e-spec.ts, bench/finding.mjs),
+ * made by the database itself (generate_series; a recursive CTE on SQLite), fast enough for a
+ * million posts in a test: users, tags, posts in every state and two tags per post.
+ *
+ * Words are made up from syllables by number (`word(4242)` = `kapumipumi`): titles and bodies
+ * draw them from WORDS of them, so a search word is on about posts × 3 / WORDS posts, as a real
+ * term is on a bounded share of a blog, rather than on a fifth of it. Post g: published one
+ * minute after post g − 1 from 2024-01-01 (one in a hundred a draft, scheduled or trashed),
+ * updated in a scrambled order, tagged `tag-(1 + g % TAGS)` and `tag-(1 + 7g % TAGS)`.
+ */
+
+export const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'pu', 'ra', 'si', 'to', 'vu', 'ze'];
+export const FINDING_DEFAULTS = { users: 100, posts: 1_000_000, tags: 200, words: 20_000 };
+
+/** The made-up word number n (0 ≤ n < 100,000): its five decimal digits as syllables. */
+export const word = (n) => [...String(n).padStart(5, '0')].map((digit) => SYLLABLES[Number(digit)]).join('');
+
+/** `word` in SQL, of an integer expression. */
+function wordSql(kind, expression) {
+  let text = kind === 'postgres' ? `lpad((${expression})::text, 5, '0')` : `printf('%05d', ${expression})`;
+  SYLLABLES.forEach((syllable, digit) => (text = `replace(${text}, '${digit}', '${syllable}')`));
+  return text;
+}
+
+function postsSelect(kind, { users, posts, words }, series) {
+  const minutes = (expression) => (kind === 'postgres' ? `timestamptz '2024-01-01' + (${expression}) * interval '1 minute'` : `strftime('%Y-%m-%d %H:%M:%f', '2024-01-01', '+' || (${expression}) || ' minutes')`);
+  const at = (date) => (kind === 'postgres' ? `timestamptz '${date}'` : `'${date} 00:00:00.000'`);
+  return `SELECT ${wordSql(kind, `g % ${words}`)} || ' ' || ${wordSql(kind, `(g * 13) % ${words}`)},
+      'Notes on ' || ${wordSql(kind, `(g * 7919) % ${words}`)} || ' and ' || ${wordSql(kind, `(g * 104729) % ${words}`)} || ', written for post ' || g || '.',
+      1 + g % ${users},
+      CASE g % 100 WHEN 0 THEN 'draft' WHEN 1 THEN 'scheduled' WHEN 2 THEN 'trashed' ELSE 'published' END,
+      CASE WHEN g % 100 = 1 THEN ${at('2030-01-01')} END,
+      CASE WHEN g % 100 NOT IN (0, 1) THEN ${minutes('g')} END,
+      CASE WHEN g % 100 = 2 THEN ${at('2026-01-01')} END,
+      ${minutes('g')}, ${minutes(`(g * 31) % ${posts}`)}, 1
+    FROM ${series}`;
+}
+
+const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at, version)';
+
+/** Loads into a migrated, empty PostgreSQL database through `client` (node-postgres). */
+export async function loadFindingPostgres(client, options = {}) {
+  const sizes = { ...FINDING_DEFAULTS, ...options };
+  await client.query(`INSERT INTO users (name, email, password_hash, role, created_at, updated_at, version)
+    SELECT 'User ' || g, 'user' || g || '@finding.example', 'x', 'author', now(), now(), 1 FROM generate_series(1, ${sizes.users}) g`);
+  await client.query(`INSERT INTO tags (name, slug, created_at, updated_at, version)
+    SELECT 'Tag ' || g, 'tag-' || g, now(), now(), 1 FROM generate_series(1, ${sizes.tags}) g`);
+  await client.query(`${POST_INSERT} ${postsSelect('postgres', sizes, `generate_series(1::bigint, ${sizes.posts}) g`)}`);
+  await client.query(`INSERT INTO post_tags (post_id, tag_id)
+    SELECT id, 1 + id % ${sizes.tags} FROM posts UNION SELECT id, 1 + (id * 7) % ${sizes.tags} FROM posts`);
+  await client.query('VACUUM (ANALYZE)');
+  return sizes;
+}
+
+/** Loads into a migrated, empty SQLite database through `db` (better-sqlite3), in one transaction. */
+export function loadFindingSqlite(db, options = {}) {
+  const sizes = { ...FINDING_DEFAULTS, ...options };
+  const series = (count) => `(WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${count}) SELECT g FROM s)`;
+  const now = "strftime('%Y-%m-%d %H:%M:%f', 'now')";
+  db.transaction(() => {
+    db.exec(`INSERT INTO users (name, email, password_hash, role, created_at, updated_at, version)
+      SELECT 'User ' || g, 'user' || g || '@finding.example', 'x', 'author', ${now}, ${now}, 1 FROM ${series(sizes.users)}`);
+    db.exec(`INSERT INTO tags (name, slug, created_at, updated_at, version) SELECT 'Tag ' || g, 'tag-' || g, ${now}, ${now}, 1 FROM ${series(sizes.tags)}`);
+    db.exec(`${POST_INSERT} ${postsSelect('sqlite', sizes, series(sizes.posts))}`);
+    db.exec(`INSERT INTO post_tags (post_id, tag_id) SELECT id, 1 + id % ${sizes.tags} FROM posts UNION SELECT id, 1 + (id * 7) % ${sizes.tags} FROM posts`);
+  })();
+  db.exec('ANALYZE');
+  return sizes;
+}
