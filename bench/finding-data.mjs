@@ -7,7 +7,7 @@
  * draw them from WORDS of them, so a search word is on about posts × 3 / WORDS posts, as a real
  * term is on a bounded share of a blog, rather than on a fifth of it. Post g: published one
  * minute after post g − 1 from 2024-01-01 (one in a hundred a draft, scheduled or trashed),
- * updated in a scrambled order, tagged `tag-(1 + g % TAGS)` and `tag-(1 + 7g % TAGS)`.
+ * trashed ones just now (else the trash's retention would empty it at start-up), updated in a scrambled order, tagged `tag-(1 + g % TAGS)` and `tag-(1 + 7g % TAGS)`.
  */
 
 export const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'pu', 'ra', 'si', 'to', 'vu', 'ze'];
@@ -32,10 +32,13 @@ function postsSelect(kind, { users, posts, words }, series) {
       CASE g % 100 WHEN 0 THEN 'draft' WHEN 1 THEN 'scheduled' WHEN 2 THEN 'trashed' ELSE 'published' END,
       CASE WHEN g % 100 = 1 THEN ${at('2030-01-01')} END,
       CASE WHEN g % 100 NOT IN (0, 1) THEN ${minutes('g')} END,
-      CASE WHEN g % 100 = 2 THEN ${at('2026-01-01')} END,
+      CASE WHEN g % 100 = 2 THEN ${now(kind)} END,
       ${minutes('g')}, ${minutes(`(g * 31) % ${posts}`)}, 1
     FROM ${series}`;
 }
+
+/** Trashed just now: the trash's retention would delete a post trashed long ago at the service's start. */
+const now = (kind) => (kind === 'postgres' ? 'now()' : "strftime('%Y-%m-%d %H:%M:%f', 'now')");
 
 const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at, version)';
 
@@ -57,11 +60,11 @@ export async function loadFindingPostgres(client, options = {}) {
 export function loadFindingSqlite(db, options = {}) {
   const sizes = { ...FINDING_DEFAULTS, ...options };
   const series = (count) => `(WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${count}) SELECT g FROM s)`;
-  const now = "strftime('%Y-%m-%d %H:%M:%f', 'now')";
+  const at = now('sqlite');
   db.transaction(() => {
     db.exec(`INSERT INTO users (name, email, password_hash, role, created_at, updated_at, version)
-      SELECT 'User ' || g, 'user' || g || '@finding.example', 'x', 'author', ${now}, ${now}, 1 FROM ${series(sizes.users)}`);
-    db.exec(`INSERT INTO tags (name, slug, created_at, updated_at, version) SELECT 'Tag ' || g, 'tag-' || g, ${now}, ${now}, 1 FROM ${series(sizes.tags)}`);
+      SELECT 'User ' || g, 'user' || g || '@finding.example', 'x', 'author', ${at}, ${at}, 1 FROM ${series(sizes.users)}`);
+    db.exec(`INSERT INTO tags (name, slug, created_at, updated_at, version) SELECT 'Tag ' || g, 'tag-' || g, ${at}, ${at}, 1 FROM ${series(sizes.tags)}`);
     db.exec(`${POST_INSERT} ${postsSelect('sqlite', sizes, series(sizes.posts))}`);
     db.exec(`INSERT INTO post_tags (post_id, tag_id) SELECT id, 1 + id % ${sizes.tags} FROM posts UNION SELECT id, 1 + (id * 7) % ${sizes.tags} FROM posts`);
   })();
