@@ -30,6 +30,15 @@ const SPICE = ['"quoted"', 'café', 'naïve', 'Zürich', '—', 'back\\slash', '
 const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Edsger', 'Zoë', 'José', 'Łukasz', 'Chloé', 'Søren', 'Amara', 'Kenji', 'Priya', "O'Neil", 'Mia'];
 const LAST = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen', 'Dijkstra', 'Müller', 'García', 'Nowak', 'Dubois', 'Kierkegaard', 'Okafor', 'Tanaka', 'Sharma', 'Smith', 'Rossi'];
 
+/** The bench's tags: names as writers type them; their slugs are what posts carry. */
+export const TAG_NAMES = [
+  'News', 'Release Notes', 'Engineering', 'Design', 'Databases', 'GraphQL', 'Performance', 'Security', 'Tutorials', 'Opinion',
+  'Caching', 'Node.js', 'TypeScript', 'PostgreSQL', 'SQLite', 'Redis', 'Observability', 'Testing', 'Accessibility', 'Café Culture',
+];
+
+/** A tag name's slug (CONTRACT §8): lower-case, each run of other characters one dash. */
+export const slugOf = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+
 function words(random, count) {
   const out = [];
   for (let i = 0; i < count; i++) out.push(random() < 0.02 ? SPICE[randomInt(random, 0, SPICE.length - 1)] : WORDS[randomInt(random, 0, WORDS.length - 1)]);
@@ -77,7 +86,8 @@ export function benchPasswordHash(seed = DEFAULT_SIZES.seed) {
 
 /**
  * Calls `sink.user`, `sink.post`, `sink.comment` with every row, in id order (ids from 1).
- * User 1 is an admin, the others authors; two users in three have an avatar.
+ * User 1 is an admin, the others authors; two users in three have an avatar. The tags are
+ * TAG_NAMES (ids from 1, made at the start of the posts); a post names its tags by id.
  */
 export function generateDataset(options, sink) {
   const { users, posts, commentsPerPost, seed } = { ...DEFAULT_SIZES, ...options };
@@ -100,11 +110,17 @@ export function generateDataset(options, sink) {
   }
 
   const postsStart = start + 30 * 86_400_000;
+  // A stream of its own, so that the posts' other fields are what they were before tags.
+  const tagRandom = mulberry32(seed ^ 0x7a95);
+  TAG_NAMES.forEach((name, index) => sink.tag?.({ id: index + 1, name, slug: slugOf(name), createdAt: new Date(postsStart) }));
   const postTimes = new Float64Array(posts + 1);
   for (let id = 1; id <= posts; id++) {
     const created = postsStart + id * 45_000 + randomInt(random, 0, 44_999);
     postTimes[id] = created;
     const updated = random() < 0.1 ? created + randomInt(random, 1, 86_400_000) : created;
+    // Zero to three tags, the first ones more often (most used first is an order worth testing).
+    const tagIds = new Set();
+    for (let n = randomInt(tagRandom, 0, 3); n > 0; n--) tagIds.add(1 + Math.floor(tagRandom() ** 2 * TAG_NAMES.length));
     sink.post({
       id,
       title: title(random),
@@ -112,6 +128,7 @@ export function generateDataset(options, sink) {
       authorId: randomInt(random, 1, users),
       createdAt: new Date(created),
       updatedAt: new Date(updated),
+      tagIds: [...tagIds].sort((a, b) => a - b),
     });
   }
 
@@ -163,10 +180,16 @@ export async function loadSqlite(file, options) {
     const comment = db.prepare(
       'INSERT INTO comments (id, post_id, parent_id, depth, status, body, author_id, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
     );
+    const tag = db.prepare('INSERT INTO tags (id, name, slug, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, 1)');
+    const postTag = db.prepare('INSERT INTO post_tags (post_id, tag_id) VALUES (?, ?)');
     const counts = db.transaction(() =>
       generateDataset(options, {
         user: (u) => user.run(u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, sqliteDatetime(u.createdAt), sqliteDatetime(u.updatedAt)),
-        post: (p) => post.run(p.id, p.title, p.body, p.authorId, sqliteDatetime(p.createdAt), sqliteDatetime(p.updatedAt), sqliteDatetime(p.createdAt)),
+        tag: (t) => tag.run(t.id, t.name, t.slug, sqliteDatetime(t.createdAt), sqliteDatetime(t.createdAt)),
+        post: (p) => {
+          post.run(p.id, p.title, p.body, p.authorId, sqliteDatetime(p.createdAt), sqliteDatetime(p.updatedAt), sqliteDatetime(p.createdAt));
+          for (const tagId of p.tagIds) postTag.run(p.id, tagId);
+        },
         comment: (c) => comment.run(c.id, c.postId, c.parentId, c.depth, c.status, c.body, c.authorId, sqliteDatetime(c.createdAt), sqliteDatetime(c.updatedAt)),
       }),
     )();
@@ -179,7 +202,9 @@ export async function loadSqlite(file, options) {
 
 const PG_COLUMNS = {
   users: [['id', 'int'], ['name', 'text'], ['email', 'text'], ['password_hash', 'text'], ['avatar_url', 'text'], ['role', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
+  tags: [['id', 'int'], ['name', 'text'], ['slug', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']],
   posts: [['id', 'int'], ['title', 'text'], ['body', 'text'], ['author_id', 'int'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'], ['published_at', 'timestamptz']],
+  post_tags: [['post_id', 'int'], ['tag_id', 'int']],
   comments: [
     ['id', 'int'],
     ['post_id', 'int'],
@@ -202,23 +227,28 @@ export async function loadPostgres(url, options) {
     const { rows } = await client.query('SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM posts) AS n');
     if (Number(rows[0].n) !== 0) throw new Error('the database is not empty: the bench loads into a fresh database');
     // generateDataset is synchronous: collect the rows, then insert them table by table.
-    const rowsOf = { users: [], posts: [], comments: [] };
+    const rowsOf = { users: [], tags: [], posts: [], post_tags: [], comments: [] };
     const counts = generateDataset(options, {
       user: (u) => rowsOf.users.push([u.id, u.name, u.email, u.passwordHash, u.avatarUrl, u.role, u.createdAt.toISOString(), u.updatedAt.toISOString()]),
-      post: (p) => rowsOf.posts.push([p.id, p.title, p.body, p.authorId, p.createdAt.toISOString(), p.updatedAt.toISOString(), p.createdAt.toISOString()]),
+      tag: (t) => rowsOf.tags.push([t.id, t.name, t.slug, t.createdAt.toISOString(), t.createdAt.toISOString()]),
+      post: (p) => {
+        rowsOf.posts.push([p.id, p.title, p.body, p.authorId, p.createdAt.toISOString(), p.updatedAt.toISOString(), p.createdAt.toISOString()]);
+        for (const tagId of p.tagIds) rowsOf.post_tags.push([p.id, tagId]);
+      },
       comment: (c) => rowsOf.comments.push([c.id, c.postId, c.parentId, c.depth, c.status, c.body, c.authorId, c.createdAt.toISOString(), c.updatedAt.toISOString()]),
     });
     await client.query('BEGIN');
-    for (const table of ['users', 'posts', 'comments']) {
+    for (const table of ['users', 'tags', 'posts', 'post_tags', 'comments']) {
       const columns = PG_COLUMNS[table];
       const select = columns.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
-      const sql = `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}, version) SELECT *, 1 FROM unnest(${select})`;
+      const versioned = table === 'post_tags' ? ['', '*'] : [', version', '*, 1'];
+      const sql = `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}${versioned[0]}) SELECT ${versioned[1]} FROM unnest(${select})`;
       for (let from = 0; from < rowsOf[table].length; from += 2000) {
         const batch = rowsOf[table].slice(from, from + 2000);
         await client.query(sql, columns.map((_, index) => batch.map((row) => row[index])));
       }
     }
-    for (const table of ['users', 'posts', 'comments']) {
+    for (const table of ['users', 'tags', 'posts', 'comments']) {
       await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT MAX(id) FROM ${table}))`);
     }
     await client.query('COMMIT');
