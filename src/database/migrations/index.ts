@@ -9,6 +9,7 @@ import { EventsOrigin1764800000000 } from './1764800000000-events-origin.js';
 import { PostLifecycle1764900000000 } from './1764900000000-post-lifecycle.js';
 import { EventErasureIndexes1764950000000 } from './1764950000000-event-erasure-indexes.js';
 import { Conversation1765000000000 } from './1765000000000-conversation.js';
+import { GenericEvents1765100000000 } from './1765100000000-generic-events.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   PostLifecycle1764900000000,
   EventErasureIndexes1764950000000,
   Conversation1765000000000,
+  GenericEvents1765100000000,
 ];
