@@ -38,7 +38,7 @@ function eventSchema(hal: boolean): SchemaObject {
         cursor: { type: 'string', pattern: EVENT_CURSOR_PATTERN, description: 'Its place in the log: pass it as `after` to read what followed; GET /events/{cursor} reads the event alone' },
         type: { type: 'string', enum: eventTypes() },
         occurredAt: { type: 'string', format: 'date-time' },
-        ...Object.fromEntries(resources.eventRefs().map(({ ref, description }) => [ref, { type: 'integer', ...(description ? { description } : {}) }])),
+        ...Object.fromEntries(resources.eventRefs().map(({ ref }) => [ref, { type: 'integer' }])),
         resource: {
           description: `The ${withEvents.map((definition) => definition.kind).join(' or ')} as the write left it; absent for deletions`,
           oneOf: withEvents.map((definition) => schemaRef(capitalized(definition.kind), definition.schema)),

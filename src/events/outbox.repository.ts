@@ -226,7 +226,7 @@ export class OutboxRepository {
         columns: new Map(refs.map(({ ref, column }) => [ref, column])),
         select: ['id', 'tx', 'type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner'].join(', '),
         insert: `INSERT INTO events (${['type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner'].join(', ')})`,
-        width: columns.length + 9,
+        width: columns.length + 8,
       };
     }
     return this.shape;

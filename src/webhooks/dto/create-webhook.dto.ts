@@ -40,7 +40,7 @@ export class CreateWebhookDto {
   @Trim()
   url: string;
 
-  // Each type at most once: as many as there are types, at most.
+  // Each type at most once: as many as there are types, at most (maxItems: describeWebhookTypes).
   @ApiProperty({ ...eventTypesSchema(), minItems: 1, uniqueItems: true, example: ['POST_CREATED'] })
   @IsEventType()
   @ArrayUnique(undefined, TYPES_MESSAGE)
@@ -56,3 +56,4 @@ export class CreateWebhookDto {
   @IsOptional()
   description?: string | null;
 }
+
