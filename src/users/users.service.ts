@@ -158,8 +158,9 @@ export class UsersService {
       const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
-      // Their posts by id too: the comments on a post whose own events were pruned go with it; and
-      // by id the replies of others (on others' posts) that go with their comments.
+      // Everything they wrote (by author); their posts by id, which the events of every comment on
+      // them carry (whoever wrote it); and by id the replies of others (on others' posts) that go
+      // with their comments.
       const postIds = posts.map((p) => p.id);
       const theirPosts = new Set(postIds);
       const replies = comments.filter((c) => c.authorId !== id && !theirPosts.has(c.postId)).map((c) => c.id);
