@@ -158,12 +158,13 @@ export class UsersService {
       const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
-      // Their posts by id too: the comments on a post whose own events were pruned go with it; and
-      // by id the replies of others (on others' posts) that go with their comments.
+      // Everything they wrote (by author); their posts by id, which the events of every comment on
+      // them carry (whoever wrote it); and by id the replies of others (on others' posts) that go
+      // with their comments.
       const postIds = posts.map((p) => p.id);
       const theirPosts = new Set(postIds);
       const replies = comments.filter((c) => c.authorId !== id && !theirPosts.has(c.postId)).map((c) => c.id);
-      await this.events.eraseContent(manager, { authorIds: [id], postIds, ...(replies.length > 0 ? { commentIds: replies } : {}) });
+      await this.events.eraseContent(manager, { authorId: [id], postId: postIds, ...(replies.length > 0 ? { commentId: replies } : {}) });
       await this.events.record(
         manager,
         // A comment's deletion has the audience of the comment and its post as they were; a post's deletion is public (CONTRACT §7, ids only).
