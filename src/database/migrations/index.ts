@@ -10,6 +10,7 @@ import { PostLifecycle1764900000000 } from './1764900000000-post-lifecycle.js';
 import { EventErasureIndexes1764950000000 } from './1764950000000-event-erasure-indexes.js';
 import { Conversation1765000000000 } from './1765000000000-conversation.js';
 import { Tags1765200000000 } from './1765200000000-tags.js';
+import { PostSearch1765300000000 } from './1765300000000-post-search.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   EventErasureIndexes1764950000000,
   Conversation1765000000000,
   Tags1765200000000,
+  PostSearch1765300000000,
 ];
