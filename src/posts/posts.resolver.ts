@@ -138,7 +138,7 @@ export class PostConnectionResolver {
 
   @ResolveField('totalCount', () => Int, { description: 'All the posts of this list you may see (a COUNT, run only when asked for)' })
   totalCount(connection: PostConnection): Promise<number> {
-    if (connection.finding) return this.postsService.countFound(connection.scope, connection.finding, GRAPHQL_FIELDS);
+    if (connection.finding) return this.postsService.countFound(connection.scope, connection.finding);
     return this.postsService.count(connection.scope);
   }
 }

@@ -125,21 +125,22 @@ export class PostsService {
    * (another list refuses it, 400). `relevance` (the default with a search) needs a search.
    */
   async find(scope: PostListScope, finding: PostFinding, request: { limit: number; cursor?: string }, fields: PostFindingFields): Promise<PostPage> {
-    const filter = this.filterOf(scope, finding, fields);
-    const sort = finding.sort ?? (filter.search ? 'relevance' : '-publishedAt');
-    if (sort === 'relevance' && !filter.search) {
+    const filter = this.filterOf(scope, finding);
+    const sort = finding.sort ?? (finding.q !== undefined ? 'relevance' : '-publishedAt');
+    if (sort === 'relevance' && finding.q === undefined) {
       throw DomainError.badInput(`${fields.sort} relevance orders a search: give ${fields.q} too`, [{ field: fields.sort, message: `relevance needs ${fields.q}` }]);
     }
-    const plan = orderPlan(sort, filter.status === undefined);
+    const plan = orderPlan(sort, scope.status === undefined);
     const fingerprint = listFingerprint({
       q: finding.q ?? null,
-      tags: filter.tags,
-      status: filter.status ?? null,
-      authorId: filter.authorId ?? null,
+      tags: [...new Set(finding.tags ?? [])].sort(),
+      status: scope.status ?? null,
+      authorId: (scope.status === undefined ? scope.authorId : scope.ownerId) ?? null,
       after: finding.publishedAfter?.getTime() ?? null,
       before: finding.publishedBefore?.getTime() ?? null,
     });
     const after = request.cursor === undefined ? undefined : decodePostCursor(request.cursor, plan, fingerprint, fields.cursor);
+    if (!filter) return { items: [], nextCursor: null, search: new Map() };
     const hits = await this.posts.findPage(filter, plan, request.limit + 1, after);
     const cursorOf = (post: Post) => {
       const key = plan.key === 'id' ? null : plan.key === 'title' ? post.title : plan.key === 'rank' ? (search.get(post.id)?.rank ?? 0) : plan.column === 't.updated_at' ? post.updatedAt : post.publishedAt;
@@ -160,16 +161,16 @@ export class PostsService {
   }
 
   /** How many posts a filtered list holds. */
-  countFound(scope: PostListScope, finding: PostFinding, fields: PostFindingFields): Promise<number> {
-    return this.posts.countMatching(this.filterOf(scope, finding, fields));
+  async countFound(scope: PostListScope, finding: PostFinding): Promise<number> {
+    const filter = this.filterOf(scope, finding);
+    return filter ? this.posts.countMatching(filter) : 0;
   }
 
-  private filterOf(scope: PostListScope, finding: PostFinding, fields: PostFindingFields): PostFilter {
-    let search = null;
-    if (finding.q !== undefined) {
-      search = parseTextQuery(finding.q);
-      if (!search) throw DomainError.badInput(`${fields.q} needs a word to find (not only exclusions or punctuation)`, [{ field: fields.q, message: 'needs a word to find' }]);
-    }
+  /** The repository's filter; null for a search that has no word to find (it finds nothing). */
+  private filterOf(scope: PostListScope, finding: PostFinding): PostFilter | null {
+    // A search with no word to find (empty, punctuation, only exclusions) finds nothing.
+    const search = finding.q === undefined ? null : parseTextQuery(finding.q);
+    if (finding.q !== undefined && !search) return null;
     return {
       status: scope.status,
       authorId: scope.status === undefined ? scope.authorId : scope.ownerId,

@@ -66,7 +66,7 @@ export class ListPostsQuery extends PostStatusQuery {
     type: 'string',
     maxLength: MAX_SEARCH_LENGTH,
     description:
-      'Full-text search over title and body: words, "phrases" and -excluded words, stemmed (run finds running). Each item gains _search {rank, snippet}; the default order becomes relevance. Nothing but exclusions or punctuation is 400',
+      'Full-text search over title and body: words, "phrases" and -excluded words, stemmed (run finds running). Each item gains _search {rank, snippet}; the default order becomes relevance. A search with no word to find (only exclusions or punctuation) finds nothing',
   })
   @MaxChars(MAX_SEARCH_LENGTH, { message: `q must be at most ${MAX_SEARCH_LENGTH} characters` })
   @IsString({ message: 'q must be a text' })
