@@ -6,6 +6,7 @@ import { ALICE_ID, BOB_ID } from './support/editorial.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { nextLink } from './support/resources.js';
+import { createTestDatabase } from './support/databases.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -378,5 +379,39 @@ describeEachDatabase('Finding posts: filters, orders, search (CONTRACT §8)', (k
     // A malformed DateTime is refused by GraphQL's own validation.
     const date = await graphql(app, '{ posts(publishedAfter: "yesterday") { nodes { id } } }');
     expect(date.body.errors?.[0].extensions.code).toMatch(/BAD_USER_INPUT|GRAPHQL_VALIDATION_FAILED/);
+  });
+});
+
+describeEachDatabase('SEARCH_LANGUAGE', (kind) => {
+  it('stems in the configured language, rebuilding the search column when it changes, and refuses an unknown one at start-up', async () => {
+    const database = await createTestDatabase(kind, { file: true });
+    try {
+      const german = await startTestApp(kind, { database, env: { SEARCH_LANGUAGE: 'german' } });
+      let id: number;
+      try {
+        const token = await tokenFor(german, ALICE);
+        const created = await request(german.server).post('/posts').set(bearer(token)).send({ title: 'Die Häuser', body: 'Wir laufen durch die Straßen' }).expect(201);
+        id = created.body.id as number;
+        const found = (await request(german.server).get('/posts?q=Haus').expect(200)).body as { id: number }[];
+        // PostgreSQL stems German (Häuser → haus); SQLite's FTS5 stems English only, so the plural is another word there.
+        expect(found.map((post) => post.id)).toEqual(kind === 'postgres' ? [id] : []);
+        expect(((await request(german.server).get('/posts?q=H%C3%A4user').expect(200)).body as { id: number }[]).map((post) => post.id)).toEqual([id]);
+      } finally {
+        await german.close();
+      }
+      // Back to English: the column is rebuilt in English, where Häuser is not a form of Haus.
+      const english = await startTestApp(kind, { database });
+      try {
+        expect(((await request(english.server).get('/posts?q=H%C3%A4user').expect(200)).body as { id: number }[]).map((post) => post.id)).toEqual([id]);
+        expect((await request(english.server).get('/posts?q=Haus').expect(200)).body).toEqual([]);
+      } finally {
+        await english.close();
+      }
+      if (kind === 'postgres') {
+        await expect(startTestApp(kind, { database, env: { SEARCH_LANGUAGE: 'klingon' } })).rejects.toThrow(/SEARCH_LANGUAGE: "klingon" is not a text search configuration/);
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });
