@@ -314,7 +314,7 @@ describeEachDatabase('Finding posts: filters, orders, search (CONTRACT §8)', (k
     // HAL items carry _search; XML and HTML still answer.
     const hal = await http().get('/posts?q=zorblax').set('Accept', 'application/hal+json').expect(200);
     expect(hal.body._embedded.posts[0]._search).toEqual({ rank: expect.any(Number), snippet: expect.stringMatching(/zorblax/i) });
-    await http().get('/posts?q=zorblax').set('Accept', 'application/xml').expect(200);
+    expect((await http().get('/posts?q=zorblax').set('Accept', 'application/xml').expect(200)).text).toMatch(/<_search><rank>[\d.e-]+<\/rank><snippet>[^<]*zorblax[^<]*<\/snippet><\/_search>/i);
     await http().get('/posts?q=zorblax').set('Accept', 'text/html').expect(200);
   });
 
