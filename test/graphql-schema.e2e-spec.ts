@@ -26,6 +26,7 @@ const CONTRACT = `
 scalar DateTime
 enum Role { ADMIN AUTHOR EDITOR MODERATOR }
 enum PostStatus { DRAFT PUBLISHED SCHEDULED TRASHED }
+enum PostOrder { PUBLISHED_AT_ASC PUBLISHED_AT_DESC RELEVANCE TITLE_ASC UPDATED_AT_DESC }
 enum CommentStatus { APPROVED HIDDEN PENDING SPAM }
 type PostRevision { number: Int!  title: String!  body: String!  status: PostStatus!  editorId: Int  createdAt: DateTime! }
 type User    { id: Int!  name: String!  email: String!  avatarUrl: String  role: Role!  commentsBlocked: Boolean
@@ -39,7 +40,7 @@ type Comment { id: Int!  body: String!  postId: Int!  post: Post!  authorId: Int
                parentId: Int  parent: Comment  replies(first: Int = 50): [Comment!]!
                status: CommentStatus!  createdAt: DateTime!  updatedAt: DateTime! }
 type PageInfo { hasNextPage: Boolean!  hasPreviousPage: Boolean!  startCursor: String  endCursor: String }
-type PostEdge { cursor: String!  node: Post! }
+type PostEdge { cursor: String!  node: Post!  rank: Float  snippet: String }
 type PostConnection { edges: [PostEdge!]!  nodes: [Post!]!  pageInfo: PageInfo!  totalCount: Int! }
 type CommentEdge { cursor: String!  node: Comment! }
 type CommentConnection { edges: [CommentEdge!]!  nodes: [Comment!]!  pageInfo: PageInfo!  totalCount: Int! }
@@ -55,7 +56,7 @@ input CreateCommentInput { postId: Int! body: String! parentId: Int }
 input UpdateCommentInput { body: String status: CommentStatus }
 type Query {
   post(id: Int!): Post
-  posts(first: Int = 20, after: String, authorId: Int, status: PostStatus): PostConnection!
+  posts(first: Int = 20, after: String, authorId: Int, tag: [String!], search: String, status: PostStatus, publishedAfter: DateTime, publishedBefore: DateTime, orderBy: PostOrder): PostConnection!
   user(id: Int!): User
   users(first: Int = 20, after: String): UserConnection!
   comment(id: Int!): Comment

@@ -19,6 +19,8 @@ const RUNS = 30;
 
 interface Schema {
   type?: string;
+  items?: Schema;
+  maxItems?: number;
   format?: string;
   pattern?: string;
   minimum?: number;
@@ -56,6 +58,25 @@ function futureDateTimes(): fc.Arbitrary<string> {
       return `${local}${fraction}${sign}${hours}:${minutes}`;
     });
 }
+
+/** A repeatable query parameter (`type: array`, form style, exploded: `?tag=a&tag=b`): its values. */
+function validLists(schema: Schema): fc.Arbitrary<string[]> {
+  return fc.array(validValues(schema.items ?? {}), { maxLength: schema.maxItems ?? 3 });
+}
+
+/**
+ * Rules across parameters that no schema states, written in the parameters' descriptions: the
+ * generator keeps to them as a client reading the document would. GET /posts: `sort=relevance`
+ * orders a search (it needs `q`), and a cursor belongs to the list that issued it, so none is
+ * made up for a filtered or sorted list (nor one of theirs, `czE6…`, for the plain list).
+ */
+const DEPENDENT: Record<string, (query: URLSearchParams) => void> = {
+  '/posts': (query) => {
+    if (query.get('sort') === 'relevance' && !query.has('q')) query.delete('sort');
+    const filtered = ['tag', 'q', 'publishedAfter', 'publishedBefore'].some((name) => query.has(name)) || (query.get('sort') ?? '-publishedAt') !== '-publishedAt';
+    if (filtered || query.get('cursor')?.startsWith('czE6')) query.delete('cursor');
+  },
+};
 
 /** Values valid per a schema, as text (a query or path parameter, or a JSON string member). */
 function validValues(schema: Schema): fc.Arbitrary<string> {
@@ -109,9 +130,13 @@ describeEachDatabase('the Schemathesis stand-in: values valid per /docs-json are
         Object.fromEntries(
           parameters.map((parameter) => [
             parameter.name,
-            parameter.in === 'path' || parameter.required ? validValues(parameter.schema!) : fc.option(validValues(parameter.schema!), { nil: undefined }),
+            parameter.schema!.type === 'array'
+              ? validLists(parameter.schema!)
+              : parameter.in === 'path' || parameter.required
+                ? validValues(parameter.schema!)
+                : fc.option(validValues(parameter.schema!), { nil: undefined }),
           ]),
-        ) as Record<string, fc.Arbitrary<string | undefined>>,
+        ) as Record<string, fc.Arbitrary<string | string[] | undefined>>,
       );
       await fc.assert(
         fc.asyncProperty(values, async (generated) => {
@@ -120,9 +145,11 @@ describeEachDatabase('the Schemathesis stand-in: values valid per /docs-json are
           for (const parameter of parameters) {
             const value = generated[parameter.name];
             if (value === undefined) continue;
-            if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(value));
+            if (Array.isArray(value)) for (const each of value) query.append(parameter.name, each);
+            else if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(value));
             else query.set(parameter.name, value);
           }
+          DEPENDENT[path]?.(query);
           if (query.size > 0) url += `?${query.toString()}`;
           const response = await request(app.server).get(url).set(bearer(admin));
           if (response.status === 400 || response.status >= 500) refused.push(`GET ${url} → ${response.status}: ${response.text.slice(0, 300)}`);

@@ -90,7 +90,7 @@ describeEachDatabase('paging', (kind) => {
     });
 
     it('400 for unknown query parameters and a bad authorId', async () => {
-      expectProblem(await http().get('/posts?sort=title'), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().get('/posts?orderBy=title'), 400, 'BAD_USER_INPUT');
       for (const authorId of ['abc', '0', '-2', '1.5']) {
         const response = await http().get(`/posts?authorId=${authorId}`);
         expect(response.status, authorId).toBe(400);

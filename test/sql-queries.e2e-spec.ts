@@ -335,6 +335,17 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().get(`/users/${aliceId}`).expect(200);
   await http().get(`/users/${aliceId}/posts?limit=1`).expect(200);
 
+  // Finding posts (CONTRACT §8): each order past its first page, a tag, the dates, a search by
+  // relevance and by title, a non-public state with filters, and their counts.
+  for (const query of ['sort=publishedAt', 'sort=-updatedAt', 'sort=title', 'tag=news', 'publishedAfter=2000-01-01T00:00:00Z&publishedBefore=2100-01-01T00:00:00Z', 'q=post', 'q=post&sort=title']) {
+    const first = await http().get(`/posts?${query}&limit=1`).expect(200);
+    const following = next(first);
+    if (following) await http().get(following).expect(200);
+  }
+  await http().get(`/posts?status=draft&tag=news&tag=tips&authorId=${aliceId}&sort=-publishedAt&limit=1`).set(bearer(alice)).expect(200);
+  await ql('{ posts(first: 1, search: "post", tag: ["news"]) { totalCount edges { rank snippet } } }');
+  await ql('{ posts(first: 1, orderBy: TITLE_ASC, status: DRAFT) { totalCount nodes { id } } }', alice);
+
   // GraphQL: lists with counts and batched children, a page after a cursor, the post page.
   const page = await ql(`{ posts(first: 3) { totalCount pageInfo { endCursor } nodes { id author { name } commentCount comments(first: 2) { body author { name } } } } }`);
   await ql(`{ posts(first: 2, after: "${page.posts.pageInfo.endCursor as string}") { pageInfo { hasPreviousPage } nodes { id } } }`);

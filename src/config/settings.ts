@@ -361,6 +361,12 @@ export const SETTINGS = {
     description:
       'Days a trashed post (`DELETE /posts/{id}` on a post not yet in the trash) stays there; then it is deleted for good with its comments, as a second `DELETE` would, checked at start-up and hourly in short batches.',
   }),
+  searchLanguage: setting('SEARCH_LANGUAGE', text({ pattern: /^[a-z_]{1,63}$/, like: 'a text search configuration name (`english`, `german`, `simple`…)' }), {
+    group: 'Posts',
+    default: 'english',
+    description:
+      'The language full-text search (`GET /posts?q=`, `posts(search:)`) stems words in: a PostgreSQL text search configuration (`SELECT cfgname FROM pg_ts_config`); an unknown one stops start-up. When it changes, start-up rebuilds the search column and its index with it (one pass over the posts). SQLite always stems in English (FTS5 `porter`).',
+  }),
   commentsModeration: setting('COMMENTS_MODERATION', oneOf('off', 'first', 'all'), {
     limit: 'Which new comments wait in `pending` for a moderator',
     group: 'Comments',

@@ -10,6 +10,7 @@ import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
 import { PostgresDialect } from './postgres.dialect.js';
+import { SearchLanguage } from './search-language.js';
 import { SqliteDialect } from './sqlite.dialect.js';
 
 const logger = new Logger('Database');
@@ -40,11 +41,13 @@ const logger = new Logger('Database');
     {
       // The one place that asks which database it is: everything else asks the dialect.
       provide: Dialect,
-      inject: [getDataSourceToken()],
-      useFactory: (dataSource: DataSource) => (dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource) : new SqliteDialect(dataSource)),
+      inject: [getDataSourceToken(), AppConfig],
+      useFactory: (dataSource: DataSource, config: AppConfig) =>
+        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.searchLanguage) : new SqliteDialect(dataSource),
     },
     TransactionRunner,
     Sql,
+    SearchLanguage,
   ],
   exports: [Dialect, TransactionRunner, Sql],
 })

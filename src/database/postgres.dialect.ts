@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type Send, type Statement } from '../common/persistence/dialect.js';
+import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
+import { type TextQuery, toWebSearch } from '../common/persistence/text-search.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 
 interface PgPool {
@@ -27,8 +28,15 @@ export class PostgresDialect extends Dialect {
   readonly notify = 'SELECT pg_notify($1, $2)';
   private readonly names = new Map<string, string>();
 
-  constructor(private readonly dataSource: DataSource) {
+  /** The search's text search configuration: SEARCH_LANGUAGE, the one the search column is built with (search-language.ts). */
+  private readonly searchConfig: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    searchLanguage = 'english',
+  ) {
     super();
+    this.searchConfig = `${literal(searchLanguage)}::regconfig`;
   }
 
   statement(text: string): string {
@@ -37,6 +45,30 @@ export class PostgresDialect extends Dialect {
 
   timestamp(date: Date): Date {
     return date;
+  }
+
+  searchText(query: TextQuery): string {
+    return toWebSearch(query);
+  }
+
+  /**
+   * The GIN index on `search` finds the matches; ts_rank_cd ranks them (title: weight A = 1.0,
+   * body: B = 0.4), as float8 so that a rank read back from a cursor compares exactly. The
+   * snippet (ts_headline, no markers) is cut for the page's rows only, after the limit.
+   */
+  searchStatement({ select, where, order, limit }: SearchParts): string {
+    const inner = (text: string) => text.replace(/\bRANK\b/g, 'ts_rank_cd(t.search, q.query)::float8');
+    const outer = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
+    return (
+      `SELECT ${select}, s.rank AS search_rank, ts_headline(${this.searchConfig}, t.title || ' ' || t.body, s.query, ` +
+      `'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (` +
+      `SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN websearch_to_tsquery(${this.searchConfig}, $1) AS q(query) ` +
+      `WHERE ${['t.search @@ q.query', ...where].map(inner).join(' AND ')} ORDER BY ${inner(order)} LIMIT ${limit}) s JOIN posts t ON t.id = s.id ORDER BY ${outer(order)}`
+    );
+  }
+
+  searchCondition(param: string): string {
+    return `t.search @@ websearch_to_tsquery(${this.searchConfig}, ${param})`;
   }
 
   lockRows(options: { of?: string; skipLocked?: boolean } = {}): string {

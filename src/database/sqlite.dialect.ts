@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Dialect, literal, type JsonMember, type LogPosition, type Send, type Statement } from '../common/persistence/dialect.js';
+import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
+import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
 
 interface SqliteStatement {
   reader: boolean;
@@ -9,6 +10,9 @@ interface SqliteStatement {
 interface SqliteConnection {
   prepare(text: string): SqliteStatement;
 }
+
+/** How much more a title hit weighs than a body hit in the search's bm25 rank. */
+const SEARCH_TITLE_WEIGHT = '10.0';
 
 /** Past this many distinct texts (an `IN (…)` list has one per length), statements are prepared afresh each time. */
 const PREPARED_STATEMENTS_MAX = 500;
@@ -57,6 +61,29 @@ export class SqliteDialect extends Dialect {
 
   eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] } {
     return { condition: `id > $${next}`, params: [position.id] };
+  }
+
+  searchText(query: TextQuery): string {
+    return toFts5Match(query);
+  }
+
+  /**
+   * FTS5 ranks by bm25 (negated: higher is better), a title hit weighing ten body hits, and cuts
+   * the snippet around the best match (no markers: plain text). The match is read first, then
+   * the filters and the keyset over its rows.
+   */
+  searchStatement({ select, where, order, limit }: SearchParts): string {
+    const rank = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
+    return (
+      `SELECT ${select}, s.rank AS search_rank, s.snippet AS search_snippet FROM (SELECT posts_fts.rowid AS id, ` +
+      `-bm25(posts_fts, ${SEARCH_TITLE_WEIGHT}, 1.0) AS rank, snippet(posts_fts, -1, '', '', '…', 24) AS snippet ` +
+      `FROM posts_fts WHERE posts_fts MATCH $1) s JOIN posts t ON t.id = s.id` +
+      `${where.length > 0 ? ` WHERE ${where.map(rank).join(' AND ')}` : ''} ORDER BY ${rank(order)} LIMIT ${limit}`
+    );
+  }
+
+  searchCondition(param: string): string {
+    return `t.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ${param})`;
   }
 
   send(text: string, params: readonly unknown[]): unknown[] {

@@ -4,17 +4,18 @@ import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
-import { LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { DEFAULT_PAGE_SIZE, LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
-import { nextPageHref, type Resource, type ResourceList } from '../common/resource/resource.js';
+import { nextPageHref, type Resource, ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
 import { ListPostsQuery, PostStatusQuery } from './dto/list-posts.query.js';
 import { UpdatePostDto } from './dto/update-post.dto.js';
 import { REVISION_RESOURCE } from './post-revision.resource.js';
 import { POST_RESOURCE } from './post.resource.js';
-import { PostsService } from './posts.service.js';
+import { POST_CURSOR_PATTERN } from './post-order.js';
+import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
 
 /** Post lists page by (publishedAt, id) cursors, or by id ones with ?status. */
 const POST_LISTS: DocumentedResource = {
@@ -26,6 +27,41 @@ const POST_LISTS: DocumentedResource = {
   cursorPattern: LIST_OR_TIME_CURSOR_PATTERN,
 };
 
+const REST_FIELDS: PostFindingFields = { q: 'q', sort: 'sort', cursor: 'cursor' };
+
+/** The next page of a filtered list: the same query (every tag repeated), after `cursor`. */
+function nextListHref(cursor: string | null, query: ListPostsQuery, limit: number): string | null {
+  if (cursor === null) return null;
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (query.status !== undefined) params.set('status', query.status);
+  if (query.authorId !== undefined) params.set('authorId', String(query.authorId));
+  for (const tag of query.tag ?? []) params.append('tag', tag);
+  if (query.q !== undefined) params.set('q', query.q);
+  if (query.publishedAfter !== undefined) params.set('publishedAfter', query.publishedAfter.toISOString());
+  if (query.publishedBefore !== undefined) params.set('publishedBefore', query.publishedBefore.toISOString());
+  if (query.sort !== undefined) params.set('sort', query.sort);
+  params.set('cursor', cursor);
+  return `/posts?${params.toString()}`;
+}
+
+/** GET /posts: posts that, in a search (`q`), carry `_search` {rank, snippet}; cursors of either kind or of a filtered list. */
+const FOUND_POSTS: DocumentedResource = {
+  kind: 'foundPost',
+  plural: POST_RESOURCE.plural,
+  get schema() {
+    const schema = POST_RESOURCE.schema;
+    const search = {
+      type: 'object',
+      description: 'With q: how the post ranks (higher: more relevant) and the plain text around its first match',
+      properties: { rank: { type: 'number' }, snippet: { type: 'string', maxLength: 200 } },
+      required: ['rank', 'snippet'],
+      additionalProperties: false,
+    } satisfies DocumentedResource['schema'];
+    return { ...schema, properties: { ...schema.properties, _search: search } };
+  },
+  cursorPattern: `^(?:${LIST_OR_TIME_CURSOR_PATTERN.slice(1, -1)}|${POST_CURSOR_PATTERN.slice(1, -1)})$`,
+};
+
 @ApiTags('posts')
 @NegotiatedRepresentations()
 @Controller()
@@ -33,13 +69,29 @@ export class PostsController {
   constructor(private readonly posts: PostsService) {}
 
   @Get('posts')
-  @ApiOperation({ summary: 'Public posts, newest publication first (filter by authorId); ?status=draft|scheduled|trashed: the non-public ones you may see' })
-  @ApiGetList(POST_LISTS, 401)
+  @ApiOperation({
+    summary:
+      'Public posts, newest publication first; filter by authorId, tag, publishedAfter/Before, search with q, order with sort; ?status=draft|scheduled|trashed: the non-public ones you may see',
+    description:
+      'Every filter and order pages by cursor (the sort key, then the id). A cursor belongs to the list that issued it: with another order or other filters it is 400 naming cursor. sort=relevance needs q.',
+  })
+  @ApiGetList(FOUND_POSTS, 401)
   async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
-    const request = toPageRequest(query);
-    const page = await this.posts.list(this.posts.scope(actor, query), request);
-    const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status });
-    return POST_RESOURCE.list(page.items, next);
+    const scope = this.posts.scope(actor, query);
+    const finding: PostFinding = { tags: query.tag, q: query.q, publishedAfter: query.publishedAfter, publishedBefore: query.publishedBefore, sort: query.sort };
+    if (this.posts.isPlainList(finding)) {
+      const request = toPageRequest(query);
+      const page = await this.posts.list(scope, request);
+      const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status });
+      return POST_RESOURCE.list(page.items, next);
+    }
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const page = await this.posts.find(scope, finding, { limit, cursor: query.cursor }, REST_FIELDS);
+    const next = nextListHref(page.nextCursor, query, limit);
+    const { search } = page;
+    if (!search) return POST_RESOURCE.list(page.items, next);
+    const views = page.items.map((post) => ({ ...POST_RESOURCE.view(post), _search: search.get(post.id) }));
+    return new ResourceList(POST_RESOURCE, views, next);
   }
 
   @Get('users/:id/posts')

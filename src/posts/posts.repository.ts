@@ -3,9 +3,36 @@ import type { CommentStatus, PostStatus } from '../auth/read-policy.js';
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { type Join, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import type { TextQuery } from '../common/persistence/text-search.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { Post } from './post.entity.js';
+import type { PostKeyset, PostOrderPlan } from './post-order.js';
+
+/**
+ * What a filtered list shows (GET /posts with tag, q, publishedAfter/Before or sort): the read
+ * policy's scope (the public posts, or one state of one owner's or everyone's), and the filters.
+ */
+export interface PostFilter {
+  /** A non-public state; none: the public posts. */
+  status?: PostStatus;
+  /** Only this author's posts. */
+  authorId?: number;
+  /** Tag slugs: posts that have every one. */
+  tags: readonly string[];
+  search: TextQuery | null;
+  /** Published at or after (inclusive). */
+  publishedAfter?: Date;
+  /** Published before (exclusive). */
+  publishedBefore?: Date;
+}
+
+/** A post of a filtered list, with its rank and snippet when the list is a search. */
+export interface PostHit {
+  post: Post;
+  rank: number | null;
+  snippet: string | null;
+}
 
 /** The cursor of a public post: its publication time, then its id (the public list's order). */
 export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ?? post.createdAt, post.id);
@@ -77,6 +104,78 @@ export class PostsRepository extends ResourceRepository<Post> {
       () => `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY t.id DESC LIMIT $${params.length}`,
     );
     return toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+  }
+
+  /**
+   * A page of a filtered or sorted list: `limit` posts after `after` in the plan's order (its key,
+   * then the id), keyset-paged so that a deep page reads what the first does. Public posts are
+   * `status = 'published'` as a literal (the partial indexes: by publication, title, last change;
+   * a search reads the full-text index first).
+   */
+  async findPage(filter: PostFilter, plan: PostOrderPlan, limit: number, after?: PostKeyset): Promise<PostHit[]> {
+    const params: unknown[] = [];
+    if (filter.search) params.push(this.sql.dialect.searchText(filter.search));
+    const where = this.filterConditions(filter, params);
+    const direction = plan.descending ? 'DESC' : 'ASC';
+    if (after !== undefined) {
+      const comparison = plan.descending ? '<' : '>';
+      if (plan.column === null) where.push(`t.id ${comparison} $${params.push(after.id)}`);
+      else {
+        const key = after.key instanceof Date ? this.sql.timestamp(after.key) : after.key;
+        where.push(`(${plan.column}, t.id) ${comparison} ($${params.push(key)}, $${params.push(after.id)})`);
+      }
+    }
+    const order = plan.column === null ? `t.id ${direction}` : `${plan.column} ${direction}, t.id ${direction}`;
+    params.push(limit);
+    const shape = [
+      filter.search !== null,
+      filter.status !== undefined,
+      filter.authorId !== undefined,
+      filter.tags.length,
+      filter.publishedAfter !== undefined,
+      filter.publishedBefore !== undefined,
+      plan.sort,
+      plan.key,
+      after !== undefined,
+    ].join(':');
+    const statement = this.cached(`findPage:${shape}`, () =>
+      filter.search
+        ? this.sql.dialect.searchStatement({ select: this.select, where, order, limit: `$${params.length}` })
+        : `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
+    );
+    const rows = await this.sql.rows<Record<string, unknown>>(statement, params);
+    return rows.map((row) => ({
+      post: this.table.fromRow(row),
+      rank: filter.search ? Number(row.search_rank) : null,
+      snippet: filter.search ? String(row.search_snippet ?? '') : null,
+    }));
+  }
+
+  /** How many posts a filtered list holds. */
+  async countMatching(filter: PostFilter): Promise<number> {
+    const params: unknown[] = [];
+    const where = filter.search ? [this.sql.dialect.searchCondition(`$${params.push(this.sql.dialect.searchText(filter.search))}`)] : [];
+    where.push(...this.filterConditions(filter, params));
+    const shape = [filter.search !== null, filter.status !== undefined, filter.authorId !== undefined, filter.tags.length, filter.publishedAfter !== undefined, filter.publishedBefore !== undefined].join(':');
+    const statement = this.cached(`countMatching:${shape}`, () => `SELECT COUNT(*) AS count FROM posts t WHERE ${where.join(' AND ')}`);
+    const [row] = await this.sql.rows<{ count: number | string }>(statement, params);
+    return Number(row.count);
+  }
+
+  /** The conditions of a filter over `t`, their parameters pushed onto `params` in order. */
+  private filterConditions(filter: PostFilter, params: unknown[]): string[] {
+    const where = [filter.status === undefined ? "t.status = 'published'" : `t.status = $${params.push(filter.status)}`];
+    if (filter.authorId !== undefined) where.push(`t.author_id = $${params.push(filter.authorId)}`);
+    if (filter.tags.length > 0) {
+      const slugs = filter.tags.map((slug) => `$${params.push(slug)}`).join(', ');
+      // Posts linked to every one of the tags: as many links among them as tags asked for.
+      where.push(
+        `t.id IN (SELECT pt.post_id FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE g.slug IN (${slugs}) GROUP BY pt.post_id HAVING COUNT(*) = ${filter.tags.length})`,
+      );
+    }
+    if (filter.publishedAfter !== undefined) where.push(`t.published_at >= $${params.push(this.sql.timestamp(filter.publishedAfter))}`);
+    if (filter.publishedBefore !== undefined) where.push(`t.published_at < $${params.push(this.sql.timestamp(filter.publishedBefore))}`);
+    return where;
   }
 
   /** How many public posts (of one author), or how many of one non-public state (of one owner). */

@@ -15,7 +15,9 @@ import { PostConnection, PostsArgs, RevisionsArgs, UserPostsArgs } from './model
 import { Post } from './post.entity.js';
 import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
-import { PostsService } from './posts.service.js';
+import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
+
+const GRAPHQL_FIELDS: PostFindingFields = { q: 'search', sort: 'orderBy', cursor: 'after' };
 
 /** Who saw a post before it was public: its author (and who sees what is restricted to them). */
 const seenBefore = (post: object): EventAudience => ({ audience: 'restricted', owner: (post as Pick<Post, 'authorId'>).authorId });
@@ -55,13 +57,30 @@ export class PostsResolver {
     return post && this.postsService.canSee(context.actor, post) ? post : null;
   }
 
-  @Query(() => PostConnection, { description: 'Public posts, newest publication first; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)' })
+  @Query(() => PostConnection, {
+    description:
+      'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
+  })
   async posts(@Args() args: PostsArgs, @Context() context: GraphQLContext): Promise<PostConnection> {
     const scope = this.postsService.scope(context.actor, { authorId: args.authorId ?? undefined, status: args.status ?? undefined });
-    const page = await this.postsService.list(scope, toPageRequest(args));
+    const finding: PostFinding = {
+      tags: args.tag ?? undefined,
+      q: args.search ?? undefined,
+      publishedAfter: args.publishedAfter ?? undefined,
+      publishedBefore: args.publishedBefore ?? undefined,
+      sort: args.orderBy ?? undefined,
+    };
     const byId = context.loaders.of(this.postLoaders).byId;
+    if (this.postsService.isPlainList(finding)) {
+      const page = await this.postsService.list(scope, toPageRequest(args));
+      for (const post of page.items) byId.prime(post.id, post);
+      return { ...connectionOf(page), scope };
+    }
+    const page = await this.postsService.find(scope, finding, { limit: args.first, cursor: args.after ?? undefined }, GRAPHQL_FIELDS);
     for (const post of page.items) byId.prime(post.id, post);
-    return { ...connectionOf(page), scope };
+    const connection = connectionOf(page);
+    const edges = connection.edges.map((edge) => ({ ...edge, rank: page.search?.get(edge.node.id)?.rank ?? null, snippet: page.search?.get(edge.node.id)?.snippet ?? null }));
+    return { ...connection, edges, scope, finding };
   }
 
   @Mutation(() => Post, { description: 'Signed in. authorId: admins only' })
@@ -133,6 +152,7 @@ export class PostConnectionResolver {
 
   @ResolveField('totalCount', () => Int, { description: 'All the posts of this list you may see (a COUNT, run only when asked for)' })
   totalCount(connection: PostConnection): Promise<number> {
+    if (connection.finding) return this.postsService.countFound(connection.scope, connection.finding);
     return this.postsService.count(connection.scope);
   }
 }

@@ -5,6 +5,7 @@ import { type PostStatus, ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
+import { parseTextQuery } from '../common/persistence/text-search.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
@@ -16,7 +17,42 @@ import type { UpdatePostDto } from './dto/update-post.dto.js';
 import type { Post } from './post.entity.js';
 import type { PostRevision } from './post-revision.entity.js';
 import { PostRevisionsRepository } from './post-revisions.repository.js';
-import { PostsRepository } from './posts.repository.js';
+import { decodePostCursor, encodePostCursor, listFingerprint, orderPlan, type PostSort } from './post-order.js';
+import { type PostFilter, PostsRepository } from './posts.repository.js';
+
+/** What GET /posts and Query.posts filter and order by besides the scope (CONTRACT §8). */
+export interface PostFinding {
+  /** Tag slugs: posts with every one. */
+  tags?: readonly string[];
+  /** A full-text search. */
+  q?: string;
+  /** Published at or after (inclusive). */
+  publishedAfter?: Date;
+  /** Published before (exclusive). */
+  publishedBefore?: Date;
+  sort?: PostSort;
+}
+
+/** The names the caller gave the parameters (REST `q`, `sort`, `cursor`; GraphQL `search`, `orderBy`, `after`), for errors. */
+export interface PostFindingFields {
+  q: string;
+  sort: string;
+  cursor: string;
+}
+
+/** How a search hit ranks (higher: more relevant) and the plain text around its first match. */
+export interface SearchResult {
+  rank: number;
+  snippet: string;
+}
+
+/** A page of a filtered list; `search`: each post's rank and snippet when it is a search. */
+export interface PostPage extends Page<Post> {
+  search?: Map<number, SearchResult>;
+}
+
+/** The longest snippet, in characters (CONTRACT §8). */
+const SNIPPET_MAX = 200;
 
 export interface PostListRequest extends PageRequest {
   authorId?: number;
@@ -76,6 +112,73 @@ export class PostsService {
   async list(scope: PostListScope, request: PageRequest): Promise<Page<Post>> {
     if (scope.status === undefined) return this.posts.publicPage(request, scope.authorId);
     return this.posts.statusPage(scope.status, request, scope.ownerId);
+  }
+
+  /** Whether a finding is the plain list (no filter past authorId and status, newest first): `list` serves it, as it always has. */
+  isPlainList(finding: PostFinding): boolean {
+    return (finding.tags?.length ?? 0) === 0 && finding.q === undefined && finding.publishedAfter === undefined && finding.publishedBefore === undefined && (finding.sort ?? '-publishedAt') === '-publishedAt';
+  }
+
+  /**
+   * A filtered, sorted or searched list within the scope, keyset-paged in its order: the cursor
+   * carries the order's key and the id, and names the order and filters it was issued for
+   * (another list refuses it, 400). `relevance` (the default with a search) needs a search.
+   */
+  async find(scope: PostListScope, finding: PostFinding, request: { limit: number; cursor?: string }, fields: PostFindingFields): Promise<PostPage> {
+    const filter = this.filterOf(scope, finding);
+    const sort = finding.sort ?? (finding.q !== undefined ? 'relevance' : '-publishedAt');
+    if (sort === 'relevance' && finding.q === undefined) {
+      throw DomainError.badInput(`${fields.sort} relevance orders a search: give ${fields.q} too`, [{ field: fields.sort, message: `relevance needs ${fields.q}` }]);
+    }
+    const plan = orderPlan(sort, scope.status === undefined);
+    const fingerprint = listFingerprint({
+      q: finding.q ?? null,
+      tags: [...new Set(finding.tags ?? [])].sort(),
+      status: scope.status ?? null,
+      authorId: (scope.status === undefined ? scope.authorId : scope.ownerId) ?? null,
+      after: finding.publishedAfter?.getTime() ?? null,
+      before: finding.publishedBefore?.getTime() ?? null,
+    });
+    const after = request.cursor === undefined ? undefined : decodePostCursor(request.cursor, plan, fingerprint, fields.cursor);
+    if (!filter) return { items: [], nextCursor: null, search: new Map() };
+    const hits = await this.posts.findPage(filter, plan, request.limit + 1, after);
+    const cursorOf = (post: Post) => {
+      const key = plan.key === 'id' ? null : plan.key === 'title' ? post.title : plan.key === 'rank' ? (search.get(post.id)?.rank ?? 0) : plan.column === 't.updated_at' ? post.updatedAt : post.publishedAt;
+      return encodePostCursor(sort, fingerprint, post.id, key);
+    };
+    const search = new Map<number, SearchResult>();
+    for (const hit of hits) if (hit.rank !== null) search.set(hit.post.id, { rank: hit.rank, snippet: [...(hit.snippet ?? '')].slice(0, SNIPPET_MAX).join('') });
+    const items = hits.slice(0, request.limit).map((hit) => hit.post);
+    const hasMore = hits.length > request.limit;
+    return {
+      items,
+      nextCursor: hasMore ? cursorOf(items[items.length - 1]) : null,
+      cursorOf,
+      // A cursor was issued for a post of this list: posts came before it.
+      ...(after !== undefined ? { hasPrevious: () => Promise.resolve(true) } : {}),
+      ...(filter.search ? { search } : {}),
+    };
+  }
+
+  /** How many posts a filtered list holds. */
+  async countFound(scope: PostListScope, finding: PostFinding): Promise<number> {
+    const filter = this.filterOf(scope, finding);
+    return filter ? this.posts.countMatching(filter) : 0;
+  }
+
+  /** The repository's filter; null for a search that has no word to find (it finds nothing). */
+  private filterOf(scope: PostListScope, finding: PostFinding): PostFilter | null {
+    // A search with no word to find (empty, punctuation, only exclusions) finds nothing.
+    const search = finding.q === undefined ? null : parseTextQuery(finding.q);
+    if (finding.q !== undefined && !search) return null;
+    return {
+      status: scope.status,
+      authorId: scope.status === undefined ? scope.authorId : scope.ownerId,
+      tags: [...new Set(finding.tags ?? [])].sort(),
+      search,
+      publishedAfter: finding.publishedAfter,
+      publishedBefore: finding.publishedBefore,
+    };
   }
 
   /** A user's posts (public, or of one state for their author and admins); 404 when the user does not exist. */

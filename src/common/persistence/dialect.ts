@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { TextQuery } from './text-search.js';
 
 /** Where a statement runs: the pool, or the connection of an open transaction. */
 export type Executor = Pick<EntityManager, 'query'>;
@@ -18,6 +19,17 @@ export interface JsonMember {
   expression: string;
   /** A timestamp column: written as ISO 8601. */
   timestamp: boolean;
+}
+
+/** The parts of a search statement (Dialect.searchStatement). */
+export interface SearchParts {
+  /** The posts' columns, over `t`. */
+  select: string;
+  where: string[];
+  /** Over `t` and `RANK`. */
+  order: string;
+  /** The limit's parameter. */
+  limit: string;
 }
 
 /** A string as an SQL literal (`'it''s'`), for names the code declares, never for input. */
@@ -75,6 +87,21 @@ export abstract class Dialect {
 
   /** A JSON object (as text) of these members, timestamps in ISO 8601. */
   abstract jsonObject(members: readonly JsonMember[]): string;
+
+  // --- Full-text search of posts (migration 1765300000000) ---------------------------------------
+
+  /** The parameter a search of `query` sends (`$1` of `searchStatement`, the parameter of `searchCondition`). */
+  abstract searchText(query: TextQuery): string;
+
+  /**
+   * A page of the posts (alias `t`) that match the search in `$1`, each with `rank` (higher: more
+   * relevant) and `snippet` (plain text around the first match): `where` and `order` are
+   * written over `t` and `RANK` (the rank), their parameters numbered from `$2`, then `limit`.
+   */
+  abstract searchStatement(parts: SearchParts): string;
+
+  /** A condition on `t` (a post): it matches the search in `param`. */
+  abstract searchCondition(param: string): string;
 
   // --- The outbox (`events`) -------------------------------------------------------------------
 

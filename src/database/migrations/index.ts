@@ -11,6 +11,7 @@ import { EventErasureIndexes1764950000000 } from './1764950000000-event-erasure-
 import { Conversation1765000000000 } from './1765000000000-conversation.js';
 import { GenericEvents1765100000000 } from './1765100000000-generic-events.js';
 import { Tags1765200000000 } from './1765200000000-tags.js';
+import { PostSearch1765300000000 } from './1765300000000-post-search.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Conversation1765000000000,
   GenericEvents1765100000000,
   Tags1765200000000,
+  PostSearch1765300000000,
 ];

@@ -34,6 +34,37 @@ FROM
 WHERE
   post_id = $1
 
+-- PostsRepository.countMatching
+SELECT
+  COUNT(*) AS count
+FROM
+  posts t
+WHERE
+  t.search @@ websearch_to_tsquery('english'::regconfig, $1)
+  AND t.status = 'published'
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN ($2, $3, $4)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 1
+  )
+
+-- PostsRepository.countMatching
+SELECT
+  COUNT(*) AS count
+FROM
+  posts t
+WHERE
+  t.status = $1
+  AND t.author_id = $2
+
 -- PostsRepository.countVisible
 SELECT
   COUNT(*) AS count
@@ -140,6 +171,524 @@ FROM
 WHERE
   t.id = $1
 FOR UPDATE
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.published_at, t.id) > ($1, $2)
+ORDER BY
+  t.published_at ASC,
+  t.id ASC
+LIMIT
+  $3
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.title, t.id) > ($1, $2)
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  $3
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.updated_at, t.id) < ($1, $2)
+ORDER BY
+  t.updated_at DESC,
+  t.id DESC
+LIMIT
+  $3
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN ($1, $2, $3)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 1
+  )
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  $4
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.published_at >= $1
+  AND t.published_at < $2
+  AND (t.published_at, t.id) < ($3, $4)
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  $5
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.published_at >= $1
+  AND t.published_at < $2
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  $3
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.published_at ASC,
+  t.id ASC
+LIMIT
+  $1
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  $1
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.updated_at DESC,
+  t.id DESC
+LIMIT
+  $1
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = $1
+  AND t.author_id = $2
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN ($3, $4, $5)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 2
+  )
+ORDER BY
+  t.id DESC
+LIMIT
+  $6
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = $1
+  AND t.author_id = $2
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  $3
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  ts_headline(
+    'english'::regconfig,
+    t.title || ' ' || t.body,
+    s.query,
+    'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      ts_rank_cd(t.search, q.query)::float8 AS rank,
+      q.query
+    FROM
+      posts t
+      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+    WHERE
+      t.search @@ q.query
+      AND t.status = 'published'
+      AND (t.title, t.id) > ($2, $3)
+    ORDER BY
+      t.title ASC,
+      t.id ASC
+    LIMIT
+      $4
+  ) s
+  JOIN posts t ON t.id = s.id
+ORDER BY
+  t.title ASC,
+  t.id ASC
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  ts_headline(
+    'english'::regconfig,
+    t.title || ' ' || t.body,
+    s.query,
+    'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      ts_rank_cd(t.search, q.query)::float8 AS rank,
+      q.query
+    FROM
+      posts t
+      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+    WHERE
+      t.search @@ q.query
+      AND t.status = 'published'
+      AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($2, $3)
+    ORDER BY
+      ts_rank_cd(t.search, q.query)::float8 DESC,
+      t.id DESC
+    LIMIT
+      $4
+  ) s
+  JOIN posts t ON t.id = s.id
+ORDER BY
+  s.rank DESC,
+  t.id DESC
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  ts_headline(
+    'english'::regconfig,
+    t.title || ' ' || t.body,
+    s.query,
+    'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      ts_rank_cd(t.search, q.query)::float8 AS rank,
+      q.query
+    FROM
+      posts t
+      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+    WHERE
+      t.search @@ q.query
+      AND t.status = 'published'
+      AND t.id IN (
+        SELECT
+          pt.post_id
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          g.slug IN ($2, $3, $4)
+        GROUP BY
+          pt.post_id
+        HAVING
+          COUNT(*) = 1
+      )
+    ORDER BY
+      ts_rank_cd(t.search, q.query)::float8 DESC,
+      t.id DESC
+    LIMIT
+      $5
+  ) s
+  JOIN posts t ON t.id = s.id
+ORDER BY
+  s.rank DESC,
+  t.id DESC
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  ts_headline(
+    'english'::regconfig,
+    t.title || ' ' || t.body,
+    s.query,
+    'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      ts_rank_cd(t.search, q.query)::float8 AS rank,
+      q.query
+    FROM
+      posts t
+      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+    WHERE
+      t.search @@ q.query
+      AND t.status = 'published'
+    ORDER BY
+      t.title ASC,
+      t.id ASC
+    LIMIT
+      $2
+  ) s
+  JOIN posts t ON t.id = s.id
+ORDER BY
+  t.title ASC,
+  t.id ASC
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  ts_headline(
+    'english'::regconfig,
+    t.title || ' ' || t.body,
+    s.query,
+    'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      ts_rank_cd(t.search, q.query)::float8 AS rank,
+      q.query
+    FROM
+      posts t
+      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+    WHERE
+      t.search @@ q.query
+      AND t.status = 'published'
+    ORDER BY
+      ts_rank_cd(t.search, q.query)::float8 DESC,
+      t.id DESC
+    LIMIT
+      $2
+  ) s
+  JOIN posts t ON t.id = s.id
+ORDER BY
+  s.rank DESC,
+  t.id DESC
 
 -- PostsRepository.insert
 INSERT INTO

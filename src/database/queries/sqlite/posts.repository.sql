@@ -34,6 +34,44 @@ FROM
 WHERE
   post_id = ?
 
+-- PostsRepository.countMatching
+SELECT
+  COUNT(*) AS count
+FROM
+  posts t
+WHERE
+  t.id IN (
+    SELECT
+      rowid
+    FROM
+      posts_fts
+    WHERE
+      posts_fts MATCH ?
+  )
+  AND t.status = 'published'
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN (?, ?, ?)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 1
+  )
+
+-- PostsRepository.countMatching
+SELECT
+  COUNT(*) AS count
+FROM
+  posts t
+WHERE
+  t.status = ?
+  AND t.author_id = ?
+
 -- PostsRepository.countVisible
 SELECT
   COUNT(*) AS count
@@ -139,6 +177,484 @@ FROM
   posts t
 WHERE
   t.id = ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = ?
+  AND t.author_id = ?
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN (?, ?, ?)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 2
+  )
+ORDER BY
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = ?
+  AND t.author_id = ?
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.published_at, t.id) > (?, ?)
+ORDER BY
+  t.published_at ASC,
+  t.id ASC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.title, t.id) > (?, ?)
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND (t.updated_at, t.id) < (?, ?)
+ORDER BY
+  t.updated_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN (?, ?, ?)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 1
+  )
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.published_at >= ?
+  AND t.published_at < ?
+  AND (t.published_at, t.id) < (?, ?)
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.published_at >= ?
+  AND t.published_at < ?
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.published_at ASC,
+  t.id ASC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.updated_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  s.snippet AS search_snippet
+FROM
+  (
+    SELECT
+      posts_fts.rowid AS id,
+      - bm25 (posts_fts, 10.0, 1.0) AS rank,
+      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+    FROM
+      posts_fts
+    WHERE
+      posts_fts MATCH ?
+  ) s
+  JOIN posts t ON t.id = s.id
+WHERE
+  t.status = 'published'
+  AND (s.rank, t.id) < (?, ?)
+ORDER BY
+  s.rank DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  s.snippet AS search_snippet
+FROM
+  (
+    SELECT
+      posts_fts.rowid AS id,
+      - bm25 (posts_fts, 10.0, 1.0) AS rank,
+      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+    FROM
+      posts_fts
+    WHERE
+      posts_fts MATCH ?
+  ) s
+  JOIN posts t ON t.id = s.id
+WHERE
+  t.status = 'published'
+  AND (t.title, t.id) > (?, ?)
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  s.snippet AS search_snippet
+FROM
+  (
+    SELECT
+      posts_fts.rowid AS id,
+      - bm25 (posts_fts, 10.0, 1.0) AS rank,
+      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+    FROM
+      posts_fts
+    WHERE
+      posts_fts MATCH ?
+  ) s
+  JOIN posts t ON t.id = s.id
+WHERE
+  t.status = 'published'
+  AND t.id IN (
+    SELECT
+      pt.post_id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      g.slug IN (?, ?, ?)
+    GROUP BY
+      pt.post_id
+    HAVING
+      COUNT(*) = 1
+  )
+ORDER BY
+  s.rank DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  s.snippet AS search_snippet
+FROM
+  (
+    SELECT
+      posts_fts.rowid AS id,
+      - bm25 (posts_fts, 10.0, 1.0) AS rank,
+      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+    FROM
+      posts_fts
+    WHERE
+      posts_fts MATCH ?
+  ) s
+  JOIN posts t ON t.id = s.id
+WHERE
+  t.status = 'published'
+ORDER BY
+  s.rank DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.body,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  s.rank AS search_rank,
+  s.snippet AS search_snippet
+FROM
+  (
+    SELECT
+      posts_fts.rowid AS id,
+      - bm25 (posts_fts, 10.0, 1.0) AS rank,
+      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+    FROM
+      posts_fts
+    WHERE
+      posts_fts MATCH ?
+  ) s
+  JOIN posts t ON t.id = s.id
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.title ASC,
+  t.id ASC
+LIMIT
+  ?
 
 -- PostsRepository.insert
 INSERT INTO
