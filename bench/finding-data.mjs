@@ -7,7 +7,7 @@
  * draw them from WORDS of them, so a search word is on about posts × 3 / WORDS posts, as a real
  * term is on a bounded share of a blog, rather than on a fifth of it. Post g: published one
  * minute after post g − 1 from 2024-01-01 (one in a hundred a draft, scheduled or trashed),
- * trashed ones just now (else the trash's retention would empty it at start-up), updated in a scrambled order, tagged `tag-(1 + g % TAGS)` and `tag-(1 + 7g % TAGS)`.
+ * trashed ones just now (else the trash's retention would empty it at start-up), updated in a scrambled order, tagged `tag-(1 + g % TAGS)` and `tag-(1 + 7g % TAGS)`; one post in 100,003 is also tagged `rare`.
  */
 
 export const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'pu', 'ra', 'si', 'to', 'vu', 'ze'];
@@ -40,6 +40,10 @@ function postsSelect(kind, { users, posts, words }, series) {
 /** Trashed just now: the trash's retention would delete a post trashed long ago at the service's start. */
 const now = (kind) => (kind === 'postgres' ? 'now()' : "strftime('%Y-%m-%d %H:%M:%f', 'now')");
 
+/** Two tags per post, and the tag `rare` (id TAGS + 1) on one post in 100,003. */
+const TAGGING = (tags) =>
+  `SELECT id, 1 + id % ${tags} FROM posts UNION SELECT id, 1 + (id * 7) % ${tags} FROM posts UNION SELECT id, ${tags + 1} FROM posts WHERE id % 100003 = 7`;
+
 const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at, version)';
 
 /** Loads into a migrated, empty PostgreSQL database through `client` (node-postgres). */
@@ -50,8 +54,8 @@ export async function loadFindingPostgres(client, options = {}) {
   await client.query(`INSERT INTO tags (name, slug, created_at, updated_at, version)
     SELECT 'Tag ' || g, 'tag-' || g, now(), now(), 1 FROM generate_series(1, ${sizes.tags}) g`);
   await client.query(`${POST_INSERT} ${postsSelect('postgres', sizes, `generate_series(1::bigint, ${sizes.posts}) g`)}`);
-  await client.query(`INSERT INTO post_tags (post_id, tag_id)
-    SELECT id, 1 + id % ${sizes.tags} FROM posts UNION SELECT id, 1 + (id * 7) % ${sizes.tags} FROM posts`);
+  await client.query(`INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ('Rare', 'rare', now(), now(), 1)`);
+  await client.query(`INSERT INTO post_tags (post_id, tag_id) ${TAGGING(sizes.tags)}`);
   await client.query('VACUUM (ANALYZE)');
   return sizes;
 }
@@ -66,7 +70,8 @@ export function loadFindingSqlite(db, options = {}) {
       SELECT 'User ' || g, 'user' || g || '@finding.example', 'x', 'author', ${at}, ${at}, 1 FROM ${series(sizes.users)}`);
     db.exec(`INSERT INTO tags (name, slug, created_at, updated_at, version) SELECT 'Tag ' || g, 'tag-' || g, ${at}, ${at}, 1 FROM ${series(sizes.tags)}`);
     db.exec(`${POST_INSERT} ${postsSelect('sqlite', sizes, series(sizes.posts))}`);
-    db.exec(`INSERT INTO post_tags (post_id, tag_id) SELECT id, 1 + id % ${sizes.tags} FROM posts UNION SELECT id, 1 + (id * 7) % ${sizes.tags} FROM posts`);
+    db.exec(`INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ('Rare', 'rare', ${at}, ${at}, 1)`);
+    db.exec(`INSERT INTO post_tags (post_id, tag_id) ${TAGGING(sizes.tags)}`);
   })();
   db.exec('ANALYZE');
   return sizes;

@@ -9,7 +9,8 @@
  * on it and autocannon measures each scenario (--rounds × --duration s, --connections):
  *
  *   GET /posts?q=<a random word>          relevance order, with _search
- *   GET /posts?tag=<a random tag>         newest first
+ *   GET /posts?tag=<a random tag>         newest first (a tag on 1 % of the posts)
+ *   GET /posts?tag=rare                   a tag on 1 post in 100,003
  *   GET /posts?tag=<a>&tag=<b>            two tags that share posts
  *   GET /posts?sort=title                 the first page of the title order
  *   GET /posts?sort=-updatedAt            recently updated
@@ -92,6 +93,7 @@ function scenarioList(posts) {
   return [
     { id: 'search', name: 'GET /posts?q=<word>', dynamic: true, request: (random) => get(`/posts?q=${word(randomInt(random, 0, words - 1))}&limit=20`) },
     { id: 'tag', name: 'GET /posts?tag=<tag>', dynamic: true, request: (random) => get(`/posts?tag=tag-${randomInt(random, 1, tags)}&limit=20`) },
+    { id: 'rare-tag', name: 'GET /posts?tag=rare (1 post in 100,003)', request: () => get('/posts?tag=rare&limit=20') },
     {
       // Post g has tags 1 + g % T and 1 + 7g % T: tag a shares its posts with tag 1 + 7(a - 1) % T.
       id: 'two-tags',

@@ -113,9 +113,11 @@ export class PostsRepository extends ResourceRepository<Post> {
    * a search reads the full-text index first).
    */
   async findPage(filter: PostFilter, plan: PostOrderPlan, limit: number, after?: PostKeyset): Promise<PostHit[]> {
+    const tagIds = await this.tagIdsOf(filter.tags);
+    if (tagIds === null) return [];
     const params: unknown[] = [];
     if (filter.search) params.push(this.sql.dialect.searchText(filter.search));
-    const where = this.filterConditions(filter, params);
+    const where = this.filterConditions(filter, tagIds, params);
     const direction = plan.descending ? 'DESC' : 'ASC';
     if (after !== undefined) {
       const comparison = plan.descending ? '<' : '>';
@@ -153,26 +155,37 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** How many posts a filtered list holds. */
   async countMatching(filter: PostFilter): Promise<number> {
+    const tagIds = await this.tagIdsOf(filter.tags);
+    if (tagIds === null) return 0;
     const params: unknown[] = [];
     const where = filter.search ? [this.sql.dialect.searchCondition(`$${params.push(this.sql.dialect.searchText(filter.search))}`)] : [];
-    where.push(...this.filterConditions(filter, params));
+    where.push(...this.filterConditions(filter, tagIds, params));
     const shape = [filter.search !== null, filter.status !== undefined, filter.authorId !== undefined, filter.tags.length, filter.publishedAfter !== undefined, filter.publishedBefore !== undefined].join(':');
     const statement = this.cached(`countMatching:${shape}`, () => `SELECT COUNT(*) AS count FROM posts t WHERE ${where.join(' AND ')}`);
     const [row] = await this.sql.rows<{ count: number | string }>(statement, params);
     return Number(row.count);
   }
 
-  /** The conditions of a filter over `t`, their parameters pushed onto `params` in order. */
-  private filterConditions(filter: PostFilter, params: unknown[]): string[] {
+  /**
+   * The ids of the tags a filter names, or null when one of them does not exist (no post can
+   * have it). Read first so that the list's statement names each tag by id: the planner then
+   * knows from its statistics how common each one is (see the tags migration), and
+   * walks the posts' order checking each post's tags for a common tag, or reads a rare tag's
+   * posts and sorts them, rather than guess for a slug it cannot see through.
+   */
+  private async tagIdsOf(slugs: readonly string[]): Promise<number[] | null> {
+    if (slugs.length === 0) return [];
+    const statement = this.cached(`tagIdsOf:${slugs.length}`, () => `SELECT id FROM tags WHERE slug IN (${this.sql.placeholders(slugs.length)})`);
+    const rows = await this.sql.rows<{ id: number | string }>(statement, slugs);
+    return rows.length === slugs.length ? rows.map((row) => Number(row.id)) : null;
+  }
+
+  /** The conditions of a filter over `t` (its tags by id), their parameters pushed onto `params` in order. */
+  private filterConditions(filter: PostFilter, tagIds: readonly number[], params: unknown[]): string[] {
     const where = [filter.status === undefined ? "t.status = 'published'" : `t.status = $${params.push(filter.status)}`];
     if (filter.authorId !== undefined) where.push(`t.author_id = $${params.push(filter.authorId)}`);
-    if (filter.tags.length > 0) {
-      const slugs = filter.tags.map((slug) => `$${params.push(slug)}`).join(', ');
-      // Posts linked to every one of the tags: as many links among them as tags asked for.
-      where.push(
-        `t.id IN (SELECT pt.post_id FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE g.slug IN (${slugs}) GROUP BY pt.post_id HAVING COUNT(*) = ${filter.tags.length})`,
-      );
-    }
+    // Every one of the tags: one probe of post_tags' primary key per tag and post.
+    for (const tagId of tagIds) where.push(`EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = t.id AND pt.tag_id = $${params.push(tagId)})`);
     if (filter.publishedAfter !== undefined) where.push(`t.published_at >= $${params.push(this.sql.timestamp(filter.publishedAfter))}`);
     if (filter.publishedBefore !== undefined) where.push(`t.published_at < $${params.push(this.sql.timestamp(filter.publishedBefore))}`);
     return where;
