@@ -4,14 +4,24 @@
  * million posts in a test: users, tags, posts in every state and two tags per post.
  *
  * Words are made up from syllables by number (`word(4242)` = `kapumipumi`): titles and bodies
- * draw them from WORDS of them, so a search word is on about posts × 3 / WORDS posts, as a real
- * term is on a bounded share of a blog, rather than on a fifth of it. Post g: published one
+ * draw them from `words` of them (findingSizes), so a search word is on about 200 posts, as a
+ * real term is on a bounded number of a blog's posts, rather than on a fifth of them. Post g: published one
  * minute after post g − 1 from 2024-01-01 (one in a hundred a draft, scheduled or trashed),
  * trashed ones just now (else the trash's retention would empty it at start-up), updated in a scrambled order, tagged `tag-(1 + g % TAGS)` and `tag-(1 + 7g % TAGS)`; one post in 100,003 is also tagged `rare`.
  */
 
 export const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'pu', 'ra', 'si', 'to', 'vu', 'ze'];
-export const FINDING_DEFAULTS = { users: 100, posts: 1_000_000, tags: 200, words: 20_000 };
+export const FINDING_DEFAULTS = { users: 100, posts: 1_000_000, tags: 200 };
+
+/**
+ * The sizes of a dataset: `words` grows with the posts (posts / 50, at least 200), so that a word
+ * is on about 200 posts whatever the size (each post holds four) and a search's first page is as
+ * full on a small blog as on a big one.
+ */
+export function findingSizes(options = {}) {
+  const sizes = { ...FINDING_DEFAULTS, ...options };
+  return { ...sizes, words: options.words ?? Math.max(200, Math.round(sizes.posts / 50)) };
+}
 
 /** The made-up word number n (0 ≤ n < 100,000): its five decimal digits as syllables. */
 export const word = (n) => [...String(n).padStart(5, '0')].map((digit) => SYLLABLES[Number(digit)]).join('');
@@ -48,7 +58,7 @@ const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_
 
 /** Loads into a migrated, empty PostgreSQL database through `client` (node-postgres). */
 export async function loadFindingPostgres(client, options = {}) {
-  const sizes = { ...FINDING_DEFAULTS, ...options };
+  const sizes = findingSizes(options);
   await client.query(`INSERT INTO users (name, email, password_hash, role, created_at, updated_at, version)
     SELECT 'User ' || g, 'user' || g || '@finding.example', 'x', 'author', now(), now(), 1 FROM generate_series(1, ${sizes.users}) g`);
   await client.query(`INSERT INTO tags (name, slug, created_at, updated_at, version)
@@ -62,7 +72,7 @@ export async function loadFindingPostgres(client, options = {}) {
 
 /** Loads into a migrated, empty SQLite database through `db` (better-sqlite3), in one transaction. */
 export function loadFindingSqlite(db, options = {}) {
-  const sizes = { ...FINDING_DEFAULTS, ...options };
+  const sizes = findingSizes(options);
   const series = (count) => `(WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${count}) SELECT g FROM s)`;
   const at = now('sqlite');
   db.transaction(() => {

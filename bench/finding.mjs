@@ -6,9 +6,11 @@
  * --database a new PostgreSQL database beside the one named, dropped afterwards), migrated by the
  * service's first start, loaded by bench/finding-data.mjs (made-up words, so a search word is on
  * a bounded share of the posts, as a real term is; two tags per post); then the service starts
- * on it and autocannon measures each scenario (--rounds × --duration s, --connections):
+ * on it and autocannon measures each scenario (--rounds × --duration s) with one client by
+ * default (--connections): latency as a reader sees it, not queueing on a saturated machine
+ * (throughput is `npm run bench`'s job):
  *
- *   GET /posts?q=<a random word>          relevance order, with _search
+ *   GET /posts?q=<a random word>          relevance order, with _search (a word is on ~200 posts)
  *   GET /posts?tag=<a random tag>         newest first (a tag on 1 % of the posts)
  *   GET /posts?tag=rare                   a tag on 1 post in 100,003
  *   GET /posts?tag=<a>&tag=<b>            two tags that share posts
@@ -28,7 +30,7 @@ import process from 'node:process';
 import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FINDING_DEFAULTS, loadFindingPostgres, loadFindingSqlite, word } from './finding-data.mjs';
+import { findingSizes, loadFindingPostgres, loadFindingSqlite, word } from './finding-data.mjs';
 import { abort, cannon, cleanups, fmt, gitState, machine, measureRound, prepareDatabase, runCleanups, send, startService, summarize } from './run.mjs';
 import { UsageError, checkDatabaseFlag, log, mulberry32, numericFlags, out, parseDatabaseUrl, randomInt } from './shared.mjs';
 
@@ -39,7 +41,7 @@ const HELP = `Usage: npm run bench:finding -- [flags]     (or: node bench/findin
 
   --sizes N,N (10000,1000000)  posts per database, smallest first
   --database postgres://…      a PostgreSQL server to make the databases on (default: SQLite files)
-  --duration S (5)  --rounds N (2)  --connections N (8)  --warmup S (1)
+  --duration S (5)  --rounds N (2)  --connections N (1: the latency of one client)  --warmup S (1)
   --max-ratio R (3)            the largest p50 over the smallest, per scenario, that passes
   --out FILE (bench/results/finding.json)  --keep  --timeout MIN (60)
 `;
@@ -74,7 +76,7 @@ function readOptions(argv) {
     database: values.database,
     duration: number('duration', 5, 0.5, 3600),
     rounds: integer('rounds', 2, 1, 100),
-    connections: integer('connections', 8, 1, 10_000),
+    connections: integer('connections', 1, 1, 10_000),
     warmup: number('warmup', 1, 0, 600),
     maxRatio: number('max-ratio', 3, 1, 1000),
     out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results', 'finding.json')),
@@ -85,7 +87,7 @@ function readOptions(argv) {
 
 /** The scenarios on a database of `posts` posts (the dataset's tags and words). */
 function scenarioList(posts) {
-  const { tags, words } = FINDING_DEFAULTS;
+  const { tags, words } = findingSizes({ posts });
   const get = (path) => ({ method: 'GET', path });
   // Published from 2024-01-01, one post a minute: a random point of that span.
   const span = posts * 60_000;
