@@ -49,6 +49,15 @@ export class SqliteDialect extends Dialect {
     return `json_object(${pairs.join(', ')})`;
   }
 
+  // json_group_array keeps the order of the rows it is given (the subquery's ORDER BY).
+  arrayOf(select: string): string {
+    return `(SELECT json_group_array(a.v) FROM (${select}) a)`;
+  }
+
+  readArray(value: unknown): string[] {
+    return typeof value === 'string' ? (JSON.parse(value) as string[]) : [];
+  }
+
   // The single writer leaves every event's tx at 0, so the id alone orders the log; a row-value
   // comparison on (tx, id) would make SQLite read the whole index.
   eventOrder(direction: 'asc' | 'desc'): string {

@@ -10,6 +10,7 @@ import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { TagsService } from '../tags/tags.service.js';
 import { UsersService } from '../users/users.service.js';
 import type { CreatePostDto } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
@@ -52,6 +53,7 @@ export class PostsService {
     private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
+    private readonly tags: TagsService,
   ) {}
 
   /**
@@ -165,6 +167,7 @@ export class PostsService {
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
+        created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager);
         await this.revisions.record(created, who.id, manager);
         await this.events.record(manager, event('postCreated', created, this.readPolicy.audienceOf(created)));
         return created;
@@ -198,7 +201,11 @@ export class PostsService {
       if (input.status !== undefined || input.publishAt !== undefined) {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
-      return this.apply(current, change, who.id, manager, options.expectedVersion);
+      // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
+      const tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager);
+      const updated = await this.apply(current, change, who.id, manager, options.expectedVersion);
+      updated.tags = tags;
+      return updated;
     });
     this.events.committed();
     return post;

@@ -76,6 +76,15 @@ export abstract class Dialect {
   /** A JSON object (as text) of these members, timestamps in ISO 8601. */
   abstract jsonObject(members: readonly JsonMember[]): string;
 
+  /**
+   * The values of the one column `v` of `select`'s rows, in its order, as one value (a scalar
+   * subquery: an empty array when there are none); `readArray` turns what the driver returns
+   * into an array.
+   */
+  abstract arrayOf(select: string): string;
+
+  abstract readArray(value: unknown): string[];
+
   // --- The outbox (`events`) -------------------------------------------------------------------
 
   /**

@@ -28,6 +28,11 @@ export interface ResourceSpec<T extends Identified> {
    * caller reveals them (`one(item, true)`), and optional in the schema.
    */
   privateFields?: readonly (keyof T & string)[];
+  /**
+   * Fields that are no column (a post's `tags`, a tag's `postCount`): read with the item by its
+   * repository, set on it under the same name, shown after the columns.
+   */
+  computed?: Readonly<Record<string, ComputedField>>;
   /** The events its writes publish (their names are the subscription fields). */
   events?: readonly string[];
   /**
@@ -51,6 +56,12 @@ export interface EventRefs {
 
 /** Which field of the resource each id of its events is (`{postId: 'id', authorId: 'authorId'}`). */
 export type EventRefMap<T> = { [K in keyof EventRefs]?: keyof T & string } & { authorId: keyof T & string };
+
+/** A computed field: its OpenAPI schema; `xmlItem` names the elements of an array in XML (`<tags><tag>`). */
+export interface ComputedField {
+  schema: SchemaObject;
+  xmlItem?: string;
+}
 
 interface Field {
   property: string;
@@ -76,6 +87,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   private readonly optionalLinks: readonly string[];
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
+  private readonly computed: Readonly<Record<string, ComputedField>>;
   private readonly pageLoaders = new Map<string, (view: ResourceView, reader: Actor | null) => Promise<object>>();
   private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
@@ -93,6 +105,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.optionalLinks = spec.optionalLinks ?? [];
     this.fieldSchemas = spec.fieldSchemas ?? {};
     this.privateFields = spec.privateFields ?? [];
+    this.computed = spec.computed ?? {};
   }
 
   path(id: number): string {
@@ -130,6 +143,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
       const name = JSON.stringify(field.property);
       return `${name}: ${field.timestamp ? `iso(s[${name}])` : `s[${name}]`}`;
     });
+    for (const property of Object.keys(this.computed)) members.push(`${JSON.stringify(property)}: s[${JSON.stringify(property)}]`);
     return `return { ${[...members, '_links: definition.links(s)'].join(', ')} };`;
   }
 
@@ -152,6 +166,11 @@ export class ResourceDefinition<T extends Identified = Identified> {
     const payload: Record<string, unknown> = {};
     for (const [ref, property] of Object.entries(this.eventRefs ?? {})) payload[property as string] = (refs as unknown as Record<string, unknown>)[ref];
     return payload;
+  }
+
+  /** The name of each element of an array field in XML (`tag` in `<tags>`), when it declares one. */
+  xmlItem(field: string): string | undefined {
+    return Object.hasOwn(this.computed, field) ? this.computed[field].xmlItem : undefined;
   }
 
   /** The properties the view and the event log carry, in declaration order. */
@@ -218,13 +237,18 @@ export class ResourceDefinition<T extends Identified = Identified> {
         type: 'object',
         properties: {
           ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
+          ...this.computedSchemas(),
           _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels.filter((rel) => !this.optionalLinks.includes(rel)), additionalProperties: false },
         },
-        required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],
+        required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), ...Object.keys(this.computed), '_links'],
         additionalProperties: false,
       };
     }
     return this.schemaObject;
+  }
+
+  private computedSchemas(): Record<string, SchemaObject> {
+    return Object.fromEntries(Object.entries(this.computed).map(([property, field]) => [property, field.schema]));
   }
 
   private get fields(): Field[] {
