@@ -28,7 +28,8 @@ export class PostsRepository extends ResourceRepository<Post> {
         property: 'tags',
         name: 'tags',
         expression: (alias) => sql.dialect.arrayOf(`SELECT g.slug AS v FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id ORDER BY g.slug`),
-        read: (value) => sql.dialect.readArray(value),
+        // Sorted here too: PostgreSQL's ORDER BY follows the database's collation, which may weigh `-` differently.
+        read: (value) => sql.dialect.readArray(value).sort(),
       },
     ]);
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };

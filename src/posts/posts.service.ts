@@ -167,7 +167,7 @@ export class PostsService {
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
-        created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager);
+        created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager, { replace: false });
         await this.revisions.record(created, who.id, manager);
         await this.events.record(manager, event('postCreated', created, this.readPolicy.audienceOf(created)));
         return created;
@@ -202,7 +202,7 @@ export class PostsService {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
-      const tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager);
+      const tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager, { replace: true });
       const updated = await this.apply(current, change, who.id, manager, options.expectedVersion);
       updated.tags = tags;
       return updated;

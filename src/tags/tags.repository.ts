@@ -74,10 +74,12 @@ export class TagsRepository extends ResourceRepository<Tag> {
     return (await this.sql.rows<{ slug: string }>(statement, [postId], executor)).map((row) => row.slug);
   }
 
-  /** Makes these the post's tags (ids of existing tags): what it had beyond them goes. */
-  async setPostTags(postId: number, tagIds: readonly number[], executor: Executor): Promise<void> {
-    const clear = this.cached('clearPostTags', () => 'DELETE FROM post_tags WHERE post_id = $1');
-    await this.sql.written(clear, [postId], executor);
+  /** Makes these the post's tags (ids of existing tags); with `replace`, what it had beyond them goes. */
+  async setPostTags(postId: number, tagIds: readonly number[], executor: Executor, options: { replace: boolean }): Promise<void> {
+    if (options.replace) {
+      const clear = this.cached('clearPostTags', () => 'DELETE FROM post_tags WHERE post_id = $1');
+      await this.sql.written(clear, [postId], executor);
+    }
     if (tagIds.length === 0) return;
     const insert = this.cached(
       `insertPostTags:${tagIds.length}`,
@@ -96,6 +98,8 @@ export class TagsRepository extends ResourceRepository<Tag> {
       () => `SELECT pt.post_id AS tagged_post_id, ${this.select} FROM post_tags pt JOIN ${this.from} ON t.id = pt.tag_id WHERE pt.post_id IN (${this.sql.placeholders(postIds.length)}) ORDER BY t.slug`,
     );
     for (const row of await this.sql.rows<Record<string, unknown>>(statement, postIds)) byPost.get(Number(row.tagged_post_id))?.push(this.fromRow(row));
+    // In code-point order, as the posts' slug arrays (a collation may weigh `-` differently).
+    for (const tags of byPost.values()) tags.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
     return byPost;
   }
 

@@ -101,9 +101,10 @@ export class TagsService {
   /**
    * Sets a post's tags, in the post's transaction: each name slugified and matched by slug,
    * duplicates collapsed, the ones no tag has yet created (named as given). At most
-   * MAX_TAGS_PER_POST (400 naming `tags`); a name without a-z0-9 is 400 too. Returns the slugs in order.
+   * MAX_TAGS_PER_POST (400 naming `tags`); a name without a-z0-9 is 400 too. `replace`: the post
+   * may have tags already (a PATCH). Returns the slugs in order.
    */
-  async assignToPost(postId: number, names: readonly string[], manager: Executor): Promise<string[]> {
+  async assignToPost(postId: number, names: readonly string[], manager: Executor, options: { replace: boolean }): Promise<string[]> {
     const wanted = new Map<string, string>();
     for (const name of names) {
       const slug = slugify(name.trim());
@@ -113,13 +114,15 @@ export class TagsService {
     if (wanted.size > MAX_TAGS_PER_POST) {
       throw DomainError.badInput(`tags: at most ${MAX_TAGS_PER_POST} per post`, [{ field: 'tags', message: `must name at most ${MAX_TAGS_PER_POST} different tags` }]);
     }
+    // A new post without tags costs no statement.
+    if (wanted.size === 0 && !options.replace) return [];
     const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
     const tagIds: number[] = [];
     for (const [slug, name] of wanted) {
       // A new tag is named as written (at most 50 characters, as a tag's name).
       tagIds.push(existing.get(slug) ?? (await this.tags.insert({ name: [...name].slice(0, 50).join(''), slug }, manager)).id);
     }
-    await this.tags.setPostTags(postId, tagIds, manager);
+    await this.tags.setPostTags(postId, tagIds, manager, options);
     return [...wanted.keys()].sort();
   }
 

@@ -70,7 +70,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -88,7 +104,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -107,6 +139,22 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -233,7 +281,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -257,7 +321,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -282,7 +362,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -306,7 +402,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -329,7 +441,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -372,7 +500,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      a.v
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -473,6 +617,26 @@ SET
   version = version + 1
 WHERE
   id = $3
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  updated_at = $1,
+  version = version + 1
+WHERE
+  id = $2
 RETURNING
   id,
   title,

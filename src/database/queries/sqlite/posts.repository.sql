@@ -70,7 +70,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -88,7 +104,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -107,6 +139,22 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -230,7 +278,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -254,7 +318,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -279,7 +359,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -303,7 +399,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -326,7 +438,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -369,7 +497,23 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      json_group_array(a.v)
+    FROM
+      (
+        SELECT
+          g.slug AS v
+        FROM
+          post_tags pt
+          JOIN tags g ON g.id = pt.tag_id
+        WHERE
+          pt.post_id = t.id
+        ORDER BY
+          g.slug
+      ) a
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -466,6 +610,26 @@ RETURNING
 UPDATE posts
 SET
   title = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
   updated_at = ?,
   version = version + 1
 WHERE
