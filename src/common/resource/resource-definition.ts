@@ -30,7 +30,8 @@ export interface ResourceSpec<T extends Identified> {
   privateFields?: readonly (keyof T & string)[];
   /**
    * Fields that are no column (a post's `tags`, a tag's `postCount`): read with the item by its
-   * repository, set on it under the same name, shown after the columns.
+   * repository, set on it under the same name, shown after the columns. Not stored in the event
+   * log (a resource there has its columns only), so not required in the schema.
    */
   computed?: Readonly<Record<string, ComputedField>>;
   /** The events its writes publish (their names are the subscription fields). */
@@ -240,7 +241,8 @@ export class ResourceDefinition<T extends Identified = Identified> {
           ...this.computedSchemas(),
           _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels.filter((rel) => !this.optionalLinks.includes(rel)), additionalProperties: false },
         },
-        required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), ...Object.keys(this.computed), '_links'],
+        // Computed fields are not required: a resource in the event log (its columns) has none.
+        required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],
         additionalProperties: false,
       };
     }
