@@ -115,7 +115,7 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
     const publisher = app.app.get(EventPublisher);
     await expect(
       app.app.get(TransactionRunner).run(async (manager) => {
-        await publisher.eraseContent(manager, { postIds: [doomed.id] });
+        await publisher.eraseContent(manager, { postId: [doomed.id] });
         throw new Error('the deletion failed');
       }),
     ).rejects.toThrow('the deletion failed');

@@ -16,8 +16,8 @@ export const COMMENT_RESOURCE = defineResource({
   }),
   optionalLinks: ['parent'],
   fieldSchemas: { status: { type: 'string', enum: [...COMMENT_STATUSES] } },
-  events: ['commentCreated', 'commentUpdated', 'commentDeleted'],
-  eventRefs: { commentId: 'id', postId: 'postId', authorId: 'authorId' },
+  events: { commentCreated: 'A comment was written', commentUpdated: 'A comment was changed', commentDeleted: 'A comment was deleted' },
+  eventRefs: { commentId: { field: 'id', description: 'The comment it is about; null for post events' }, postId: 'postId', authorId: 'authorId' },
   html: {
     title: (view) => `Comment ${view.id}`,
     page: `<article class="comment">

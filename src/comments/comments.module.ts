@@ -11,6 +11,7 @@ import { CommentLoaders } from './comments.loader.js';
 import { CommentsRepository } from './comments.repository.js';
 import { CommentsResolver, PostCommentsResolver } from './comments.resolver.js';
 import { CommentsService } from './comments.service.js';
+import { CommentEventsResolver } from './comment-events.resolver.js';
 import { ModerationController } from './moderation.controller.js';
 import { ModerationResolver } from './moderation.resolver.js';
 
@@ -19,7 +20,7 @@ const COMMENTS_ON_POST_PAGE = 100;
 @Module({
   imports: [UsersModule, PostsModule],
   controllers: [CommentsController, ModerationController],
-  providers: [CommentsRepository, CommentsService, CommentModerationService, CommentLoaders, CommentsResolver, PostCommentsResolver, ModerationResolver],
+  providers: [CommentsRepository, CommentsService, CommentModerationService, CommentLoaders, CommentsResolver, PostCommentsResolver, ModerationResolver, CommentEventsResolver],
   exports: [CommentsService, CommentsRepository],
 })
 export class CommentsModule implements OnModuleInit {

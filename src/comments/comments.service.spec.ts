@@ -172,7 +172,7 @@ describe('CommentsService', () => {
     it('announces commentDeleted with the ids subscribers filter on', async () => {
       await service.delete(11, alice);
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE });
-      expect(events.eraseContent).toHaveBeenCalledWith(UNIT_EXECUTOR, { commentIds: [11] });
+      expect(events.eraseContent).toHaveBeenCalledWith(UNIT_EXECUTOR, { commentId: [11] });
       expect(events.committed).toHaveBeenCalled();
     });
 
@@ -184,7 +184,7 @@ describe('CommentsService', () => {
       ]);
       await service.delete(11, alice);
       expect(repository.delete).toHaveBeenCalledWith(11, UNIT_EXECUTOR);
-      expect(events.eraseContent).toHaveBeenCalledWith(UNIT_EXECUTOR, { commentIds: [11, 12, 13] });
+      expect(events.eraseContent).toHaveBeenCalledWith(UNIT_EXECUTOR, { commentId: [11, 12, 13] });
       expect(events.record).toHaveBeenCalledWith(
         UNIT_EXECUTOR,
         { name: 'commentDeleted', payload: { id: 11, postId: 7, authorId: alice.id }, audience: PUBLIC_AUDIENCE },

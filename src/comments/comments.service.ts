@@ -197,7 +197,7 @@ export class CommentsService {
       const thread = await this.comments.thread(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
-      await this.events.eraseContent(manager, { commentIds: thread.map((comment) => comment.id) });
+      await this.events.eraseContent(manager, { commentId: thread.map((comment) => comment.id) });
       await this.events.record(
         manager,
         ...thread.map((comment) =>

@@ -3,10 +3,8 @@ import { type SchemaObject, schemaRef } from '../common/openapi/schemas.js';
 import { NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
 import { resources } from '../common/resource/resource-definition.js';
 import type { ListItem, ListOrigin, PageOrigin } from '../common/resource/resource.js';
-import { COMMENT_RESOURCE } from '../comments/comment.resource.js';
 import { EVENT_CURSOR_PATTERN } from '../events/event-cursor.js';
-import { POST_RESOURCE } from '../posts/post.resource.js';
-import { EVENT_TYPES, type FeedEvent } from './feed-event.js';
+import { eventTypes, type FeedEvent } from './feed-event.js';
 
 const capitalized = (kind: string) => kind.charAt(0).toUpperCase() + kind.slice(1);
 
@@ -16,43 +14,49 @@ export const eventPath = (cursor: string) => `/events/${cursor}`;
 /** An event as GET /events shows it: ids only when it has them, the resource (its REST view) unless deleted. */
 export function eventItem(event: FeedEvent): ListItem {
   const item: ListItem = { cursor: event.cursor, type: event.type, occurredAt: event.occurredAt.toISOString() };
-  if (event.postId !== null) item.postId = event.postId;
-  if (event.commentId !== null) item.commentId = event.commentId;
-  item.authorId = event.authorId;
+  for (const ref in event.refs) {
+    const id = event.refs[ref];
+    if (id !== null) item[ref] = id;
+  }
   const definition = resources.get(event.kind);
   if (event.resource !== null && definition) item.resource = definition.view(event.resource as never);
   return item;
 }
 
-const EVENT_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    cursor: { type: 'string', pattern: EVENT_CURSOR_PATTERN, description: 'Its place in the log: pass it as `after` to read what followed; GET /events/{cursor} reads the event alone' },
-    type: { type: 'string', enum: [...EVENT_TYPES] },
-    occurredAt: { type: 'string', format: 'date-time' },
-    postId: { type: 'integer' },
-    commentId: { type: 'integer' },
-    authorId: { type: 'integer' },
-    resource: {
-      description: 'The post or comment as the write left it; absent for deletions',
-      oneOf: [POST_RESOURCE, COMMENT_RESOURCE].map((definition) => schemaRef(capitalized(definition.kind), definition.schema)),
-    },
-  },
-  required: ['cursor', 'type', 'occurredAt', 'authorId'],
-  additionalProperties: false,
-};
-
 const LINK: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
 
-/** An event as HAL shows it, alone or in a collection: the JSON fields and `_links.self`. */
-const EVENT_HAL_SCHEMA: SchemaObject = {
-  ...EVENT_SCHEMA,
-  properties: {
-    ...EVENT_SCHEMA.properties,
-    _links: { type: 'object', properties: { self: LINK }, required: ['self'], additionalProperties: false },
-  },
-  required: [...EVENT_SCHEMA.required!, '_links'],
-};
+/**
+ * An event's schema, alone and as HAL shows it (with `_links.self`): its refs, types and
+ * resources are the resources' declarations, read when the OpenAPI document is built.
+ */
+function eventSchema(hal: boolean): SchemaObject {
+  return {
+    type: 'object',
+    get properties(): Record<string, SchemaObject> {
+      const withEvents = resources.all().filter((definition) => definition.events.length > 0);
+      return {
+        cursor: { type: 'string', pattern: EVENT_CURSOR_PATTERN, description: 'Its place in the log: pass it as `after` to read what followed; GET /events/{cursor} reads the event alone' },
+        type: { type: 'string', enum: eventTypes() },
+        occurredAt: { type: 'string', format: 'date-time' },
+        ...Object.fromEntries(resources.eventRefs().map(({ ref }) => [ref, { type: 'integer' }])),
+        resource: {
+          description: `The ${withEvents.map((definition) => definition.kind).join(' or ')} as the write left it; absent for deletions`,
+          oneOf: withEvents.map((definition) => schemaRef(capitalized(definition.kind), definition.schema)),
+        },
+        ...(hal ? { _links: { type: 'object', properties: { self: LINK }, required: ['self'], additionalProperties: false } } : {}),
+      };
+    },
+    required: ['cursor', 'type', 'occurredAt', ...(hal ? ['_links'] : [])],
+    additionalProperties: false,
+  };
+}
+
+/** The fields of an event beside its refs. */
+const OWN_FIELDS = JSON.stringify(['cursor', 'type', 'occurredAt', 'resource', '_links']);
+
+/** An event's refs in HTML (`postId 3 · authorId 2`), whatever resources declare them. */
+const REFS_TEMPLATE = (event: string) =>
+  `<% Object.keys(${event}).filter(function (key) { return ${OWN_FIELDS}.indexOf(key) < 0; }).forEach(function (key) { %> <span class="ref"><%= key %> <%= ${event}[key] %></span><% }) %>`;
 
 /**
  * The event log, as a list and one event at a time: what the representations (JSON, HAL, XML,
@@ -64,20 +68,20 @@ export const EVENT_LIST: ListOrigin & PageOrigin & DocumentedResource = {
   plural: 'events',
   cursorParameter: 'after',
   cursorPattern: EVENT_CURSOR_PATTERN,
-  schema: EVENT_SCHEMA,
-  halSchema: EVENT_HAL_SCHEMA,
+  schema: eventSchema(false),
+  halSchema: eventSchema(true),
   halLinks: (item) => ({ self: { href: eventPath(String(item.cursor)) } }),
   html: {
     title: (view) => `Event ${String(view.type)}`,
     page: `<article class="event">
 <h1><code><%= it.event.type %></code></h1>
-<p><time datetime="<%= it.event.occurredAt %>"><%= it.event.occurredAt %></time> by <a rel="author" href="/users/<%= it.event.authorId %>">user <%= it.event.authorId %></a></p>
+<p><time datetime="<%= it.event.occurredAt %>"><%= it.event.occurredAt %></time>${REFS_TEMPLATE('it.event')}</p>
 <% if (it.event.resource) { %><p>As the write left it: <a href="<%= it.event.resource._links.self.href %>"><%= it.event.resource._links.self.href %></a></p><% } %>
 <p><small>cursor <code><%= it.event.cursor %></code> · <a href="/events?after=<%= it.event.cursor %>">the events after it</a></small></p>
 </article>`,
     list: `<h1><%= it.title %></h1>
 <ol class="events">
-<% it.items.forEach(function (e) { %><li><code><%= e.type %></code> <time datetime="<%= e.occurredAt %>"><%= e.occurredAt %></time><% if (e.resource) { %> <a href="<%= e.resource._links.self.href %>"><%= e.resource._links.self.href %></a><% } %> by <a href="/users/<%= e.authorId %>">user <%= e.authorId %></a> <small>cursor <a href="/events/<%= e.cursor %>"><code><%= e.cursor %></code></a></small></li>
+<% it.items.forEach(function (e) { %><li><code><%= e.type %></code> <time datetime="<%= e.occurredAt %>"><%= e.occurredAt %></time><% if (e.resource) { %> <a href="<%= e.resource._links.self.href %>"><%= e.resource._links.self.href %></a><% } %>${REFS_TEMPLATE('e')} <small>cursor <a href="/events/<%= e.cursor %>"><code><%= e.cursor %></code></a></small></li>
 <% }) %></ol>
 ${NEXT_PAGE_TEMPLATE}`,
   },

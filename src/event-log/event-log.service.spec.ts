@@ -7,15 +7,16 @@ import type { DomainError } from '../common/errors/domain-error.js';
 import { encodeEventCursor, START } from '../events/event-cursor.js';
 import { LOCAL_EVENTS } from '../events/event-relay.js';
 import { OutboxRepository, type StoredEvent } from '../events/outbox.repository.js';
-// The post resource declares the post events, so the feed can revive them.
+// The resources declare the events, so the feed knows their types and can revive them.
 import '../posts/post.resource.js';
+import '../comments/comment.resource.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventLogService } from './event-log.service.js';
 
 // The event feed's rules: type lists, pages and their cursors, and cursors that pruning passed.
 
 const stored = (id: number): StoredEvent => ({
-  tx: 0, id, type: 'POST_DELETED', occurredAt: new Date(0), postId: id, commentId: null, authorId: 2, resource: null, origin: null, audience: PUBLIC_AUDIENCE,
+  tx: 0, id, type: 'POST_DELETED', occurredAt: new Date(0), refs: { postId: id, commentId: null, authorId: 2 }, resource: null, origin: null, audience: PUBLIC_AUDIENCE,
 });
 
 describe('EventLogService', () => {

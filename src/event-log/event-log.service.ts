@@ -8,7 +8,7 @@ import { EVERY_EVENT, LOCAL_EVENTS, type LoggedEvent } from '../events/event-rel
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventStream } from './event-stream.js';
-import { EVENT_TYPES, type FeedEvent, type FeedFilter, type FeedReader, fromLogged, fromStored } from './feed-event.js';
+import { eventTypes, type FeedEvent, type FeedFilter, type FeedReader, fromLogged, fromStored } from './feed-event.js';
 
 /** Events read from the log at a time when a subscriber resumes, at most... */
 const REPLAY_PAGE = 200;
@@ -56,10 +56,11 @@ export class EventLogService {
   parseTypes(list: string | undefined, field = 'types'): string[] | undefined {
     if (list === undefined) return undefined;
     const types = list.split(',').map((type) => type.trim());
-    const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+    const known = eventTypes();
+    const unknown = types.filter((type) => !known.includes(type));
     if (unknown.length > 0) {
       throw DomainError.badInput(`${field} has an unknown event type: ${unknown.join(', ')}`, [
-        { field, message: `must be a comma-separated list of ${EVENT_TYPES.join(', ')}` },
+        { field, message: `must be a comma-separated list of ${known.join(', ')}` },
       ]);
     }
     return types;

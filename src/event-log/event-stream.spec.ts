@@ -25,9 +25,7 @@ class FakeLog {
       cursor: encodeEventCursor({ tx: 0, id }),
       type,
       occurredAt: new Date(),
-      postId: id,
-      commentId: null,
-      authorId,
+      refs: { postId: id, commentId: null, authorId },
       resource: size > 0 ? 'x'.repeat(size) : null,
       origin: null,
       audience: PUBLIC_AUDIENCE,
@@ -70,9 +68,7 @@ const feed = (event: LoggedEvent): FeedEvent => ({
   cursor: event.cursor,
   type: event.type,
   occurredAt: event.occurredAt,
-  postId: event.postId,
-  commentId: event.commentId,
-  authorId: event.authorId,
+  refs: event.refs,
   kind: 'post',
   resource: null,
   size: event.resource?.length ?? 0,
@@ -154,7 +150,7 @@ describe('EventStream', () => {
     log.write('POST_CREATED', 1);
     log.write('COMMENT_CREATED', 2);
     log.write('COMMENT_CREATED', 1);
-    const filter: FeedFilter = { types: ['COMMENT_CREATED'], authorId: 1 };
+    const filter: FeedFilter = { types: ['COMMENT_CREATED'], refs: { authorId: 1 } };
     const stream = log.stream({ after: { tx: 0, id: 0 }, filter });
     expect(await take(stream, 1)).toEqual([3]);
     log.write('COMMENT_CREATED', 2);

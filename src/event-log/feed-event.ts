@@ -1,14 +1,12 @@
 import type { EventAudience } from '../auth/read-policy.js';
-import { resources } from '../common/resource/resource-definition.js';
+import { type EventRefs, resources } from '../common/resource/resource-definition.js';
 import { eventName } from '../events/blog-events.js';
 import { encodeEventCursor, type EventPosition } from '../events/event-cursor.js';
 import type { LoggedEvent } from '../events/event-relay.js';
 import type { EventReader, StoredEvent } from '../events/outbox.repository.js';
 
-/** Every type of event in the log, in the order the schema lists them. */
-export const EVENT_TYPES = ['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'POST_PUBLISHED', 'POST_UNPUBLISHED', 'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED'] as const;
-
-export type EventTypeName = (typeof EVENT_TYPES)[number];
+/** Every type of event in the log, in the order the resources declare them (read when needed: every resource is declared by then). */
+export const eventTypes = (): string[] => resources.eventTypes().map(({ type }) => type);
 
 /** An event as GET /events and the `events` subscription serve it. */
 export interface FeedEvent {
@@ -16,9 +14,8 @@ export interface FeedEvent {
   cursor: string;
   type: string;
   occurredAt: Date;
-  postId: number | null;
-  commentId: number | null;
-  authorId: number;
+  /** Every ref of the log, null where the event has none. */
+  refs: EventRefs;
   /** The kind of resource it is about (`post`, `comment`). */
   kind: string;
   /** That resource as the write left it (an entity); null for deletions. */
@@ -38,18 +35,15 @@ export interface FeedReader extends EventReader {
 /** Which events a reader wants (unset: all) and may see (`reader`; unset: every event). */
 export interface FeedFilter {
   types?: readonly string[];
-  postId?: number;
-  authorId?: number;
+  /** Only the events with these ids (ref → id). */
+  refs?: Readonly<Record<string, number>>;
   reader?: FeedReader;
 }
 
-export function matchesFilter(filter: FeedFilter, event: { type: string; postId: number | null; authorId: number; audience: EventAudience }): boolean {
-  return (
-    (!filter.types || filter.types.length === 0 || filter.types.includes(event.type)) &&
-    (filter.postId === undefined || filter.postId === event.postId) &&
-    (filter.authorId === undefined || filter.authorId === event.authorId) &&
-    (!filter.reader || filter.reader.sees(event.audience))
-  );
+export function matchesFilter(filter: FeedFilter, event: { type: string; refs: EventRefs; audience: EventAudience }): boolean {
+  if (filter.types && filter.types.length > 0 && !filter.types.includes(event.type)) return false;
+  for (const ref in filter.refs) if (filter.refs[ref] !== event.refs[ref]) return false;
+  return !filter.reader || filter.reader.sees(event.audience);
 }
 
 /** An event read from the log; null when its type is unknown to this build. */
@@ -67,6 +61,6 @@ export function fromLogged(event: LoggedEvent): FeedEvent | null {
 }
 
 function feedEvent(event: StoredEvent, cursor: string, kind: string, resource: object | null): FeedEvent {
-  const { tx, id, type, occurredAt, postId, commentId, authorId } = event;
-  return { position: { tx, id }, cursor, type, occurredAt, postId, commentId, authorId, kind, resource, size: event.resource?.length ?? 0 };
+  const { tx, id, type, occurredAt, refs } = event;
+  return { position: { tx, id }, cursor, type, occurredAt, refs, kind, resource, size: event.resource?.length ?? 0 };
 }

@@ -32,10 +32,7 @@ export interface CredentialsChanged {
   userId: number;
 }
 
-/** An event's name as the event log and clients write it: `postCreated` → `POST_CREATED`. */
-export function eventType(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
-}
+export { eventType } from '../common/resource/resource-definition.js';
 
 /** The event name of a type: `POST_CREATED` → `postCreated`. */
 export function eventName(type: string): string {

@@ -22,16 +22,16 @@ describe('EventPublisher.eraseContent', () => {
     const order: string[] = [];
     eraser.eraseContent.mockImplementation(async () => void order.push('copies'));
     outbox.erase.mockImplementation(async () => void order.push('events'));
-    await publisher.eraseContent(executor, { commentIds: [7] });
+    await publisher.eraseContent(executor, { commentId: [7] });
     expect(order).toEqual(['copies', 'events']);
-    expect(eraser.eraseContent).toHaveBeenCalledWith(executor, { text: 'SELECT id FROM events WHERE …', params: [{ commentIds: [7] }] });
-    expect(outbox.erase).toHaveBeenCalledWith(executor, { commentIds: [7] });
+    expect(eraser.eraseContent).toHaveBeenCalledWith(executor, { text: 'SELECT id FROM events WHERE …', params: [{ commentId: [7] }] });
+    expect(outbox.erase).toHaveBeenCalledWith(executor, { commentId: [7] });
   });
 
   it('does nothing for a scope that names nothing', async () => {
     const { publisher, outbox, eraser } = await setup();
     outbox.erasedEvents.mockReturnValue(null);
-    await publisher.eraseContent(executor, { postIds: [] });
+    await publisher.eraseContent(executor, { postId: [] });
     expect(eraser.eraseContent).not.toHaveBeenCalled();
     expect(outbox.erase).not.toHaveBeenCalled();
   });
@@ -39,12 +39,12 @@ describe('EventPublisher.eraseContent', () => {
   it('names at most a thousand ids a statement: a user with thousands of posts is erased a thousand at a time', async () => {
     const { publisher, outbox } = await setup();
     const postIds = Array.from({ length: 2500 }, (_, index) => index + 1);
-    await publisher.eraseContent(executor, { authorIds: [3], postIds });
+    await publisher.eraseContent(executor, { authorId: [3], postId: postIds });
     expect(outbox.erase.mock.calls.map(([, scope]) => scope)).toEqual([
-      { postIds: postIds.slice(0, 1000) },
-      { postIds: postIds.slice(1000, 2000) },
-      { postIds: postIds.slice(2000) },
-      { authorIds: [3] },
+      { authorId: [3] },
+      { postId: postIds.slice(0, 1000) },
+      { postId: postIds.slice(1000, 2000) },
+      { postId: postIds.slice(2000) },
     ]);
   });
 });

@@ -66,7 +66,7 @@ export class EventPublisher {
         return {
           type: eventType(name),
           occurredAt,
-          ...definition.refsOf(payload),
+          refs: definition.refsOf(payload),
           resource: deletion ? null : definition.toJson(payload as never),
           origin: this.origin,
           audience,
@@ -76,18 +76,19 @@ export class EventPublisher {
   }
 
   /**
-   * Privacy (CONTRACT §7): when posts, comments or users are deleted for good, erases the content
-   * of their earlier events (and of each comment on a post, and of everything a user wrote) and
-   * of the copies kept of it (ContentEraser), inside the deletion's transaction, so a deletion
-   * that rolls back erases nothing. Type, ids and time stay. A few statements, whatever the count.
+   * Privacy (CONTRACT §7): when resources or users are deleted for good, erases the content of
+   * the earlier events that carry their ids (`{postId: [...]}`: a post's, and its comments', which
+   * carry it; `{authorId: [...]}`: everything a user wrote) and of the copies kept of it
+   * (ContentEraser), inside the deletion's transaction, so a deletion that rolls back erases
+   * nothing. Type, ids and time stay. A few statements, whatever the count.
    */
   async eraseContent(executor: Executor, scope: ErasureScope): Promise<void> {
-    const { postIds = [], commentIds = [], authorIds = [] } = scope;
-    if (postIds.length + commentIds.length + authorIds.length > ERASURE_CHUNK) {
+    const entries = Object.entries(scope).map(([ref, ids = []]) => [ref, ids] as const);
+    if (entries.reduce((count, [, ids]) => count + ids.length, 0) > ERASURE_CHUNK) {
       // A user with thousands of posts: a few statements per thousand ids (the drivers bound the parameters of one).
-      for (let start = 0; start < postIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { postIds: postIds.slice(start, start + ERASURE_CHUNK) });
-      for (let start = 0; start < commentIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { commentIds: commentIds.slice(start, start + ERASURE_CHUNK) });
-      for (let start = 0; start < authorIds.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { authorIds: authorIds.slice(start, start + ERASURE_CHUNK) });
+      for (const [ref, ids] of entries) {
+        for (let start = 0; start < ids.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { [ref]: ids.slice(start, start + ERASURE_CHUNK) });
+      }
       return;
     }
     const events = this.outbox.erasedEvents(scope);
@@ -113,11 +114,10 @@ export class EventPublisher {
    * (ResourceRepository.insertRecorded): an INSERT into the outbox made from the new row.
    */
   created<T>(name: BlogEventName, audience: EventAudience = PUBLIC_AUDIENCE): Companion<T> {
-    const refs = this.definitionOf(name).eventRefs as unknown as Record<string, (keyof T & string) | undefined>;
+    const fields = Object.entries(this.definitionOf(name).eventRefs ?? {}) as [string, keyof T & string][];
     return (row, source, next) => {
-      const ref = (key: string) => (refs[key] ? row.column(refs[key]) : 'NULL');
-      const event = { type: eventType(name), occurredAt: new Date(), origin: this.origin, postId: ref('postId'), commentId: ref('commentId'), authorId: ref('authorId'), resource: row.json, audience };
-      return this.outbox.insertFrom(source, event, next);
+      const refs = Object.fromEntries(fields.map(([ref, field]) => [ref, row.column(field)]));
+      return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource: row.json, audience }, next);
     };
   }
 

@@ -140,7 +140,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.warn(`An event of unknown type ${event.type} in the log (id ${event.id}) was skipped`);
       return;
     }
-    const payload = event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event);
+    const payload = event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event.refs);
     this.metrics.eventsPublished.labels(event.type).inc();
     this.metrics.eventsRelayLag.observe(Math.max(0, Date.now() - event.occurredAt.getTime()) / 1000);
     // One object for every listener, with its audience: each subscriber keeps what it may see.

@@ -4,7 +4,7 @@ import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { ANONYMOUS_READER, type Audience, type AudienceReader, audienceSql, type EventAudience } from '../auth/read-policy.js';
-import type { EventRefs } from '../common/resource/resource-definition.js';
+import { type EventRefColumn, type EventRefs, resources } from '../common/resource/resource-definition.js';
 import type { EventPosition } from './event-cursor.js';
 
 /** An event as the outbox keeps it. */
@@ -12,9 +12,8 @@ export interface StoredEvent extends EventPosition {
   /** `POST_CREATED`, … */
   type: string;
   occurredAt: Date;
-  postId: number | null;
-  commentId: number | null;
-  authorId: number;
+  /** Every ref of the log (resources.eventRefs), null where the event has none. */
+  refs: EventRefs;
   /** The resource as the write left it (JSON); null for deletions. */
   resource: string | null;
   /** The instance that wrote it (null: unknown). */
@@ -23,22 +22,22 @@ export interface StoredEvent extends EventPosition {
   audience: EventAudience;
 }
 
-export interface NewEvent extends EventRefs {
+export interface NewEvent {
   type: string;
   occurredAt: Date;
+  /** The ids it carries, by ref (a ref left out is NULL). */
+  refs: EventRefs;
   resource: string | null;
   origin: string;
   audience: EventAudience;
 }
 
-/** A new row's event as an INSERT made from that row: its ids and resource are SQL expressions of it. */
+/** A new row's event as an INSERT made from that row: its ids (by ref) and resource are SQL expressions of it. */
 export interface EventFromRow {
   type: string;
   occurredAt: Date;
   origin: string;
-  postId: string;
-  commentId: string;
-  authorId: string;
+  refs: Readonly<Record<string, string>>;
   resource: string;
   audience: EventAudience;
 }
@@ -52,37 +51,38 @@ export const PUBLIC_READER: EventReader = ANONYMOUS_READER;
 /** Which events a read returns besides "after this position". */
 export interface EventFilter {
   types?: readonly string[];
-  postId?: number;
-  authorId?: number;
+  /** Only the events with these ids (ref → id). */
+  refs?: Readonly<Record<string, number>>;
   /** Unset: every event (the relay, which filters per subscriber). */
   reader?: EventReader;
 }
 
-/** The events a content erasure reaches (EventPublisher.eraseContent). */
-export interface ErasureScope {
-  postIds?: readonly number[];
-  commentIds?: readonly number[];
-  authorIds?: readonly number[];
-}
+/** The events a content erasure reaches (EventPublisher.eraseContent): those with any of these ids, by ref. */
+export type ErasureScope = Readonly<Record<string, readonly number[] | undefined>>;
 
-interface Row {
+type Row = Record<string, unknown> & {
   id: number | string;
   tx: number | string;
   type: string;
   occurred_at: Date | string;
-  post_id: number | null;
-  comment_id: number | null;
-  author_id: number;
   resource: string | null;
   origin: string | null;
   audience: string;
   audience_owner: number | string | null;
   audience_except: string | null;
   audience_except_owner: number | string | null;
+};
+
+/** The statements' parts that name the refs' columns, built once for the refs the resources declare. */
+interface Layout {
+  refs: readonly EventRefColumn[];
+  columns: Map<string, string>;
+  select: string;
+  insert: string;
+  /** Parameters per row of `insert`. */
+  width: number;
 }
 
-const COLUMNS = 'id, tx, type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner, audience_except, audience_except_owner';
-const INSERT = 'INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience, audience_owner, audience_except, audience_except_owner)';
 const BATCH = 100;
 
 /**
@@ -95,6 +95,8 @@ const BATCH = 100;
  */
 @Injectable()
 export class OutboxRepository {
+  private shape?: Layout;
+
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
@@ -102,15 +104,14 @@ export class OutboxRepository {
 
   /** Records events in the write's transaction, in the order given. */
   async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
+    const { refs, insert, width } = this.layout;
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
-      const rows = chunk.map((_, index) => `(${this.sql.placeholders(11, index * 11 + 1)})`);
+      const rows = chunk.map((_, index) => `(${this.sql.placeholders(width, index * width + 1)})`);
       const params = chunk.flatMap((event) => [
         event.type,
         this.sql.timestamp(event.occurredAt),
-        event.postId ?? null,
-        event.commentId ?? null,
-        event.authorId,
+        ...refs.map(({ ref }) => event.refs[ref] ?? null),
         event.resource,
         event.origin,
         event.audience.audience,
@@ -118,7 +119,7 @@ export class OutboxRepository {
         event.audience.except?.audience ?? null,
         event.audience.except?.owner ?? null,
       ]);
-      await this.sql.rows(this.sql.statement(`${INSERT} VALUES ${rows.join(', ')}`), params, executor);
+      await this.sql.rows(this.sql.statement(`${insert} VALUES ${rows.join(', ')}`), params, executor);
     }
   }
 
@@ -127,9 +128,10 @@ export class OutboxRepository {
    * see ResourceRepository.insertRecorded), its parameters numbered from `next`. Sends nothing.
    */
   insertFrom(source: string, event: EventFromRow, next: number): Statement {
+    const refs = this.layout.refs.map(({ ref }) => event.refs[ref] ?? 'NULL').join(', ');
     return {
       text:
-        `${INSERT} SELECT $${next}, $${next + 1}, ${event.postId}, ${event.commentId}, ${event.authorId}, ${event.resource}, ` +
+        `${this.layout.insert} SELECT $${next}, $${next + 1}, ${refs}, ${event.resource}, ` +
         `$${next + 2}, $${next + 3}, $${next + 4}, $${next + 5}, $${next + 6} FROM ${source}`,
       params: [
         event.type,
@@ -163,20 +165,19 @@ export class OutboxRepository {
       conditions.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
       params.push(...filter.types);
     }
-    if (filter.postId !== undefined) conditions.push(`post_id = $${params.push(filter.postId)}`);
-    if (filter.authorId !== undefined) conditions.push(`author_id = $${params.push(filter.authorId)}`);
+    for (const [ref, id] of Object.entries(filter.refs ?? {})) conditions.push(`${this.column(ref)} = $${params.push(id)}`);
     // Hidden events are skipped here, so a page is as full as the log allows and its last event
     // (the next cursor) is one the reader saw; a hidden event never needs a cursor of its own.
     const audience = filter.reader && audienceSql(filter.reader, (value) => `$${params.push(value)}`);
     if (audience) conditions.push(audience);
     params.push(limit);
-    return this.read(`SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${dialect.eventOrder('asc')} LIMIT $${params.length}`, params);
+    return this.read(`SELECT ${this.layout.select} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${dialect.eventOrder('asc')} LIMIT $${params.length}`, params);
   }
 
   /**
-   * Erases the content (`resource`) of every earlier event of these posts, comments and users
-   * (a user's: the events of their posts and comments, and of the comments on their posts), in
-   * the caller's transaction, in one statement: type, ids, time and audience stay.
+   * Erases the content (`resource`) of every earlier event with any of the scope's ids (a post's
+   * id as `postId` reaches the events of its comments too, which carry it), in the caller's
+   * transaction, in one statement: type, ids, time and audience stay.
    */
   async erase(executor: Executor, scope: ErasureScope): Promise<void> {
     const reached = this.reached(scope);
@@ -196,26 +197,45 @@ export class OutboxRepository {
 
   private reached(scope: ErasureScope, from = 1): { condition: string; params: unknown[] } | null {
     const params: unknown[] = [];
-    const list = (ids: readonly number[]) => {
-      params.push(...ids);
-      return this.sql.placeholders(ids.length, from + params.length - ids.length);
-    };
     const conditions: string[] = [];
-    const { postIds = [], commentIds = [], authorIds = [] } = scope;
-    if (postIds.length > 0) conditions.push(`post_id IN (${list(postIds)})`);
-    if (commentIds.length > 0) conditions.push(`comment_id IN (${list(commentIds)})`);
-    if (authorIds.length > 0) {
-      conditions.push(`author_id IN (${list(authorIds)})`);
-      // Their posts, as the posts' own events name them: the comments on them go with them.
-      conditions.push(`post_id IN (SELECT post_id FROM events WHERE comment_id IS NULL AND author_id IN (${list(authorIds)}))`);
+    for (const [ref, ids = []] of Object.entries(scope)) {
+      if (ids.length === 0) continue;
+      params.push(...ids);
+      conditions.push(`${this.column(ref)} IN (${this.sql.placeholders(ids.length, from + params.length - ids.length)})`);
     }
     return conditions.length === 0 ? null : { condition: `(${conditions.join(' OR ')})`, params };
+  }
+
+  /** The column of a ref; a ref no resource declares is a programming error. */
+  private column(ref: string): string {
+    const column = this.layout.columns.get(ref);
+    if (!column) throw new Error(`No resource declares the event ref ${ref}`);
+    return column;
+  }
+
+  /**
+   * The column lists of the refs the resources declare, built on first use (every feature module
+   * has declared its resource by then) and again only if another resource is declared since.
+   */
+  private get layout(): Layout {
+    const refs = resources.eventRefs();
+    if (this.shape?.refs !== refs) {
+      const columns = refs.map(({ column }) => column);
+      this.shape = {
+        refs,
+        columns: new Map(refs.map(({ ref, column }) => [ref, column])),
+        select: ['id', 'tx', 'type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner'].join(', '),
+        insert: `INSERT INTO events (${['type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner'].join(', ')})`,
+        width: columns.length + 8,
+      };
+    }
+    return this.shape;
   }
 
   /** The position of the newest readable event (the start when there is none). */
   async latest(): Promise<EventPosition> {
     const visible = this.sql.dialect.eventsVisible;
-    const [row] = await this.read(`SELECT ${COLUMNS} FROM events${visible ? ` WHERE ${visible}` : ''} ORDER BY ${this.sql.dialect.eventOrder('desc')} LIMIT 1`, []);
+    const [row] = await this.read(`SELECT ${this.layout.select} FROM events${visible ? ` WHERE ${visible}` : ''} ORDER BY ${this.sql.dialect.eventOrder('desc')} LIMIT 1`, []);
     return row ? { tx: row.tx, id: row.id } : { tx: 0, id: 0 };
   }
 
@@ -228,14 +248,13 @@ export class OutboxRepository {
   private async read(text: string, params: readonly unknown[]): Promise<StoredEvent[]> {
     const statement = this.sql.statement(text);
     const rows = await this.transactions.single(() => this.sql.rows<Row>(statement, params));
+    const { refs } = this.layout;
     return rows.map((row) => ({
       id: Number(row.id),
       tx: Number(row.tx),
       type: row.type,
       occurredAt: toDate(row.occurred_at),
-      postId: row.post_id === null ? null : Number(row.post_id),
-      commentId: row.comment_id === null ? null : Number(row.comment_id),
-      authorId: Number(row.author_id),
+      refs: Object.fromEntries(refs.map(({ ref, column }) => [ref, row[column] === null || row[column] === undefined ? null : Number(row[column])])),
       resource: row.resource,
       origin: row.origin,
       audience: {

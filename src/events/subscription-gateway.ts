@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Args, Int } from '@nestjs/graphql';
 import type { PubSubEngine } from 'graphql-subscriptions';
 import type { Actor } from '../common/actor.js';
-import { ReadPolicy } from '../auth/read-policy.js';
+import { type EventAudience, ReadPolicy } from '../auth/read-policy.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Loaders } from '../common/graphql/loaders.js';
 import { subscriberTooSlow } from '../common/graphql/subscriber-too-slow-error.js';
@@ -21,13 +21,15 @@ export const optionalId = (name: string, description: string) => Args(name, { ty
 export const matches = (wanted: number | null | undefined, actual: number) => wanted === undefined || wanted === null || wanted === actual;
 
 /**
- * The v1 subscriptions that follow a post's visibility (CONTRACT §7): `postCreated` also fires
- * when a post becomes public (postPublished) and `postDeleted` when it stops being public
- * (postUnpublished), for the subscribers who cannot see non-public posts. Those who can (its
- * author, admins) saw it as a draft already and still see it: for them the post was created by
- * its restricted postCreated and goes with its postDeleted.
+ * A subscription that follows a resource's visibility (CONTRACT §7): it also fires on `name` (a
+ * post became public, or stopped being public), for the subscribers who cannot see the audience
+ * `seenBefore` gives for the event's payload (those who saw the resource before it was public
+ * already had its creation, and still have its deletion to come).
  */
-const VISIBILITY_CHANGES: Readonly<Record<string, string>> = { postCreated: 'postPublished', postDeleted: 'postUnpublished' };
+export interface VisibilityChange {
+  name: BlogEventName;
+  seenBefore: (payload: object) => EventAudience;
+}
 
 /**
  * Where subscriptions meet the events this instance's relay publishes. Each subscriber's stream
@@ -58,14 +60,14 @@ export class SubscriptionGateway {
     name: K,
     context: GraphQLContext,
     matches: (payload: BlogEvents[K]) => boolean,
+    change?: VisibilityChange,
   ): Iterator<BlogEvents[K]> {
     const limit = this.config.subscriptionsMaxQueue;
     // The bus's iterator queues whatever is published until it is read: a client that reads
     // slowly (or not at all) would hold every event. At most `limit` are kept for it.
-    const change = VISIBILITY_CHANGES[name];
-    const source = boundedIterator(this.pubSub.asyncIterableIterator<LoggedEvent>(change ? [name, change] : name), {
+    const source = boundedIterator(this.pubSub.asyncIterableIterator<LoggedEvent>(change ? [name, change.name] : name), {
       limit,
-      keep: (event) => this.reaches(name, event, context.actor) && matches(event.payload as BlogEvents[K]),
+      keep: (event) => this.reaches(name, event, context.actor, change) && matches(event.payload as BlogEvents[K]),
       overflow: () => {
         this.metrics.subscribersTooSlow.labels('queue').inc();
         return subscriberTooSlow(
@@ -93,11 +95,10 @@ export class SubscriptionGateway {
     return iterator;
   }
 
-  /** Whether the subscription `name` fires for `actor` on this event (see VISIBILITY_CHANGES). */
-  private reaches(name: string, event: LoggedEvent, actor: Actor | null): boolean {
+  /** Whether the subscription `name` fires for `actor` on this event (see VisibilityChange). */
+  private reaches(name: string, event: LoggedEvent, actor: Actor | null, change: VisibilityChange | undefined): boolean {
     if (event.name === name) return this.policy.canSeeAudience(actor, event.audience);
-    const { authorId } = event.payload as { authorId: number };
-    return event.audience.audience === 'public' && !this.policy.canSeeAudience(actor, { audience: 'restricted', owner: authorId });
+    return !!change && event.audience.audience === 'public' && !this.policy.canSeeAudience(actor, change.seenBefore(event.payload));
   }
 
   private loadersFor(payload: object): Loaders {

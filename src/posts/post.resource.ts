@@ -17,8 +17,21 @@ export const POST_RESOURCE = defineResource({
   computed: {
     tags: { schema: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' }, description: 'The slugs of its tags, in order' }, xmlItem: 'tag' },
   },
-  events: ['postCreated', 'postUpdated', 'postPublished', 'postUnpublished', 'postDeleted'],
-  eventRefs: { postId: 'id', authorId: 'authorId' },
+  events: {
+    postCreated: 'A post was written',
+    postUpdated: 'A post was changed',
+    postDeleted: 'A post was deleted (a COMMENT_DELETED for each of its comments comes before it)',
+    postPublished: 'A post became public (published by an edit or by its schedule)',
+    postUnpublished: 'A public post stopped being public (back to draft or scheduled, or trashed): ids only',
+  },
+  eventRefs: {
+    postId: {
+      field: 'id',
+      description: 'The post it is about (for a comment event, the post the comment is on)',
+      filter: 'Only events about this post (for comment events: the post they are on)',
+    },
+    authorId: { field: 'authorId', description: 'The author of the post or comment it is about', filter: 'Only events about posts and comments by this user' },
+  },
   html: {
     title: (view) => String(view.title),
     page: `<article class="post">

@@ -11,6 +11,7 @@ import { PostLoaders } from './posts.loader.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './posts.resolver.js';
 import { PostsService } from './posts.service.js';
+import { PostEventsResolver } from './post-events.resolver.js';
 import { TrashRetention } from './trash-retention.js';
 
 @Module({
@@ -24,6 +25,7 @@ import { TrashRetention } from './trash-retention.js';
     PostsResolver,
     UserPostsResolver,
     PostConnectionResolver,
+    PostEventsResolver,
     PostScheduler,
     TrashRetention,
   ],

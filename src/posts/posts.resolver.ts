@@ -5,7 +5,8 @@ import { connectionOf } from '../common/graphql/page-info.model.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
 import { required } from '../common/graphql/required.js';
 import { selectsField } from '../common/graphql/selection.js';
-import { SubscriptionGateway, optionalId, matches } from '../events/subscription-gateway.js';
+import type { EventAudience } from '../auth/read-policy.js';
+import { SubscriptionGateway, optionalId, matches, type VisibilityChange } from '../events/subscription-gateway.js';
 import { User } from '../users/user.entity.js';
 import { UserLoaders } from '../users/users.loader.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
@@ -15,6 +16,19 @@ import { Post } from './post.entity.js';
 import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
 import { PostsService } from './posts.service.js';
+
+/** Who saw a post before it was public: its author (and who sees what is restricted to them). */
+const seenBefore = (post: object): EventAudience => ({ audience: 'restricted', owner: (post as Pick<Post, 'authorId'>).authorId });
+
+/**
+ * The v1 subscriptions that follow a post's visibility (CONTRACT §7): `postCreated` also fires
+ * when a post becomes public (postPublished) and `postDeleted` when it stops being public
+ * (postUnpublished), for the subscribers who cannot see non-public posts. Those who can (its
+ * author, admins) saw it as a draft already and still see it: for them the post was created by
+ * its restricted postCreated and goes with its postDeleted.
+ */
+const PUBLISHED: VisibilityChange = { name: 'postPublished', seenBefore };
+const UNPUBLISHED: VisibilityChange = { name: 'postUnpublished', seenBefore };
 
 /**
  * Posts over GraphQL: thin over PostsService (same validation, policy and errors as REST).
@@ -83,7 +97,7 @@ export class PostsResolver {
 
   @Subscription(() => Post, { description: 'A post was written', resolve: (post: Post) => post })
   postCreated(@optionalId('authorId', 'Only posts by this author') authorId: number | null, @Context() context: GraphQLContext) {
-    return this.gateway.listen('postCreated', context, (post) => matches(authorId, post.authorId));
+    return this.gateway.listen('postCreated', context, (post) => matches(authorId, post.authorId), PUBLISHED);
   }
 
   @Subscription(() => Post, { description: 'A post was changed', resolve: (post: Post) => post })
@@ -93,7 +107,7 @@ export class PostsResolver {
 
   @Subscription(() => Int, { description: 'The id of a deleted post', resolve: (deleted: { id: number }) => deleted.id })
   postDeleted(@optionalId('id', 'Only this post') id: number | null, @Context() context: GraphQLContext) {
-    return this.gateway.listen('postDeleted', context, (deleted) => matches(id, deleted.id));
+    return this.gateway.listen('postDeleted', context, (deleted) => matches(id, deleted.id), UNPUBLISHED);
   }
 }
 

@@ -317,7 +317,7 @@ export class PostsService {
     const comments = await this.posts.cascadedComments(current.id, manager);
     // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
     if (!(await this.posts.delete(current.id, manager))) throw DomainError.notFound('Post', current.id);
-    await this.events.eraseContent(manager, { postIds: [current.id] });
+    await this.events.eraseContent(manager, { postId: [current.id] });
     await this.events.record(
       manager,
       ...comments.map((comment) =>

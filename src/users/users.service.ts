@@ -163,7 +163,7 @@ export class UsersService {
       const postIds = posts.map((p) => p.id);
       const theirPosts = new Set(postIds);
       const replies = comments.filter((c) => c.authorId !== id && !theirPosts.has(c.postId)).map((c) => c.id);
-      await this.events.eraseContent(manager, { authorIds: [id], postIds, ...(replies.length > 0 ? { commentIds: replies } : {}) });
+      await this.events.eraseContent(manager, { authorId: [id], postId: postIds, ...(replies.length > 0 ? { commentId: replies } : {}) });
       await this.events.record(
         manager,
         // A comment's deletion has the audience of the comment and its post as they were; a post's deletion is public (CONTRACT §7, ids only).

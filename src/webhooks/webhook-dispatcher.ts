@@ -257,9 +257,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 export function payloadOf(event: StoredEvent): string {
   const occurredAt = event.occurredAt.toISOString();
   const data: Record<string, unknown> = { cursor: encodeEventCursor(event), type: event.type, occurredAt };
-  if (event.postId !== null) data.postId = event.postId;
-  if (event.commentId !== null) data.commentId = event.commentId;
-  data.authorId = event.authorId;
+  for (const ref in event.refs) {
+    const id = event.refs[ref];
+    if (id !== null) data[ref] = id;
+  }
   if (event.resource !== null) {
     const definition = resources.ofEvent(eventName(event.type));
     if (definition) data.resource = definition.view(definition.fromJson(event.resource));

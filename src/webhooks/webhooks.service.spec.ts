@@ -5,6 +5,9 @@ import type { Actor } from '../common/actor.js';
 import type { DomainError } from '../common/errors/domain-error.js';
 import { createValidationPipe } from '../common/validation/validation.pipe.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
+// The resources declare the event types a webhook may ask for.
+import '../posts/post.resource.js';
+import '../comments/comment.resource.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { type NewWebhook, type WebhookRecord, WebhooksRepository } from './webhooks.repository.js';

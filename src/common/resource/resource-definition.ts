@@ -34,13 +34,20 @@ export interface ResourceSpec<T extends Identified> {
    * log (a resource there has its columns only), so not required in the schema.
    */
   computed?: Readonly<Record<string, ComputedField>>;
-  /** The events its writes publish (their names are the subscription fields). */
-  events?: readonly string[];
   /**
-   * Where its events stand in the event log: the ids an event of it carries, and the payload of
-   * a deletion rebuilt from them (a deleted resource's event has no resource).
+   * The events its writes publish, in the order the schema and the docs list them: name (the
+   * subscription field; its type in the log is `eventType(name)`) → what it means (the
+   * description of the type in GraphQL's `EventType` and the REST docs).
    */
-  eventRefs?: EventRefMap<T>;
+  events?: Readonly<Record<string, string>>;
+  /**
+   * Where its events stand in the event log: the ids an event of it carries (ref → the field of
+   * the resource it is; each ref is the column `snake_case(ref)` of the `events` table, which the
+   * resource's own migration adds), and the payload of a deletion rebuilt from them (a deleted
+   * resource's event has no resource). Optionally with the description of the ref in the feed
+   * and as a filter of the `events` subscription (the first resource to describe a ref wins).
+   */
+  eventRefs?: Readonly<Record<string, EventRef<T>>>;
   /**
    * Eta templates of its HTML page (`it.<kind>` is the view, beside what page loaders add) and
    * of its HTML list (`it.title`, `it.items`, `it.nextHref`), and the page's title.
@@ -48,15 +55,35 @@ export interface ResourceSpec<T extends Identified> {
   html: { page: string; list: string; title: (view: ResourceView) => string };
 }
 
-/** The ids an event carries beside its resource (they are also its filters). */
-export interface EventRefs {
-  postId?: number | null;
-  commentId?: number | null;
-  authorId: number;
+/** The ids an event carries beside its resource, by ref name (null: the event has none). */
+export type EventRefs = Readonly<Record<string, number | null>>;
+
+/**
+ * One ref of a resource's events: the field of the resource it is, alone or with its
+ * `description` (the feed's field) and `filter` (the description of the `events` subscription's
+ * argument that keeps the events with this id; without it the ref is no filter).
+ */
+export type EventRef<T> = (keyof T & string) | { field: keyof T & string; description?: string; filter?: string };
+
+/** A ref of the event log, as the resources that declare it describe it. */
+export interface EventRefColumn {
+  /** `postId`: its name in the feed, the filters and the erasure scopes. */
+  ref: string;
+  /** `post_id`: its column in the `events` table. */
+  column: string;
+  description?: string;
+  filter?: string;
 }
 
-/** Which field of the resource each id of its events is (`{postId: 'id', authorId: 'authorId'}`). */
-export type EventRefMap<T> = { [K in keyof EventRefs]?: keyof T & string } & { authorId: keyof T & string };
+/** An event type as its resource declares it. */
+export interface EventTypeInfo {
+  /** `POST_CREATED` */
+  type: string;
+  /** `postCreated` */
+  name: string;
+  description: string;
+  kind: string;
+}
 
 /** A computed field: its OpenAPI schema; `xmlItem` names the elements of an array in XML (`<tags><tag>`). */
 export interface ComputedField {
@@ -81,8 +108,13 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly kind: string;
   readonly plural: string;
   readonly entity: new () => T;
+  /** The names of its events, in declaration order. */
   readonly events: readonly string[];
-  readonly eventRefs?: ResourceSpec<T>['eventRefs'];
+  readonly eventDescriptions: Readonly<Record<string, string>>;
+  /** Ref → the field of the resource it is. */
+  readonly eventRefs?: Readonly<Record<string, keyof T & string>>;
+  /** Refs as declared, with their descriptions. */
+  readonly eventRefSpecs: Readonly<Record<string, EventRef<T>>>;
   readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
   private readonly optionalLinks: readonly string[];
@@ -99,8 +131,10 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.kind = spec.kind;
     this.plural = spec.plural;
     this.entity = spec.entity;
-    this.events = spec.events ?? [];
-    this.eventRefs = spec.eventRefs;
+    this.eventDescriptions = spec.events ?? {};
+    this.events = Object.keys(this.eventDescriptions);
+    this.eventRefSpecs = spec.eventRefs ?? {};
+    this.eventRefs = spec.eventRefs && Object.fromEntries(Object.entries(spec.eventRefs).map(([ref, declared]) => [ref, typeof declared === 'string' ? declared : declared.field]));
     this.html = spec.html;
     this.extraLinks = spec.links;
     this.optionalLinks = spec.optionalLinks ?? [];
@@ -157,15 +191,18 @@ export class ResourceDefinition<T extends Identified = Identified> {
   /** The ids an event of this item (or of its deletion: the same fields) carries. */
   refsOf(payload: object): EventRefs {
     const source = payload as Record<string, unknown>;
-    const refs: Record<string, unknown> = {};
-    for (const [ref, property] of Object.entries(this.eventRefs ?? {})) refs[ref] = source[property as string] ?? null;
-    return refs as unknown as EventRefs;
+    const refs: Record<string, number | null> = {};
+    for (const [ref, property] of Object.entries(this.eventRefs ?? {})) {
+      const value = source[property];
+      refs[ref] = value === undefined || value === null ? null : Number(value);
+    }
+    return refs;
   }
 
   /** A deletion's payload rebuilt from its event's ids (`{id, authorId}`, …). */
   deletedPayload(refs: EventRefs): object {
     const payload: Record<string, unknown> = {};
-    for (const [ref, property] of Object.entries(this.eventRefs ?? {})) payload[property as string] = (refs as unknown as Record<string, unknown>)[ref];
+    for (const [ref, property] of Object.entries(this.eventRefs ?? {})) payload[property] = refs[ref] ?? null;
     return payload;
   }
 
@@ -292,10 +329,48 @@ function readFields(entity: new () => unknown): Field[] {
 /** Every resource declared so far (each feature module declares its own when it is loaded). */
 const registry = new Map<string, ResourceDefinition<never>>();
 
+/** What is derived from every resource's events, built on first use and again after a new declaration. */
+interface EventVocabulary {
+  types: EventTypeInfo[];
+  refs: EventRefColumn[];
+}
+let vocabulary: EventVocabulary | null = null;
+
 export function defineResource<T extends Identified>(spec: ResourceSpec<T>): ResourceDefinition<T> {
   const definition = new ResourceDefinition(spec);
   registry.set(spec.kind, definition as unknown as ResourceDefinition<never>);
+  vocabulary = null;
   return definition;
+}
+
+/** `postId` → `post_id`: a ref's column in the `events` table. */
+export function refColumn(ref: string): string {
+  const column = ref.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  // Written into SQL as is.
+  if (!/^[a-z][a-z0-9_]*$/.test(column)) throw new Error(`The event ref ${ref} is no column name`);
+  return column;
+}
+
+function buildVocabulary(): EventVocabulary {
+  const types: EventTypeInfo[] = [];
+  const refs = new Map<string, EventRefColumn>();
+  for (const definition of registry.values()) {
+    for (const name of definition.events) types.push({ type: eventType(name), name, description: definition.eventDescriptions[name], kind: definition.kind });
+    for (const [ref, declared] of Object.entries(definition.eventRefSpecs)) {
+      const known = refs.get(ref) ?? { ref, column: refColumn(ref) };
+      if (typeof declared !== 'string') {
+        known.description ??= declared.description;
+        known.filter ??= declared.filter;
+      }
+      refs.set(ref, known);
+    }
+  }
+  return { types, refs: [...refs.values()] };
+}
+
+/** An event's name as the event log and clients write it: `postCreated` → `POST_CREATED`. */
+export function eventType(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
 }
 
 export const resources = {
@@ -304,6 +379,14 @@ export const resources = {
   },
   all(): ResourceDefinition<never>[] {
     return [...registry.values()];
+  },
+  /** Every event type, in the order resources were declared and declare their events (the same array until a new declaration). */
+  eventTypes(): readonly EventTypeInfo[] {
+    return (vocabulary ??= buildVocabulary()).types;
+  },
+  /** Every ref of the event log (the union of the resources' `eventRefs`; the same array until a new declaration). */
+  eventRefs(): readonly EventRefColumn[] {
+    return (vocabulary ??= buildVocabulary()).refs;
   },
   /** The resource whose writes publish this event. */
   ofEvent(name: string): ResourceDefinition<never> | undefined {

@@ -9,6 +9,7 @@ import { EventsOrigin1764800000000 } from './1764800000000-events-origin.js';
 import { PostLifecycle1764900000000 } from './1764900000000-post-lifecycle.js';
 import { EventErasureIndexes1764950000000 } from './1764950000000-event-erasure-indexes.js';
 import { Conversation1765000000000 } from './1765000000000-conversation.js';
+import { GenericEvents1765100000000 } from './1765100000000-generic-events.js';
 import { Tags1765200000000 } from './1765200000000-tags.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   PostLifecycle1764900000000,
   EventErasureIndexes1764950000000,
   Conversation1765000000000,
+  GenericEvents1765100000000,
   Tags1765200000000,
 ];

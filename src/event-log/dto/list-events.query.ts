@@ -1,11 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageLimit } from '../../common/pagination/cursor.js';
-import { EVENT_TYPES } from '../feed-event.js';
+import { eventTypes } from '../feed-event.js';
 
-const TYPE = `(?:${EVENT_TYPES.join('|')})`;
-/** A comma-separated list of event types, as the OpenAPI document states it. */
-const TYPES_PATTERN = `^${TYPE}(?:,${TYPE})*$`;
+const TYPES_DOCS = { example: 'POST_CREATED,COMMENT_CREATED', maxLength: 200 };
 
 /** `?after=&limit=&types=` of GET /events. */
 export class ListEventsQuery {
@@ -18,14 +16,17 @@ export class ListEventsQuery {
   @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({
-    description: `Only these types, comma-separated: ${EVENT_TYPES.join(', ')}`,
-    example: 'POST_CREATED,COMMENT_CREATED',
-    pattern: TYPES_PATTERN,
-    maxLength: 200,
-  })
+  // The types themselves are stated once every resource has declared its events (describeEventQuery).
+  @ApiPropertyOptional(TYPES_DOCS)
   @IsOptional()
   @IsString()
   @MaxLength(200)
   types?: string;
+}
+
+/** States the event types in the OpenAPI document's `types` (the list, and the pattern of a comma-separated list of them), when the resources are all declared. */
+export function describeEventQuery(): void {
+  const types = eventTypes();
+  const type = `(?:${types.join('|')})`;
+  ApiPropertyOptional({ ...TYPES_DOCS, description: `Only these types, comma-separated: ${types.join(', ')}`, pattern: `^${type}(?:,${type})*$` })(ListEventsQuery.prototype, 'types');
 }

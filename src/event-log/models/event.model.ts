@@ -1,42 +1,56 @@
-import { Field, GraphQLISODateTime, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { EVENT_TYPES, type EventTypeName } from '../feed-event.js';
+import { Args, Field, GraphQLISODateTime, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { resources } from '../../common/resource/resource-definition.js';
+import type { FeedEvent } from '../feed-event.js';
 
-/** GraphQL's `EventType`: the log's own type names. */
-export const EventType = Object.fromEntries(EVENT_TYPES.map((type) => [type, type])) as { [K in EventTypeName]: K };
+/** GraphQL's `EventType`: the log's own type names, as the resources declare them (declareEventSchema). */
+export const EventType: Record<string, string> = {};
+const eventTypeValues: Record<string, { description: string }> = {};
 
-registerEnumType(EventType, {
-  name: 'EventType',
-  description: 'What a write did',
-  valuesMap: {
-    POST_CREATED: { description: 'A post was written' },
-    POST_UPDATED: { description: 'A post was changed' },
-    POST_DELETED: { description: 'A post was deleted (a COMMENT_DELETED for each of its comments comes before it)' },
-    POST_PUBLISHED: { description: 'A post became public (published by an edit or by its schedule)' },
-    POST_UNPUBLISHED: { description: 'A public post stopped being public (back to draft or scheduled, or trashed): ids only' },
-    COMMENT_CREATED: { description: 'A comment was written' },
-    COMMENT_UPDATED: { description: 'A comment was changed' },
-    COMMENT_DELETED: { description: 'A comment was deleted' },
-  },
-});
+// Read when the schema is built: EventType and its values are filled by then.
+registerEnumType(EventType, { name: 'EventType', description: 'What a write did', valuesMap: eventTypeValues });
 
-/** The GraphQL `Event` type; `post` and `comment` are resolved fields (EventsResolver). */
+/**
+ * The GraphQL `Event` type. Its refs (`postId`, …) are the resources' (declareEventSchema); each
+ * resource with events adds a field of its own kind (`post`, …), resolved in its feature folder.
+ */
 @ObjectType('Event', { description: 'One entry of the event log: what a write did, in the order writes committed' })
 export class EventModel {
   @Field(() => String, { description: 'Its place in the log (opaque): pass it as `after` to resume after this event' })
   cursor: string;
 
   @Field(() => EventType, { description: 'What happened' })
-  type: EventTypeName;
+  type: string;
 
   @Field(() => GraphQLISODateTime, { description: 'When the write happened' })
   occurredAt: Date;
+}
 
-  @Field(() => Int, { nullable: true, description: 'The post it is about (for a comment event, the post the comment is on)' })
-  postId: number | null;
+/** The filters of the `events` subscription after its own arguments: one per ref declared with a `filter`. */
+export const eventFilterRefs = (): string[] => resources.eventRefs().flatMap(({ ref, filter }) => (filter ? [ref] : []));
 
-  @Field(() => Int, { nullable: true, description: 'The comment it is about; null for post events' })
-  commentId: number | null;
+let declared = false;
 
-  @Field(() => Int, { description: 'The author of the post or comment it is about' })
-  authorId: number;
+/**
+ * Adds what the resources declare about their events to the GraphQL schema: the values of
+ * `EventType`, a nullable Int field of `Event` per ref, and the filters of the `events`
+ * subscription (`resolver` and `method`, whose arguments from `firstFilter` on are the filters,
+ * in eventFilterRefs' order). Called once every feature module is loaded (EventLogModule's
+ * constructor), before the schema is built; once per process, since the schema's metadata is.
+ */
+export function declareEventSchema(resolver: object, method: string, firstFilter: number): void {
+  if (declared) return;
+  declared = true;
+  for (const { type, description } of resources.eventTypes()) {
+    EventType[type] = type;
+    eventTypeValues[type] = { description };
+  }
+  for (const { ref, description } of resources.eventRefs()) {
+    Field(() => Int, {
+      nullable: true,
+      description: description ?? `The ${ref} of what it is about (null if none)`,
+      middleware: [({ source }) => (source as FeedEvent).refs[ref] ?? null],
+    })(EventModel.prototype, ref);
+  }
+  const filters = resources.eventRefs().filter(({ filter }) => filter);
+  filters.forEach(({ ref, filter }, index) => Args(ref, { type: () => Int, nullable: true, description: filter })(resolver, method, firstFilter + index));
 }

@@ -1,7 +1,7 @@
-import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, ValidateIf } from 'class-validator';
 import { OMITTED_OR_NOT_NULL } from '../../common/validation/transforms.js';
-import { CreateWebhookDto } from './create-webhook.dto.js';
+import { CreateWebhookDto, eventTypes } from './create-webhook.dto.js';
 
 /** The body of PATCH /webhooks/{id}: a new webhook's fields, each optional (null removes the description), and `active`. */
 export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullProperties: false }) {
@@ -9,4 +9,15 @@ export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullPr
   @IsBoolean({ message: 'active must be true or false' })
   @ValidateIf(OMITTED_OR_NOT_NULL)
   active?: boolean;
+}
+
+/**
+ * States in the OpenAPI document how many types a webhook may list (each once), once every
+ * resource has declared its events (WebhooksModule's constructor): on POST's body and on PATCH's,
+ * whose copy of the property PartialType made when it was declared.
+ */
+export function describeWebhookTypes(): void {
+  const maxItems = eventTypes().length;
+  ApiProperty({ maxItems })(CreateWebhookDto.prototype, 'types');
+  ApiPropertyOptional({ maxItems })(UpdateWebhookDto.prototype, 'types');
 }

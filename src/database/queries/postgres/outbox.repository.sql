@@ -9,8 +9,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -36,8 +36,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -64,8 +64,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -94,8 +94,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -119,8 +119,8 @@ INSERT INTO
     type,
     occurred_at,
     post_id,
-    comment_id,
     author_id,
+    comment_id,
     resource,
     origin,
     audience,
@@ -138,8 +138,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -167,15 +167,7 @@ WHERE
   resource IS NOT NULL
   AND (
     author_id IN ($1, $2, $3)
-    OR post_id IN (
-      SELECT
-        post_id
-      FROM
-        events
-      WHERE
-        comment_id IS NULL
-        AND author_id IN ($4, $5, $6)
-    )
+    OR post_id IN ($4, $5, $6)
   )
 
 -- OutboxRepository.erase
@@ -184,19 +176,7 @@ SET
   resource = NULL
 WHERE
   resource IS NOT NULL
-  AND (
-    post_id IN ($1, $2, $3)
-    OR author_id IN ($4, $5, $6)
-    OR post_id IN (
-      SELECT
-        post_id
-      FROM
-        events
-      WHERE
-        comment_id IS NULL
-        AND author_id IN ($7, $8, $9)
-    )
-  )
+  AND (author_id IN ($1, $2, $3))
 
 -- OutboxRepository.erase
 UPDATE events
@@ -221,8 +201,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,

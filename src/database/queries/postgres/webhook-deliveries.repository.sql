@@ -79,15 +79,7 @@ WHERE
     WHERE
       (
         author_id IN ($1, $2, $3)
-        OR post_id IN (
-          SELECT
-            post_id
-          FROM
-            events
-          WHERE
-            comment_id IS NULL
-            AND author_id IN ($4, $5, $6)
-        )
+        OR post_id IN ($4, $5, $6)
       )
   )
 
@@ -104,19 +96,7 @@ WHERE
     FROM
       events
     WHERE
-      (
-        post_id IN ($1, $2, $3)
-        OR author_id IN ($4, $5, $6)
-        OR post_id IN (
-          SELECT
-            post_id
-          FROM
-            events
-          WHERE
-            comment_id IS NULL
-            AND author_id IN ($7, $8, $9)
-        )
-      )
+      (author_id IN ($1, $2, $3))
   )
 
 -- WebhookDeliveriesRepository.eraseContent

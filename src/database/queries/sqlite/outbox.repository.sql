@@ -9,8 +9,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -34,8 +34,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -60,8 +60,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -88,8 +88,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -111,8 +111,8 @@ INSERT INTO
     type,
     occurred_at,
     post_id,
-    comment_id,
     author_id,
+    comment_id,
     resource,
     origin,
     audience,
@@ -130,8 +130,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,
@@ -157,15 +157,7 @@ WHERE
   resource IS NOT NULL
   AND (
     author_id IN (?, ?, ?)
-    OR post_id IN (
-      SELECT
-        post_id
-      FROM
-        events
-      WHERE
-        comment_id IS NULL
-        AND author_id IN (?, ?, ?)
-    )
+    OR post_id IN (?, ?, ?)
   )
 
 -- OutboxRepository.erase
@@ -174,19 +166,7 @@ SET
   resource = NULL
 WHERE
   resource IS NOT NULL
-  AND (
-    post_id IN (?, ?, ?)
-    OR author_id IN (?, ?, ?)
-    OR post_id IN (
-      SELECT
-        post_id
-      FROM
-        events
-      WHERE
-        comment_id IS NULL
-        AND author_id IN (?, ?, ?)
-    )
-  )
+  AND (author_id IN (?, ?, ?))
 
 -- OutboxRepository.erase
 UPDATE events
@@ -211,8 +191,8 @@ SELECT
   type,
   occurred_at,
   post_id,
-  comment_id,
   author_id,
+  comment_id,
   resource,
   origin,
   audience,

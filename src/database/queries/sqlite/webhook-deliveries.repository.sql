@@ -77,15 +77,7 @@ WHERE
     WHERE
       (
         author_id IN (?, ?, ?)
-        OR post_id IN (
-          SELECT
-            post_id
-          FROM
-            events
-          WHERE
-            comment_id IS NULL
-            AND author_id IN (?, ?, ?)
-        )
+        OR post_id IN (?, ?, ?)
       )
   )
 
@@ -102,19 +94,7 @@ WHERE
     FROM
       events
     WHERE
-      (
-        post_id IN (?, ?, ?)
-        OR author_id IN (?, ?, ?)
-        OR post_id IN (
-          SELECT
-            post_id
-          FROM
-            events
-          WHERE
-            comment_id IS NULL
-            AND author_id IN (?, ?, ?)
-        )
-      )
+      (author_id IN (?, ?, ?))
   )
 
 -- WebhookDeliveriesRepository.eraseContent
