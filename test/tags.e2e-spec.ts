@@ -4,6 +4,7 @@ import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
+import { LiveSubscription, listen, until, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 const TAG_KEYS = ['_links', 'createdAt', 'id', 'name', 'postCount', 'slug', 'updatedAt'];
@@ -359,6 +360,80 @@ describeEachDatabase('tags', (kind) => {
       expectError(await graphql(app, del, { id: tag.id }, { token: alice }), 'FORBIDDEN', ['deleteTag']);
       expect(expectData(await graphql(app, del, { id: tag.id }, { token: editor })).deleteTag).toBe(tag.id);
       expectError(await graphql(app, del, { id: tag.id }, { token: editor }), 'NOT_FOUND', ['deleteTag']);
+    });
+  });
+
+  describe('events', () => {
+    let ws: string | undefined;
+    const wsUrl = async () => (ws ??= (await listen(app)).ws);
+    /** The tag events of the feed about one tag (PostgreSQL shows an event once every older transaction has ended). */
+    async function feedOf(tagId: number, count: number): Promise<Record<string, unknown>[]> {
+      return until(`${count} events of tag ${tagId}`, async () => {
+        const events: Record<string, unknown>[] = [];
+        let url: string | null = '/events?limit=100&types=TAG_CREATED,TAG_UPDATED,TAG_DELETED';
+        while (url) {
+          const response: request.Response = await http().get(url).expect(200);
+          events.push(...(response.body as Record<string, unknown>[]));
+          url = nextLink(response);
+        }
+        const mine = events.filter((event) => event.tagId === tagId);
+        return mine.length >= count && mine;
+      });
+    }
+
+    it('a tag\'s writes publish TAG_CREATED, TAG_UPDATED and TAG_DELETED to everyone: the feed, the events subscription with Event.tag', async () => {
+      const name = unique('Eventful');
+      const tag = await createTag(name);
+      const id = tag.id as number;
+      const renamed = unique('Eventful Renamed');
+      await http().patch(`/tags/${id}`).set(bearer(editor)).send({ name: renamed }).expect(200);
+      await http().delete(`/tags/${id}`).set(bearer(editor)).expect(204);
+      const events = await feedOf(id, 3);
+      expect(events.map((event) => event.type)).toEqual(['TAG_CREATED', 'TAG_UPDATED', 'TAG_DELETED']);
+      expect(events[0].resource).toMatchObject({ id, name, slug: tag.slug });
+      expect(events[1].resource).toMatchObject({ id, name: renamed });
+      expect(events[2].resource).toBeUndefined();
+
+      const first = (await http().get('/events?limit=1').expect(200)).body[0].cursor as string;
+      const socket = wsClient(await wsUrl());
+      try {
+        const subscription = new LiveSubscription(
+          socket.client,
+          'subscription($after: String, $tagId: Int) { events(after: $after, types: [TAG_CREATED, TAG_UPDATED, TAG_DELETED], tagId: $tagId) { type tagId tag { id name slug } } }',
+          { after: first, tagId: id },
+        );
+        const received = await subscription.received(3);
+        expect(received).toEqual([
+          { type: 'TAG_CREATED', tagId: id, tag: { id, name, slug: tag.slug } },
+          { type: 'TAG_UPDATED', tagId: id, tag: expect.objectContaining({ id, name: renamed }) },
+          { type: 'TAG_DELETED', tagId: id, tag: null },
+        ]);
+        subscription.dispose();
+      } finally {
+        await socket.dispose();
+      }
+    });
+
+    it('the tagCreated, tagUpdated and tagDeleted subscriptions', async () => {
+      const socket = wsClient(await wsUrl());
+      try {
+        const created = new LiveSubscription(socket.client, 'subscription { tagCreated { id name postCount } }');
+        const deleted = new LiveSubscription(socket.client, 'subscription { tagDeleted }');
+        await until('both subscribed', async () => {
+          // A tag made until the subscription hears one: it may not be listening yet when the first is made.
+          if (created.results.length > 0) return true;
+          await createTag(unique('Heard'));
+          return false;
+        });
+        const [tag] = await created.received(1);
+        expect(tag.postCount).toBe(0);
+        await http().delete(`/tags/${tag.id as number}`).set(bearer(editor)).expect(204);
+        expect(await deleted.received(1)).toContain(tag.id);
+        created.dispose();
+        deleted.dispose();
+      } finally {
+        await socket.dispose();
+      }
     });
   });
 });

@@ -11,6 +11,8 @@ export const TAG_RESOURCE = defineResource({
   entity: Tag,
   links: (tag: Tag) => ({ posts: { href: postsTaggedPath(tag.slug) } }),
   computed: { postCount: { schema: { type: 'integer', minimum: 0, description: 'How many public posts carry it' } } },
+  events: { tagCreated: 'A tag was made', tagUpdated: 'A tag was renamed (its slug follows its name)', tagDeleted: 'A tag was deleted (the posts that carried it lost it): its id only' },
+  eventRefs: { tagId: { field: 'id', description: 'The tag it is about; null for other events', filter: 'Only events about this tag' } },
   html: {
     title: (view) => String(view.name),
     page: `<article class="tag">
@@ -24,3 +26,11 @@ export const TAG_RESOURCE = defineResource({
 ${NEXT_PAGE_TEMPLATE}`,
   },
 });
+
+declare module '../events/blog-events.js' {
+  interface BlogEvents {
+    tagCreated: Tag;
+    tagUpdated: Tag;
+    tagDeleted: { id: number };
+  }
+}

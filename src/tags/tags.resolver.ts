@@ -1,7 +1,8 @@
-import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
+import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
 import { Post } from '../posts/post.entity.js';
 import { CreateTagDto } from './dto/create-tag.dto.js';
 import { UpdateTagDto } from './dto/update-tag.dto.js';
@@ -17,6 +18,7 @@ export class TagsResolver {
   constructor(
     private readonly tagsService: TagsService,
     private readonly tagLoaders: TagLoaders,
+    private readonly gateway: SubscriptionGateway,
   ) {}
 
   @Query(() => Tag, { nullable: true, description: 'A tag by id or by slug (exactly one of them); null when there is none' })
@@ -66,6 +68,21 @@ export class TagsResolver {
   async deleteTag(@Args('id', { type: () => Int, description: 'The id of the tag to delete' }) id: number, @Context() context: GraphQLContext): Promise<number> {
     await this.tagsService.delete(id, context.actor);
     return id;
+  }
+
+  @Subscription(() => Tag, { description: 'A tag was made', resolve: (tag: Tag) => tag })
+  tagCreated(@Context() context: GraphQLContext) {
+    return this.gateway.listen('tagCreated', context, () => true);
+  }
+
+  @Subscription(() => Tag, { description: 'A tag was renamed', resolve: (tag: Tag) => tag })
+  tagUpdated(@optionalId('id', 'Only this tag') id: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('tagUpdated', context, (tag) => matches(id, tag.id));
+  }
+
+  @Subscription(() => Int, { description: 'The id of a deleted tag', resolve: (deleted: { id: number }) => deleted.id })
+  tagDeleted(@optionalId('id', 'Only this tag') id: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('tagDeleted', context, (deleted) => matches(id, deleted.id));
   }
 }
 

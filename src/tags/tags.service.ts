@@ -7,6 +7,7 @@ import type { Page } from '../common/pagination/cursor.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
+import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import type { CreateTagDto } from './dto/create-tag.dto.js';
 import { slugify } from './slug.js';
@@ -18,8 +19,10 @@ import { type TagPageRequest, TagsRepository } from './tags.repository.js';
 export const MAX_TAGS_PER_POST = 10;
 
 /**
- * Tags: anyone reads them; editors and admins (tags.manage) make, rename and delete them; a
- * post's writer tags it with existing tags or new ones (assignToPost, in the post's transaction).
+ * Tags: anyone reads them; editors and admins (tags.manage) make, rename and delete them, each
+ * write with its public event (TAG_CREATED, TAG_UPDATED, TAG_DELETED) in its transaction; a
+ * post's writer tags it with existing tags or new ones (assignToPost, in the post's transaction:
+ * a tag made that way is part of the post's change, announced by its POST_CREATED/POST_UPDATED).
  */
 @Injectable()
 export class TagsService {
@@ -66,10 +69,16 @@ export class TagsService {
   async create(input: CreateTagDto, actor: Actor | null): Promise<Tag> {
     this.policy.authorize(actor, 'tags.manage');
     const slug = slugOf(input.name);
-    const tag = await this.transactions.single(() => this.tags.insert({ name: input.name, slug })).catch((error: unknown) => {
-      throw conflictOnTakenSlug(error, slug);
-    });
-    this.events.changed();
+    const tag = await this.transactions
+      .run(async (manager) => {
+        const created = await this.tags.insert({ name: input.name, slug }, manager);
+        await this.events.record(manager, event('tagCreated', created));
+        return created;
+      })
+      .catch((error: unknown) => {
+        throw conflictOnTakenSlug(error, slug);
+      });
+    this.events.committed();
     return { ...tag, postCount: 0 };
   }
 
@@ -82,20 +91,24 @@ export class TagsService {
         const current = await this.tags.findById(id, manager);
         if (!current) throw DomainError.notFound('Tag', id);
         const updated = await this.tags.updateVersioned(current, { name: input.name, slug }, options.expectedVersion, manager);
+        await this.events.record(manager, event('tagUpdated', updated));
         return { ...updated, postCount: current.postCount };
       })
       .catch((error: unknown) => {
         throw conflictOnTakenSlug(error, slug);
       });
-    this.events.changed();
+    this.events.committed();
     return tag;
   }
 
   /** Deletes the tag; the posts that carried it lose it (the foreign key cascades). */
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.authorize(actor, 'tags.manage');
-    if (!(await this.transactions.single(() => this.tags.delete(id)))) throw DomainError.notFound('Tag', id);
-    this.events.changed();
+    await this.transactions.run(async (manager) => {
+      if (!(await this.tags.delete(id, manager))) throw DomainError.notFound('Tag', id);
+      await this.events.record(manager, event('tagDeleted', { id }));
+    });
+    this.events.committed();
   }
 
   /**
