@@ -48,9 +48,9 @@ export class PostgresDialect extends Dialect {
     return `json_build_object(${members.map(({ key, expression }) => `${literal(key)}, ${expression}`).join(', ')})::text`;
   }
 
-  // An ARRAY(subquery) comes back from the driver as a JavaScript array, in the subquery's order.
-  arrayOf(select: string): string {
-    return `ARRAY(SELECT a.v FROM (${select}) a)`;
+  // An ARRAY(subquery) comes back from the driver as a JavaScript array.
+  arrayOf(expression: string, from: string): string {
+    return `ARRAY(SELECT ${expression} ${from})`;
   }
 
   readArray(value: unknown): string[] {

@@ -27,8 +27,8 @@ export class PostsRepository extends ResourceRepository<Post> {
         // Every post read carries its tag slugs in the same statement (no round trip of its own).
         property: 'tags',
         name: 'tags',
-        expression: (alias) => sql.dialect.arrayOf(`SELECT g.slug AS v FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id ORDER BY g.slug`),
-        // Sorted here too: PostgreSQL's ORDER BY follows the database's collation, which may weigh `-` differently.
+        expression: (alias) => sql.dialect.arrayOf('g.slug', `FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id`),
+        // Sorted here, in code-point order (an ORDER BY would follow PostgreSQL's collation, which may weigh `-` differently).
         read: (value) => sql.dialect.readArray(value).sort(),
       },
     ]);

@@ -77,11 +77,11 @@ export abstract class Dialect {
   abstract jsonObject(members: readonly JsonMember[]): string;
 
   /**
-   * The values of the one column `v` of `select`'s rows, in its order, as one value (a scalar
-   * subquery: an empty array when there are none); `readArray` turns what the driver returns
-   * into an array.
+   * The text values of `expression` over the rows of `from` (`FROM … WHERE …`, none of them
+   * holding U+001F), in no particular order, as one value (a scalar subquery); `readArray` turns
+   * what the driver returns into an array (empty when there were no rows).
    */
-  abstract arrayOf(select: string): string;
+  abstract arrayOf(expression: string, from: string): string;
 
   abstract readArray(value: unknown): string[];
 

@@ -73,19 +73,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -107,19 +100,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -141,19 +127,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags,
   j.id AS j_id,
   j.name AS j_name,
@@ -284,19 +263,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -324,19 +296,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -365,19 +330,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -405,19 +363,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -444,19 +395,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -503,19 +447,12 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      a.v
+      g.slug
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t

@@ -73,19 +73,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -107,19 +100,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -141,19 +127,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags,
   j.id AS j_id,
   j.name AS j_name,
@@ -281,19 +260,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -321,19 +293,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -362,19 +327,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -402,19 +360,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -441,19 +392,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
@@ -500,19 +444,12 @@ SELECT
   t.version,
   (
     SELECT
-      json_group_array(a.v)
+      group_concat(g.slug, char(31))
     FROM
-      (
-        SELECT
-          g.slug AS v
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          pt.post_id = t.id
-        ORDER BY
-          g.slug
-      ) a
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
   ) AS tags
 FROM
   posts t
