@@ -41,6 +41,8 @@ interface PostChange {
   publishAt?: Date | null;
   /** For a scheduled publication: the time it was due, not the time it ran. */
   publishedAt?: Date;
+  /** Its tags as they now are (set in the same transaction), shown in its events. */
+  tags?: string[];
 }
 
 @Injectable()
@@ -202,10 +204,8 @@ export class PostsService {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
-      const tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager, { replace: true });
-      const updated = await this.apply(current, change, who.id, manager, options.expectedVersion);
-      updated.tags = tags;
-      return updated;
+      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager, { replace: true });
+      return this.apply(current, change, who.id, manager, options.expectedVersion);
     });
     this.events.committed();
     return post;
@@ -301,6 +301,7 @@ export class PostsService {
       if (current.status === 'trashed') values.trashedAt = null;
     }
     const updated = await this.posts.updateVersioned(current, values, expectedVersion, manager);
+    if (change.tags !== undefined) updated.tags = change.tags;
     if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editorId, manager);
     const wasPublic = current.status === 'published';
     const isPublic = updated.status === 'published';

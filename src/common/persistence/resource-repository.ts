@@ -245,7 +245,11 @@ export abstract class ResourceRepository<T extends Versioned> {
   /** A row read with `select`: the entity, with its computed columns. */
   protected fromRow(row: Record<string, unknown>): T {
     const item = this.table.fromRow(row);
-    for (const column of this.computed) (item as Record<string, unknown>)[column.property] = column.read(row[column.name]);
+    for (const column of this.computed) {
+      // A statement that does not select it (one that locks rows) leaves it unset rather than empty.
+      const value = row[column.name];
+      if (value !== undefined) (item as Record<string, unknown>)[column.property] = column.read(value);
+    }
     return item;
   }
 

@@ -30,8 +30,9 @@ export interface ResourceSpec<T extends Identified> {
   privateFields?: readonly (keyof T & string)[];
   /**
    * Fields that are no column (a post's `tags`, a tag's `postCount`): read with the item by its
-   * repository, set on it under the same name, shown after the columns. Not stored in the event
-   * log (a resource there has its columns only), so not required in the schema.
+   * repository, set on it under the same name, shown after the columns. Kept in the event log
+   * when the item written carries them; not required in the schema (a row a write read without
+   * them, e.g. the scheduler's, has none).
    */
   computed?: Readonly<Record<string, ComputedField>>;
   /**
@@ -216,10 +217,12 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return this.fields.map((field) => field.property);
   }
 
-  /** The fields of an item as stored in the event log (JSON; timestamps in ISO 8601). */
+  /** The fields of an item as stored in the event log (JSON; timestamps in ISO 8601), with the computed ones it carries. */
   toJson(item: T): string {
     const source = item as unknown as Record<string, unknown>;
-    return JSON.stringify(Object.fromEntries(this.fields.map((field) => [field.property, source[field.property]])));
+    const stored = Object.fromEntries(this.fields.map((field) => [field.property, source[field.property]]));
+    for (const property of Object.keys(this.computed)) if (source[property] !== undefined) stored[property] = source[property];
+    return JSON.stringify(stored);
   }
 
   /** The item back from the event log: an instance of the entity, timestamps as Dates. */
@@ -230,6 +233,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
       const value = stored[field.property];
       item[field.property] = field.timestamp && typeof value === 'string' ? new Date(value) : value;
     }
+    for (const property of Object.keys(this.computed)) if (stored[property] !== undefined) item[property] = stored[property];
     return item as T;
   }
 
@@ -278,7 +282,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
           ...this.computedSchemas(),
           _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels.filter((rel) => !this.optionalLinks.includes(rel)), additionalProperties: false },
         },
-        // Computed fields are not required: a resource in the event log (its columns) has none.
+        // Computed fields are not required: a resource in the event log may have none.
         required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],
         additionalProperties: false,
       };
