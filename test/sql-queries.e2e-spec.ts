@@ -412,6 +412,8 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().get('/tags?slug=newsroom').expect(200);
   await http().get(`/tags/${tag.id as number}`).expect(200);
   await ql('{ posts(first: 3) { nodes { tags { slug postCount posts(first: 2) { id } } } } }');
+  const tagPage = await ql('{ tags(first: 1) { pageInfo { endCursor } } }');
+  await ql(`{ tags(first: 1, after: "${tagPage.tags.pageInfo.endCursor as string}") { pageInfo { hasPreviousPage } } }`);
   await http().delete(`/tags/${tag.id as number}`).set(bearer(admin)).expect(204);
 
   // Webhooks: create, read, deliver to the receiver, change, turn off and on, delete.

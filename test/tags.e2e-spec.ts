@@ -324,7 +324,8 @@ describeEachDatabase('tags', (kind) => {
       const ids: number[] = [];
       let after: string | null = null;
       do {
-        const page = expectData(await graphql(app, 'query($after: String) { tags(first: 4, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }', { after }));
+        const page = expectData(await graphql(app, 'query($after: String) { tags(first: 4, after: $after) { nodes { id } pageInfo { hasNextPage hasPreviousPage endCursor } } }', { after }));
+        expect(page.tags.pageInfo.hasPreviousPage).toBe(after !== null);
         ids.push(...page.tags.nodes.map((node: { id: number }) => node.id));
         after = page.tags.pageInfo.hasNextPage ? page.tags.pageInfo.endCursor : null;
       } while (after);

@@ -51,7 +51,19 @@ export class TagsRepository extends ResourceRepository<Tag> {
       `mostUsed:${request.after !== undefined}`,
       () => `SELECT * FROM (SELECT ${this.select} FROM ${this.from}) t${where} ORDER BY t.post_count DESC, t.id LIMIT $${params.length}`,
     );
-    return toPage(this.map(await this.sql.rows(statement, params)), request.limit, tagCursor);
+    const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit, tagCursor);
+    const { after } = request;
+    if (after) page.hasPrevious = () => this.anyFrom(after);
+    return page;
+  }
+
+  /** Whether a tag comes before the position (or is at it) in the list's order. */
+  private async anyFrom(after: TagPosition): Promise<boolean> {
+    const statement = this.cached(
+      'mostUsedUpTo',
+      () => `SELECT 1 AS found FROM (SELECT ${this.select} FROM ${this.from}) t WHERE t.post_count > $1 OR (t.post_count = $2 AND t.id <= $3) LIMIT 1`,
+    );
+    return (await this.sql.rows(statement, [after.count, after.count, after.id])).length > 0;
   }
 
   async findBySlug(slug: string, executor?: Executor): Promise<Tag | null> {

@@ -2,6 +2,40 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
+-- TagsRepository.anyFrom
+SELECT
+  1 AS found
+FROM
+  (
+    SELECT
+      t.id,
+      t.name,
+      t.slug,
+      t.created_at,
+      t.updated_at,
+      t.version,
+      (
+        SELECT
+          COUNT(*)
+        FROM
+          post_tags pc
+          JOIN posts cp ON cp.id = pc.post_id
+        WHERE
+          pc.tag_id = t.id
+          AND cp.status = 'published'
+      ) AS post_count
+    FROM
+      tags t
+  ) t
+WHERE
+  t.post_count > $1
+  OR (
+    t.post_count = $2
+    AND t.id <= $3
+  )
+LIMIT
+  1
+
 -- TagsRepository.delete
 DELETE FROM tags
 WHERE
