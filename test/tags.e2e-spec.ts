@@ -275,6 +275,14 @@ describeEachDatabase('tags', (kind) => {
       }
     });
 
+    it('two posts naming the same new tag at once both get it: one tag, counted twice', async () => {
+      const name = unique('Simultaneous');
+      const [first, second] = await Promise.all([createPost(app, alice, { tags: [name] }), createPost(app, editor, { tags: [name] })]);
+      expect(first.tags).toEqual(second.tags);
+      const found = (await http().get(`/tags?slug=${first.tags[0]}`).expect(200)).body;
+      expect(found).toMatchObject([{ name, postCount: 2 }]);
+    });
+
     it('deleting a tag removes it from its posts', async () => {
       const keep = unique('Stays');
       const post = await createPost(app, alice, { tags: [unique('Goes'), keep] });

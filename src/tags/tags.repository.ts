@@ -80,6 +80,24 @@ export class TagsRepository extends ResourceRepository<Tag> {
     return new Map(rows.map((row) => [row.slug, Number(row.id)]));
   }
 
+  /**
+   * The id of the tag with this slug, made now (named `name`) when there is none: a tag another
+   * writer makes meanwhile is taken as it is (ON CONFLICT waits for that writer's commit).
+   */
+  async ensure(name: string, slug: string, executor: Executor): Promise<number> {
+    const insert = this.cached(
+      'ensure',
+      () => 'INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ($1, $2, $3, $4, 1) ON CONFLICT (slug) DO NOTHING RETURNING id',
+    );
+    const now = this.sql.timestamp(new Date());
+    const [created] = await this.sql.rows<{ id: number | string }>(insert, [name, slug, now, now], executor);
+    if (created) return Number(created.id);
+    const existing = await this.idsBySlugs([slug], executor);
+    const id = existing.get(slug);
+    if (id === undefined) throw new Error(`The tag ${slug} was neither made nor found`);
+    return id;
+  }
+
   /** The slugs of one post's tags, in slug order. */
   async slugsOfPost(postId: number, executor: Executor): Promise<string[]> {
     const statement = this.cached('slugsOfPost', () => 'SELECT g.slug FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = $1 ORDER BY g.slug');

@@ -133,7 +133,7 @@ export class TagsService {
     const tagIds: number[] = [];
     for (const [slug, name] of wanted) {
       // A new tag is named as written (at most 50 characters, as a tag's name).
-      tagIds.push(existing.get(slug) ?? (await this.tags.insert({ name: [...name].slice(0, 50).join(''), slug }, manager)).id);
+      tagIds.push(existing.get(slug) ?? (await this.tags.ensure([...name].slice(0, 50).join(''), slug, manager)));
     }
     await this.tags.setPostTags(postId, tagIds, manager, options);
     return [...wanted.keys()].sort();

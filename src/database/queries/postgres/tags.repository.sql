@@ -43,6 +43,15 @@ WHERE
 RETURNING
   id
 
+-- TagsRepository.ensure
+INSERT INTO
+  tags (name, slug, created_at, updated_at, version)
+VALUES
+  ($1, $2, $3, $4, 1)
+ON CONFLICT (slug) DO NOTHING
+RETURNING
+  id
+
 -- TagsRepository.findById
 SELECT
   t.id,
