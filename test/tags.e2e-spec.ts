@@ -423,6 +423,14 @@ describeEachDatabase('tags', (kind) => {
       }
     });
 
+    it('a tag made by naming it on a post has its TAG_CREATED too', async () => {
+      const name = unique('Made By Post');
+      const post = await createPost(app, alice, { tags: [name] });
+      const [tag] = (await http().get(`/tags?slug=${post.tags[0]}`).expect(200)).body;
+      const [created] = await feedOf(tag.id as number, 1);
+      expect(created).toMatchObject({ type: 'TAG_CREATED', tagId: tag.id, resource: { id: tag.id, name, slug: post.tags[0] } });
+    });
+
     it('the tagCreated, tagUpdated and tagDeleted subscriptions', async () => {
       const socket = wsClient(await wsUrl());
       try {

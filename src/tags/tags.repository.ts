@@ -81,21 +81,23 @@ export class TagsRepository extends ResourceRepository<Tag> {
   }
 
   /**
-   * The id of the tag with this slug, made now (named `name`) when there is none: a tag another
-   * writer makes meanwhile is taken as it is (ON CONFLICT waits for that writer's commit).
+   * The id of the tag with this slug and, when it is made now (named `name`), the new tag: a tag
+   * another writer makes meanwhile is taken as it is (ON CONFLICT waits for that writer's commit).
    */
-  async ensure(name: string, slug: string, executor: Executor): Promise<number> {
+  async ensure(name: string, slug: string, executor: Executor): Promise<{ id: number; created: Tag | null }> {
     const insert = this.cached(
       'ensure',
-      () => 'INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ($1, $2, $3, $4, 1) ON CONFLICT (slug) DO NOTHING RETURNING id',
+      () => `INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ($1, $2, $3, $4, 1) ON CONFLICT (slug) DO NOTHING RETURNING ${this.table.returningList}`,
     );
     const now = this.sql.timestamp(new Date());
-    const [created] = await this.sql.rows<{ id: number | string }>(insert, [name, slug, now, now], executor);
-    if (created) return Number(created.id);
-    const existing = await this.idsBySlugs([slug], executor);
-    const id = existing.get(slug);
+    const [row] = await this.sql.rows<Record<string, unknown>>(insert, [name, slug, now, now], executor);
+    if (row) {
+      const created = this.table.fromRow(row);
+      return { id: created.id, created };
+    }
+    const id = (await this.idsBySlugs([slug], executor)).get(slug);
     if (id === undefined) throw new Error(`The tag ${slug} was neither made nor found`);
-    return id;
+    return { id, created: null };
   }
 
   /** The slugs of one post's tags, in slug order. */

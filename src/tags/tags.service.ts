@@ -132,8 +132,15 @@ export class TagsService {
     const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
     const tagIds: number[] = [];
     for (const [slug, name] of wanted) {
-      // A new tag is named as written (at most 50 characters, as a tag's name).
-      tagIds.push(existing.get(slug) ?? (await this.tags.ensure([...name].slice(0, 50).join(''), slug, manager)));
+      const id = existing.get(slug);
+      if (id !== undefined) {
+        tagIds.push(id);
+        continue;
+      }
+      // A new tag is named as written (at most 50 characters, as a tag's name), with its TAG_CREATED.
+      const ensured = await this.tags.ensure([...name].slice(0, 50).join(''), slug, manager);
+      if (ensured.created) await this.events.record(manager, event('tagCreated', ensured.created));
+      tagIds.push(ensured.id);
     }
     await this.tags.setPostTags(postId, tagIds, manager, options);
     return [...wanted.keys()].sort();

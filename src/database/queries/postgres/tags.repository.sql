@@ -50,7 +50,12 @@ VALUES
   ($1, $2, $3, $4, 1)
 ON CONFLICT (slug) DO NOTHING
 RETURNING
-  id
+  id,
+  name,
+  slug,
+  created_at,
+  updated_at,
+  version
 
 -- TagsRepository.findById
 SELECT
