@@ -12,6 +12,7 @@ import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { PostsModule } from './posts/posts.module.js';
+import { TagsModule } from './tags/tags.module.js';
 import { EventsModule } from './events/events.module.js';
 import { EventLogModule } from './event-log/event-log.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -36,6 +37,7 @@ export class AppModule {
         EventsModule,
         AuthModule,
         UsersModule,
+        TagsModule,
         PostsModule,
         CommentsModule,
         EventLogModule,

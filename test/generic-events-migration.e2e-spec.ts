@@ -46,8 +46,10 @@ describeEachDatabase('migration: events.author_id becomes nullable', (kind) => {
   });
 
   it('keeps every event and its values, indexes, trigger and sequence; an event without an author can be written after', async () => {
-    expect(MIGRATIONS.at(-1)?.name).toBe('GenericEvents1765100000000');
-    const before = await migrated(MIGRATIONS.slice(0, -1));
+    // The migrations up to it (later ones, e.g. the tags', add their own columns to events).
+    const generic = MIGRATIONS.findIndex((migration) => migration.name === 'GenericEvents1765100000000');
+    expect(generic).toBeGreaterThan(0);
+    const before = await migrated(MIGRATIONS.slice(0, generic));
     await expect(insert(before, null, 1)).rejects.toThrow();
     await insert(before, 7, 1);
     await insert(before, 8, 2);
@@ -59,7 +61,7 @@ describeEachDatabase('migration: events.author_id becomes nullable', (kind) => {
     expect(keptIndexes).toEqual(expect.arrayContaining(['idx_events_tx_id', 'idx_events_occurred_at', 'idx_events_post_id', 'idx_events_comment_id', 'idx_events_author_id']));
     await before.destroy();
 
-    const after = await migrated(MIGRATIONS);
+    const after = await migrated(MIGRATIONS.slice(0, generic + 1));
     expect(await rows(after)).toEqual(kept);
     expect(await indexes(after)).toEqual(keptIndexes);
     await insert(after, null, 4);

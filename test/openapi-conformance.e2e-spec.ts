@@ -32,6 +32,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
   const tokens: Record<'admin' | 'alice' | 'bob', string> = { admin: '', alice: '', bob: '' };
   const ids: Record<'admin' | 'alice' | 'bob', number> = { admin: 0, alice: 0, bob: 0 };
   let webhookId = 0;
+  let tagId = 0;
   const nextAddress = () => {
     addresses += 1;
     return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
@@ -250,6 +251,37 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('delete', `/webhooks/${doomed}`, { token: tokens.admin, expect: 404 });
   });
 
+  it('tags: every representation, paging, 304, writes and their errors; posts with tags', async () => {
+    const created = await call('post', '/tags', { token: tokens.admin, body: { name: 'Conformance Tag' }, expect: 201 });
+    tagId = created.body.id as number;
+    await call('post', '/posts', { token: tokens.alice, body: { title: 'Tagged', body: 'b', tags: ['conformance-tag', 'Another Tag'] }, expect: 201 });
+    for (const accept of ACCEPTS) {
+      const one = await call('get', `/tags/${tagId}`, { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/tags/${tagId}`, { headers: { Accept: accept, 'If-None-Match': one.headers.etag as string }, expect: 304 });
+      await call('get', '/tags?limit=1', { headers: { Accept: accept }, expect: 200 });
+    }
+    const first = await call('get', '/tags?limit=1', { expect: 200 });
+    const next = /<([^>]+)>;\s*rel="next"/.exec(first.headers.link as string)![1];
+    await call('get', next, { expect: 200 });
+    await call('get', '/tags?slug=conformance-tag', { expect: 200 });
+    await call('get', '/tags?cursor=nope', { expect: 400 });
+    await call('get', '/tags/abc', { expect: 400 });
+    await call('get', '/tags/999999', { expect: 404 });
+    await call('post', '/tags', { body: { name: 'x' }, expect: 401 });
+    await call('post', '/tags', { token: tokens.alice, body: { name: 'x' }, expect: 403 });
+    await call('post', '/tags', { token: tokens.admin, body: { name: '!!!' }, expect: 400 });
+    await call('post', '/tags', { token: tokens.admin, body: { name: 'conformance  tag' }, expect: 409 });
+    const patched = await call('patch', `/tags/${tagId}`, { token: tokens.admin, body: { name: 'Conformance Tags' }, expect: 200 });
+    await call('patch', `/tags/${tagId}`, { token: tokens.admin, headers: { 'If-Match': '"1"' }, body: { name: 'Stale' }, expect: 412 });
+    await call('patch', `/tags/${tagId}`, { token: tokens.admin, headers: { 'If-Match': patched.headers.etag as string }, body: { name: 'Conformance Tag' }, expect: 200 });
+    await call('patch', `/tags/${tagId}`, { token: tokens.admin, body: { name: 'Another tag' }, expect: 409 });
+    await call('patch', '/tags/999999', { token: tokens.admin, body: { name: 'Gone' }, expect: 404 });
+    const doomed = (await call('post', '/tags', { token: tokens.admin, body: { name: 'Doomed' }, expect: 201 })).body.id as number;
+    await call('delete', `/tags/${doomed}`, { token: tokens.bob, expect: 403 });
+    await call('delete', `/tags/${doomed}`, { token: tokens.admin, expect: 204 });
+    await call('delete', `/tags/${doomed}`, { token: tokens.admin, expect: 404 });
+  });
+
   it('events: the log in every representation, paged by cursor and type, and its errors (400, 410 after a prune)', async () => {
     const post = (await call('post', '/posts', { token: tokens.alice, body: { title: 'Logged', body: 'b' }, expect: 201 })).body as { id: number };
     await call('post', `/posts/${post.id}/comments`, { token: tokens.bob, body: { body: 'c' }, expect: 201 });
@@ -303,7 +335,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     const cursor = ((await call('get', '/events?limit=100', { expect: 200 })).body as { cursor: string }[]).at(-1)!.cursor;
     for (const template of templates) {
       const webhook = template.startsWith('/webhooks');
-      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : ids.alice;
+      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : template.startsWith('/tags') ? tagId : ids.alice;
       const token = template.includes('api-keys') || template.includes('revisions') ? tokens.alice : webhook || template === '/comments' ? tokens.admin : undefined;
       await call('head', template.replace('{id}', String(id)).replace('{cursor}', cursor).replace('{number}', '1'), { token, expect: 200 });
     }

@@ -33,12 +33,19 @@ const OPERATIONS: [string, string][] = [
   ['patch', '/webhooks/{id}'],
   ['delete', '/webhooks/{id}'],
   ['get', '/webhooks/{id}/deliveries'],
+  ['get', '/tags'],
+  ['post', '/tags'],
+  ['get', '/tags/{id}'],
+  ['patch', '/tags/{id}'],
+  ['delete', '/tags/{id}'],
 ];
 
 /** The writable fields each request body must describe. */
 const BODIES: Record<string, string[]> = {
-  'post /posts': ['title', 'body', 'status', 'publishAt', 'authorId'],
-  'patch /posts/{id}': ['title', 'body', 'status', 'publishAt', 'revision'],
+  'post /posts': ['title', 'body', 'status', 'publishAt', 'tags', 'authorId'],
+  'patch /posts/{id}': ['title', 'body', 'status', 'publishAt', 'tags', 'revision'],
+  'post /tags': ['name'],
+  'patch /tags/{id}': ['name'],
   'post /posts/{id}/comments': ['body', 'parentId'],
   'patch /comments/{id}': ['body', 'status'],
   'post /users': ['name', 'email', 'password', 'avatarUrl'],
@@ -103,7 +110,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       }
       // ... and no verbs in paths, nothing that is not a resource of the contract.
       for (const path of Object.keys(spec.paths)) {
-        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks'].some((root) => path.startsWith(root)), path).toBe(true);
+        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/tags'].some((root) => path.startsWith(root)), path).toBe(true);
       }
     });
 
@@ -131,7 +138,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       const post = spec.paths['/posts/{id}'].get.responses['200'].content!;
       expect(Object.keys(post).sort()).toEqual(['application/hal+json', 'application/json', 'application/xml', 'text/html']);
       const postSchema = resolve(post['application/json'].schema);
-      expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'title', 'trashedAt', 'updatedAt']);
+      expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'tags', 'title', 'trashedAt', 'updatedAt']);
       const list = resolve(spec.paths['/posts'].get.responses['200'].content!['application/json'].schema);
       expect(list.type).toBe('array');
       expect((spec.paths['/posts'].get.parameters ?? []).map((parameter) => parameter.name)).toEqual(

@@ -162,7 +162,10 @@ describeEachDatabase('representations', (kind) => {
         trashedAt: '',
         createdAt: json.body.createdAt,
         updatedAt: json.body.updatedAt,
+        tags: '',
       });
+      // Its tags, one <tag> each (none on the demo post).
+      expect(root.children.find((child) => child.name === 'tags')?.children).toEqual(json.body.tags.map((slug: string) => expect.objectContaining({ name: 'tag', text: slug })));
       expect(links).toEqual({ self: '/posts/1', author: '/users/2', comments: '/posts/1/comments' });
       expect(response.text).toContain('<link rel="self" href="/posts/1"/>');
       // The lenient xmlbuilder2 reader agrees.

@@ -412,6 +412,21 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await until('the key marked as used', async () => (await http().get(`/users/${aliceId}/api-keys`).set(bearer(alice)).expect(200)).body[0]?.lastUsedAt);
   await http().delete(`/users/${aliceId}/api-keys/${key.id as number}`).set(bearer(alice)).expect(204);
 
+  // Tags: made, renamed, listed most used first (a page after a cursor), by slug; posts tagged
+  // (new and existing tags) and re-tagged; Post.tags and Tag.posts batched; one deleted.
+  const tag = (await http().post('/tags').set(bearer(admin)).send({ name: 'News' }).expect(201)).body;
+  await http().patch(`/tags/${tag.id as number}`).set(bearer(admin)).send({ name: 'Newsroom' }).expect(200);
+  const tagged = (await http().post('/posts').set(bearer(alice)).send({ title: 'Tagged', body: 'b', tags: ['newsroom', 'Release Notes'] }).expect(201)).body;
+  await http().patch(`/posts/${tagged.id as number}`).set(bearer(alice)).send({ tags: ['release-notes'] }).expect(200);
+  const tags = await http().get('/tags?limit=1').expect(200);
+  await http().get(next(tags)!).expect(200);
+  await http().get('/tags?slug=newsroom').expect(200);
+  await http().get(`/tags/${tag.id as number}`).expect(200);
+  await ql('{ posts(first: 3) { nodes { tags { slug postCount posts(first: 2) { id } } } } }');
+  const tagPage = await ql('{ tags(first: 1) { pageInfo { endCursor } } }');
+  await ql(`{ tags(first: 1, after: "${tagPage.tags.pageInfo.endCursor as string}") { pageInfo { hasPreviousPage } } }`);
+  await http().delete(`/tags/${tag.id as number}`).set(bearer(admin)).expect(204);
+
   // Webhooks: create, read, deliver to the receiver, change, turn off and on, delete.
   const webhook = (await http().post('/webhooks').set(bearer(admin)).send({ url: `${parties.webhookUrl}/hook`, types: ['POST_CREATED'] }).expect(201)).body;
   await http().get('/webhooks').set(bearer(admin)).expect(200);

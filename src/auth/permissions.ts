@@ -30,6 +30,7 @@ export const PERMISSIONS = {
     grants: { admin: 'any', editor: 'any', moderator: 'own', author: 'own' },
   },
   'posts.setAuthor': { label: "Set a post's author", grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },
+  'tags.manage': { label: 'Create, rename and delete tags', grants: { admin: 'any', editor: 'any', moderator: 'none', author: 'none' } },
   'comments.write': { label: 'Write comments (unless blocked)', grants: everyone('own') },
   'comments.edit': { label: "Change a comment's text", grants: everyone('own') },
   'comments.delete': { label: 'Delete comments', grants: { admin: 'any', editor: 'any', moderator: 'any', author: 'own' } },

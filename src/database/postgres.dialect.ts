@@ -80,6 +80,15 @@ export class PostgresDialect extends Dialect {
     return `json_build_object(${members.map(({ key, expression }) => `${literal(key)}, ${expression}`).join(', ')})::text`;
   }
 
+  // An ARRAY(subquery) comes back from the driver as a JavaScript array.
+  arrayOf(expression: string, from: string): string {
+    return `ARRAY(SELECT ${expression} ${from})`;
+  }
+
+  readArray(value: unknown): string[] {
+    return Array.isArray(value) ? (value as string[]) : [];
+  }
+
   eventOrder(direction: 'asc' | 'desc'): string {
     return direction === 'asc' ? 'tx, id' : 'tx DESC, id DESC';
   }

@@ -53,6 +53,15 @@ export class SqliteDialect extends Dialect {
     return `json_object(${pairs.join(', ')})`;
   }
 
+  // One string joined by U+001F (cheaper to read than JSON); NULL when there are no rows.
+  arrayOf(expression: string, from: string): string {
+    return `(SELECT group_concat(${expression}, char(31)) ${from})`;
+  }
+
+  readArray(value: unknown): string[] {
+    return typeof value === 'string' ? value.split('\x1f') : [];
+  }
+
   // The single writer leaves every event's tx at 0, so the id alone orders the log; a row-value
   // comparison on (tx, id) would make SQLite read the whole index.
   eventOrder(direction: 'asc' | 'desc'): string {

@@ -55,4 +55,7 @@ export class Post {
 
   @VersionColumn()
   version: number;
+
+  /** The slugs of its tags, by slug: read with the row (no column; GraphQL's Post.tags resolves Tag objects). */
+  tags?: string[];
 }

@@ -4,12 +4,19 @@ import { POST_STATUSES } from '../auth/read-policy.js';
 import { COMMENT_THREAD_TEMPLATE } from '../comments/comment-thread.html.js';
 import { Post } from './post.entity.js';
 
+/** A post's tags as links to the public posts carrying each (`view` the template's expression of the post). */
+const TAGS_TEMPLATE = (view: string) =>
+  `<% if (${view}.tags && ${view}.tags.length) { %><ul class="tags"><% ${view}.tags.forEach(function (slug) { %><li><a rel="tag" href="/posts?tag=<%= encodeURIComponent(slug) %>"><%= slug %></a></li><% }) %></ul><% } %>`;
+
 export const POST_RESOURCE = defineResource({
   kind: 'post',
   plural: 'posts',
   entity: Post,
   links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` } }),
   fieldSchemas: { status: { type: 'string', enum: [...POST_STATUSES] } },
+  computed: {
+    tags: { schema: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' }, description: 'The slugs of its tags, in order' }, xmlItem: 'tag' },
+  },
   events: {
     postCreated: 'A post was written',
     postUpdated: 'A post was changed',
@@ -31,6 +38,7 @@ export const POST_RESOURCE = defineResource({
 <h1><%= it.post.title %></h1>
 <header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time> <span class="status"><%= it.post.status %></span></header>
 <div class="body"><%= it.post.body %></div>
+${TAGS_TEMPLATE('it.post')}
 </article>
 <% if (it.comments) { %><section>
 <h2>Comments (<%= it.commentCount %><%= it.moreComments ? '+' : '' %>)</h2>
@@ -39,7 +47,7 @@ ${COMMENT_THREAD_TEMPLATE}<% thread(it.comments) %>
 </section><% } %>`,
     list: `<h1><%= it.title %></h1>
 <ul class="posts">
-<% it.items.forEach(function (p) { %><li><a href="<%= p._links.self.href %>"><%= p.title %></a> by <a href="<%= p._links.author.href %>"><%= p.authorName %></a> <time datetime="<%= p.createdAt %>"><%= p.createdAt %></time></li>
+<% it.items.forEach(function (p) { %><li><a href="<%= p._links.self.href %>"><%= p.title %></a> by <a href="<%= p._links.author.href %>"><%= p.authorName %></a> <time datetime="<%= p.createdAt %>"><%= p.createdAt %></time> ${TAGS_TEMPLATE('p')}</li>
 <% }) %></ul>
 ${NEXT_PAGE_TEMPLATE}`,
   },

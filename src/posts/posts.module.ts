@@ -1,5 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import type { ResourceView } from '../common/resource/resource.js';
+import { TagsModule } from '../tags/tags.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
 import { PostRevisionsRepository } from './post-revisions.repository.js';
@@ -14,7 +15,7 @@ import { PostEventsResolver } from './post-events.resolver.js';
 import { TrashRetention } from './trash-retention.js';
 
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, TagsModule],
   controllers: [PostsController],
   providers: [
     PostsRepository,

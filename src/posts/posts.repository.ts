@@ -49,7 +49,16 @@ export class PostsRepository extends ResourceRepository<Post> {
   readonly withAuthor: Join<Post, User>;
 
   constructor(sql: Sql, users: UsersRepository) {
-    super(sql, Post);
+    super(sql, Post, [
+      {
+        // Every post read carries its tag slugs in the same statement (no round trip of its own).
+        property: 'tags',
+        name: 'tags',
+        expression: (alias) => sql.dialect.arrayOf('g.slug', `FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id`),
+        // Sorted here, in code-point order (an ORDER BY would follow PostgreSQL's collation, which may weigh `-` differently).
+        read: (value) => sql.dialect.readArray(value).sort(),
+      },
+    ]);
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
   }
 
@@ -234,7 +243,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     const statement = this.cached(
       'lockDue',
       () =>
-        `SELECT ${this.select} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= $1 ` +
+        `SELECT ${this.columnList} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= $1 ` +
         `ORDER BY t.publish_at, t.id LIMIT $2${this.sql.dialect.lockRows({ skipLocked: true })}`,
     );
     return this.map(await this.sql.rows(statement, [this.sql.timestamp(now), limit], executor));
@@ -252,7 +261,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** The row as it is, locked until the transaction ends (PostgreSQL), for a write that reads it first. */
   async findForUpdate(id: number, executor: Executor): Promise<Post | null> {
-    const statement = this.cached('forUpdate', () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1${this.sql.dialect.lockRows()}`);
+    const statement = this.cached('forUpdate', () => `SELECT ${this.columnList} FROM ${this.from} WHERE t.id = $1${this.sql.dialect.lockRows()}`);
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
     return row ? this.table.fromRow(row) : null;
   }

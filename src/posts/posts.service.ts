@@ -11,6 +11,7 @@ import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { TagsService } from '../tags/tags.service.js';
 import { UsersService } from '../users/users.service.js';
 import type { CreatePostDto } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
@@ -76,6 +77,8 @@ interface PostChange {
   publishAt?: Date | null;
   /** For a scheduled publication: the time it was due, not the time it ran. */
   publishedAt?: Date;
+  /** Its tags as they now are (set in the same transaction), shown in its events. */
+  tags?: string[];
 }
 
 @Injectable()
@@ -88,6 +91,7 @@ export class PostsService {
     private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
+    private readonly tags: TagsService,
   ) {}
 
   /**
@@ -268,6 +272,7 @@ export class PostsService {
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
+        created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager, { replace: false });
         await this.revisions.record(created, who.id, manager);
         await this.events.record(manager, event('postCreated', created, this.readPolicy.audienceOf(created)));
         return created;
@@ -301,6 +306,8 @@ export class PostsService {
       if (input.status !== undefined || input.publishAt !== undefined) {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
+      // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
+      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager, { replace: true });
       return this.apply(current, change, who.id, manager, options.expectedVersion);
     });
     this.events.committed();
@@ -397,6 +404,7 @@ export class PostsService {
       if (current.status === 'trashed') values.trashedAt = null;
     }
     const updated = await this.posts.updateVersioned(current, values, expectedVersion, manager);
+    if (change.tags !== undefined) updated.tags = change.tags;
     if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editorId, manager);
     const wasPublic = current.status === 'published';
     const isPublic = updated.status === 'published';

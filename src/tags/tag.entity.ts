@@ -27,4 +27,7 @@ export class Tag {
 
   @VersionColumn()
   version: number;
+
+  /** How many public posts carry it: read with the row (no column; GraphQL's Tag.postCount). */
+  postCount?: number;
 }

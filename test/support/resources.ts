@@ -7,7 +7,7 @@ import type { TestApp } from './test-app.js';
 /** Shared checks of the resource API's representations (posts, comments, users). */
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
-export const POST_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'title', 'trashedAt', 'updatedAt'];
+export const POST_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'tags', 'title', 'trashedAt', 'updatedAt'];
 export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt'];
 export const USER_KEYS = ['_links', 'avatarUrl', 'createdAt', 'email', 'id', 'name', 'role', 'updatedAt'];
 
@@ -16,6 +16,8 @@ export interface PostBody {
   title: string;
   body: string;
   authorId: number;
+  /** The slugs of its tags, in order. */
+  tags: string[];
   createdAt: string;
   updatedAt: string;
   _links: Record<string, { href: string }>;
@@ -42,6 +44,7 @@ export function expectPost(body: Record<string, unknown>, expected: Partial<Post
   expect(Number.isInteger(body.authorId)).toBe(true);
   expect(body.createdAt).toMatch(ISO);
   expect(body.updatedAt).toMatch(ISO);
+  expect(Array.isArray(body.tags) && body.tags.every((slug) => typeof slug === 'string')).toBe(true);
   expect(body._links).toEqual({
     self: { href: `/posts/${body.id}` },
     author: { href: `/users/${body.authorId}` },

@@ -5,13 +5,24 @@ import { XML_BUILDER_OPTIONS, xmlText } from '../../common/resource/xml.js';
 
 const isObject = (value: unknown): value is ListItem => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A field an object (a resource inside an event) is an element with its own fields and links. */
-function appendView(parent: XMLBuilder, name: string, view: ListItem): void {
+type ItemNames = (field: string) => string | undefined;
+
+/**
+ * A field an object (a resource inside an event) is an element with its own fields and links; an
+ * array an element with one child a value (`<tags><tag>news</tag></tags>`, named by the origin).
+ */
+function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?: ItemNames): void {
   const element = parent.ele(name);
   for (const [field, value] of Object.entries(view)) {
     if (field === '_links' || value === undefined) continue;
     if (isObject(value)) {
       appendView(element, field, value);
+      continue;
+    }
+    if (Array.isArray(value)) {
+      const list = element.ele(field);
+      const child = itemName?.(field) ?? 'item';
+      for (const entry of value as unknown[]) list.ele(child).txt(xmlText(String(entry)));
       continue;
     }
     const child = element.ele(field);
@@ -23,11 +34,12 @@ function appendView(parent: XMLBuilder, name: string, view: ListItem): void {
 /** `<post>` with one child element a field and `<link rel href/>` a link; lists as `<posts>`. */
 export function renderXml(resource: Resource | ResourceList): string {
   const document = create(XML_BUILDER_OPTIONS);
+  const itemName: ItemNames | undefined = resource.origin.xmlItem?.bind(resource.origin);
   if ('items' in resource) {
     const list = document.ele(resource.plural);
-    for (const item of resource.items) appendView(list, resource.kind, item);
+    for (const item of resource.items) appendView(list, resource.kind, item, itemName);
   } else {
-    appendView(document, resource.kind, resource.view);
+    appendView(document, resource.kind, resource.view, itemName);
   }
   return document.end({ prettyPrint: false });
 }

@@ -17,6 +17,7 @@ const ERROR_HEADERS: Record<number, ResponseHeaderName[]> = { 401: ['WWW-Authent
 const TAG_DESCRIPTIONS: Record<string, string> = {
   posts: 'Posts, newest first',
   comments: 'Comments on posts, oldest first',
+  tags: 'Tags on posts, most used first',
   users: 'Users (sign-up, profiles), their API keys and tokens',
   auth: 'Sign-in: bearer tokens',
   operations: 'Health and metrics of the service',

@@ -103,6 +103,15 @@ export abstract class Dialect {
   /** A condition on `t` (a post): it matches the search in `param`. */
   abstract searchCondition(param: string): string;
 
+  /**
+   * The text values of `expression` over the rows of `from` (`FROM … WHERE …`, none of them
+   * holding U+001F), in no particular order, as one value (a scalar subquery); `readArray` turns
+   * what the driver returns into an array (empty when there were no rows).
+   */
+  abstract arrayOf(expression: string, from: string): string;
+
+  abstract readArray(value: unknown): string[];
+
   // --- The outbox (`events`) -------------------------------------------------------------------
 
   /**

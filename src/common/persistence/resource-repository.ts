@@ -30,6 +30,19 @@ export interface Versioned {
 
 export type Order = 'asc' | 'desc';
 
+/**
+ * A value read with each row beside its columns, in the same statement (a post's tag slugs by a
+ * correlated subquery): `expression` over the row's alias, read back by `read`, set on the item
+ * under `property`. Rows written (RETURNING) do not carry it.
+ */
+export interface ComputedColumn {
+  property: string;
+  /** Its name in the statement (snake_case: PostgreSQL folds unquoted names to lower case). */
+  name: string;
+  expression: (alias: string) => string;
+  read: (value: unknown) => unknown;
+}
+
 /** A list restricted to the rows whose `column` equals `value`. */
 export interface Filter<T> {
   column: keyof T & string;
@@ -51,8 +64,10 @@ export interface Join<T, J extends object> {
  */
 export abstract class ResourceRepository<T extends Versioned> {
   readonly table: EntityTable<T>;
-  /** `t.id, t.title, …`: this table's columns under the alias `t`. */
+  /** `t.id, t.title, …`: this table's columns under the alias `t`, and its computed columns. */
   protected readonly select: string;
+  /** The columns alone (for a statement that locks rows: no subquery). */
+  protected readonly columnList: string;
   protected readonly from: string;
   private readonly statements = new Map<string, string>();
   private newRow?: NewRow<T>;
@@ -60,16 +75,18 @@ export abstract class ResourceRepository<T extends Versioned> {
   protected constructor(
     protected readonly sql: Sql,
     entity: new () => T,
+    private readonly computed: readonly ComputedColumn[] = [],
   ) {
     this.table = sql.table(entity);
-    this.select = this.table.selectList('t');
+    this.columnList = this.table.selectList('t');
+    this.select = [this.columnList, ...computed.map((column) => `${column.expression('t')} AS ${column.name}`)].join(', ');
     this.from = `${this.table.name} t`;
   }
 
   async findById(id: number, executor?: Executor): Promise<T | null> {
     const statement = this.cached('byId', () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1`);
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
-    return row ? this.table.fromRow(row) : null;
+    return row ? this.fromRow(row) : null;
   }
 
   async exists(id: number, executor?: Executor): Promise<boolean> {
@@ -216,13 +233,24 @@ export abstract class ResourceRepository<T extends Versioned> {
   }
 
   private withJoined<J extends object>(row: Record<string, unknown>, join: Join<T, J> | undefined): T {
-    const item = this.table.fromRow(row);
+    const item = this.fromRow(row);
     if (join) (item as Record<string, unknown>)[join.property] = join.table.fromRow(row, 'j_');
     return item;
   }
 
   protected map(rows: Record<string, unknown>[]): T[] {
-    return rows.map((row) => this.table.fromRow(row));
+    return rows.map((row) => this.fromRow(row));
+  }
+
+  /** A row read with `select`: the entity, with its computed columns. */
+  protected fromRow(row: Record<string, unknown>): T {
+    const item = this.table.fromRow(row);
+    for (const column of this.computed) {
+      // A statement that does not select it (one that locks rows) leaves it unset rather than empty.
+      const value = row[column.name];
+      if (value !== undefined) (item as Record<string, unknown>)[column.property] = column.read(value);
+    }
+    return item;
   }
 
   /**

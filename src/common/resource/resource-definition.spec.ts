@@ -11,8 +11,20 @@ describe('ResourceDefinition', () => {
     expect(POST_RESOURCE.viewSource()).toBe(
       'return { "id": s["id"], "title": s["title"], "body": s["body"], "authorId": s["authorId"], ' +
         '"status": s["status"], "publishAt": iso(s["publishAt"]), "publishedAt": iso(s["publishedAt"]), "trashedAt": iso(s["trashedAt"]), ' +
-        '"createdAt": iso(s["createdAt"]), "updatedAt": iso(s["updatedAt"]), _links: definition.links(s) };',
+        '"createdAt": iso(s["createdAt"]), "updatedAt": iso(s["updatedAt"]), "tags": s["tags"], _links: definition.links(s) };',
     );
+  });
+
+  it('shows computed fields after the columns (a post\'s tags), in the schema but not required (the event log has none), named in XML', () => {
+    const post = Object.assign(new Post(), { id: 7, title: 'T', body: 'B', authorId: 2, createdAt: new Date(0), updatedAt: new Date(0), version: 1, tags: ['a', 'b-c'] });
+    const view = POST_RESOURCE.view(post);
+    expect(view.tags).toEqual(['a', 'b-c']);
+    expect(Object.keys(view).slice(-2)).toEqual(['tags', '_links']);
+    expect(POST_RESOURCE.schema.properties?.tags).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(POST_RESOURCE.schema.required).not.toContain('tags');
+    expect(POST_RESOURCE.xmlItem('tags')).toBe('tag');
+    expect(POST_RESOURCE.xmlItem('title')).toBeUndefined();
+    expect(USER_RESOURCE.xmlItem('tags')).toBeUndefined();
   });
 
   it('shows the fields (timestamps in ISO 8601, never the version) and the links', () => {

@@ -29,6 +29,13 @@ export interface ResourceSpec<T extends Identified> {
    */
   privateFields?: readonly (keyof T & string)[];
   /**
+   * Fields that are no column (a post's `tags`, a tag's `postCount`): read with the item by its
+   * repository, set on it under the same name, shown after the columns. Kept in the event log
+   * when the item written carries them; not required in the schema (a row a write read without
+   * them, e.g. the scheduler's, has none).
+   */
+  computed?: Readonly<Record<string, ComputedField>>;
+  /**
    * The events its writes publish, in the order the schema and the docs list them: name (the
    * subscription field; its type in the log is `eventType(name)`) → what it means (the
    * description of the type in GraphQL's `EventType` and the REST docs).
@@ -79,6 +86,12 @@ export interface EventTypeInfo {
   kind: string;
 }
 
+/** A computed field: its OpenAPI schema; `xmlItem` names the elements of an array in XML (`<tags><tag>`). */
+export interface ComputedField {
+  schema: SchemaObject;
+  xmlItem?: string;
+}
+
 interface Field {
   property: string;
   timestamp: boolean;
@@ -108,6 +121,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   private readonly optionalLinks: readonly string[];
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
+  private readonly computed: Readonly<Record<string, ComputedField>>;
   private readonly pageLoaders = new Map<string, (view: ResourceView, reader: Actor | null) => Promise<object>>();
   private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
@@ -127,6 +141,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.optionalLinks = spec.optionalLinks ?? [];
     this.fieldSchemas = spec.fieldSchemas ?? {};
     this.privateFields = spec.privateFields ?? [];
+    this.computed = spec.computed ?? {};
   }
 
   path(id: number): string {
@@ -164,6 +179,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
       const name = JSON.stringify(field.property);
       return `${name}: ${field.timestamp ? `iso(s[${name}])` : `s[${name}]`}`;
     });
+    for (const property of Object.keys(this.computed)) members.push(`${JSON.stringify(property)}: s[${JSON.stringify(property)}]`);
     return `return { ${[...members, '_links: definition.links(s)'].join(', ')} };`;
   }
 
@@ -191,15 +207,22 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return payload;
   }
 
+  /** The name of each element of an array field in XML (`tag` in `<tags>`), when it declares one. */
+  xmlItem(field: string): string | undefined {
+    return Object.hasOwn(this.computed, field) ? this.computed[field].xmlItem : undefined;
+  }
+
   /** The properties the view and the event log carry, in declaration order. */
   get fieldNames(): string[] {
     return this.fields.map((field) => field.property);
   }
 
-  /** The fields of an item as stored in the event log (JSON; timestamps in ISO 8601). */
+  /** The fields of an item as stored in the event log (JSON; timestamps in ISO 8601), with the computed ones it carries. */
   toJson(item: T): string {
     const source = item as unknown as Record<string, unknown>;
-    return JSON.stringify(Object.fromEntries(this.fields.map((field) => [field.property, source[field.property]])));
+    const stored = Object.fromEntries(this.fields.map((field) => [field.property, source[field.property]]));
+    for (const property of Object.keys(this.computed)) if (source[property] !== undefined) stored[property] = source[property];
+    return JSON.stringify(stored);
   }
 
   /** The item back from the event log: an instance of the entity, timestamps as Dates. */
@@ -210,6 +233,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
       const value = stored[field.property];
       item[field.property] = field.timestamp && typeof value === 'string' ? new Date(value) : value;
     }
+    for (const property of Object.keys(this.computed)) if (stored[property] !== undefined) item[property] = stored[property];
     return item as T;
   }
 
@@ -255,13 +279,19 @@ export class ResourceDefinition<T extends Identified = Identified> {
         type: 'object',
         properties: {
           ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
+          ...this.computedSchemas(),
           _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels.filter((rel) => !this.optionalLinks.includes(rel)), additionalProperties: false },
         },
+        // Computed fields are not required: a resource in the event log may have none.
         required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],
         additionalProperties: false,
       };
     }
     return this.schemaObject;
+  }
+
+  private computedSchemas(): Record<string, SchemaObject> {
+    return Object.fromEntries(Object.entries(this.computed).map(([property, field]) => [property, field.schema]));
   }
 
   private get fields(): Field[] {

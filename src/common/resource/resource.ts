@@ -13,6 +13,8 @@ export interface ResourceOrigin {
    * so a HAL client can follow each item; JSON and XML keep the item as it is.
    */
   halLinks?(item: ListItem): Links;
+  /** The name of each element of an array field in XML (`tag` in a post's `<tags>`); `item` when it names none. */
+  xmlItem?(field: string): string | undefined;
 }
 
 /** Where one resource comes from, for its HTML page: the page's template and title, and what it shows besides the resource. */

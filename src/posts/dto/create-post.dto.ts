@@ -1,7 +1,7 @@
 import { Field, GraphQLISODateTime, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDate, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDate, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import type { PostStatus } from '../../auth/read-policy.js';
 import { DATE_TIME_PATTERN, MaxChars, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
@@ -10,6 +10,8 @@ import { GraphQLPostStatus } from '../models/post-status.enum.js';
 /** The states a post may be written into; `trashed` is reached by DELETE only. */
 export const WRITABLE_POST_STATUSES = ['draft', 'scheduled', 'published'] as const satisfies readonly PostStatus[];
 const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled" or "published" (DELETE moves a post to the trash)' };
+
+const TAG_MESSAGE = { each: true, message: 'tags must be names of 1-50 characters' };
 
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
 
@@ -49,6 +51,22 @@ export class CreatePostDto {
   @IsOptional()
   @Transform(toDate)
   publishAt?: Date;
+
+  @Field(() => [String], { nullable: true, description: 'Its tags by name or slug (each slugified and matched by slug; a new one is created); at most 10 different ones' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: 50 },
+    maxItems: 100,
+    example: ['news', 'Release Notes'],
+    description: 'Each slugified (lower-case, runs of other characters than a-z0-9 one "-") and matched by slug; a tag that does not exist yet is created. At most 10 different ones; on PATCH the new set',
+  })
+  @MaxChars(50, TAG_MESSAGE)
+  @Length(1, 50, TAG_MESSAGE)
+  @IsString(TAG_MESSAGE)
+  @ArrayMaxSize(100, { message: 'tags: at most 10 different tags per post' })
+  @IsArray({ message: 'tags must be an array of tag names' })
+  @IsOptional()
+  tags?: string[];
 
   /** Admins only: write the post on someone else's behalf. */
   @Field(() => Int, { nullable: true, description: 'Admins only: the author, if not yourself' })

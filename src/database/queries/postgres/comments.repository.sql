@@ -170,6 +170,7 @@ WITH
       events (
         type,
         occurred_at,
+        tag_id,
         post_id,
         author_id,
         comment_id,
@@ -183,6 +184,7 @@ WITH
     SELECT
       $10,
       $11,
+      NULL,
       r.post_id,
       r.author_id,
       r.id,
@@ -240,6 +242,7 @@ WITH
       events (
         type,
         occurred_at,
+        tag_id,
         post_id,
         author_id,
         comment_id,
@@ -253,6 +256,7 @@ WITH
     SELECT
       $8,
       $9,
+      NULL,
       r.post_id,
       r.author_id,
       r.id,

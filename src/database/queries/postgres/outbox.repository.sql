@@ -8,6 +8,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -35,6 +36,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -63,6 +65,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -93,6 +96,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -118,6 +122,7 @@ INSERT INTO
   events (
     type,
     occurred_at,
+    tag_id,
     post_id,
     author_id,
     comment_id,
@@ -129,7 +134,7 @@ INSERT INTO
     audience_except_owner
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 
 -- OutboxRepository.at
 SELECT
@@ -137,6 +142,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -200,6 +206,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,

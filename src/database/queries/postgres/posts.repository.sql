@@ -101,7 +101,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -119,7 +128,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -138,6 +156,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -782,7 +809,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -806,7 +842,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -831,7 +876,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -855,7 +909,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -878,7 +941,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -921,7 +993,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -1022,6 +1103,26 @@ SET
   version = version + 1
 WHERE
   id = $3
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  updated_at = $1,
+  version = version + 1
+WHERE
+  id = $2
 RETURNING
   id,
   title,

@@ -182,6 +182,7 @@ INSERT INTO
   events (
     type,
     occurred_at,
+    tag_id,
     post_id,
     author_id,
     comment_id,
@@ -195,6 +196,7 @@ INSERT INTO
 SELECT
   ?,
   ?,
+  NULL,
   r.post_id,
   r.author_id,
   r.id,

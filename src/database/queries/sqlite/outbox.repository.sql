@@ -8,6 +8,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -33,6 +34,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -59,6 +61,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -87,6 +90,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -110,6 +114,7 @@ INSERT INTO
   events (
     type,
     occurred_at,
+    tag_id,
     post_id,
     author_id,
     comment_id,
@@ -121,7 +126,7 @@ INSERT INTO
     audience_except_owner
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- OutboxRepository.at
 SELECT
@@ -129,6 +134,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,
@@ -190,6 +196,7 @@ SELECT
   tx,
   type,
   occurred_at,
+  tag_id,
   post_id,
   author_id,
   comment_id,

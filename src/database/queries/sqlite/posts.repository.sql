@@ -108,7 +108,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -126,7 +135,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -145,6 +163,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -746,7 +773,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -770,7 +806,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -795,7 +840,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -819,7 +873,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -842,7 +905,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -885,7 +957,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -982,6 +1063,26 @@ RETURNING
 UPDATE posts
 SET
   title = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
   updated_at = ?,
   version = version + 1
 WHERE

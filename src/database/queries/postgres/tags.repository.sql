@@ -1,0 +1,300 @@
+-- Every statement TagsRepository (src/tags/tags.repository.ts) sends on PostgreSQL, as recorded by test/sql-queries.e2e-spec.ts.
+-- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
+-- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
+
+-- TagsRepository.anyFrom
+SELECT
+  1 AS found
+FROM
+  (
+    SELECT
+      t.id,
+      t.name,
+      t.slug,
+      t.created_at,
+      t.updated_at,
+      t.version,
+      (
+        SELECT
+          COUNT(*)
+        FROM
+          post_tags pc
+          JOIN posts cp ON cp.id = pc.post_id
+        WHERE
+          pc.tag_id = t.id
+          AND cp.status = 'published'
+      ) AS post_count
+    FROM
+      tags t
+  ) t
+WHERE
+  t.post_count > $1
+  OR (
+    t.post_count = $2
+    AND t.id <= $3
+  )
+LIMIT
+  1
+
+-- TagsRepository.delete
+DELETE FROM tags
+WHERE
+  id = $1
+RETURNING
+  id
+
+-- TagsRepository.ensure
+INSERT INTO
+  tags (name, slug, created_at, updated_at, version)
+VALUES
+  ($1, $2, $3, $4, 1)
+ON CONFLICT (slug) DO NOTHING
+RETURNING
+  id,
+  name,
+  slug,
+  created_at,
+  updated_at,
+  version
+
+-- TagsRepository.findById
+SELECT
+  t.id,
+  t.name,
+  t.slug,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      post_tags pc
+      JOIN posts cp ON cp.id = pc.post_id
+    WHERE
+      pc.tag_id = t.id
+      AND cp.status = 'published'
+  ) AS post_count
+FROM
+  tags t
+WHERE
+  t.id = $1
+
+-- TagsRepository.findBySlug
+SELECT
+  t.id,
+  t.name,
+  t.slug,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      post_tags pc
+      JOIN posts cp ON cp.id = pc.post_id
+    WHERE
+      pc.tag_id = t.id
+      AND cp.status = 'published'
+  ) AS post_count
+FROM
+  tags t
+WHERE
+  t.slug = $1
+
+-- TagsRepository.idsBySlugs
+SELECT
+  id,
+  slug
+FROM
+  tags
+WHERE
+  slug IN ($1, $2, $3)
+
+-- TagsRepository.insert
+INSERT INTO
+  tags (name, slug, created_at, updated_at, version)
+VALUES
+  ($1, $2, $3, $4, $5)
+RETURNING
+  id,
+  name,
+  slug,
+  created_at,
+  updated_at,
+  version
+
+-- TagsRepository.mostUsedPage
+SELECT
+  *
+FROM
+  (
+    SELECT
+      t.id,
+      t.name,
+      t.slug,
+      t.created_at,
+      t.updated_at,
+      t.version,
+      (
+        SELECT
+          COUNT(*)
+        FROM
+          post_tags pc
+          JOIN posts cp ON cp.id = pc.post_id
+        WHERE
+          pc.tag_id = t.id
+          AND cp.status = 'published'
+      ) AS post_count
+    FROM
+      tags t
+  ) t
+ORDER BY
+  t.post_count DESC,
+  t.id
+LIMIT
+  $1
+
+-- TagsRepository.mostUsedPage
+SELECT
+  *
+FROM
+  (
+    SELECT
+      t.id,
+      t.name,
+      t.slug,
+      t.created_at,
+      t.updated_at,
+      t.version,
+      (
+        SELECT
+          COUNT(*)
+        FROM
+          post_tags pc
+          JOIN posts cp ON cp.id = pc.post_id
+        WHERE
+          pc.tag_id = t.id
+          AND cp.status = 'published'
+      ) AS post_count
+    FROM
+      tags t
+  ) t
+WHERE
+  t.post_count < $1
+  OR (
+    t.post_count = $2
+    AND t.id > $3
+  )
+ORDER BY
+  t.post_count DESC,
+  t.id
+LIMIT
+  $4
+
+-- TagsRepository.publicPostsOf
+SELECT
+  page.tag_id AS of_tag_id,
+  p.id,
+  p.title,
+  p.body,
+  p.author_id,
+  p.status,
+  p.publish_at,
+  p.published_at,
+  p.trashed_at,
+  p.created_at,
+  p.updated_at,
+  p.version
+FROM
+  (
+    SELECT
+      pt.tag_id,
+      pt.post_id,
+      ROW_NUMBER() OVER (
+        PARTITION BY
+          pt.tag_id
+        ORDER BY
+          r.published_at DESC,
+          r.id DESC
+      ) AS rn
+    FROM
+      post_tags pt
+      JOIN posts r ON r.id = pt.post_id
+    WHERE
+      r.status = 'published'
+      AND pt.tag_id IN ($1, $2, $3)
+  ) page
+  JOIN posts p ON p.id = page.post_id
+WHERE
+  page.rn <= $4
+ORDER BY
+  p.published_at DESC,
+  p.id DESC
+
+-- TagsRepository.setPostTags
+DELETE FROM post_tags
+WHERE
+  post_id = $1
+
+-- TagsRepository.setPostTags
+INSERT INTO
+  post_tags (post_id, tag_id)
+VALUES
+  ($1, $2)
+
+-- TagsRepository.slugsOfPost
+SELECT
+  g.slug
+FROM
+  post_tags pt
+  JOIN tags g ON g.id = pt.tag_id
+WHERE
+  pt.post_id = $1
+ORDER BY
+  g.slug
+
+-- TagsRepository.tagsOfPosts
+SELECT
+  pt.post_id AS tagged_post_id,
+  t.id,
+  t.name,
+  t.slug,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      post_tags pc
+      JOIN posts cp ON cp.id = pc.post_id
+    WHERE
+      pc.tag_id = t.id
+      AND cp.status = 'published'
+  ) AS post_count
+FROM
+  post_tags pt
+  JOIN tags t ON t.id = pt.tag_id
+WHERE
+  pt.post_id IN ($1, $2, $3)
+ORDER BY
+  t.slug
+
+-- TagsRepository.updateVersioned
+UPDATE tags
+SET
+  name = $1,
+  slug = $2,
+  updated_at = $3,
+  version = version + 1
+WHERE
+  id = $4
+RETURNING
+  id,
+  name,
+  slug,
+  created_at,
+  updated_at,
+  version

@@ -1,0 +1,165 @@
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../common/actor.js';
+import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { normalizeError } from '../common/errors/normalize-error.js';
+import type { Page } from '../common/pagination/cursor.js';
+import type { Executor } from '../common/persistence/sql.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
+import type { WriteOptions } from '../common/persistence/write-options.js';
+import { event } from '../events/blog-events.js';
+import { EventPublisher } from '../events/event-publisher.js';
+import type { CreateTagDto } from './dto/create-tag.dto.js';
+import { slugify } from './slug.js';
+import type { Post } from '../posts/post.entity.js';
+import type { Tag } from './tag.entity.js';
+import { type TagPageRequest, TagsRepository } from './tags.repository.js';
+
+/** The most tags one post carries (CONTRACT §8). */
+export const MAX_TAGS_PER_POST = 10;
+
+/**
+ * Tags: anyone reads them; editors and admins (tags.manage) make, rename and delete them, each
+ * write with its public event (TAG_CREATED, TAG_UPDATED, TAG_DELETED) in its transaction; a
+ * post's writer tags it with existing tags or new ones (assignToPost, in the post's transaction:
+ * a tag made that way is part of the post's change, announced by its POST_CREATED/POST_UPDATED).
+ */
+@Injectable()
+export class TagsService {
+  constructor(
+    private readonly tags: TagsRepository,
+    private readonly policy: AuthorizationPolicy,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventPublisher,
+  ) {}
+
+  list(request: TagPageRequest): Promise<Page<Tag>> {
+    return this.tags.mostUsedPage(request);
+  }
+
+  findById(id: number): Promise<Tag | null> {
+    return this.tags.findById(id);
+  }
+
+  findBySlug(slug: string): Promise<Tag | null> {
+    return this.tags.findBySlug(slug);
+  }
+
+  async get(id: number): Promise<Tag> {
+    const tag = await this.tags.findById(id);
+    if (!tag) throw DomainError.notFound('Tag', id);
+    return tag;
+  }
+
+  /** For batching: the tags with these ids, in no particular order. */
+  findByIds(ids: readonly number[]): Promise<Tag[]> {
+    return this.tags.findByIds(ids);
+  }
+
+  /** For batching (Post.tags): each post's tags, by slug, in one statement. */
+  tagsOfPosts(postIds: readonly number[]): Promise<Map<number, Tag[]>> {
+    return this.tags.tagsOfPosts(postIds);
+  }
+
+  /** For batching (Tag.posts): the newest public posts of each tag, in one statement. */
+  publicPostsOf(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    return this.tags.publicPostsOf(tagIds, limit);
+  }
+
+  async create(input: CreateTagDto, actor: Actor | null): Promise<Tag> {
+    this.policy.authorize(actor, 'tags.manage');
+    const slug = slugOf(input.name);
+    const tag = await this.transactions
+      .run(async (manager) => {
+        const created = await this.tags.insert({ name: input.name, slug }, manager);
+        await this.events.record(manager, event('tagCreated', created));
+        return created;
+      })
+      .catch((error: unknown) => {
+        throw conflictOnTakenSlug(error, slug);
+      });
+    this.events.committed();
+    return { ...tag, postCount: 0 };
+  }
+
+  /** A new name, and the slug derived from it (a taken slug is 409). */
+  async update(id: number, input: CreateTagDto, actor: Actor | null, options: WriteOptions = {}): Promise<Tag> {
+    this.policy.authorize(actor, 'tags.manage');
+    const slug = slugOf(input.name);
+    const tag = await this.transactions
+      .run(async (manager) => {
+        const current = await this.tags.findById(id, manager);
+        if (!current) throw DomainError.notFound('Tag', id);
+        const updated = await this.tags.updateVersioned(current, { name: input.name, slug }, options.expectedVersion, manager);
+        await this.events.record(manager, event('tagUpdated', updated));
+        return { ...updated, postCount: current.postCount };
+      })
+      .catch((error: unknown) => {
+        throw conflictOnTakenSlug(error, slug);
+      });
+    this.events.committed();
+    return tag;
+  }
+
+  /** Deletes the tag; the posts that carried it lose it (the foreign key cascades). */
+  async delete(id: number, actor: Actor | null): Promise<void> {
+    this.policy.authorize(actor, 'tags.manage');
+    await this.transactions.run(async (manager) => {
+      if (!(await this.tags.delete(id, manager))) throw DomainError.notFound('Tag', id);
+      await this.events.record(manager, event('tagDeleted', { id }));
+    });
+    this.events.committed();
+  }
+
+  /**
+   * Sets a post's tags, in the post's transaction: each name slugified and matched by slug,
+   * duplicates collapsed, the ones no tag has yet created (named as given). At most
+   * MAX_TAGS_PER_POST (400 naming `tags`); a name without a-z0-9 is 400 too. `replace`: the post
+   * may have tags already (a PATCH). Returns the slugs in order.
+   */
+  async assignToPost(postId: number, names: readonly string[], manager: Executor, options: { replace: boolean }): Promise<string[]> {
+    const wanted = new Map<string, string>();
+    for (const name of names) {
+      const slug = slugify(name.trim());
+      if (slug === '') throw DomainError.badInput(`tags: "${name}" has no letter or digit (a-z, 0-9) to make a slug of`, [{ field: 'tags', message: 'each tag needs a letter or digit (a-z, 0-9)' }]);
+      if (!wanted.has(slug)) wanted.set(slug, name.trim());
+    }
+    if (wanted.size > MAX_TAGS_PER_POST) {
+      throw DomainError.badInput(`tags: at most ${MAX_TAGS_PER_POST} per post`, [{ field: 'tags', message: `must name at most ${MAX_TAGS_PER_POST} different tags` }]);
+    }
+    // A new post without tags costs no statement.
+    if (wanted.size === 0 && !options.replace) return [];
+    const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
+    const tagIds: number[] = [];
+    for (const [slug, name] of wanted) {
+      const id = existing.get(slug);
+      if (id !== undefined) {
+        tagIds.push(id);
+        continue;
+      }
+      // A new tag is named as written (at most 50 characters, as a tag's name), with its TAG_CREATED.
+      const ensured = await this.tags.ensure([...name].slice(0, 50).join(''), slug, manager);
+      if (ensured.created) await this.events.record(manager, event('tagCreated', ensured.created));
+      tagIds.push(ensured.id);
+    }
+    await this.tags.setPostTags(postId, tagIds, manager, options);
+    return [...wanted.keys()].sort();
+  }
+
+  /** The slugs of one post's tags, read in its transaction. */
+  slugsOfPost(postId: number, manager: Executor): Promise<string[]> {
+    return this.tags.slugsOfPost(postId, manager);
+  }
+}
+
+/** The slug of a tag's name; 400 naming `name` when it has none. */
+function slugOf(name: string): string {
+  const slug = slugify(name);
+  if (slug === '') throw DomainError.badInput('name has no letter or digit (a-z, 0-9) to make a slug of', [{ field: 'name', message: 'must contain a letter or digit (a-z, 0-9)' }]);
+  return slug;
+}
+
+function conflictOnTakenSlug(error: unknown, slug: string): unknown {
+  if (!(error instanceof DomainError) && normalizeError(error).code === 'CONFLICT') return DomainError.conflict(`A tag with the slug "${slug}" already exists`);
+  return error;
+}
