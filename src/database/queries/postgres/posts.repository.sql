@@ -40,30 +40,16 @@ SELECT
 FROM
   posts t
 WHERE
-  t.search @@ websearch_to_tsquery('english'::regconfig, $1)
-  AND t.status = 'published'
-  AND t.id IN (
-    SELECT
-      pt.post_id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      g.slug IN ($2, $3, $4)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 1
-  )
+  t.status = $1
+  AND t.author_id = $2
 
 -- PostsRepository.countMatching
 SELECT
-  COUNT(*) AS count
+  id
 FROM
-  posts t
+  tags
 WHERE
-  t.status = $1
-  AND t.author_id = $2
+  slug IN ($1, $2, $3)
 
 -- PostsRepository.countVisible
 SELECT
@@ -201,6 +187,14 @@ FOR UPDATE
 
 -- PostsRepository.findPage
 SELECT
+  id
+FROM
+  tags
+WHERE
+  slug IN ($1, $2, $3)
+
+-- PostsRepository.findPage
+SELECT
   t.id,
   t.title,
   t.body,
@@ -211,7 +205,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -235,7 +238,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -259,7 +271,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -283,43 +304,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.id IN (
+  t.version,
+  ARRAY(
     SELECT
-      pt.post_id
+      g.slug
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
     WHERE
-      g.slug IN ($1, $2, $3)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 1
-  )
-ORDER BY
-  t.published_at DESC,
-  t.id DESC
-LIMIT
-  $4
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -345,7 +339,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -370,7 +373,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -393,7 +405,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -416,7 +437,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -439,43 +469,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
-FROM
-  posts t
-WHERE
-  t.status = $1
-  AND t.author_id = $2
-  AND t.id IN (
+  t.version,
+  ARRAY(
     SELECT
-      pt.post_id
+      g.slug
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
     WHERE
-      g.slug IN ($3, $4, $5)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 2
-  )
-ORDER BY
-  t.id DESC
-LIMIT
-  $6
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -500,6 +503,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -544,6 +556,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -588,62 +609,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
-  s.rank AS search_rank,
-  ts_headline(
-    'english'::regconfig,
-    t.title || ' ' || t.body,
-    s.query,
-    'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
-  ) AS search_snippet
-FROM
-  (
+  ARRAY(
     SELECT
-      t.id,
-      ts_rank_cd(t.search, q.query)::float8 AS rank,
-      q.query
+      g.slug
     FROM
-      posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
     WHERE
-      t.search @@ q.query
-      AND t.status = 'published'
-      AND t.id IN (
-        SELECT
-          pt.post_id
-        FROM
-          post_tags pt
-          JOIN tags g ON g.id = pt.tag_id
-        WHERE
-          g.slug IN ($2, $3, $4)
-        GROUP BY
-          pt.post_id
-        HAVING
-          COUNT(*) = 1
-      )
-    ORDER BY
-      ts_rank_cd(t.search, q.query)::float8 DESC,
-      t.id DESC
-    LIMIT
-      $5
-  ) s
-  JOIN posts t ON t.id = s.id
-ORDER BY
-  s.rank DESC,
-  t.id DESC
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -687,6 +661,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  ARRAY(
+    SELECT
+      g.slug
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,

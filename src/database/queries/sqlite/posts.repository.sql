@@ -40,37 +40,16 @@ SELECT
 FROM
   posts t
 WHERE
-  t.id IN (
-    SELECT
-      rowid
-    FROM
-      posts_fts
-    WHERE
-      posts_fts MATCH ?
-  )
-  AND t.status = 'published'
-  AND t.id IN (
-    SELECT
-      pt.post_id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      g.slug IN (?, ?, ?)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 1
-  )
+  t.status = ?
+  AND t.author_id = ?
 
 -- PostsRepository.countMatching
 SELECT
-  COUNT(*) AS count
+  id
 FROM
-  posts t
+  tags
 WHERE
-  t.status = ?
-  AND t.author_id = ?
+  slug IN (?, ?, ?)
 
 -- PostsRepository.countVisible
 SELECT
@@ -207,39 +186,11 @@ WHERE
 
 -- PostsRepository.findPage
 SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version
+  id
 FROM
-  posts t
+  tags
 WHERE
-  t.status = ?
-  AND t.author_id = ?
-  AND t.id IN (
-    SELECT
-      pt.post_id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      g.slug IN (?, ?, ?)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 2
-  )
-ORDER BY
-  t.id DESC
-LIMIT
-  ?
+  slug IN (?, ?, ?)
 
 -- PostsRepository.findPage
 SELECT
@@ -253,7 +204,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -277,7 +237,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -301,7 +270,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -325,7 +303,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -349,43 +336,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.id IN (
+  t.version,
+  (
     SELECT
-      pt.post_id
+      group_concat(g.slug, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
     WHERE
-      g.slug IN (?, ?, ?)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 1
-  )
-ORDER BY
-  t.published_at DESC,
-  t.id DESC
-LIMIT
-  ?
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -411,7 +371,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -436,7 +405,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -459,7 +437,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -482,7 +469,16 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
 FROM
   posts t
 WHERE
@@ -506,6 +502,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   s.snippet AS search_snippet
 FROM
@@ -542,6 +547,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   s.snippet AS search_snippet
 FROM
@@ -578,54 +592,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
-  s.rank AS search_rank,
-  s.snippet AS search_snippet
-FROM
   (
     SELECT
-      posts_fts.rowid AS id,
-      - bm25 (posts_fts, 10.0, 1.0) AS rank,
-      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
-    FROM
-      posts_fts
-    WHERE
-      posts_fts MATCH ?
-  ) s
-  JOIN posts t ON t.id = s.id
-WHERE
-  t.status = 'published'
-  AND t.id IN (
-    SELECT
-      pt.post_id
+      group_concat(g.slug, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
     WHERE
-      g.slug IN (?, ?, ?)
-    GROUP BY
-      pt.post_id
-    HAVING
-      COUNT(*) = 1
-  )
-ORDER BY
-  s.rank DESC,
-  t.id DESC
-LIMIT
-  ?
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.body,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   s.snippet AS search_snippet
 FROM
@@ -661,6 +636,15 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
+  (
+    SELECT
+      group_concat(g.slug, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
   s.rank AS search_rank,
   s.snippet AS search_snippet
 FROM
