@@ -153,9 +153,11 @@ describeEachDatabase('Finding posts: filters, orders, search (CONTRACT §8)', (k
       const call = http().get(next);
       const response = await (token ? call.set(bearer(token)) : call);
       expect(response.status, `${next}: ${response.text}`).toBe(200);
-      const items = response.body as { id: number; _search?: { rank: number; snippet: string } }[];
+      const items = response.body as { id: number; tags: string[]; _search?: { rank: number; snippet: string } }[];
       expect(items.length).toBeLessThanOrEqual(limit);
       for (const item of items) {
+        // Every post representation carries its tags, a found one too.
+        expect(item.tags, `${next}: the tags of post ${item.id}`).toEqual([...(rows.find((row) => row.id === item.id)?.tags ?? [])].sort());
         ids.push(item.id);
         if (item._search) search.push(item._search);
       }

@@ -156,7 +156,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     );
     const rows = await this.sql.rows<Record<string, unknown>>(statement, params);
     return rows.map((row) => ({
-      post: this.table.fromRow(row),
+      post: this.fromRow(row),
       rank: filter.search ? Number(row.search_rank) : null,
       snippet: filter.search ? String(row.search_snippet ?? '') : null,
     }));

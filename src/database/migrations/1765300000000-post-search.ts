@@ -31,6 +31,9 @@ export class PostSearch1765300000000 implements MigrationInterface {
       await queryRunner.query(
         `CREATE VIRTUAL TABLE "posts_fts" USING fts5(title, body, content='posts', content_rowid='id', tokenize='porter unicode61')`,
       );
+      // A deleted post's words leave the index at once (CONTRACT §7 privacy: nothing of it stays
+      // in the database); by default FTS5 only marks them deleted until its segments merge.
+      await queryRunner.query(`INSERT INTO "posts_fts" ("posts_fts", rank) VALUES ('secure-delete', 1)`);
       await queryRunner.query(`INSERT INTO "posts_fts" (rowid, title, body) SELECT id, title, body FROM "posts"`);
       await queryRunner.query(
         `CREATE TRIGGER "posts_fts_insert" AFTER INSERT ON "posts" BEGIN ` +
