@@ -3,10 +3,13 @@
  * and prepared statements (better-sqlite3 in WAL mode, or pg). It answers the same bytes as the
  * service for exactly these requests, and nothing more:
  *
- *   GET  /posts/{id}                      the post
+ *   GET  /posts/{id}                      the post (its tags' slugs read in the same statement)
  *   GET  /posts?limit=&cursor=            newest first, with the same `Link` header
+ *   GET  /posts?q=&limit=&cursor=         one search, by relevance, each post with `_search` {rank, snippet}
+ *   GET  /posts?tag=&limit=&cursor=       one tag, newest first (2 statements: the tag's id, the page)
  *   GET  /posts/{id}/comments?limit=&cursor=   oldest first
- *   POST /graphql   the post page query   (3 statements: post, author, comments joined with authors)
+ *   POST /graphql   the post page query   (3 statements: post, author, comments joined with authors;
+ *                   with `tags { slug name }`, a 4th: the post's tags)
  *   POST /graphql   the createPost mutation (HS256 bearer token checked by hand, 2 statements)
  *   GET  /health, GET /metrics (db_queries_total: statements sent)
  *
@@ -25,19 +28,51 @@ import {
   DEFAULT_LIMIT,
   GRAPHQL_COMMENTS_FIRST,
   POST_PAGE_QUERY,
+  POST_PAGE_TAGS_QUERY,
   decodeCursor,
+  decodePostCursor,
   decodeTimeCursor,
   encodeCursor,
+  encodePostCursor,
   encodeTimeCursor,
   isoFromSqlite,
   parseDatabaseUrl,
+  parseTextQuery,
+  publicListFingerprint,
   sqliteDatetime,
+  toFts5Match,
+  toWebSearch,
   log,
 } from './shared.mjs';
 
 let statements = 0;
 
-const POST_COLUMNS = 'id, title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at';
+const POST_FIELDS = 't.id, t.title, t.body, t.author_id, t.status, t.publish_at, t.published_at, t.trashed_at, t.created_at, t.updated_at';
+// A post's tag slugs, read in the post's own statement by a correlated subquery, as the service
+// does (src/database/*.dialect.ts: arrayOf); sorted in code-point order after reading, as it does.
+const TAGS_FROM = 'FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = t.id';
+const SQLITE_POST_COLUMNS = `${POST_FIELDS}, (SELECT group_concat(g.slug, char(31)) ${TAGS_FROM}) AS tags`;
+const PG_POST_COLUMNS = `${POST_FIELDS}, ARRAY(SELECT g.slug ${TAGS_FROM}) AS tags`;
+const PUBLIC_WITH_TAG = "t.status = 'published' AND EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = t.id AND pt.tag_id = ?)";
+// The post page's tags: slug and name of each (the service's Post.tags reads them in one statement).
+const TAGS_OF_POST = 'SELECT g.slug AS slug, g.name AS name FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ?';
+// FTS5: bm25 negated (higher is better), a title hit weighing ten body hits; the snippet without markers.
+const SQLITE_SEARCH =
+  `SELECT ${SQLITE_POST_COLUMNS}, s.rank AS search_rank, s.snippet AS search_snippet FROM (SELECT posts_fts.rowid AS id, ` +
+  "-bm25(posts_fts, 10.0, 1.0) AS rank, snippet(posts_fts, -1, '', '', '…', 24) AS snippet FROM posts_fts WHERE posts_fts MATCH ?) s " +
+  "JOIN posts t ON t.id = s.id WHERE t.status = 'published'";
+// PostgreSQL: the GIN index finds the matches, ts_rank_cd ranks them; ts_headline for the page's rows only.
+const pgSearch = (keyset) =>
+  `SELECT ${PG_POST_COLUMNS}, s.rank AS search_rank, ts_headline('english'::regconfig, t.title || ' ' || t.body, s.query, ` +
+  `'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (` +
+  "SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q(query) " +
+  `WHERE t.search @@ q.query AND t.status = 'published'${keyset ? ' AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($2, $3)' : ''} ` +
+  `ORDER BY ts_rank_cd(t.search, q.query)::float8 DESC, t.id DESC LIMIT $${keyset ? 4 : 2}) s JOIN posts t ON t.id = s.id ORDER BY s.rank DESC, t.id DESC`;
+/** `?` placeholders as PostgreSQL's `$n`. */
+const numbered = (text) => {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+};
 const COMMENT_COLUMNS = 'id, post_id, parent_id, status, body, author_id, created_at, updated_at';
 
 /** SQLite: synchronous prepared statements; the same methods as the pg store, returning values. */
@@ -49,11 +84,19 @@ async function sqliteStore(file) {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   const sql = {
-    post: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE id = ? AND status = 'published'`),
-    posts: db.prepare(`SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`),
+    post: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.id = ? AND t.status = 'published'`),
+    posts: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.status = 'published' ORDER BY t.published_at DESC, t.id DESC LIMIT ?`),
     postsAfter: db.prepare(
-      `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' AND (published_at < ? OR (published_at = ? AND id < ?)) ORDER BY published_at DESC, id DESC LIMIT ?`,
+      `SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.status = 'published' AND (t.published_at < ? OR (t.published_at = ? AND t.id < ?)) ORDER BY t.published_at DESC, t.id DESC LIMIT ?`,
     ),
+    tagId: db.prepare('SELECT id FROM tags WHERE slug = ?'),
+    postsWithTag: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} ORDER BY t.published_at DESC, t.id DESC LIMIT ?`),
+    postsWithTagAfter: db.prepare(
+      `SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} AND (t.published_at, t.id) < (?, ?) ORDER BY t.published_at DESC, t.id DESC LIMIT ?`,
+    ),
+    search: db.prepare(`${SQLITE_SEARCH} ORDER BY s.rank DESC, t.id DESC LIMIT ?`),
+    searchAfter: db.prepare(`${SQLITE_SEARCH} AND (s.rank, t.id) < (?, ?) ORDER BY s.rank DESC, t.id DESC LIMIT ?`),
+    tagsOfPost: db.prepare(TAGS_OF_POST),
     postExists: db.prepare("SELECT 1 AS found FROM posts WHERE id = ? AND status = 'published'"),
     comments: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' ORDER BY id LIMIT ?`),
     commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' AND id > ? ORDER BY id LIMIT ?`),
@@ -70,12 +113,23 @@ async function sqliteStore(file) {
   };
   return {
     iso: isoFromSqlite,
+    tags: (value) => (typeof value === 'string' ? value.split('\x1f').sort() : []),
     post: (id) => run(sql.post, 'get', id) ?? null,
     posts: (limit, after) => {
       if (after === undefined) return run(sql.posts, 'all', limit);
       const at = sqliteDatetime(after.time);
       return run(sql.postsAfter, 'all', at, at, after.id, limit);
     },
+    tagId: (slug) => run(sql.tagId, 'get', slug)?.id ?? null,
+    postsWithTag: (tagId, limit, after) =>
+      after === undefined
+        ? run(sql.postsWithTag, 'all', tagId, limit)
+        : run(sql.postsWithTagAfter, 'all', tagId, sqliteDatetime(after.key), after.id, limit),
+    search: (query, limit, after) => {
+      const match = toFts5Match(query);
+      return after === undefined ? run(sql.search, 'all', match, limit) : run(sql.searchAfter, 'all', match, after.key, after.id, limit);
+    },
+    tagsOfPost: (postId) => run(sql.tagsOfPost, 'all', postId),
     postExists: (id) => run(sql.postExists, 'get', id) !== undefined,
     comments: (postId, limit, after) =>
       after === undefined ? run(sql.comments, 'all', postId, limit) : run(sql.commentsAfter, 'all', postId, after, limit),
@@ -102,15 +156,30 @@ async function postgresStore(url, poolSize) {
   await pool.query('SELECT 1');
   return {
     iso: (date) => date.toISOString(),
-    post: (id) => one('post', `SELECT ${POST_COLUMNS} FROM posts WHERE id = $1 AND status = 'published'`, [id]),
+    tags: (value) => (Array.isArray(value) ? value.sort() : []),
+    post: (id) => one('post', `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.id = $1 AND t.status = 'published'`, [id]),
     posts: (limit, after) =>
       after === undefined
-        ? query('posts', `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' ORDER BY published_at DESC, id DESC LIMIT $1`, [limit])
+        ? query('posts', `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.status = 'published' ORDER BY t.published_at DESC, t.id DESC LIMIT $1`, [limit])
         : query(
             'posts_after',
-            `SELECT ${POST_COLUMNS} FROM posts WHERE status = 'published' AND (published_at, id) < ($1, $2) ORDER BY published_at DESC, id DESC LIMIT $3`,
+            `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.status = 'published' AND (t.published_at, t.id) < ($1, $2) ORDER BY t.published_at DESC, t.id DESC LIMIT $3`,
             [after.time, after.id, limit],
           ),
+    tagId: async (slug) => (await one('tag_id', 'SELECT id FROM tags WHERE slug = $1', [slug]))?.id ?? null,
+    postsWithTag: (tagId, limit, after) =>
+      after === undefined
+        ? query('posts_with_tag', numbered(`SELECT ${PG_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} ORDER BY t.published_at DESC, t.id DESC LIMIT ?`), [tagId, limit])
+        : query(
+            'posts_with_tag_after',
+            numbered(`SELECT ${PG_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} AND (t.published_at, t.id) < (?, ?) ORDER BY t.published_at DESC, t.id DESC LIMIT ?`),
+            [tagId, after.key, after.id, limit],
+          ),
+    search: (search, limit, after) =>
+      after === undefined
+        ? query('search', pgSearch(false), [toWebSearch(search), limit])
+        : query('search_after', pgSearch(true), [toWebSearch(search), after.key, after.id, limit]),
+    tagsOfPost: (postId) => query('tags_of_post', numbered(TAGS_OF_POST), [postId]),
     postExists: async (id) => (await one('post_exists', "SELECT 1 AS found FROM posts WHERE id = $1 AND status = 'published'", [id])) !== null,
     comments: (postId, limit, after) =>
       after === undefined
@@ -148,6 +217,7 @@ const postView = (store, row) => ({
   trashedAt: row.trashed_at === null ? null : store.iso(row.trashed_at),
   createdAt: store.iso(row.created_at),
   updatedAt: store.iso(row.updated_at),
+  tags: store.tags(row.tags),
   _links: {
     self: { href: `/posts/${row.id}` },
     author: { href: `/users/${row.author_id}` },
@@ -244,25 +314,27 @@ function verifyBearer(header, secret) {
 
 const graphqlError = (message, code) => ({ errors: [{ message, extensions: { code } }], data: null });
 
-async function postPage(store, variables) {
+const codePointOrder = (a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
+
+/** The post page; `withTags`: also the post's tags {slug, name}, by slug in code-point order. */
+async function postPage(store, variables, withTags) {
   const id = variables?.id;
   if (!Number.isInteger(id)) return graphqlError('Variable "$id" of required type "Int!" was not provided.', 'BAD_USER_INPUT');
   const post = await store.post(id);
   if (post === null) return { data: { post: null } };
-  const [author, comments] = await Promise.all([
+  const [author, comments, tags] = await Promise.all([
     store.author(post.author_id),
     store.commentsWithAuthors(post.id, GRAPHQL_COMMENTS_FIRST),
+    withTags ? store.tagsOfPost(post.id) : null,
   ]);
-  return {
-    data: {
-      post: {
-        title: post.title,
-        body: post.body,
-        author: { name: author.name, avatarUrl: author.avatar_url },
-        comments: comments.map((comment) => ({ body: comment.body, author: { name: comment.author_name } })),
-      },
-    },
+  const page = {
+    title: post.title,
+    body: post.body,
+    author: { name: author.name, avatarUrl: author.avatar_url },
+    comments: comments.map((comment) => ({ body: comment.body, author: { name: comment.author_name } })),
   };
+  if (tags !== null) page.tags = tags.sort(codePointOrder).map((tag) => ({ slug: tag.slug, name: tag.name }));
+  return { data: { post: page } };
 }
 
 async function createPost(store, variables, authorization, secret) {
@@ -303,11 +375,70 @@ async function graphql(store, request, response, secret) {
   }
   // Only the bench's own documents: this is a floor, not a GraphQL server.
   let result;
-  if (document?.query === POST_PAGE_QUERY) result = await postPage(store, document.variables);
+  if (document?.query === POST_PAGE_QUERY) result = await postPage(store, document.variables, false);
+  else if (document?.query === POST_PAGE_TAGS_QUERY) result = await postPage(store, document.variables, true);
   else if (document?.query === CREATE_POST_MUTATION) {
     result = await createPost(store, document.variables, request.headers.authorization, secret);
   } else result = graphqlError('The floor serves only the bench documents', 'GRAPHQL_VALIDATION_FAILED');
   send(response, result.errors && !result.data ? 400 : 200, `${JSON.stringify(result)}\n`);
+}
+
+const MAX_SEARCH_LENGTH = 200;
+
+/**
+ * GET /posts with one `q` (by relevance, each post with `_search`) or one `tag` (newest first),
+ * paged by the service's cursors of filtered lists, with the same `Link` header.
+ */
+async function foundPosts(store, response, search) {
+  const params = new URLSearchParams(search);
+  for (const name of params.keys()) {
+    if (!['q', 'tag', 'limit', 'cursor'].includes(name)) throw new HttpError(400, `${name} is not served by the floor`);
+  }
+  const q = params.getAll('q');
+  const tags = params.getAll('tag');
+  if (q.length + tags.length !== 1) throw new HttpError(400, 'the floor serves one q or one tag');
+  const limitText = params.get('limit');
+  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)) {
+    throw new HttpError(400, 'limit must be an integer from 1 to 100');
+  }
+  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
+  if (q.length > 0 && [...q[0]].length > MAX_SEARCH_LENGTH) throw new HttpError(400, `q must be at most ${MAX_SEARCH_LENGTH} characters`);
+  const sort = q.length > 0 ? 'relevance' : '-publishedAt';
+  const fingerprint = publicListFingerprint(q.length > 0 ? { q: q[0] } : { tags });
+  const cursor = params.get('cursor');
+  let after;
+  if (cursor !== null) {
+    after = decodePostCursor(cursor, sort, fingerprint);
+    if (after === null) throw new HttpError(400, 'cursor is not a cursor this service issued');
+  }
+
+  let rows;
+  if (q.length > 0) {
+    const query = parseTextQuery(q[0]);
+    rows = query === null ? [] : await store.search(query, limit + 1, after);
+  } else {
+    const tagId = await store.tagId(tags[0]);
+    rows = tagId === null ? [] : await store.postsWithTag(tagId, limit + 1, after);
+  }
+  const items = rows.slice(0, limit);
+  const headers = {};
+  if (rows.length > limit) {
+    const last = items[items.length - 1];
+    const key = q.length > 0 ? Number(last.search_rank) : new Date(store.iso(last.published_at));
+    const next = new URLSearchParams({ limit: String(limit) });
+    if (q.length > 0) next.set('q', q[0]);
+    else next.append('tag', tags[0]);
+    next.set('cursor', encodePostCursor(sort, fingerprint, last.id, key));
+    headers.link = `</posts?${next.toString()}>; rel="next"`;
+  }
+  const views =
+    q.length > 0
+      ? items.map((row) => ({
+          ...postView(store, row),
+          _search: { rank: Number(row.search_rank), snippet: [...String(row.search_snippet ?? '')].slice(0, 200).join('') },
+        }))
+      : items.map((row) => postView(store, row));
+  return send(response, 200, JSON.stringify(views), headers);
 }
 
 async function handle(store, request, response, secret) {
@@ -319,6 +450,7 @@ async function handle(store, request, response, secret) {
   if (request.method === 'POST' && path === '/graphql') return graphql(store, request, response, secret);
   if (request.method !== 'GET') throw new HttpError(405, `${request.method} is not served by the floor`);
 
+  if (path === '/posts' && /(?:^|&)(?:q|tag)=/.test(search)) return foundPosts(store, response, search);
   if (path === '/posts') {
     // Public posts, newest publication first, keyset on (published_at, id) as the service pages them.
     const { limit, after } = pageRequest(search, decodeTimeCursor);

@@ -30,15 +30,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { DEFAULT_SIZES, loadDataset } from './dataset.mjs';
+import { DEFAULT_SIZES, SEARCH_WORDS, TAG_NAMES, loadDataset, slugOf } from './dataset.mjs';
 import { measureFanout } from './fanout.mjs';
 import { PEERS, clonePostgresDatabase, discoverPeerQuery, installPeer, normalizeServicePostPage, peerReady } from './peer.mjs';
 import {
   BENCH_PASSWORD,
   CREATE_POST_MUTATION,
   POST_PAGE_QUERY,
+  POST_PAGE_TAGS_QUERY,
   encodeCursor,
+  encodePostCursor,
   encodeTimeCursor,
+  publicListFingerprint,
   log,
   mulberry32,
   out,
@@ -65,8 +68,9 @@ Database  --database postgres://user@host:port/db   a fresh database is created 
 Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --redis off to skip)
 Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy of the dataset, measured on the
                             post page beside the service and the floor (installed once under the temp dir)
-Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-comments, graphql-post-page,
-                            graphql-create-post, fanout, fanout-redis)
+Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
+                            rest-comments, graphql-post-page, graphql-post-page-tags, graphql-create-post,
+                            fanout, fanout-redis)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
           --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
           --allow-mismatch  measure a scenario even when the two servers answer differently
@@ -395,7 +399,21 @@ export async function prepareDatabase(options, tempDir) {
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
-const SCENARIO_IDS = ['rest-post', 'rest-post-auth', 'rest-posts', 'rest-comments', 'graphql-post-page', 'graphql-create-post', 'fanout', 'fanout-redis'];
+const SCENARIO_IDS = [
+  'rest-post',
+  'rest-post-auth',
+  'rest-posts',
+  'rest-posts-search',
+  'rest-posts-tag',
+  'rest-comments',
+  'graphql-post-page',
+  'graphql-post-page-tags',
+  'graphql-create-post',
+  'fanout',
+  'fanout-redis',
+];
+
+const TAG_SLUGS = TAG_NAMES.map(slugOf);
 
 const POST_BODY = `${'A bench post, written to measure the cost of a write. '.repeat(9)}The end.`;
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -409,6 +427,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 function scenarios(ctx) {
   const randomPost = (random) => randomInt(random, 1, ctx.posts);
   const checkIds = [...new Set([1, Math.ceil(ctx.posts / 2), ctx.posts])];
+  const pick = (random, list) => list[randomInt(random, 0, list.length - 1)];
+  const postPageTags = (postId) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: POST_PAGE_TAGS_QUERY, variables: { id: postId } }) });
   return [
     {
       id: 'rest-post',
@@ -442,6 +462,43 @@ function scenarios(ctx) {
       ],
     },
     {
+      // A search for one word of the posts (a random one per request), by relevance: rank and snippet per post.
+      id: 'rest-posts-search',
+      name: 'REST GET /posts?q={word}&limit=20',
+      dynamic: true,
+      cacheable: true,
+      compareHeaders: ['link'],
+      request: (random) => ({ method: 'GET', path: `/posts?q=${pick(random, SEARCH_WORDS)}&limit=20` }),
+      samples: () => [
+        ...[0, Math.floor(SEARCH_WORDS.length / 2), SEARCH_WORDS.length - 1].map((index) => ({ method: 'GET', path: `/posts?q=${SEARCH_WORDS[index]}&limit=20` })),
+        { method: 'GET', path: `/posts?q=${SEARCH_WORDS[1]}` },
+        // Words no post has: an empty list.
+        { method: 'GET', path: '/posts?q=zyzzyva&limit=20' },
+        // A (rank, id) cursor above every rank: the first page again, from the cursor's keyset.
+        { method: 'GET', path: `/posts?q=${SEARCH_WORDS[2]}&limit=5&cursor=${encodePostCursor('relevance', publicListFingerprint({ q: SEARCH_WORDS[2] }), ctx.posts, 1_000_000)}` },
+      ],
+    },
+    {
+      // The public posts of one tag (a random one of the dataset per request), newest first.
+      id: 'rest-posts-tag',
+      name: 'REST GET /posts?tag={slug}&limit=20',
+      dynamic: true,
+      cacheable: true,
+      compareHeaders: ['link'],
+      request: (random) => ({ method: 'GET', path: `/posts?tag=${pick(random, TAG_SLUGS)}&limit=20` }),
+      samples: () => [
+        ...[0, 9, TAG_SLUGS.length - 1].map((index) => ({ method: 'GET', path: `/posts?tag=${TAG_SLUGS[index]}&limit=20` })),
+        { method: 'GET', path: `/posts?tag=${TAG_SLUGS[1]}` },
+        // A tag that does not exist: an empty list.
+        { method: 'GET', path: '/posts?tag=no-such-tag&limit=20' },
+        // A (publishedAt, id) cursor after every post: the first page again, from the cursor's keyset.
+        {
+          method: 'GET',
+          path: `/posts?tag=${TAG_SLUGS[0]}&limit=5&cursor=${encodePostCursor('-publishedAt', publicListFingerprint({ tags: [TAG_SLUGS[0]] }), ctx.posts, new Date(Date.UTC(2100, 0, 1)))}`,
+        },
+      ],
+    },
+    {
       id: 'rest-comments',
       name: 'REST GET /posts/{id}/comments',
       dynamic: true,
@@ -470,6 +527,16 @@ function scenarios(ctx) {
       }),
       samples: () =>
         checkIds.map((id) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: POST_PAGE_QUERY, variables: { id } }) })),
+    },
+    {
+      // The post page with the post's tags (Post.tags: batched, one statement).
+      id: 'graphql-post-page-tags',
+      name: 'GraphQL post page + tags',
+      graphql: true,
+      dynamic: true,
+      cacheable: true,
+      request: (random) => postPageTags(randomPost(random)),
+      samples: () => checkIds.map((id) => postPageTags(id)),
     },
     {
       id: 'graphql-create-post',

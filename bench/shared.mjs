@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import process from 'node:process';
 import { inspect } from 'node:util';
 
@@ -25,6 +26,10 @@ export const userEmail = (id) => `bench-user-${id}@bench.example`;
 /** The post page: one round trip, a small constant number of SQL statements (CONTRACT §4). */
 export const POST_PAGE_QUERY =
   'query PostPage($id: Int!) { post(id: $id) { title body author { name avatarUrl } comments { body author { name } } } }';
+
+/** The post page with the post's tags (Post.tags, batched by the service): a row of its own, so the one above stays comparable. */
+export const POST_PAGE_TAGS_QUERY =
+  'query PostPageTags($id: Int!) { post(id: $id) { title body author { name avatarUrl } comments { body author { name } } tags { slug name } } }';
 
 export const CREATE_POST_MUTATION =
   'mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { id title } }';
@@ -90,6 +95,65 @@ export function decodeTimeCursor(cursor) {
   const match = /^p1:(\d{15}):(\d{10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   return match && encodeTimeCursor(new Date(Number(match[1])), Number(match[2])) === cursor ? { time: new Date(Number(match[1])), id: Number(match[2]) } : null;
 }
+
+/** `?sort=` of GET /posts in the order whose index a cursor carries (src/posts/post-order.ts: POST_SORTS). */
+export const POST_SORTS = ['-publishedAt', 'publishedAt', '-updatedAt', 'title', 'relevance'];
+
+/** The filters a cursor of a filtered list belongs to (src/posts/post-order.ts: listFingerprint). */
+export function listFingerprint(filters) {
+  return createHash('sha256').update(JSON.stringify(filters)).digest('base64url').slice(0, 10);
+}
+
+/**
+ * The fingerprint of a public list with only `q` or tags (PostsService.find: the same keys in
+ * the same order; tags deduplicated and sorted).
+ */
+export const publicListFingerprint = ({ q = null, tags = [] }) =>
+  listFingerprint({ q, tags: [...new Set(tags)].sort(), status: null, authorId: null, after: null, before: null });
+
+/** A cursor of a filtered list: base64url of `s1:<sort index>:<fingerprint>:<id>:<key>` (post-order.ts: encodePostCursor). */
+export function encodePostCursor(sort, fingerprint, id, key) {
+  const text = key instanceof Date ? String(key.getTime()) : key === null ? '' : String(key);
+  return Buffer.from(`s1:${POST_SORTS.indexOf(sort)}:${fingerprint}:${id}:${text}`).toString('base64url');
+}
+
+/** {id, key} of such a cursor issued for this sort and fingerprint (key: a Date for a time, a number for a rank), or null. */
+export function decodePostCursor(cursor, sort, fingerprint) {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^s1:(\d):([\w-]{10}):([1-9]\d{0,9}):([\s\S]*)$/u.exec(text);
+  if (!match || Buffer.from(text).toString('base64url') !== cursor) return null;
+  const id = Number(match[3]);
+  if (id > 2_147_483_647 || POST_SORTS[Number(match[1])] !== sort || match[2] !== fingerprint) return null;
+  const raw = match[4];
+  if (sort === 'relevance') {
+    const rank = raw === '' ? NaN : Number(raw);
+    return Number.isFinite(rank) ? { id, key: rank } : null;
+  }
+  const time = /^\d{1,15}$/.test(raw) ? new Date(Number(raw)) : null;
+  return time && !Number.isNaN(time.getTime()) ? { id, key: time } : null;
+}
+
+/**
+ * A search as the service reads it (src/common/persistence/text-search.ts): words, `"phrases"`,
+ * `-excluded`; null when nothing is required.
+ */
+export function parseTextQuery(text) {
+  const query = { required: [], excluded: [] };
+  for (const match of text.matchAll(/(-?)(?:"([^"]*)"?|([^\s"]+))/gu)) {
+    const term = (match[2] ?? match[3] ?? '').replace(/\s+/gu, ' ').trim();
+    if (!/[\p{L}\p{N}]/u.test(term)) continue;
+    (match[1] === '-' ? query.excluded : query.required).push(term);
+  }
+  return query.required.length > 0 ? query : null;
+}
+
+const quotedTerm = (term) => `"${term.replace(/"/g, '')}"`;
+
+/** The search for SQLite's FTS5 MATCH (text-search.ts: toFts5Match). */
+export const toFts5Match = (query) => [`(${query.required.map(quotedTerm).join(' AND ')})`, ...query.excluded.map(quotedTerm)].join(' NOT ');
+
+/** The search for PostgreSQL's websearch_to_tsquery (text-search.ts: toWebSearch). */
+export const toWebSearch = (query) => [...query.required.map(quotedTerm), ...query.excluded.map((term) => `-${quotedTerm(term)}`)].join(' ');
 
 /** `sqlite:<path>` or `postgres://…` (the service's DATABASE_URL forms). */
 export function parseDatabaseUrl(url) {
