@@ -9,4 +9,4 @@ export declare const FINDING_DEFAULTS: Omit<FindingSizes, 'words'>;
 export declare function findingSizes(options?: Partial<FindingSizes>): FindingSizes;
 export declare function word(n: number): string;
 export declare function loadFindingPostgres(client: { query(text: string): Promise<unknown> }, options?: Partial<FindingSizes>): Promise<FindingSizes>;
-export declare function loadFindingSqlite(db: { exec(sql: string): unknown; transaction(fn: () => void): () => void }, options?: Partial<FindingSizes>): FindingSizes;
+export declare function loadFindingSqlite(db: { exec(sql: string): unknown; prepare(sql: string): { all(): unknown[] }; transaction(fn: () => void): () => void }, options?: Partial<FindingSizes>): FindingSizes;

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
@@ -6,6 +7,7 @@ import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
 import { LiveSubscription, listen, until, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { slugify } from '../src/tags/slug.js';
 
 const TAG_KEYS = ['_links', 'createdAt', 'id', 'name', 'postCount', 'slug', 'updatedAt'];
 
@@ -170,6 +172,40 @@ describeEachDatabase('tags', (kind) => {
       expect((await http().get(`/tags/${tag.id}`).expect(200)).body.postCount).toBe(1);
       const data = expectData(await graphql(app, 'query($s: String!) { tag(slug: $s) { postCount posts { id } } }', { s: slug }));
       expect(data.tag).toEqual({ postCount: 1, posts: [{ id: draft.id }] });
+    });
+
+    it('postCount follows every write (the database keeps it): untag, trash, restore, delete for good, a writer deleted; it always equals a count of the public posts', async () => {
+      const writer = await createUser(app);
+      const [a, b] = [unique('Kept A'), unique('Kept B')];
+      const first = await createPost(app, writer.token, { tags: [a, b] });
+      const second = await createPost(app, writer.token, { tags: [a] });
+      const third = await createPost(app, alice, { tags: [a, b] });
+      const [slugA, slugB] = [slugify(a), slugify(b)];
+      const data = app.app.get(DataSource);
+      const count = async (slug: string) => {
+        const [tag] = (await http().get(`/tags?slug=${slug}`).expect(200)).body as { postCount: number }[];
+        // What a count of the public posts that carry it says at this moment.
+        const [row] = (await data.query(
+          `SELECT COUNT(*) AS n FROM post_tags pt JOIN posts p ON p.id = pt.post_id JOIN tags g ON g.id = pt.tag_id WHERE g.slug = '${slug}' AND p.status = 'published'`,
+        )) as { n: number | string }[];
+        expect(tag.postCount, `${slug}: stored count and a real count`).toBe(Number(row.n));
+        return tag.postCount;
+      };
+      expect([await count(slugA), await count(slugB)]).toEqual([3, 2]);
+      // Untagged by a PATCH that replaces the set.
+      await http().patch(`/posts/${first.id}`).set(bearer(writer.token)).send({ tags: [a] }).expect(200);
+      expect([await count(slugA), await count(slugB)]).toEqual([3, 1]);
+      // Trashed (not public), restored, deleted for good.
+      await http().delete(`/posts/${second.id}`).set(bearer(writer.token)).expect(204);
+      expect(await count(slugA)).toBe(2);
+      await http().patch(`/posts/${second.id}`).set(bearer(writer.token)).send({ status: 'published' }).expect(200);
+      expect(await count(slugA)).toBe(3);
+      await http().delete(`/posts/${third.id}`).set(bearer(alice)).expect(204);
+      await http().delete(`/posts/${third.id}`).set(bearer(alice)).expect(204);
+      expect([await count(slugA), await count(slugB)]).toEqual([2, 0]);
+      // Their writer deleted: their posts go, and with them the counts.
+      await http().delete(`/users/${writer.id}`).set(bearer(admin)).expect(204);
+      expect([await count(slugA), await count(slugB)]).toEqual([0, 0]);
     });
 
     it('GET /tags: most used first, then by id; keyset paging walks every tag once; every format', async () => {

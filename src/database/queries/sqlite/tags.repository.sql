@@ -6,27 +6,7 @@
 SELECT
   1 AS found
 FROM
-  (
-    SELECT
-      t.id,
-      t.name,
-      t.slug,
-      t.created_at,
-      t.updated_at,
-      t.version,
-      (
-        SELECT
-          COUNT(*)
-        FROM
-          post_tags pc
-          JOIN posts cp ON cp.id = pc.post_id
-        WHERE
-          pc.tag_id = t.id
-          AND cp.status = 'published'
-      ) AS post_count
-    FROM
-      tags t
-  ) t
+  tags t
 WHERE
   t.post_count > ?
   OR (
@@ -65,16 +45,7 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
-  (
-    SELECT
-      COUNT(*)
-    FROM
-      post_tags pc
-      JOIN posts cp ON cp.id = pc.post_id
-    WHERE
-      pc.tag_id = t.id
-      AND cp.status = 'published'
-  ) AS post_count
+  t.post_count AS post_count
 FROM
   tags t
 WHERE
@@ -88,16 +59,7 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
-  (
-    SELECT
-      COUNT(*)
-    FROM
-      post_tags pc
-      JOIN posts cp ON cp.id = pc.post_id
-    WHERE
-      pc.tag_id = t.id
-      AND cp.status = 'published'
-  ) AS post_count
+  t.post_count AS post_count
 FROM
   tags t
 WHERE
@@ -127,29 +89,15 @@ RETURNING
 
 -- TagsRepository.mostUsedPage
 SELECT
-  *
+  t.id,
+  t.name,
+  t.slug,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  t.post_count AS post_count
 FROM
-  (
-    SELECT
-      t.id,
-      t.name,
-      t.slug,
-      t.created_at,
-      t.updated_at,
-      t.version,
-      (
-        SELECT
-          COUNT(*)
-        FROM
-          post_tags pc
-          JOIN posts cp ON cp.id = pc.post_id
-        WHERE
-          pc.tag_id = t.id
-          AND cp.status = 'published'
-      ) AS post_count
-    FROM
-      tags t
-  ) t
+  tags t
 ORDER BY
   t.post_count DESC,
   t.id
@@ -158,29 +106,15 @@ LIMIT
 
 -- TagsRepository.mostUsedPage
 SELECT
-  *
+  t.id,
+  t.name,
+  t.slug,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  t.post_count AS post_count
 FROM
-  (
-    SELECT
-      t.id,
-      t.name,
-      t.slug,
-      t.created_at,
-      t.updated_at,
-      t.version,
-      (
-        SELECT
-          COUNT(*)
-        FROM
-          post_tags pc
-          JOIN posts cp ON cp.id = pc.post_id
-        WHERE
-          pc.tag_id = t.id
-          AND cp.status = 'published'
-      ) AS post_count
-    FROM
-      tags t
-  ) t
+  tags t
 WHERE
   t.post_count < ?
   OR (
@@ -264,16 +198,7 @@ SELECT
   t.created_at,
   t.updated_at,
   t.version,
-  (
-    SELECT
-      COUNT(*)
-    FROM
-      post_tags pc
-      JOIN posts cp ON cp.id = pc.post_id
-    WHERE
-      pc.tag_id = t.id
-      AND cp.status = 'published'
-  ) AS post_count
+  t.post_count AS post_count
 FROM
   post_tags pt
   JOIN tags t ON t.id = pt.tag_id
