@@ -30,6 +30,10 @@ describe('tag cursors', () => {
     expect(decodeTagCursor(cursor, 'cursor')).toEqual({ count: 12, id: 345 });
   });
 
+  it('takes a count the pattern allows above any column value as the largest one (pages from the start)', () => {
+    expect(decodeTagCursor(encodeTagCursor(9_211_594_149, 7), 'cursor')).toEqual({ count: 2_147_483_647, id: 7 });
+  });
+
   it('refuses anything else, naming the field', () => {
     for (const cursor of ['', 'nope', Buffer.from('v1:5').toString('base64url'), Buffer.from('t1:12:345').toString('base64url')]) {
       expect(() => decodeTagCursor(cursor, 'after')).toThrow(/after is not a cursor/);

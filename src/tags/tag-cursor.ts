@@ -28,8 +28,10 @@ export function encodeTagCursor(count: number, id: number): string {
 export function decodeTagCursor(cursor: string, field: string): TagPosition {
   if (TAG_CURSOR.test(cursor)) {
     const [count, id] = Buffer.from(cursor, 'base64url').toString('utf8').slice(PREFIX.length).split(':').map(Number);
-    // Any count the pattern allows is taken (a count above any tag's pages to the start of the list).
-    if (id <= MAX_INT32) return { count, id };
+    // Any count the pattern allows is taken: a count above any tag's pages from the start of the
+    // list, as the largest count the column can hold does (compared with an integer column, a
+    // larger number would be an error on PostgreSQL).
+    if (id <= MAX_INT32) return { count: Math.min(count, MAX_INT32), id };
   }
   throw DomainError.badInput(`${field} is not a cursor this service issued`, [{ field, message: 'is not a valid cursor' }]);
 }
