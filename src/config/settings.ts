@@ -141,6 +141,12 @@ export const SETTINGS = {
     default: '60',
     description: 'The window of the rate limits, in seconds.',
   }),
+  rateLimitCostMax: setting('RATE_LIMIT_COST_MAX', int(0, 1_000_000_000), {
+    limit: 'GraphQL cost per client address per `RATE_LIMIT_WINDOW_S`, on every transport, counted across instances through Redis when set; past it 429 `RATE_LIMITED`',
+    group: 'Rate limits',
+    default: '50000',
+    description: 'The GraphQL cost one client address may spend per window, on every transport (`0` turns it off).',
+  }),
   rateLimitAuthMax: setting('RATE_LIMIT_AUTH_MAX', int(0, 1_000_000_000), {
     limit: 'Sign-in attempts per address, and failures per (e-mail, address), per window; wrong `currentPassword` guesses count too; past it 429',
     group: 'Rate limits',
@@ -233,6 +239,17 @@ export const SETTINGS = {
     group: 'GraphQL',
     default: '1000',
     description: 'Complexity budget of an operation (HTTP and WebSocket): every field costs 1, a list with `first` costs 1 + first × its selection.',
+  }),
+  graphqlMaxCost: setting('GRAPHQL_MAX_COST', int(1, 1_000_000_000), {
+    limit: 'Cost of one GraphQL operation (the `@cost`/`@listSize` weights); past it 400 `COST_LIMIT_EXCEEDED` (with `extensions.cost`) before it runs',
+    group: 'GraphQL',
+    default: '5000',
+    description: 'The most one operation may cost, on every transport: the weights declared next to the fields they price (README, "Cost and limits").',
+  }),
+  graphqlFederation: setting('GRAPHQL_FEDERATION', bool(), {
+    group: 'GraphQL',
+    default: 'false',
+    description: '`/graphql` is an Apollo Federation 2 subgraph: `@key(fields: "id")` on `User`, `Post`, `Comment` and `Tag`, `_service` and `_entities`.',
   }),
   graphqlMaxAliases: setting('GRAPHQL_MAX_ALIASES', int(0, 100_000), {
     limit: 'Aliases in one GraphQL document; past it 400 before it runs',
@@ -354,6 +371,42 @@ export const SETTINGS = {
     description:
       "Days the event log keeps each event (`GET /events`, the `events` subscription's `after`); older events are pruned hourly, and a cursor from before what was pruned is answered 410 `CURSOR_EXPIRED`. Webhook deliveries that ended (delivered or given up) and their attempts are kept as long; pending ones until they end.",
   }),
+
+  otelExporterOtlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', url('http:', 'https:'), {
+    group: 'Tracing (OpenTelemetry)',
+    description:
+      'Where traces go over OTLP/HTTP (a collector, Jaeger, Tempo…; `/v1/traces` is appended). Unset: tracing is off and the OpenTelemetry SDK is not even loaded.',
+  }),
+  otelExporterOtlpProtocol: setting('OTEL_EXPORTER_OTLP_PROTOCOL', oneOf('http/protobuf', 'http/json'), {
+    group: 'Tracing (OpenTelemetry)',
+    default: 'http/protobuf',
+    description: 'The OTLP encoding: `http/protobuf` or `http/json` (gRPC is not served).',
+  }),
+  otelExporterOtlpHeaders: setting('OTEL_EXPORTER_OTLP_HEADERS', text({ pattern: /^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, like: 'comma-separated `key=value` pairs' }), {
+    group: 'Tracing (OpenTelemetry)',
+    secret: true,
+    description: 'Headers sent with every export, e.g. `authorization=Bearer …` (W3C baggage format).',
+  }),
+  otelServiceName: setting('OTEL_SERVICE_NAME', text({ minLength: 1, maxLength: 200 }), {
+    group: 'Tracing (OpenTelemetry)',
+    default: 'blog-service',
+    description: 'The `service.name` of every span.',
+  }),
+  otelTracesSampler: setting(
+    'OTEL_TRACES_SAMPLER',
+    oneOf('always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'),
+    {
+      group: 'Tracing (OpenTelemetry)',
+      default: 'parentbased_always_on',
+      description: 'Which traces are kept: the standard samplers (`parentbased_*` follow an incoming `traceparent`).',
+    },
+  ),
+  otelTracesSamplerArg: setting('OTEL_TRACES_SAMPLER_ARG', text({ pattern: /^(0(\.\d+)?|1(\.0+)?)$/, like: 'a ratio from 0 to 1' }), {
+    group: 'Tracing (OpenTelemetry)',
+    default: '1',
+    description: 'The ratio of `traceidratio` samplers (0 to 1).',
+  }),
+
   trashRetentionDays: setting('TRASH_RETENTION_DAYS', int(1, 36_500), {
     limit: 'Days a post stays in the trash before it is deleted for good (checked hourly, in short batches)',
     group: 'Posts',
