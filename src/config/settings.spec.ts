@@ -51,6 +51,7 @@ describe('messages for refused values', () => {
     REDIS_URL: { REDIS_URL: 'http://:hunter2@cache.example.com' },
     ADMIN_PASSWORD: { ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: 'hunter2' },
     JWT_SECRET: { JWT_SECRET: 'hunter2' },
+    OTEL_EXPORTER_OTLP_HEADERS: { OTEL_EXPORTER_OTLP_HEADERS: 'authorization=hunter2,bad header' },
   };
 
   it('declare as secret exactly the settings tested below', () => {
