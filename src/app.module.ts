@@ -48,7 +48,7 @@ export class AppModule {
         DemoModule,
         HealthModule,
         RepresentationModule,
-        GraphQLApiModule,
+        GraphQLApiModule.forRoot(config),
       ],
     };
   }

@@ -1,4 +1,5 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
+import { EntityKey } from '../common/graphql/entity-reference.js';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import type { CommentStatus } from '../auth/read-policy.js';
 import { Post } from '../posts/post.entity.js';
@@ -6,6 +7,7 @@ import { User } from '../users/user.entity.js';
 import { GraphQLCommentStatus } from './models/comment-status.enum.js';
 
 /** Also the GraphQL `Comment` type (author and post are resolved fields; never the version). */
+@EntityKey()
 @ObjectType('Comment', { description: 'A comment on a post' })
 @Entity({ name: 'comments' })
 @Index('idx_comments_post_id_id', ['postId', 'id'])

@@ -1,5 +1,6 @@
-import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, ResolveReference, Resolver, Subscription } from '@nestjs/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
+import { type EntityReference, referencedId } from '../common/graphql/entity-reference.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
 import { required } from '../common/graphql/required.js';
@@ -29,7 +30,19 @@ export class CommentsResolver {
   ) {}
 
   @Query(() => Comment, { nullable: true, description: 'A comment; null when there is none with this id' })
-  async comment(@Args('id', { type: () => Int, description: "The comment's id" }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
+  comment(@Args('id', { type: () => Int, description: "The comment's id" }) id: number, @Context() context: GraphQLContext): Promise<Comment | null> {
+    return this.visible(id, context);
+  }
+
+  /** Federation's `_entities` (GRAPHQL_FEDERATION): a Comment by reference, as `comment(id)` reads it. */
+  @ResolveReference()
+  async resolveReference(reference: EntityReference, context: GraphQLContext): Promise<Comment | null> {
+    const id = referencedId(reference);
+    return id === null ? null : this.visible(id, context);
+  }
+
+  /** A comment through the request's loader; null unless the caller may see it (the read policy). */
+  private async visible(id: number, context: GraphQLContext): Promise<Comment | null> {
     const comment = await context.loaders.of(this.commentLoaders).byId.load(id);
     return comment && this.comments.canSee(context.actor, comment) ? comment : null;
   }

@@ -1,10 +1,12 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
+import { EntityKey } from '../common/graphql/entity-reference.js';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import type { PostStatus } from '../auth/read-policy.js';
 import { User } from '../users/user.entity.js';
 import { GraphQLPostStatus } from './models/post-status.enum.js';
 
 /** Also the GraphQL `Post` type (author, comments and commentCount are resolved fields; never the version). */
+@EntityKey()
 @ObjectType('Post', { description: 'A blog post' })
 @Entity({ name: 'posts' })
 @Index('idx_posts_author_id_id', ['authorId', 'id'])

@@ -1,5 +1,6 @@
-import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Context, Info, Int, Mutation, Parent, Query, ResolveField, ResolveReference, Resolver, Subscription } from '@nestjs/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
+import { type EntityReference, referencedId } from '../common/graphql/entity-reference.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
@@ -52,6 +53,18 @@ export class PostsResolver {
     @Context() context: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Post | null> {
+    return this.visible(id, context, info);
+  }
+
+  /** Federation's `_entities` (GRAPHQL_FEDERATION): a Post by reference, as `post(id)` reads it. */
+  @ResolveReference()
+  async resolveReference(reference: EntityReference, context: GraphQLContext, info: GraphQLResolveInfo): Promise<Post | null> {
+    const id = referencedId(reference);
+    return id === null ? null : this.visible(id, context, info);
+  }
+
+  /** A post through the request's loaders; null unless the caller may see it (the read policy). */
+  private async visible(id: number, context: GraphQLContext, info: GraphQLResolveInfo): Promise<Post | null> {
     const loaders = context.loaders.of(this.postLoaders);
     const post = await (selectsField(info, 'author') ? loaders.byIdWithAuthor : loaders.byId).load(id);
     return post && this.postsService.canSee(context.actor, post) ? post : null;

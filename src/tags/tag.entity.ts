@@ -1,7 +1,9 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
+import { EntityKey } from '../common/graphql/entity-reference.js';
 import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 
 /** Also the GraphQL `Tag` type (postCount and posts are resolved fields; never the version). */
+@EntityKey()
 @ObjectType('Tag', { description: 'A label on posts, by which readers find them' })
 @Entity({ name: 'tags' })
 export class Tag {

@@ -1,5 +1,6 @@
-import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Context, Int, Mutation, Parent, Query, ResolveField, ResolveReference, Resolver, Subscription } from '@nestjs/graphql';
 import { DomainError } from '../common/errors/domain-error.js';
+import { type EntityReference, referencedId } from '../common/graphql/entity-reference.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
 import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
@@ -29,6 +30,13 @@ export class TagsResolver {
     }
     if (args.id != null) return context.loaders.of(this.tagLoaders).byId.load(args.id);
     return this.tagsService.findBySlug(args.slug ?? '');
+  }
+
+  /** Federation's `_entities` (GRAPHQL_FEDERATION): a Tag by reference, as `tag(id)` reads it. */
+  @ResolveReference()
+  async resolveReference(reference: EntityReference, context: GraphQLContext): Promise<Tag | null> {
+    const id = referencedId(reference);
+    return id === null ? null : this.tag({ id }, context);
   }
 
   @Query(() => TagConnection, { description: 'Tags, most used first (by their public posts), then by id' })

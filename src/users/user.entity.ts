@@ -1,4 +1,5 @@
 import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
+import { EntityKey } from '../common/graphql/entity-reference.js';
 import { Column, Entity, PrimaryGeneratedColumn, Unique, VersionColumn } from 'typeorm';
 
 import { type Role, ROLES } from '../common/actor.js';
@@ -8,6 +9,7 @@ export const USER_ROLES = ROLES;
 export type UserRole = Role;
 
 /** Also the GraphQL `User` type: the password hash and the version are not fields of it. */
+@EntityKey()
 @ObjectType('User', { description: 'Someone who writes posts and comments' })
 @Entity({ name: 'users' })
 @Unique('UQ_users_email', ['email'])

@@ -1,4 +1,5 @@
-import { Args, Context, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Int, Mutation, Parent, Query, ResolveField, ResolveReference, Resolver } from '@nestjs/graphql';
+import { type EntityReference, referencedId } from '../common/graphql/entity-reference.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
@@ -20,6 +21,13 @@ export class UsersResolver {
   @Query(() => User, { nullable: true, description: 'A user; null when there is none with this id' })
   user(@Args('id', { type: () => Int, description: "The user's id" }) id: number, @Context() context: GraphQLContext): Promise<User | null> {
     return context.loaders.of(this.userLoaders).byId.load(id);
+  }
+
+  /** Federation's `_entities` (GRAPHQL_FEDERATION): a User by reference, as `user(id)` reads it. */
+  @ResolveReference()
+  async resolveReference(reference: EntityReference, context: GraphQLContext): Promise<User | null> {
+    const id = referencedId(reference);
+    return id === null ? null : this.user(id, context);
   }
 
   @Query(() => UserConnection, { description: 'Users, oldest first' })

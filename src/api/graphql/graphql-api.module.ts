@@ -1,6 +1,6 @@
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloDriver, type ApolloDriverConfig, ApolloFederationDriver, type ApolloFederationDriverConfig } from '@nestjs/apollo';
+import { type DynamicModule, Module, type OnModuleInit } from '@nestjs/common';
 import { GraphQLModule, GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
@@ -44,11 +44,12 @@ export function buildGraphQLOptions(
   metrics: MetricsService,
   gate: OperationGate,
   cache: ResponseCache,
-): ApolloDriverConfig {
+): ApolloDriverConfig & ApolloFederationDriverConfig {
   return {
     path: GRAPHQL_PATH,
     // The schema lives in memory; `npm run schema:print` writes schema.gql (and a test keeps it current).
-    autoSchemaFile: true,
+    // As a federation subgraph (CONTRACT §10) it gains _service, _entities and the @key directives.
+    autoSchemaFile: config.graphqlFederation ? { federation: 2 } : true,
     sortSchema: true,
     transformSchema: describeRootTypes,
     introspection: config.graphqlIntrospection,
@@ -73,6 +74,9 @@ export function buildGraphQLOptions(
       // Apollo's default cache-control plugin wraps every field resolver to compute a Cache-Control
       // header nobody here sets (@cacheControl is not used): a cost on every field for nothing.
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph would otherwise time every field for any caller sending apollo-federation-include-trace
+      // (Apollo Studio's inline traces, not used here; tracing is OpenTelemetry's, CONTRACT §10).
+      ...(config.graphqlFederation ? [ApolloServerPluginInlineTraceDisabled()] : []),
       gatePlugin(gate, cache),
       operationMetricsPlugin(metrics),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
@@ -88,21 +92,28 @@ export function buildGraphQLOptions(
  * (gate/operation-gate.ts): here through its Apollo plugin, there through OperationRunner.
  */
 @Module({
-  imports: [
-    GraphQLModule.forRootAsync<ApolloDriverConfig>({
-      driver: ApolloDriver,
-      imports: [GraphQLSupportModule],
-      inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache],
-      useFactory: buildGraphQLOptions,
-    }),
-    LiveOperationsModule,
-    WebSocketTransportModule,
-    SseTransportModule,
-  ],
   // Registered by the HTTP pipeline (api/http-pipeline.ts), with GraphiQL's assets and the transports.
   providers: [GraphQLCacheHooks],
 })
 export class GraphQLApiModule implements OnModuleInit {
+  /** The driver is chosen at start-up: with GRAPHQL_FEDERATION=true an Apollo Federation 2 subgraph. */
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: GraphQLApiModule,
+      imports: [
+        GraphQLModule.forRootAsync<ApolloDriverConfig | ApolloFederationDriverConfig>({
+          driver: config.graphqlFederation ? ApolloFederationDriver : ApolloDriver,
+          imports: [GraphQLSupportModule],
+          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache],
+          useFactory: buildGraphQLOptions,
+        }),
+        LiveOperationsModule,
+        WebSocketTransportModule,
+        SseTransportModule,
+      ],
+    };
+  }
+
   constructor(
     private readonly schemaHost: GraphQLSchemaHost,
     private readonly liveOperations: OperationRunner,
