@@ -8,7 +8,7 @@ import { parse } from 'graphql';
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
-import { type CallerName, commentOn, createPostIn, editorialEnv } from './support/editorial.js';
+import { type CallerName, commentOn, createPostIn, editorialEnv, sseClient } from './support/editorial.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
 import { LiveSubscription, listen, waitForSubscribers, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -44,6 +44,7 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
   let app: TestApp;
   let blogUrl: string;
   let ws: string;
+  let base: string;
   let tokens: Record<Exclude<CallerName, 'bobKey' | 'anonymous'>, string>;
   const publishedIds: number[] = [];
   const commentIds: number[] = [];
@@ -69,6 +70,7 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
     const urls = await listen(app);
     blogUrl = `${urls.http}/graphql`;
     ws = urls.ws;
+    base = urls.http;
     const [admin, alice, bob] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
     tokens = { admin, alice, bob };
     for (let index = 0; index < 12; index++) {
@@ -90,6 +92,7 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
       { name: 'reviews', typeDefs: parse(REVIEWS_SDL), url: 'http://127.0.0.1:1/graphql' },
     ]);
     expect(composed.errors, JSON.stringify(composed.errors)).toBeUndefined();
+    expect((composed.hints ?? []).map((hint) => `${hint.definition.code}: ${hint.message}`)).toEqual([]);
     expect(composed.supergraphSdl).toContain('join__type(graph: BLOG, key: "id")');
   });
 
@@ -180,16 +183,22 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
     expect(expectData(await graphql(app, ENTITIES, { r: [{ __typename: 'Post', id: '2' }] }))._entities).toEqual([expect.objectContaining({ id: 2 })]);
   });
 
-  it('subscriptions over graphql-ws and REST still work with federation on', async () => {
+  it('subscriptions over graphql-ws and SSE, and REST, still work with federation on', async () => {
     const client = wsClient(ws);
+    const sse = sseClient(base);
     try {
       await client.connected;
-      const sub = new LiveSubscription(client.client, 'subscription { postCreated { title author { name } } }');
+      const overWs = new LiveSubscription(client.client, 'subscription { postCreated { title author { name } } }');
       await waitForSubscribers(app, 'postCreated', 1);
+      const overSse = new LiveSubscription(sse, 'subscription { postCreated { title } }');
+      await waitForSubscribers(app, 'postCreated', 2);
       await request(app.server).post('/posts').set(bearer(tokens.alice)).send({ title: 'Live and federated', body: 'b' }).expect(201);
-      expect(await sub.received(1)).toEqual([{ title: 'Live and federated', author: { name: 'Alice Author' } }]);
-      sub.dispose();
+      expect(await overWs.received(1)).toEqual([{ title: 'Live and federated', author: { name: 'Alice Author' } }]);
+      expect(await overSse.received(1)).toEqual([{ title: 'Live and federated' }]);
+      overWs.dispose();
+      overSse.dispose();
     } finally {
+      sse.dispose();
       await client.dispose();
     }
   });
