@@ -66,7 +66,8 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
   }
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: editorialEnv(kind, { GRAPHQL_FEDERATION: 'true' }) });
+    // Introspection off, as in production: a router reads `_service`, which is not introspection.
+    app = await startTestApp(kind, { env: editorialEnv(kind, { GRAPHQL_FEDERATION: 'true', GRAPHQL_INTROSPECTION: 'false' }) });
     const urls = await listen(app);
     blogUrl = `${urls.http}/graphql`;
     ws = urls.ws;
