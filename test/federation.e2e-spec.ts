@@ -1,5 +1,5 @@
 import { composeServices } from '@apollo/composition';
-import { ApolloGateway } from '@apollo/gateway';
+import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { startStandaloneServer } from '@apollo/server/standalone';
@@ -106,24 +106,43 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
       { name: 'reviews', typeDefs: parse(REVIEWS_SDL), url: reviews.url },
     ]);
     expect(errors).toBeUndefined();
-    const gateway = new ApolloServer({ gateway: new ApolloGateway({ supergraphSdl: supergraphSdl! }) });
-    const { url } = await startStandaloneServer(gateway, { listen: { port: 0, host: '127.0.0.1' } });
-    try {
+    // The gateway forwards the caller's Authorization header to the subgraphs.
+    const forwarding = new ApolloGateway({
+      supergraphSdl: supergraphSdl!,
+      buildService: ({ url }) =>
+        new RemoteGraphQLDataSource<{ authorization?: string }>({
+          url,
+          willSendRequest: ({ request, context }) => {
+            if (context.authorization) request.http!.headers.set('authorization', context.authorization);
+          },
+        }),
+    });
+    const gateway = new ApolloServer<{ authorization?: string }>({ gateway: forwarding, plugins: [ApolloServerPluginInlineTraceDisabled()] });
+    const { url } = await startStandaloneServer(gateway, {
+      listen: { port: 0, host: '127.0.0.1' },
+      context: async ({ req }) => ({ authorization: req.headers.authorization }),
+    });
+    const throughGateway = async (token?: string) => {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) },
         body: JSON.stringify({ query: '{ reviews { stars post { id title author { name } } } }' }),
       });
       const body = (await response.json()) as { data?: { reviews: unknown[] }; errors?: unknown[] };
       expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      return body.data!.reviews;
+    };
+    try {
       const post1 = expectData(await graphql(app, '{ post(id: 1) { title author { name } } }')).post;
       const post3 = expectData(await graphql(app, '{ post(id: 3) { title author { name } } }')).post;
-      expect(body.data!.reviews).toEqual([
+      expect(post1.title).toEqual(expect.any(String));
+      expect(await throughGateway()).toEqual([
         { stars: 1, post: { id: 1, ...post1 } },
         { stars: 2, post: { id: 3, ...post3 } },
-        // The gateway is anonymous here: the draft is not its to see.
+        // Anonymous: the draft is not the caller's to see.
         { stars: 3, post: null },
       ]);
+      expect((await throughGateway(tokens.alice))[2]).toEqual({ stars: 3, post: { id: draft.id, title: 'Never reviewed in public', author: { name: 'Alice Author' } } });
     } finally {
       await gateway.stop();
       await reviews.stop();
