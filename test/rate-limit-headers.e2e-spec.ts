@@ -119,6 +119,13 @@ describeEachDatabase('RateLimit-Policy and RateLimit headers', (kind) => {
       expect(refused.headers['retry-after']).toBe(String(items.get('cost')!.t));
     });
 
+    it('are declared in the OpenAPI document, on every response', async () => {
+      const document = (await request(app.server).get('/docs-json').set('X-Forwarded-For', uniqueAddress()).expect(200)).body;
+      for (const status of ['200', '404', '429']) {
+        expect(Object.keys(document.paths['/posts/{id}'].get.responses[status].headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+      }
+    });
+
     it('are exposed to browsers (CORS)', async () => {
       const response = await request(app.server).get('/posts').set('origin', 'https://app.example').set('X-Forwarded-For', uniqueAddress()).expect(200);
       const exposed = String(response.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
