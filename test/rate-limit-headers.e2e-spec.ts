@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../src/redis/redis.module.js';
+import { TEST_REDIS_URL } from './support/databases.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -48,9 +51,13 @@ describeEachDatabase('RateLimit-Policy and RateLimit headers', (kind) => {
   describe('RATE_LIMIT_MAX=5, RATE_LIMIT_COST_MAX=100 per 60 s', () => {
     let app: TestApp;
     beforeAll(async () => {
+      // On PostgreSQL with TEST_REDIS_URL, counted in Redis (SQLite counts in the process).
+      const redisEnv: Record<string, string> = kind === 'postgres' && TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {};
       app = await startTestApp(kind, {
-        env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: '5', RATE_LIMIT_COST_MAX: '100', RATE_LIMIT_WINDOW_S: String(WINDOW_S), RESPONSE_CACHE: 'off', CORS_ORIGINS: 'https://app.example' },
+        env: { ...redisEnv, TRUST_PROXY: 'true', RATE_LIMIT_MAX: '5', RATE_LIMIT_COST_MAX: '100', RATE_LIMIT_WINDOW_S: String(WINDOW_S), RESPONSE_CACHE: 'off', CORS_ORIGINS: 'https://app.example' },
       });
+      const redis = app.app.get<Redis | null>(REDIS, { strict: false });
+      if (redis && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     });
     afterAll(() => app?.close());
 
