@@ -37,7 +37,7 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   beforeAll(async () => {
     // The front-page query below asks for up to 20 × 50 comments: over the default
     // complexity budget (see graphql-limits), so this suite raises it.
-    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COMPLEXITY: '100000' } });
+    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COMPLEXITY: '100000', GRAPHQL_MAX_COST: '100000' } });
     tokens = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
     for (let index = 0; index < 3; index++) {
       const email = `batch-${index}@example.com`;

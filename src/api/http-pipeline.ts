@@ -81,14 +81,15 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-Match', 'If-None-Match', 'X-Request-Id'],
-    exposedHeaders: ['Location', 'Link', 'ETag', 'Retry-After', 'X-Request-Id'],
+    exposedHeaders: ['Location', 'Link', 'ETag', 'Retry-After', 'RateLimit-Policy', 'RateLimit', 'X-Request-Id'],
     maxAge: 600,
   });
   // Before anything can refuse the request: every answer, each refusal below included, carries its id...
   fastify.addHook('onRequest', echoRequestId);
   // ...and the security headers (nosniff, CSP).
   fastify.addHook('onRequest', sendSecurityHeaders());
-  // Before any work: a client over RATE_LIMIT_MAX gets 429 whatever it asked, 404s and bad input included.
+  // Before any work: a client over RATE_LIMIT_MAX gets 429 whatever it asked, 404s and bad input included;
+  // every answer it counts carries RateLimit-Policy and RateLimit (GraphQL's add the cost budget, gate.plugin.ts).
   if (config.rateLimitMax > 0) fastify.addHook('onRequest', rateLimitHook(app.get(RateLimiter), config.rateLimitMax, config.rateLimitWindowS));
   // 400 for a query string that is not percent-encoded UTF-8, before any handler reads it.
   fastify.addHook('onRequest', refuseMalformedQuery);

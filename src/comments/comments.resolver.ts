@@ -16,6 +16,7 @@ import { CommentLoaders } from './comments.loader.js';
 import { CommentsService } from './comments.service.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
 import { CommentsArgs, CreateCommentInput } from './models/comment.inputs.js';
+import { ListSize } from '../common/graphql/cost.decorator.js';
 
 /** Comments over GraphQL: thin over CommentsService; related resources through the DataLoaders. */
 @Resolver(() => Comment)
@@ -79,6 +80,7 @@ export class CommentsResolver {
     return parent && this.comments.canSee(context.actor, parent) ? parent : null;
   }
 
+  @ListSize({ slicingArguments: ['first'] })
   @ResolveField('replies', () => [Comment], { description: 'Its first replies the reader sees, oldest first (batched: one statement for every comment of the request)' })
   replies(
     @Parent() comment: Pick<Comment, 'id'>,
@@ -125,6 +127,7 @@ export class PostCommentsResolver {
     private readonly commentsService: CommentsService,
   ) {}
 
+  @ListSize({ slicingArguments: ['first'] })
   @ResolveField('comments', () => [Comment], { description: 'Its first comments the reader sees, oldest first, replies included (each with its parentId)' })
   comments(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.

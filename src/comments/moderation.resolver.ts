@@ -8,12 +8,14 @@ import { DEFAULT_QUEUE_STATUS } from './dto/moderate-comment.dto.js';
 import { CommentConnection, ModerationQueueArgs } from './models/comment-connection.model.js';
 import { GraphQLCommentStatus } from './models/comment-status.enum.js';
 import type { CommentStatus } from '../auth/read-policy.js';
+import { ListSize } from '../common/graphql/cost.decorator.js';
 
 /** The moderation queue and bulk moderation over GraphQL: thin over CommentModerationService. */
 @Resolver(() => CommentConnection)
 export class ModerationResolver {
   constructor(private readonly moderation: CommentModerationService) {}
 
+  @ListSize({ slicingArguments: ['first'] })
   @Query(() => CommentConnection, { description: 'Moderators, editors and admins: the comments of one status (default PENDING), oldest first' })
   async comments(@Args() args: ModerationQueueArgs, @Context() context: GraphQLContext): Promise<CommentConnection> {
     const status = args.status ?? DEFAULT_QUEUE_STATUS;
@@ -26,6 +28,7 @@ export class ModerationResolver {
     return this.moderation.count(connection.status, context.actor);
   }
 
+  @ListSize({ slicingArguments: ['ids'] })
   @Mutation(() => [Comment], { description: 'Moderators, editors and admins: set the status of 1-100 comments, all or nothing. Returns them in the order given' })
   moderateComments(
     @Args('ids', { type: () => [Int], description: 'The comments (1-100, each once)' }) ids: number[],

@@ -39,6 +39,14 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly graphqlOperationCost = new Histogram({
+    name: 'graphql_operation_cost',
+    help: 'The @cost/@listSize cost of each admitted GraphQL operation (every transport), by operation type',
+    labelNames: ['type'] as const,
+    buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 50000],
+    registers: [this.registry],
+  });
+
   readonly dbQueries = new Counter({
     name: 'db_queries_total',
     help: 'SQL statements sent to the database',
@@ -134,6 +142,11 @@ export class MetricsService implements OnApplicationBootstrap {
 
   recordGraphQLOperation(type: GraphQLOperationLabel): void {
     this.graphqlSeries.get(type)?.inc();
+  }
+
+  /** An admitted operation's cost (query, mutation or subscription). */
+  recordGraphQLOperationCost(type: 'query' | 'mutation' | 'subscription', cost: number): void {
+    this.graphqlOperationCost.labels(type).observe(cost);
   }
 
   recordDbQuery(): void {

@@ -17,6 +17,7 @@ import { Post } from './post.entity.js';
 import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
 import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
+import { Cost, ListSize } from '../common/graphql/cost.decorator.js';
 
 const GRAPHQL_FIELDS: PostFindingFields = { q: 'search', sort: 'orderBy', cursor: 'after' };
 
@@ -70,6 +71,8 @@ export class PostsResolver {
     return post && this.postsService.canSee(context.actor, post) ? post : null;
   }
 
+  @Cost(1, { search: 10 })
+  @ListSize({ slicingArguments: ['first'] })
   @Query(() => PostConnection, {
     description:
       'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
@@ -121,6 +124,7 @@ export class PostsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
   }
 
+  @ListSize({ slicingArguments: ['first'] })
   @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author, editors and admins (an empty list for everyone else)' })
   async revisions(@Parent() post: Post, @Args() args: RevisionsArgs, @Context() context: GraphQLContext): Promise<PostRevision[]> {
     if (!this.postsService.canSeeRevisions(context.actor, post)) return [];
@@ -148,6 +152,7 @@ export class PostsResolver {
 export class UserPostsResolver {
   constructor(private readonly postLoaders: PostLoaders) {}
 
+  @ListSize({ slicingArguments: ['first'] })
   @ResolveField('posts', () => [Post], { description: 'Their newest public posts, newest publication first (all of them: Query.posts(authorId))' })
   posts(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.

@@ -11,7 +11,8 @@ import { TagArgs, TagConnection, TagPostsArgs, TagsArgs } from './models/tag-con
 import { decodeTagCursor } from './tag-cursor.js';
 import { Tag } from './tag.entity.js';
 import { TagLoaders } from './tags.loader.js';
-import { TagsService } from './tags.service.js';
+import { MAX_TAGS_PER_POST, TagsService } from './tags.service.js';
+import { ListSize } from '../common/graphql/cost.decorator.js';
 
 /** Tags over GraphQL: thin over TagsService (same validation, policy and errors as REST). */
 @Resolver(() => Tag)
@@ -39,6 +40,7 @@ export class TagsResolver {
     return id === null ? null : this.tag({ id }, context);
   }
 
+  @ListSize({ slicingArguments: ['first'] })
   @Query(() => TagConnection, { description: 'Tags, most used first (by their public posts), then by id' })
   async tags(@Args() args: TagsArgs, @Context() context: GraphQLContext): Promise<TagConnection> {
     const page = await this.tagsService.list({ limit: args.first, ...(args.after == null ? {} : { after: decodeTagCursor(args.after, 'after') }) });
@@ -53,6 +55,7 @@ export class TagsResolver {
     return (await context.loaders.of(this.tagLoaders).byId.load(tag.id))?.postCount ?? 0;
   }
 
+  @ListSize({ slicingArguments: ['first'] })
   @ResolveField('posts', () => [Post], { description: 'Its newest public posts, newest publication first' })
   posts(@Parent() tag: Pick<Tag, 'id'>, @Args() args: TagPostsArgs, @Context() context: GraphQLContext): Promise<Post[]> {
     return context.loaders.of(this.tagLoaders).posts(args.first).load(tag.id);
@@ -99,6 +102,7 @@ export class TagsResolver {
 export class PostTagsResolver {
   constructor(private readonly tagLoaders: TagLoaders) {}
 
+  @ListSize({ assumedSize: MAX_TAGS_PER_POST })
   @ResolveField('tags', () => [Tag], { description: 'Its tags, by slug' })
   tags(post: Post, _args: unknown, context: GraphQLContext): Promise<Tag[]> {
     return context.loaders.of(this.tagLoaders).ofPost.load(post.id);

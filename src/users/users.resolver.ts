@@ -9,6 +9,7 @@ import { UserConnection, UsersArgs } from './models/user-connection.model.js';
 import { User } from './user.entity.js';
 import { UserLoaders } from './users.loader.js';
 import { UsersService } from './users.service.js';
+import { ListSize } from '../common/graphql/cost.decorator.js';
 
 /** Users over GraphQL: thin over UsersService (same validation, policy and errors as REST). */
 @Resolver(() => User)
@@ -30,6 +31,7 @@ export class UsersResolver {
     return id === null ? null : this.user(id, context);
   }
 
+  @ListSize({ slicingArguments: ['first'] })
   @Query(() => UserConnection, { description: 'Users, oldest first' })
   async users(@Args() args: UsersArgs, @Context() context: GraphQLContext): Promise<UserConnection> {
     const page = await this.usersService.list(toPageRequest(args));

@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, title: 'Conflict' },
   CURSOR_EXPIRED: { status: 410, title: 'Gone' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition Failed' },
+  /** A GraphQL operation over GRAPHQL_MAX_COST, refused before it runs. */
+  COST_LIMIT_EXCEEDED: { status: 400, title: 'Bad Request' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
   URI_TOO_LONG: { status: 414, title: 'URI Too Long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },

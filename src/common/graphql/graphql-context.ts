@@ -11,6 +11,8 @@ export interface GraphQLContext {
   actor: Actor | null;
   /** The client's address (per TRUST_PROXY), for the sign-in rate limit. */
   clientAddress: string;
+  /** The admitted operation's `@cost`/`@listSize` cost (set by the operation gate over HTTP). */
+  operationCost?: number;
   /** This request's DataLoaders. */
   loaders: Loaders;
 }

@@ -150,6 +150,7 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
         };
       }
       completeErrors(path, item, operation, schemas);
+      withRateLimitHeaders(operation);
     }
     // Fastify answers HEAD on every GET route: the GET's statuses and headers, without a body.
     if (item.get && !item.head) item.head = headOf(item.get);
@@ -157,7 +158,11 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
   // Routes outside Nest (no guard, no database): described by whoever serves them, their errors completed alike.
   for (const [path, item] of Object.entries(ownPaths)) {
     document.paths[path] = item;
-    for (const method of METHODS) if (item[method]) completeErrors(path, item, item[method], schemas);
+    for (const method of METHODS) {
+      if (!item[method]) continue;
+      completeErrors(path, item, item[method], schemas);
+      withRateLimitHeaders(item[method]);
+    }
     if (item.get && !item.head) item.head = headOf(item.get);
   }
 
@@ -173,6 +178,14 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
     },
   };
   return withoutUnusedComponents(completed);
+}
+
+/** Every answer the request limit counts may carry RateLimit-Policy and RateLimit (none when RATE_LIMIT_MAX=0). */
+function withRateLimitHeaders(operation: OperationObject): void {
+  for (const response of Object.values(responsesOf(operation))) {
+    if (isReference(response)) continue;
+    response.headers = { ...response.headers, 'RateLimit-Policy': headerRef('RateLimit-Policy', false), RateLimit: headerRef('RateLimit', false) };
+  }
 }
 
 /**

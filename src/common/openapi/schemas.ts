@@ -26,6 +26,15 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', example: '</posts?limit=20&cursor=djE6NDI>; rel="next"' },
   },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0, example: 5 } },
+  'RateLimit-Policy': {
+    description:
+      'The limits that counted this request (draft-ietf-httpapi-ratelimit-headers, a structured-field list): `q` per `w` seconds; GraphQL answers add the "cost" budget. Absent when the limits are off',
+    schema: { type: 'string', example: '"requests";q=1000;w=60' },
+  },
+  RateLimit: {
+    description: 'What is left of each limit of RateLimit-Policy (`r`) and the seconds until its window starts over (`t`); r=0 on a 429',
+    schema: { type: 'string', example: '"requests";r=998;t=42' },
+  },
   'WWW-Authenticate': { description: 'The scheme to authenticate with', schema: { type: 'string', example: 'Bearer' } },
   Allow: { description: 'The methods this path serves', schema: { type: 'string', example: 'GET, HEAD, PATCH, DELETE' } },
   Vary: { description: 'The representation depends on Accept', schema: { type: 'string', example: 'Accept' } },

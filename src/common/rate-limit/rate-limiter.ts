@@ -1,15 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import { LRUCache } from 'lru-cache';
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../redis/redis.module.js';
 import { DomainError } from '../errors/domain-error.js';
+import { type LimitState, rateLimitHeaders, REQUESTS_POLICY } from './rate-limit-headers.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 
 /** The key of the general limit (RATE_LIMIT_MAX) for a client address, whichever transport counts it. */
 export const requestKey = (address: string) => `ip:${address}`;
+/** The key of the GraphQL cost budget (RATE_LIMIT_COST_MAX) for a client address. */
+export type { LimitState };
+export const costKey = (address: string) => `cost:${address}`;
+
 
 /**
  * Counts hits per key in fixed windows: in this process (@nestjs/throttler's storage) or,
@@ -23,6 +28,8 @@ export class RateLimiter {
   private readonly redisPrefix: string;
   /** Failure windows in this process (without Redis), bounded: the oldest keys go first. */
   private readonly failures = new LRUCache<string, { hits: number; expiresAt: number }>({ max: 100_000 });
+  /** Cost budgets in this process (without Redis), bounded likewise. */
+  private readonly spent = new LRUCache<string, { hits: number; expiresAt: number }>({ max: 100_000 });
 
   constructor(
     private readonly memoryStorage: ThrottlerStorageService,
@@ -76,16 +83,58 @@ export class RateLimiter {
 
   /** Counts one hit; throws RATE_LIMITED with Retry-After once `limit` hits fall in the window. */
   async consume(key: string, limit: number, windowS: number): Promise<void> {
-    if (limit <= 0) return;
+    const state = await this.count(key, 'requests', limit, windowS);
+    if (state?.exceeded) throw rateLimited(state.resetS);
+  }
+
+  /**
+   * Counts one hit and says where the window stands (for the RateLimit headers), without
+   * throwing; null when the limit is off or could not be counted (failing open).
+   */
+  async count(key: string, policy: string, limit: number, windowS: number): Promise<LimitState | null> {
+    if (limit <= 0) return null;
     const storage = this.redisStorage ?? this.memoryStorage;
     let record;
     try {
       record = await storage.increment(key, windowS * 1000, limit, windowS * 1000, 'default');
     } catch (error) {
       this.logger.warn(`Rate limit not counted (${error instanceof Error ? error.message : String(error)})`);
-      return;
+      return null;
     }
-    if (record.totalHits > limit) throw rateLimited(Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire));
+    const exceeded = record.totalHits > limit;
+    const resetS = Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire);
+    return { policy, limit, windowS, remaining: exceeded ? 0 : limit - record.totalHits, resetS, exceeded };
+  }
+
+  /**
+   * Spends `amount` (a GraphQL operation's cost) from `key`'s budget of `limit` per window, in
+   * Redis (INCRBY with the window's expiry, one script) or in this process. What was spent counts
+   * even when it went over: like a refused request, a refused operation is not free.
+   */
+  async spend(key: string, policy: string, amount: number, limit: number, windowS: number): Promise<LimitState | null> {
+    if (limit <= 0) return null;
+    let total: number;
+    let ttlMs: number;
+    try {
+      if (this.redisStorage) {
+        ({ totalHits: total, ttlMs } = await this.redisStorage.incrementBy(key, amount, windowS * 1000));
+      } else {
+        const now = Date.now();
+        let window = this.spent.get(key);
+        if (!window || window.expiresAt <= now) {
+          window = { hits: 0, expiresAt: now + windowS * 1000 };
+          this.spent.set(key, window);
+        }
+        window.hits += amount;
+        total = window.hits;
+        ttlMs = window.expiresAt - now;
+      }
+    } catch (error) {
+      this.logger.warn(`Cost not counted (${error instanceof Error ? error.message : String(error)})`);
+      return null;
+    }
+    const exceeded = total > limit;
+    return { policy, limit, windowS, remaining: Math.max(0, limit - total), resetS: Math.max(1, Math.ceil(ttlMs / 1000)), exceeded };
   }
 }
 
@@ -96,11 +145,15 @@ export class RateLimiter {
  * share them; WebSocket upgrades, which no Fastify hook sees, are counted by their transport.
  */
 export function rateLimitHook(limiter: RateLimiter, max: number, windowS: number): onRequestHookHandler {
-  return async function rateLimit(request: FastifyRequest) {
-    await limiter.consume(requestKey(request.ip), max, windowS);
+  return async function rateLimit(request: FastifyRequest, reply: FastifyReply) {
+    const state = await limiter.count(requestKey(request.ip), REQUESTS_POLICY, max, windowS);
+    if (!state) return;
+    const headers = rateLimitHeaders([state]);
+    if (state.exceeded) throw rateLimited(state.resetS, headers);
+    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   };
 }
 
-function rateLimited(retryAfter: number): DomainError {
-  return new DomainError('RATE_LIMITED', `Too many requests; try again in ${retryAfter} s`, undefined, { 'retry-after': String(retryAfter) });
+export function rateLimited(retryAfter: number, headers: Record<string, string> = {}): DomainError {
+  return new DomainError('RATE_LIMITED', `Too many requests; try again in ${retryAfter} s`, undefined, { ...headers, 'retry-after': String(retryAfter) });
 }

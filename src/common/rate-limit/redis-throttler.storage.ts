@@ -12,6 +12,13 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {hits, ttl}`;
 
+// The same window, `ARGV[2]` hits at once (a GraphQL operation's cost).
+const INCREMENT_BY = `
+local hits = redis.call('INCRBY', KEYS[1], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {hits, ttl}`;
+
 /** @nestjs/throttler's storage contract, counted in Redis so that every instance shares the limits. */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   constructor(
@@ -24,5 +31,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
     const isBlocked = hits > limit;
     return { totalHits: hits, timeToExpire: seconds, isBlocked, timeToBlockExpire: isBlocked ? seconds : 0 };
+  }
+
+  /** Adds `amount` hits at once: the total in the window and the milliseconds it has left. */
+  async incrementBy(key: string, amount: number, ttl: number): Promise<{ totalHits: number; ttlMs: number }> {
+    const [hits, ttlMs] = (await this.redis.eval(INCREMENT_BY, 1, this.prefix + key, ttl, amount)) as [number, number];
+    return { totalHits: hits, ttlMs };
   }
 }

@@ -63,6 +63,27 @@ describe('OperationGate: limits remembered per document and per value of the var
   it('gives the admitted operation its complexity', async () => {
     const result = await verdict(makeGate(), '{ posts(first: 3) { id } }');
     expect('admitted' in result && result.admitted.complexity).toBe(4);
+    expect('admitted' in result && result.admitted.cost).toBe(4);
+  });
+
+  it('refuses past GRAPHQL_MAX_COST with COST_LIMIT_EXCEEDED (400), on every transport', async () => {
+    const gate = makeGate({ GRAPHQL_MAX_COST: '20' });
+    for (const transport of ['http', 'ws', 'sse'] as const) {
+      const result = await verdict(gate, '{ posts(first: 30) { id } }', {}, { transport });
+      expect('refused' in result && result.refused.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 31, maxCost: 20, http: { status: 400 } });
+    }
+  });
+
+  it("spends each admitted operation's cost from its address's budget (RATE_LIMIT_COST_MAX), on every transport", async () => {
+    const gate = makeGate({ RATE_LIMIT_COST_MAX: '10' });
+    const query = '{ posts(first: 3) { id } }';
+    const first = await verdict(gate, query, {}, { transport: 'ws' });
+    expect('admitted' in first && first.admitted.budget).toMatchObject({ policy: 'cost', limit: 10, remaining: 6, exceeded: false });
+    expect(codeOf(await verdict(gate, query, {}, { transport: 'sse' }))).toBeNull();
+    const refused = await verdict(gate, query);
+    expect('refused' in refused && refused.refused.extensions).toMatchObject({ code: 'RATE_LIMITED', http: { status: 429 } });
+    expect('refused' in refused && refused.budget).toMatchObject({ remaining: 0, exceeded: true });
+    expect(codeOf(await verdict(gate, query, {}, { address: '192.0.2.2' }))).toBeNull();
   });
 });
 

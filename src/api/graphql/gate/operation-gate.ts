@@ -1,10 +1,12 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { type DocumentNode, getOperationAST, GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Redis } from 'ioredis';
 import type { Actor } from '../../../common/actor.js';
 import { AuthService } from '../../../auth/auth.service.js';
-import { RateLimiter, requestKey } from '../../../common/rate-limit/rate-limiter.js';
+import { COST_POLICY } from '../../../common/rate-limit/rate-limit-headers.js';
+import { costKey, type LimitState, RateLimiter, rateLimited, requestKey } from '../../../common/rate-limit/rate-limiter.js';
 import { AppConfig } from '../../../config/app-config.js';
+import { MetricsService } from '../../../metrics/metrics.service.js';
 import { REDIS } from '../../../redis/redis.module.js';
 import { createFormatError, toGraphQLError } from '../format-error.js';
 import type { QueryLimits } from '../limits/query-limits.js';
@@ -34,6 +36,10 @@ export interface AdmittedOperation {
   operationName?: string;
   variables: Record<string, unknown>;
   complexity: number;
+  /** Its `@cost`/`@listSize` cost (what GRAPHQL_MAX_COST bounds and the address's budget paid). */
+  cost: number;
+  /** Where the address's cost budget stands after paying it (null when RATE_LIMIT_COST_MAX=0). */
+  budget: LimitState | null;
 }
 
 /**
@@ -43,7 +49,7 @@ export interface AdmittedOperation {
  */
 export type GateVerdict =
   | { admitted: AdmittedOperation }
-  | { refused: GraphQLError }
+  | { refused: GraphQLError; budget?: LimitState }
   | { invalid: readonly GraphQLError[]; query: string };
 
 /**
@@ -61,8 +67,9 @@ export type GateVerdict =
  * 5. parsing and validation, cached per document, the same cache serving Apollo
  *    (validated-documents.ts);
  * 6. the operation: a subscription only over a live transport;
- * 7. depth, aliases and complexity (remembered per document and per value of the variables that
- *    change the cost);
+ * 7. depth, aliases, complexity and cost (remembered per document and per value of the variables
+ *    that change them);
+ * 7b. the address's cost budget (RATE_LIMIT_COST_MAX per window), paid by every admitted operation;
  * 8. for subscriptions, the per-address budget of distinct executions every event will cost
  *    (subscription-budget.ts, held by the live transports).
  *
@@ -85,8 +92,14 @@ export class OperationGate {
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
     @Inject(REDIS) redis: Redis | null,
+    @Optional() private readonly metrics?: MetricsService,
   ) {
-    this.limits = { maxDepth: config.graphqlMaxDepth, maxAliases: config.graphqlMaxAliases, maxComplexity: config.graphqlMaxComplexity };
+    this.limits = {
+      maxDepth: config.graphqlMaxDepth,
+      maxAliases: config.graphqlMaxAliases,
+      maxComplexity: config.graphqlMaxComplexity,
+      maxCost: config.graphqlMaxCost,
+    };
     this.maxNesting = Math.max(256, config.graphqlMaxDepth + 32);
     this.documents = new ValidatedDocuments({ limits: this.limits, maxTokens: config.graphqlMaxTokens, introspection: config.graphqlIntrospection });
     this.sources = new PersistedQuerySource(limiter, config, redis);
@@ -156,9 +169,22 @@ export class OperationGate {
     const vars = variables ?? {};
     const cost = this.documents.costOf(prepared, schema, vars, operationName);
     if (cost.error) return { refused: cost.error };
+    const budget = await this.limiter.spend(costKey(caller.address), COST_POLICY, cost.cost, this.config.rateLimitCostMax, this.config.rateLimitWindowS);
+    if (budget?.exceeded) return { refused: toGraphQLError(rateLimited(budget.resetS)), budget };
     if (register !== undefined) await this.sources.register(register, query);
+    this.metrics?.recordGraphQLOperationCost(operation.operation, cost.cost);
     return {
-      admitted: { query, hash, document: prepared.document, operation, operationName, variables: vars, complexity: cost.complexity },
+      admitted: {
+        query,
+        hash,
+        document: prepared.document,
+        operation,
+        operationName,
+        variables: vars,
+        complexity: cost.complexity,
+        cost: cost.cost,
+        budget,
+      },
     };
   }
 }

@@ -19,6 +19,8 @@ const MAX_COSTS_PER_DOCUMENT = 64;
 
 export interface Cost {
   complexity: number;
+  /** The `@cost`/`@listSize` cost (GRAPHQL_MAX_COST, RATE_LIMIT_COST_MAX). */
+  cost: number;
   error?: GraphQLError;
 }
 
@@ -27,7 +29,7 @@ export interface PreparedDocument {
   document: DocumentNode;
   /** Depth and alias limits: a property of the document alone. */
   structural?: GraphQLError;
-  /** The variables whose values can change the complexity (`first`, @skip/@include). */
+  /** The variables whose values can change the complexity (`first`, priced arguments, @skip/@include). */
   costVariables: readonly string[];
   costs: Map<string, Cost>;
 }
@@ -94,7 +96,7 @@ export class ValidatedDocuments {
     const prepared: PreparedDocument = {
       document,
       structural: structural && withStatus(structural, 400),
-      costVariables: complexityVariables(document),
+      costVariables: complexityVariables(document, schema),
       costs: new Map(),
     };
     this.sourceLengths.set(hash, query.length);
@@ -112,7 +114,7 @@ export class ValidatedDocuments {
     if (known) return known;
     const measured = measureComplexity(schema, prepared.document, this.options.limits, variables, operationName);
     const [error] = measured.errors;
-    const cost = { complexity: measured.complexity, error: error && withStatus(error, 400) };
+    const cost = { complexity: measured.complexity, cost: measured.cost, error: error && withStatus(error, 400) };
     if (prepared.costs.size >= MAX_COSTS_PER_DOCUMENT) prepared.costs.clear();
     // Variables that do not fit their types are reported by this walk; such answers are not kept.
     if (error?.extensions.code !== 'BAD_USER_INPUT') prepared.costs.set(key, cost);

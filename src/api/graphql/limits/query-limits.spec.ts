@@ -8,7 +8,7 @@ const schema = buildSchema(`
   type User { id: Int! posts(first: Int = 20): [Post!]! }
   type Comment { id: Int! author: User! }
 `);
-const limits = { maxDepth: 4, maxAliases: 3, maxComplexity: 100 };
+const limits = { maxDepth: 4, maxAliases: 3, maxComplexity: 100, maxCost: 1000 };
 const check = (query: string, variables?: Record<string, unknown>) =>
   checkQueryLimits(schema, parse(query), limits, variables).map((error) => ({ code: error.extensions.code, ...error.extensions }));
 

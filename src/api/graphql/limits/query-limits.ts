@@ -8,12 +8,15 @@ import {
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  TypeInfo,
   validate,
   type ValidationContext,
   type ValidationRule,
   visit,
+  visitWithTypeInfo,
 } from 'graphql';
 import { type ComplexityEstimator, createComplexityRule, simpleEstimator } from 'graphql-query-complexity';
+import { COST_EXTENSION, type FieldCost, LIST_SIZE_EXTENSION, type ListSize } from '../../../common/graphql/cost.decorator.js';
 
 /**
  * Limits on what one GraphQL document may ask for, as validation rules: the same rules serve
@@ -24,16 +27,31 @@ import { type ComplexityEstimator, createComplexityRule, simpleEstimator } from 
  *   (introspection's __schema/__type subtrees are bounded by the schema and not counted);
  * - aliases: aliased fields, counted once per use of the fragment that holds them;
  * - complexity: graphql-query-complexity with every field costing 1 and a list field with a
- *   `first` argument costing 1 + first × its selection (so nested lists multiply).
+ *   `first` argument costing 1 + first × its selection (so nested lists multiply);
+ * - cost (contract §10): the same walk priced by the `@cost`/`@listSize` weights declared next to
+ *   the fields (src/common/graphql/cost.decorator.ts), see costEstimator.
+ *
+ * Complexity and cost sit side by side rather than one replacing the other: GRAPHQL_MAX_COMPLEXITY
+ * (§4, default 1000) is a structural bound whose formula clients and the contract fix (every field
+ * 1, lists by `first`), while the cost (GRAPHQL_MAX_COST, default 5000, and the per-address budget
+ * RATE_LIMIT_COST_MAX) prices what the server does — a search, a mutation, a list without `first`.
+ * Were they one number, the lower complexity limit would always answer first and
+ * COST_LIMIT_EXCEEDED could never be seen with the defaults. Both are measured by one validation
+ * pass over the document (graphql-js visits it once with both rules in parallel), remembered
+ * together per document and variables (gate/validated-documents.ts); complexity is checked first.
  */
 export interface QueryLimits {
   maxDepth: number;
   maxAliases: number;
   maxComplexity: number;
+  maxCost: number;
 }
 
 export const QUERY_TOO_DEEP = 'QUERY_TOO_DEEP';
 export const QUERY_TOO_COMPLEX = 'QUERY_TOO_COMPLEX';
+export const COST_LIMIT_EXCEEDED = 'COST_LIMIT_EXCEEDED';
+/** Apollo's demand-control convention: a mutation costs 10 (each root field of one). */
+export const MUTATION_WEIGHT = 10;
 
 function limitError(code: string, message: string, node: OperationDefinitionNode | undefined, details: object): GraphQLError {
   return new GraphQLError(message, { nodes: node ? [node] : undefined, extensions: { code, ...details } });
@@ -150,6 +168,60 @@ export const firstArgumentEstimator: ComplexityEstimator = ({ field, args, child
 
 export const COMPLEXITY_ESTIMATORS = [firstArgumentEstimator, simpleEstimator({ defaultComplexity: 1 })];
 
+function sizeOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Math.max(0, value);
+  if (Array.isArray(value)) return value.length;
+  return undefined;
+}
+
+/**
+ * The cost of a field, by the `@cost`/`@listSize` convention: its weight (declared with @Cost,
+ * else 10 for a root mutation field, else 1), plus the weights of the declared arguments it is
+ * given, plus its size × its selection. The size: the first slicing argument given (a number, or
+ * a list's length) else the assumed size (@ListSize); `_entities` (federation) by the number of
+ * its representations; otherwise `first` when the field has one (as the complexity), else 1.
+ */
+export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const declared = field.extensions?.[COST_EXTENSION] as FieldCost | undefined;
+  const listSize = field.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
+  let cost = declared?.weight ?? (type.name === 'Mutation' ? MUTATION_WEIGHT : 1);
+  for (const [name, weight] of Object.entries(declared?.arguments ?? {})) {
+    if (args[name] !== undefined && args[name] !== null) cost += weight;
+  }
+  let size: number | undefined;
+  if (listSize) {
+    for (const name of listSize.slicingArguments ?? []) {
+      size = sizeOf(args[name]);
+      if (size !== undefined) break;
+    }
+    size ??= listSize.assumedSize ?? 1;
+  } else if (field.name === '_entities') {
+    size = sizeOf(args.representations) ?? 1;
+  } else if (field.args.some((argument) => argument.name === 'first')) {
+    size = typeof args.first === 'number' && args.first > 1 ? args.first : 1;
+  }
+  return cost + (size ?? 1) * childComplexity;
+};
+
+/** The operation's cost; `onComplete` gets it, an error COST_LIMIT_EXCEEDED past `maxCost`. */
+export function costLimitRule(
+  maxCost: number,
+  variables: Record<string, unknown> = {},
+  operationName?: string,
+  onComplete?: (cost: number) => void,
+): ValidationRule {
+  return createComplexityRule({
+    maximumComplexity: maxCost,
+    variables,
+    operationName,
+    onComplete,
+    estimators: [costEstimator],
+    maxQueryNodes: Math.max(10_000, 2 * maxCost),
+    createError: (max, actual) =>
+      limitError(COST_LIMIT_EXCEEDED, `The operation costs ${actual}; at most ${max} is allowed`, undefined, { cost: actual, maxCost: max }),
+  });
+}
+
 /** Needs the request's variables (a `first: $n` counts $n), so it runs per request, not per cached document. */
 export function complexityLimitRule(
   maxComplexity: number,
@@ -197,10 +269,11 @@ export function checkStructure(schema: GraphQLSchema, document: DocumentNode, li
 
 /**
  * The variables whose values can change what `checkComplexity` finds: those used in a `first`
- * argument (firstArgumentEstimator) or in a directive (@skip/@include decide which fields count).
- * Every other estimator ignores arguments, so other variables (an `$id`, say) never matter.
+ * argument, in `_entities`' representations, in an argument the field's @ListSize slices by or its
+ * @Cost prices (with the schema), or in a directive (@skip/@include decide which fields count).
+ * The estimators ignore every other argument, so other variables (an `$id`, say) never matter.
  */
-export function complexityVariables(document: DocumentNode): string[] {
+export function complexityVariables(document: DocumentNode, schema?: GraphQLSchema): string[] {
   const names = new Set<string>();
   const collect = (node: ASTNode) =>
     visit(node, {
@@ -208,14 +281,24 @@ export function complexityVariables(document: DocumentNode): string[] {
         names.add(variable.name.value);
       },
     });
-  visit(document, {
+  const typeInfo = schema ? new TypeInfo(schema) : undefined;
+  const priced = (argument: string): boolean => {
+    if (argument === 'first' || argument === 'representations') return true;
+    const field = typeInfo?.getFieldDef();
+    const listSize = field?.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
+    const cost = field?.extensions?.[COST_EXTENSION] as FieldCost | undefined;
+    return (listSize?.slicingArguments ?? []).includes(argument) || (cost?.arguments !== undefined && argument in cost.arguments);
+  };
+  const visitor: ASTVisitor = {
     Argument(argument) {
-      if (argument.name.value === 'first') collect(argument.value);
+      if (priced(argument.name.value)) collect(argument.value);
     },
     Directive(directive) {
       for (const argument of directive.arguments ?? []) collect(argument.value);
+      return false;
     },
-  });
+  };
+  visit(document, typeInfo ? visitWithTypeInfo(typeInfo, visitor) : visitor);
   return [...names].sort();
 }
 
@@ -233,10 +316,15 @@ export function checkComplexity(
 export interface ComplexityMeasure {
   /** The operation's complexity (the budget when the walk gave up). */
   complexity: number;
+  /** Its cost (the limit when the walk gave up). */
+  cost: number;
   errors: readonly GraphQLError[];
 }
 
-/** The complexity of the operation and, when it is over the budget, why. */
+/**
+ * The complexity and the cost of the operation, in one validation pass, and when either is over
+ * its limit, why (complexity first: §4's QUERY_TOO_COMPLEX keeps its meaning).
+ */
 export function measureComplexity(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -245,27 +333,29 @@ export function measureComplexity(
   operationName?: string | null,
 ): ComplexityMeasure {
   let complexity = 0;
+  let cost = 0;
   let errors: readonly GraphQLError[];
   try {
-    const rule = complexityLimitRule(limits.maxComplexity, variables ?? {}, operationName ?? undefined, (measured) => (complexity = measured));
-    errors = validate(schema, document, [rule]);
+    const complexityRule = complexityLimitRule(limits.maxComplexity, variables ?? {}, operationName ?? undefined, (measured) => (complexity = measured));
+    const costRule = costLimitRule(limits.maxCost, variables ?? {}, operationName ?? undefined, (measured) => (cost = measured));
+    errors = validate(schema, document, [complexityRule, costRule]);
   } catch (error) {
     // graphql-query-complexity throws once it has walked maxQueryNodes nodes.
     return {
       complexity: limits.maxComplexity,
+      cost: limits.maxCost,
       errors: [limitError(QUERY_TOO_COMPLEX, `The query is too complex; at most ${limits.maxComplexity} is allowed`, undefined, {
         maxComplexity: limits.maxComplexity,
         reason: error instanceof Error ? error.message : String(error),
       })],
     };
   }
-  // Other errors of the complexity rule are variables that do not fit their types.
-  return {
-    complexity,
-    errors: errors.map((error) =>
-      error.extensions.code === QUERY_TOO_COMPLEX
-        ? error
-        : new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
-    ),
-  };
+  // Other errors of the rules are variables that do not fit their types (each rule reports them: kept once).
+  const tooComplex = errors.filter((error) => error.extensions.code === QUERY_TOO_COMPLEX);
+  const tooCostly = errors.filter((error) => error.extensions.code === COST_LIMIT_EXCEEDED);
+  const badInput = errors.filter((error) => error.extensions.code !== QUERY_TOO_COMPLEX && error.extensions.code !== COST_LIMIT_EXCEEDED);
+  const uniqueBadInput = [...new Map(badInput.map((error) => [error.message, error])).values()].map(
+    (error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
+  );
+  return { complexity, cost, errors: uniqueBadInput.length > 0 ? uniqueBadInput : tooComplex.length > 0 ? tooComplex : tooCostly };
 }
