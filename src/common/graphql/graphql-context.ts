@@ -11,6 +11,8 @@ export interface GraphQLContext {
   actor: Actor | null;
   /** The client's address (per TRUST_PROXY), for the sign-in rate limit. */
   clientAddress: string;
+  /** What the gate measured of the admitted operation (set for HTTP operations), for its span. */
+  admitted?: { readonly complexity: number };
   /** This request's DataLoaders. */
   loaders: Loaders;
 }

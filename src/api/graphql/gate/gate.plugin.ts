@@ -37,6 +37,7 @@ export function gatePlugin(gate: OperationGate, cache: ResponseCache): ApolloSer
       // Persisted queries are the gate's: Apollo's own handling is off and must not see the extension.
       if (request.extensions?.persistedQuery !== undefined) request.extensions = { ...request.extensions, persistedQuery: undefined };
       request.query = 'admitted' in verdict ? verdict.admitted.query : verdict.query;
+      if ('admitted' in verdict) contextValue.admitted = verdict.admitted;
       if (!cache.enabled) return undefined;
       const state = contextValue.req?.graphqlCache ?? null;
       return {

@@ -4,9 +4,12 @@ import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
+import { inSpan, type Span, SpanKind } from '../../../tracing/spans.js';
+import { tracingState } from '../../../tracing/tracing-state.js';
 import { type AdmittedOperation, type Caller, OperationGate } from '../gate/operation-gate.js';
 import type { RawOperation } from '../gate/request-checks.js';
 import { GraphQLContextFactory } from '../graphql-context.factory.js';
+import { operationCost } from '../plugins/tracing.plugin.js';
 import { SharedExecution, type SubscriptionStream } from './shared-execution.js';
 
 /**
@@ -52,6 +55,12 @@ export class OperationRunner {
 
   /** One operation through the gate: its execution arguments, or the errors to answer with. */
   async prepare(payload: RawOperation, caller: Caller, actor: Actor | null): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    if (!tracingState.enabled) return this.admit(payload, caller, actor);
+    // With tracing on, a span per operation of a socket or stream (there is no HTTP request to be the child of).
+    return inSpan(`graphql ${caller.transport}`, SpanKind.SERVER, { 'graphql.transport': caller.transport }, (span) => this.admit(payload, caller, actor, span));
+  }
+
+  private async admit(payload: RawOperation, caller: Caller, actor: Actor | null, span?: Span): Promise<ExecutionArgs | readonly GraphQLError[]> {
     const schema = this.currentSchema;
     const verdict = await this.gate.admit(payload, caller, schema);
     if (!('admitted' in verdict)) {
@@ -59,6 +68,11 @@ export class OperationRunner {
       return 'refused' in verdict ? [verdict.refused] : verdict.invalid;
     }
     const operation = verdict.admitted;
+    if (span) {
+      span.updateName(`${operation.operation.operation} ${operation.operationName ?? '(anonymous)'}`);
+      span.setAttributes({ 'graphql.operation.type': operation.operation.operation, 'graphql.operation.cost': operationCost(operation) });
+      if (operation.operationName) span.setAttribute('graphql.operation.name', operation.operationName);
+    }
     const contextValue = this.contexts.forActor(actor, caller.address);
     if (operation.operation.operation === 'subscription') {
       const hold = this.gate.subscriptions.hold(caller.address, executionKey(operation), operation.complexity);
