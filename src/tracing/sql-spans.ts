@@ -4,9 +4,18 @@ import { trace } from '@opentelemetry/api';
 import { failSpan, type Span, SpanKind, startSpan } from './spans.js';
 
 /**
- * A span per SQL statement on SQLite (PostgreSQL's come from instrumentation-pg), added to the
- * data source only with tracing on: `db.query.text` is the statement TypeORM sends, whose values
- * are bound parameters, never recorded. Like instrumentation-pg's, only within a trace (a
+ * The span of one SQLite statement, within a trace only (undefined outside one, or with tracing
+ * off): `db.query.text` is the text sent, whose values are bound parameters, never recorded.
+ */
+export function startSqliteStatementSpan(text: string): Span | undefined {
+  if (!trace.getActiveSpan()) return undefined;
+  return startSpan(`${text.trimStart().split(/\s/, 1)[0].toUpperCase()} sqlite`, SpanKind.CLIENT, { 'db.system.name': 'sqlite', 'db.query.text': text });
+}
+
+/**
+ * A span per SQL statement that TypeORM's query runner sends on SQLite (Sql's own go through
+ * SqliteDialect.send, which opens theirs); PostgreSQL's come from instrumentation-pg. Added to
+ * the data source only with tracing on. Like instrumentation-pg's, only within a trace (a
  * statement of no request, such as a poll, makes no trace of its own).
  */
 export class SqlStatementSpans implements EntitySubscriberInterface {
@@ -14,11 +23,7 @@ export class SqlStatementSpans implements EntitySubscriberInterface {
   private readonly open = new WeakMap<QueryRunner, Span>();
 
   beforeQuery(event: BeforeQueryEvent): void {
-    if (!trace.getActiveSpan()) return;
-    const span = startSpan(`${event.query.trimStart().split(/\s/, 1)[0].toUpperCase()} sqlite`, SpanKind.CLIENT, {
-      'db.system.name': 'sqlite',
-      'db.query.text': event.query,
-    });
+    const span = startSqliteStatementSpan(event.query);
     if (span) this.open.set(event.queryRunner, span);
   }
 

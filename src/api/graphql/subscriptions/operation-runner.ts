@@ -69,9 +69,10 @@ export class OperationRunner {
     }
     const operation = verdict.admitted;
     if (span) {
-      span.updateName(`${operation.operation.operation} ${operation.operationName ?? '(anonymous)'}`);
+      const name = operation.operation.name?.value;
+      span.updateName(`${operation.operation.operation} ${name ?? '(anonymous)'}`);
       span.setAttributes({ 'graphql.operation.type': operation.operation.operation, 'graphql.operation.cost': operationCost(operation) });
-      if (operation.operationName) span.setAttribute('graphql.operation.name', operation.operationName);
+      if (name) span.setAttribute('graphql.operation.name', name);
     }
     const contextValue = this.contexts.forActor(actor, caller.address);
     if (operation.operation.operation === 'subscription') {
