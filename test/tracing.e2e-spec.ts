@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN } from './support/auth.js';
 import { createTestDatabase, type DatabaseKind, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
-import { OtlpReceiver, type ReceivedSpan, SPAN_KIND } from './support/otlp-receiver.js';
+import { OtlpReceiver, SPAN_KIND } from './support/otlp-receiver.js';
 import { killAllServers, requireBuild, type ServerProcess, startServer, tempWorkDir } from './support/server-process.js';
 import { until, wsClient } from './support/subscriptions.js';
 import { Receiver } from './support/webhook-receiver.js';
