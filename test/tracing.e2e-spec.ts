@@ -263,6 +263,44 @@ describe('tracing with the default encoding (http/protobuf)', () => {
   });
 });
 
+describe('tracing with OTEL_TRACES_SAMPLER=parentbased_always_off', () => {
+  let work: { dir: string; remove: () => void };
+  let collector: OtlpReceiver;
+  let run: Run | undefined;
+
+  beforeAll(async () => {
+    requireBuild();
+    work = tempWorkDir('blog-tracing-sampler-');
+    collector = await new OtlpReceiver().start();
+    run = await start(
+      {
+        DATABASE_URL: `sqlite:${work.dir}/blog.sqlite`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_always_off',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+      work.dir,
+    );
+  });
+  afterAll(async () => {
+    await stop(run);
+    killAllServers();
+    await collector?.stop();
+    work?.remove();
+  });
+
+  it('keeps only the traces a sampled traceparent asks for', async () => {
+    expect((await fetch(`${run!.server.url}/posts`)).status).toBe(200);
+    const traceId = hex(16);
+    const parent = hex(8);
+    expect((await fetch(`${run!.server.url}/posts`, { headers: { traceparent: `00-${traceId}-${parent}-01` } })).status).toBe(200);
+    await until('the sampled request', () => collector.spans.find((span) => span.traceId === traceId && span.kind === SPAN_KIND.server));
+    // The first request's span ended before the second's: had it been sampled, it would have been exported by now.
+    expect(collector.spans.filter((span) => span.kind === SPAN_KIND.server).map((span) => span.parentSpanId)).toEqual([parent]);
+  });
+});
+
 describe('tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
   let work: { dir: string; remove: () => void };
   let run: Run | undefined;
@@ -270,8 +308,7 @@ describe('tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
   beforeAll(async () => {
     requireBuild();
     work = tempWorkDir('blog-tracing-off-');
-    const env = { ...process.env };
-    for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete process.env[name];
+    for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
     run = await start({ DATABASE_URL: `sqlite:${work.dir}/blog.sqlite` }, work.dir);
   });
   afterAll(async () => {
