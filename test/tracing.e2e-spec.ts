@@ -245,7 +245,8 @@ describe('tracing with the default encoding (http/protobuf)', () => {
     requireBuild();
     work = tempWorkDir('blog-tracing-proto-');
     collector = await new OtlpReceiver().start();
-    run = await start({ DATABASE_URL: `sqlite:${work.dir}/blog.sqlite`, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_BSP_SCHEDULE_DELAY: '50' }, work.dir);
+    // A batch delay longer than the test: spans leave only when the SIGTERM shutdown flushes them.
+    run = await start({ DATABASE_URL: `sqlite:${work.dir}/blog.sqlite`, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_BSP_SCHEDULE_DELAY: '600000' }, work.dir);
   });
   afterAll(async () => {
     await stop(run);
@@ -254,9 +255,13 @@ describe('tracing with the default encoding (http/protobuf)', () => {
     work?.remove();
   });
 
-  it('POSTs application/x-protobuf to <endpoint>/v1/traces', async () => {
-    await fetch(`${run!.server.url}/posts`);
-    const sent = await until('an export', () => collector.exports[0]);
+  it('POSTs application/x-protobuf to <endpoint>/v1/traces, flushed on SIGTERM', async () => {
+    expect((await fetch(`${run!.server.url}/posts`)).status).toBe(200);
+    expect(collector.exports).toEqual([]);
+    run!.server.child.kill('SIGTERM');
+    expect((await run!.server.exited).code).toBe(0);
+    const sent = collector.exports[0];
+    expect(sent).toBeDefined();
     expect(sent.path).toBe('/v1/traces');
     expect(sent.contentType).toBe('application/x-protobuf');
     expect(sent.bytes).toBeGreaterThan(0);
