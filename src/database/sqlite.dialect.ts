@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
+import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
 import { startSqliteStatementSpan } from '../tracing/sql-spans.js';
 import { failSpan } from '../tracing/spans.js';
 import { tracingState } from '../tracing/tracing-state.js';
-import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
 
 interface SqliteStatement {
   reader: boolean;
