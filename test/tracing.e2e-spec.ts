@@ -6,6 +6,7 @@ import { ADMIN } from './support/auth.js';
 import { createTestDatabase, type DatabaseKind, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
 import { OtlpReceiver, SPAN_KIND } from './support/otlp-receiver.js';
 import { killAllServers, requireBuild, type ServerProcess, startServer, tempWorkDir } from './support/server-process.js';
+import { rawStream } from './support/sse.js';
 import { until, wsClient } from './support/subscriptions.js';
 import { Receiver } from './support/webhook-receiver.js';
 
@@ -191,6 +192,19 @@ for (const kind of KINDS) {
       } finally {
         await ws.dispose();
       }
+    });
+
+    it('traces each SSE operation, a child of its HTTP request', async () => {
+      const traceId = hex(16);
+      const stream = await rawStream(run.server.url, { query: 'query OverStream { posts(first: 1) { totalCount } }' }, { traceparent: `00-${traceId}-${hex(8)}-01` });
+      await stream.ended;
+      expect(stream.events.some((event) => event.event === 'next')).toBe(true);
+      const operation = await until('the SSE operation span', () => inTrace(traceId).find((span) => span.attributes['graphql.operation.name'] === 'OverStream'));
+      expect(operation.attributes['graphql.transport']).toBe('sse');
+      expect(operation.attributes['graphql.operation.type']).toBe('query');
+      const server = await until('the HTTP server span', () => inTrace(traceId).find((span) => span.kind === SPAN_KIND.server && span.attributes['http.route'] !== undefined));
+      expect(operation.parentSpanId).toBe(server.spanId);
+      expect(operation.kind).toBe(SPAN_KIND.internal);
     });
 
     it('traces the event relay (a span per batch) and each webhook attempt, whose traceparent the receiver gets', async () => {

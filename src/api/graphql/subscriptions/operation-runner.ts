@@ -56,8 +56,9 @@ export class OperationRunner {
   /** One operation through the gate: its execution arguments, or the errors to answer with. */
   async prepare(payload: RawOperation, caller: Caller, actor: Actor | null): Promise<ExecutionArgs | readonly GraphQLError[]> {
     if (!tracingState.enabled) return this.admit(payload, caller, actor);
-    // With tracing on, a span per operation of a socket or stream (there is no HTTP request to be the child of).
-    return inSpan(`graphql ${caller.transport}`, SpanKind.SERVER, { 'graphql.transport': caller.transport }, (span) => this.admit(payload, caller, actor, span));
+    // With tracing on, a span per operation: a socket's starts a trace (no HTTP request around it), a stream's is its request's child.
+    const kind = caller.transport === 'ws' ? SpanKind.SERVER : SpanKind.INTERNAL;
+    return inSpan(`graphql ${caller.transport}`, kind, { 'graphql.transport': caller.transport }, (span) => this.admit(payload, caller, actor, span));
   }
 
   private async admit(payload: RawOperation, caller: Caller, actor: Actor | null, span?: Span): Promise<ExecutionArgs | readonly GraphQLError[]> {
