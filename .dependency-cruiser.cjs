@@ -6,7 +6,7 @@
  */
 const FLOORS = [
   ['config'],
-  ['common', 'redis', 'metrics'],
+  ['common', 'redis', 'metrics', 'tracing'],
   ['database', 'auth'],
   ['events'],
   null, // the features

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 
 async function bootstrap(): Promise<void> {
@@ -14,6 +13,10 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+  // Tracing must start before the application's modules are loaded (its instrumentations patch
+  // modules as they load): both are imported here, the SDK only when tracing is configured.
+  const tracing = config.otelExporterOtlpEndpoint === undefined ? undefined : (await import('./tracing/tracing.js')).startTracing(config);
+  const { createApp } = await import('./app.factory.js');
   const app = await createApp(config);
   const logger = new Logger('Main');
   if (config.jwtSecretGenerated) {
@@ -39,6 +42,8 @@ async function bootstrap(): Promise<void> {
     sweep.unref();
     await app.close();
     clearInterval(sweep);
+    // The spans of the last requests are sent before the process ends.
+    await tracing?.shutdown().catch((error: unknown) => logger.warn(`Tracing shutdown: ${error instanceof Error ? error.message : String(error)}`));
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

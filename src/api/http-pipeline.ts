@@ -10,6 +10,8 @@ import { sendSecurityHeaders } from '../common/http/security-headers.js';
 import { answerFrameworkError, echoRequestId, loggerOptions } from '../common/logging/request-logging.js';
 import { RateLimiter, rateLimitHook } from '../common/rate-limit/rate-limiter.js';
 import type { AppConfig } from '../config/app-config.js';
+import { nameHttpSpanAfterRoute } from '../tracing/http-span.js';
+import { tracingState } from '../tracing/tracing-state.js';
 import { METRICS_PATH, recordHttpMetrics, serveMetrics } from '../metrics/metrics.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { GraphQLCacheHooks } from './graphql/cache/graphql-cache.hooks.js';
@@ -86,6 +88,8 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   });
   // Before anything can refuse the request: every answer, each refusal below included, carries its id...
   fastify.addHook('onRequest', echoRequestId);
+  // With tracing on, the HTTP span is named after its route.
+  if (tracingState.enabled) fastify.addHook('onRequest', nameHttpSpanAfterRoute);
   // ...and the security headers (nosniff, CSP).
   fastify.addHook('onRequest', sendSecurityHeaders());
   // Before any work: a client over RATE_LIMIT_MAX gets 429 whatever it asked, 404s and bad input included;

@@ -1,6 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
 import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
+import { startSqliteStatementSpan } from '../tracing/sql-spans.js';
+import { failSpan } from '../tracing/spans.js';
+import { tracingState } from '../tracing/tracing-state.js';
 
 interface SqliteStatement {
   reader: boolean;
@@ -98,10 +101,19 @@ export class SqliteDialect extends Dialect {
   send(text: string, params: readonly unknown[]): unknown[] {
     // better-sqlite3 binds no booleans (TypeORM's runner turns them into 0/1 too).
     const values = params.some((value) => typeof value === 'boolean') ? params.map((value) => (typeof value === 'boolean' ? Number(value) : value)) : params;
-    const statement = this.prepare(text);
-    if (statement.reader) return statement.all(...values);
-    statement.run(...values);
-    return [];
+    // With tracing on, a span per statement (TypeORM's own statements get theirs from SqlStatementSpans).
+    const span = tracingState.enabled ? startSqliteStatementSpan(text) : undefined;
+    try {
+      const statement = this.prepare(text);
+      if (statement.reader) return statement.all(...values);
+      statement.run(...values);
+      return [];
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      span?.end();
+    }
   }
 
   writtenRows(result: unknown): unknown[] {

@@ -9,6 +9,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { eventName } from './blog-events.js';
 import { encodeEventCursor, type EventPosition } from './event-cursor.js';
 import { OutboxRepository, type StoredEvent } from './outbox.repository.js';
+import { SpanKind, startRootSpan } from '../tracing/spans.js';
 
 /** The in-process bus the relay publishes to: the subscriptions of this instance listen on it. */
 export const LOCAL_EVENTS = Symbol('LOCAL_EVENTS');
@@ -123,7 +124,9 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       for (;;) {
         const batch = await this.outbox.after(this.position, BATCH);
         if (batch.some((event) => event.origin !== this.origin)) this.cache.invalidate();
+        const span = batch.length > 0 ? startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': batch.length }) : undefined;
         for (const event of batch) this.publish(event);
+        span?.end();
         if (batch.length < BATCH) return;
       }
     } catch (error) {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook as Signer } from 'standardwebhooks';
+import { failSpan, injectTraceHeaders, SpanKind, startRootSpan } from '../tracing/spans.js';
 import { resolvePublic, type ResolvedAddress } from './address-guard.js';
 
 export interface SendOptions {
@@ -35,26 +36,35 @@ export async function sendSigned(options: SendOptions): Promise<SendResult> {
   const elapsed = () => Math.round(performance.now() - started);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  // With tracing on, each attempt is a client span whose `traceparent` the receiver gets.
+  const span = startRootSpan('webhook POST', SpanKind.CLIENT, { 'http.request.method': 'POST', 'webhook.message_id': options.messageId });
   try {
     const target = new URL(options.url);
+    span?.setAttributes({ 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80) });
     const addresses = await withAbort(resolvePublic(target, options.allowPrivate), controller.signal);
     const timestamp = new Date();
     const signature = new Signer(options.secret).sign(options.messageId, timestamp, options.body);
-    const status = await post(target, addresses, controller.signal, options.body, {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'webhook-id': options.messageId,
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
       'webhook-signature': signature,
-    });
+    };
+    injectTraceHeaders(span, headers);
+    const status = await post(target, addresses, controller.signal, options.body, headers);
     const ok = status >= 200 && status < 300;
     const error = ok ? null : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`;
+    span?.setAttribute('http.response.status_code', status);
+    if (error) failSpan(span, error);
     return { ok, httpStatus: status, error, durationMs: elapsed() };
   } catch (error) {
     const message = controller.signal.aborted ? `No answer within ${options.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+    failSpan(span, message);
     return { ok: false, httpStatus: null, error: message.slice(0, 500), durationMs: elapsed() };
   } finally {
     clearTimeout(timer);
+    span?.end();
   }
 }
 

@@ -14,6 +14,8 @@ import { GraphQLContextFactory } from './graphql-context.factory.js';
 import { graphiqlLandingPagePlugin } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
+import { tracingPlugin } from './plugins/tracing.plugin.js';
+import { tracingState } from '../../tracing/tracing-state.js';
 import { LiveOperationsModule } from './subscriptions/live-operations.module.js';
 import { OperationRunner } from './subscriptions/operation-runner.js';
 import { SseTransportModule } from './subscriptions/sse-transport.module.js';
@@ -79,6 +81,7 @@ export function buildGraphQLOptions(
       ...(config.graphqlFederation ? [ApolloServerPluginInlineTraceDisabled()] : []),
       gatePlugin(gate, cache),
       operationMetricsPlugin(metrics),
+      ...(tracingState.enabled ? [tracingPlugin()] : []),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
     ],
     // WebSocket and SSE are served by WebSocketTransportModule and SseTransportModule, through the same gate.

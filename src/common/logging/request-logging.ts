@@ -4,6 +4,8 @@ import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type Fa
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
 import { sendProblem } from '../errors/problem-details.filter.js';
+import { traceIdsOfActiveSpan } from '../../tracing/spans.js';
+import { tracingState } from '../../tracing/tracing-state.js';
 import { redactUrl } from './redact-url.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -21,6 +23,8 @@ export function loggerOptions(config: AppConfig): Pick<
       level: config.logLevel,
       base: undefined,
       redact: { paths: ['req.headers.authorization', 'password', '*.password', 'accessToken', '*.accessToken'], remove: true },
+      // With tracing on, each line carries the trace and span it was written in.
+      ...(tracingState.enabled ? { mixin: traceIdsOfActiveSpan } : {}),
     },
     logController: new OneLinePerRequest({ requestIdLogLabel: 'requestId' }),
     requestIdHeader: false,

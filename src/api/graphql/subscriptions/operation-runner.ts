@@ -4,6 +4,8 @@ import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
+import { inSpan, type Span, SpanKind } from '../../../tracing/spans.js';
+import { tracingState } from '../../../tracing/tracing-state.js';
 import { type AdmittedOperation, type Caller, OperationGate } from '../gate/operation-gate.js';
 import type { RawOperation } from '../gate/request-checks.js';
 import { GraphQLContextFactory } from '../graphql-context.factory.js';
@@ -52,6 +54,13 @@ export class OperationRunner {
 
   /** One operation through the gate: its execution arguments, or the errors to answer with. */
   async prepare(payload: RawOperation, caller: Caller, actor: Actor | null): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    if (!tracingState.enabled) return this.admit(payload, caller, actor);
+    // With tracing on, a span per operation: a socket's starts a trace (no HTTP request around it), a stream's is its request's child.
+    const kind = caller.transport === 'ws' ? SpanKind.SERVER : SpanKind.INTERNAL;
+    return inSpan(`graphql ${caller.transport}`, kind, { 'graphql.transport': caller.transport }, (span) => this.admit(payload, caller, actor, span));
+  }
+
+  private async admit(payload: RawOperation, caller: Caller, actor: Actor | null, span?: Span): Promise<ExecutionArgs | readonly GraphQLError[]> {
     const schema = this.currentSchema;
     const verdict = await this.gate.admit(payload, caller, schema);
     if (!('admitted' in verdict)) {
@@ -59,6 +68,12 @@ export class OperationRunner {
       return 'refused' in verdict ? [verdict.refused] : verdict.invalid;
     }
     const operation = verdict.admitted;
+    if (span) {
+      const name = operation.operation.name?.value;
+      span.updateName(`${operation.operation.operation} ${name ?? '(anonymous)'}`);
+      span.setAttributes({ 'graphql.operation.type': operation.operation.operation, 'graphql.operation.cost': operation.cost });
+      if (name) span.setAttribute('graphql.operation.name', name);
+    }
     const contextValue = this.contexts.forActor(actor, caller.address);
     if (operation.operation.operation === 'subscription') {
       const hold = this.gate.subscriptions.hold(caller.address, executionKey(operation), operation.complexity);
