@@ -139,6 +139,10 @@ for (const kind of KINDS) {
         expect(statement.kind).toBe(SPAN_KIND.client);
         expect(collector.descendsFrom(statement, server.spanId)).toBe(true);
       }
+      // What the resolvers send is the operation's: the INSERT is below its span, not only the request's.
+      const writes = statements.filter((span) => /INSERT/i.test(String(span.attributes['db.query.text'] ?? span.attributes['db.statement'])));
+      expect(writes.length).toBeGreaterThan(0);
+      for (const write of writes) expect(collector.descendsFrom(write, operation.spanId)).toBe(true);
     });
 
     it('records no value a client sent: a search string in variables is in no span', async () => {
@@ -181,7 +185,11 @@ for (const kind of KINDS) {
           ws.client.subscribe({ query: 'query OverSocket { posts(first: 1) { totalCount } }' }, { next: resolveResult, error: reject, complete: () => undefined }),
         );
         expect(query).toHaveProperty('data');
-        await until('the query span', () => collector.spans.find((each) => each.attributes['graphql.operation.name'] === 'OverSocket' && each.attributes['graphql.transport'] === 'ws'));
+        const overSocket = await until('the query span', () =>
+          collector.spans.find((each) => each.attributes['graphql.operation.name'] === 'OverSocket' && each.attributes['graphql.transport'] === 'ws'),
+        );
+        // The span lasts until the query has run: its statements are below it.
+        await until('a statement of the socket query', () => collector.spans.some((each) => each.kind === SPAN_KIND.client && collector.descendsFrom(each, overSocket.spanId)));
         // The subscription works with tracing on: a new post reaches it.
         await fetch(`${run.server.url}/posts`, {
           method: 'POST',
@@ -205,6 +213,7 @@ for (const kind of KINDS) {
       const server = await until('the HTTP server span', () => inTrace(traceId).find((span) => span.kind === SPAN_KIND.server && span.attributes['http.route'] !== undefined));
       expect(operation.parentSpanId).toBe(server.spanId);
       expect(operation.kind).toBe(SPAN_KIND.internal);
+      await until('a statement of the stream query', () => inTrace(traceId).some((span) => span.kind === SPAN_KIND.client && collector.descendsFrom(span, operation.spanId)));
     });
 
     it('traces the event relay (a span per batch) and each webhook attempt, whose traceparent the receiver gets', async () => {

@@ -1,4 +1,4 @@
-import { type Attributes, context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, context, type Context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { tracingState } from './tracing-state.js';
 
 export { SpanKind };
@@ -40,6 +40,11 @@ export function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes |
       span.end();
     }
   });
+}
+
+/** The active context with `span` as its current span: what work inside the span runs in. */
+export function contextOf(span: Span): Context {
+  return trace.setSpan(context.active(), span);
 }
 
 /** Adds `traceparent` (and `tracestate`) naming `span` to outgoing headers. */

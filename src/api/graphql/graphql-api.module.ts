@@ -15,6 +15,7 @@ import { graphiqlLandingPagePlugin } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
+import { traceResolvers } from '../../tracing/resolver-context.js';
 import { tracingState } from '../../tracing/tracing-state.js';
 import { LiveOperationsModule } from './subscriptions/live-operations.module.js';
 import { OperationRunner } from './subscriptions/operation-runner.js';
@@ -53,7 +54,7 @@ export function buildGraphQLOptions(
     // As a federation subgraph (CONTRACT §10) it gains _service, _entities and the @key directives.
     autoSchemaFile: config.graphqlFederation ? { federation: 2 } : true,
     sortSchema: true,
-    transformSchema: describeRootTypes,
+    transformSchema: (schema) => (tracingState.enabled ? traceResolvers(describeRootTypes(schema)) : describeRootTypes(schema)),
     introspection: config.graphqlIntrospection,
     // "Did you mean ...?" would reveal the schema that introspection hides.
     hideSchemaDetailsFromClientErrors: !config.graphqlIntrospection,

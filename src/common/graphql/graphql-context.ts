@@ -1,3 +1,4 @@
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../actor.js';
 import type { Loaders } from './loaders.js';
@@ -13,6 +14,8 @@ export interface GraphQLContext {
   clientAddress: string;
   /** The admitted operation's `@cost`/`@listSize` cost (set by the operation gate over HTTP). */
   operationCost?: number;
+  /** With tracing on, the operation's span: its resolvers run inside it (tracing/resolver-context.ts). */
+  traceContext?: TraceContext;
   /** This request's DataLoaders. */
   loaders: Loaders;
 }

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
-import { failSpan, SpanKind, startSpan } from '../../../tracing/spans.js';
+import { contextOf, failSpan, SpanKind, startSpan } from '../../../tracing/spans.js';
 
 /**
  * A span per GraphQL-over-HTTP operation (registered only with tracing on), a child of the HTTP
@@ -9,8 +9,10 @@ import { failSpan, SpanKind, startSpan } from '../../../tracing/spans.js';
  */
 export function tracingPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {
-    async requestDidStart() {
+    async requestDidStart({ contextValue }) {
       const span = startSpan('graphql', SpanKind.INTERNAL);
+      // The resolvers run inside it, so the SQL statements they cause are its children.
+      if (span) contextValue.traceContext = contextOf(span);
       return {
         async didResolveOperation({ operation, operationName, contextValue }) {
           if (!span || !operation) return;

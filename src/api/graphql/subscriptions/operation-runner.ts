@@ -4,7 +4,8 @@ import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
-import { inSpan, type Span, SpanKind } from '../../../tracing/spans.js';
+import { context as otelContext } from '@opentelemetry/api';
+import { contextOf, failSpan, type Span, SpanKind, startSpan } from '../../../tracing/spans.js';
 import { tracingState } from '../../../tracing/tracing-state.js';
 import { type AdmittedOperation, type Caller, OperationGate } from '../gate/operation-gate.js';
 import type { RawOperation } from '../gate/request-checks.js';
@@ -24,6 +25,8 @@ export class OperationRunner {
   private readonly shared: SharedExecution;
   /** A subscription's hold on its address's budget, by its context, from admission until it runs. */
   private readonly holds = new WeakMap<object, () => void>();
+  /** With tracing on, an admitted query's or mutation's span, by its context, until it has run. */
+  private readonly executing = new WeakMap<object, Span>();
   /** Subscribers sharing an execution share its formatting too (and an internal error is logged once). */
   private readonly formatted = new WeakMap<ExecutionResult, ExecutionResult>();
 
@@ -55,9 +58,21 @@ export class OperationRunner {
   /** One operation through the gate: its execution arguments, or the errors to answer with. */
   async prepare(payload: RawOperation, caller: Caller, actor: Actor | null): Promise<ExecutionArgs | readonly GraphQLError[]> {
     if (!tracingState.enabled) return this.admit(payload, caller, actor);
-    // With tracing on, a span per operation: a socket's starts a trace (no HTTP request around it), a stream's is its request's child.
-    const kind = caller.transport === 'ws' ? SpanKind.SERVER : SpanKind.INTERNAL;
-    return inSpan(`graphql ${caller.transport}`, kind, { 'graphql.transport': caller.transport }, (span) => this.admit(payload, caller, actor, span));
+    // With tracing on, a span per operation: a socket's starts a trace (no HTTP request around it),
+    // a stream's is its request's child. A query's or mutation's lasts until run() has executed it.
+    const span = startSpan(`graphql ${caller.transport}`, caller.transport === 'ws' ? SpanKind.SERVER : SpanKind.INTERNAL, { 'graphql.transport': caller.transport })!;
+    try {
+      const prepared = await otelContext.with(contextOf(span), () => this.admit(payload, caller, actor, span));
+      if (isRefusal(prepared)) failSpan(span, prepared[0]);
+      // An admitted query or mutation keeps its span open until execute() has run it.
+      else if (this.executing.has(prepared.contextValue as object)) return prepared;
+      span.end();
+      return prepared;
+    } catch (error) {
+      failSpan(span, error);
+      span.end();
+      throw error;
+    }
   }
 
   private async admit(payload: RawOperation, caller: Caller, actor: Actor | null, span?: Span): Promise<ExecutionArgs | readonly GraphQLError[]> {
@@ -75,6 +90,11 @@ export class OperationRunner {
       if (name) span.setAttribute('graphql.operation.name', name);
     }
     const contextValue = this.contexts.forActor(actor, caller.address);
+    if (span) {
+      // Its resolvers run inside the operation's span (tracing/resolver-context.ts).
+      contextValue.traceContext = contextOf(span);
+      if (operation.operation.operation !== 'subscription') this.executing.set(contextValue, span);
+    }
     if (operation.operation.operation === 'subscription') {
       const hold = this.gate.subscriptions.hold(caller.address, executionKey(operation), operation.complexity);
       if (hold instanceof GraphQLError) {
@@ -110,7 +130,24 @@ export class OperationRunner {
 
   /** Runs an admitted operation: a subscription's stream, or a query's or mutation's one result. */
   async run(args: ExecutionArgs, subscription: boolean): Promise<SubscriptionStream | ExecutionResult> {
-    return subscription ? this.subscribe(args) : execute(args);
+    return subscription ? this.subscribe(args) : this.execute(args);
+  }
+
+  /** Executes a query or a mutation; with tracing on, its span (opened by prepare) ends with it. */
+  async execute(args: ExecutionArgs): Promise<ExecutionResult> {
+    const span = this.executing.get(args.contextValue as object);
+    if (!span) return execute(args);
+    this.executing.delete(args.contextValue as object);
+    try {
+      const result = await execute(args);
+      if (result.errors) failSpan(span, result.errors[0]);
+      return result;
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   /** The same error shaping as HTTP (codes, masking, no schema hints when introspection is off). */
@@ -126,6 +163,8 @@ export class OperationRunner {
     return formatted as T;
   }
 }
+
+const isRefusal = (prepared: ExecutionArgs | readonly GraphQLError[]): prepared is readonly GraphQLError[] => Array.isArray(prepared);
 
 /** What subscribers share one execution of: the same text, operation name and variables. */
 function executionKey(operation: AdmittedOperation): string {

@@ -170,6 +170,7 @@ export class WebSocketTransport implements OnApplicationShutdown {
         }
         return this.runner.prepare(payload, { transport: 'ws', address: connection.address }, connection.actor);
       },
+      execute: (args) => this.runner.execute(args),
       subscribe: (args) => this.runner.subscribe(args),
       onNext: (_ctx, _id, _payload, _args, result) => this.runner.formatResult(result) as FormattedExecutionResult,
       onError: (_ctx, _id, _payload, errors) => this.runner.formatErrors(errors),
