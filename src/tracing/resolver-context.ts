@@ -1,5 +1,6 @@
-import { context as otelContext, type Context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
 import { type GraphQLFieldResolver, type GraphQLSchema, isObjectType } from 'graphql';
+import { runInContext } from './spans.js';
 
 /** What a GraphQL context carries when its operation has a span (see traceResolvers). */
 interface Traced {
@@ -28,6 +29,6 @@ export function traceResolvers(schema: GraphQLSchema): GraphQLSchema {
 function inOperationSpan(resolve: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldResolver<unknown, unknown> {
   return (source, args, contextValue, info) => {
     const active = (contextValue as Traced | undefined)?.traceContext;
-    return active ? otelContext.with(active, resolve, undefined, source, args, contextValue, info) : resolve(source, args, contextValue, info);
+    return active ? runInContext(active, resolve, source, args, contextValue, info) : resolve(source, args, contextValue, info);
   };
 }

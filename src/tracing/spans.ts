@@ -1,60 +1,56 @@
-import { type Attributes, context, type Context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanKind as OtelSpanKind } from '@opentelemetry/api';
 import { tracingState } from './tracing-state.js';
 
-export { SpanKind };
 export type { Span };
 
-const TRACER = 'blog-service';
+/** OpenTelemetry's span kinds (the same numbers as its SpanKind), without loading its API. */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2 } as const satisfies Record<string, OtelSpanKind>;
+type Kind = (typeof SpanKind)[keyof typeof SpanKind];
 
-/** A span of our own, or undefined when tracing is off (the caller then does nothing). */
-export function startSpan(name: string, kind: SpanKind, attributes?: Attributes): Span | undefined {
-  if (!tracingState.enabled) return undefined;
-  return trace.getTracer(TRACER).startSpan(name, { kind, attributes });
+const TRACER = 'blog-service';
+/** SpanStatusCode.ERROR. */
+const ERROR = 2;
+
+/** A span of our own, a child of the active one; undefined when tracing is off (the caller then does nothing). */
+export function startSpan(name: string, kind: Kind, attributes?: Attributes): Span | undefined {
+  return tracingState.api?.trace.getTracer(TRACER).startSpan(name, { kind, attributes });
 }
 
 /** A span that starts a trace of its own (background work woken by a request is not part of it). */
-export function startRootSpan(name: string, kind: SpanKind, attributes?: Attributes): Span | undefined {
-  if (!tracingState.enabled) return undefined;
-  return trace.getTracer(TRACER).startSpan(name, { kind, attributes, root: true });
+export function startRootSpan(name: string, kind: Kind, attributes?: Attributes): Span | undefined {
+  return tracingState.api?.trace.getTracer(TRACER).startSpan(name, { kind, attributes, root: true });
 }
 
 /** Marks a span failed with the error's message (never a value a client sent: messages are ours). */
 export function failSpan(span: Span | undefined, error: unknown): void {
   if (!span) return;
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-}
-
-/**
- * Runs `fn` inside a new active span (so the spans it causes are its children), ending it when
- * `fn` settles. With tracing off, just `fn(undefined)`.
- */
-export function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes | undefined, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
-  if (!tracingState.enabled) return fn(undefined);
-  return trace.getTracer(TRACER).startActiveSpan(name, { kind, attributes }, async (span) => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      failSpan(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  span.setStatus({ code: ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
 /** The active context with `span` as its current span: what work inside the span runs in. */
 export function contextOf(span: Span): Context {
-  return trace.setSpan(context.active(), span);
+  const api = tracingState.api!;
+  return api.trace.setSpan(api.context.active(), span);
+}
+
+/** Calls `fn` with `active` as the active context (so the spans it causes are its children). */
+export function runInContext<A extends unknown[], R>(active: Context, fn: (...args: A) => R, ...args: A): R {
+  return tracingState.api!.context.with(active, fn, undefined, ...args);
+}
+
+/** Whether a span is active (statements outside any trace make none of their own). */
+export function hasActiveSpan(): boolean {
+  return tracingState.api?.trace.getActiveSpan() !== undefined;
 }
 
 /** Adds `traceparent` (and `tracestate`) naming `span` to outgoing headers. */
 export function injectTraceHeaders(span: Span | undefined, headers: Record<string, string>): void {
-  if (span) propagation.inject(trace.setSpan(context.active(), span), headers);
+  if (span) tracingState.api!.propagation.inject(contextOf(span), headers);
 }
 
 /** The active span's ids, for log lines (pino's mixin); {} when there is none. */
 export function traceIdsOfActiveSpan(): { traceId?: string; spanId?: string } {
-  const span = trace.getActiveSpan();
+  const span = tracingState.api?.trace.getActiveSpan();
   if (!span) return {};
   const { traceId, spanId } = span.spanContext();
   return { traceId, spanId };
@@ -62,9 +58,8 @@ export function traceIdsOfActiveSpan(): { traceId?: string; spanId?: string } {
 
 /** Names the active (HTTP server) span after its route, once the router has found it. */
 export function nameServerSpan(method: string, route: string | undefined): void {
-  if (!tracingState.enabled || route === undefined) return;
-  const span = trace.getActiveSpan();
+  const span = route === undefined ? undefined : tracingState.api?.trace.getActiveSpan();
   if (!span) return;
   span.updateName(`${method} ${route}`);
-  span.setAttribute('http.route', route);
+  span.setAttribute('http.route', route!);
 }

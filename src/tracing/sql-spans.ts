@@ -1,14 +1,13 @@
 import type { EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import type { AfterQueryEvent, BeforeQueryEvent } from 'typeorm/subscriber/event/QueryEvent.js';
-import { trace } from '@opentelemetry/api';
-import { failSpan, type Span, SpanKind, startSpan } from './spans.js';
+import { failSpan, hasActiveSpan, type Span, SpanKind, startSpan } from './spans.js';
 
 /**
  * The span of one SQLite statement, within a trace only (undefined outside one, or with tracing
  * off): `db.query.text` is the text sent, whose values are bound parameters, never recorded.
  */
 export function startSqliteStatementSpan(text: string): Span | undefined {
-  if (!trace.getActiveSpan()) return undefined;
+  if (!hasActiveSpan()) return undefined;
   return startSpan(`${text.trimStart().split(/\s/, 1)[0].toUpperCase()} sqlite`, SpanKind.CLIENT, { 'db.system.name': 'sqlite', 'db.query.text': text });
 }
 

@@ -1,4 +1,5 @@
 import { register } from 'node:module';
+import * as api from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -42,6 +43,7 @@ export function startTracing(config: AppConfig): { shutdown: () => Promise<void>
     ],
   });
   sdk.start();
+  tracingState.api = api;
   tracingState.enabled = true;
   return { shutdown: () => sdk.shutdown() };
 }

@@ -4,8 +4,7 @@ import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
-import { context as otelContext } from '@opentelemetry/api';
-import { contextOf, failSpan, type Span, SpanKind, startSpan } from '../../../tracing/spans.js';
+import { contextOf, failSpan, runInContext, type Span, SpanKind, startSpan } from '../../../tracing/spans.js';
 import { tracingState } from '../../../tracing/tracing-state.js';
 import { type AdmittedOperation, type Caller, OperationGate } from '../gate/operation-gate.js';
 import type { RawOperation } from '../gate/request-checks.js';
@@ -62,7 +61,7 @@ export class OperationRunner {
     // a stream's is its request's child. A query's or mutation's lasts until run() has executed it.
     const span = startSpan(`graphql ${caller.transport}`, caller.transport === 'ws' ? SpanKind.SERVER : SpanKind.INTERNAL, { 'graphql.transport': caller.transport })!;
     try {
-      const prepared = await otelContext.with(contextOf(span), () => this.admit(payload, caller, actor, span));
+      const prepared = await runInContext(contextOf(span), () => this.admit(payload, caller, actor, span));
       if (isRefusal(prepared)) failSpan(span, prepared[0]);
       // An admitted query or mutation keeps its span open until execute() has run it.
       else if (this.executing.has(prepared.contextValue as object)) return prepared;
