@@ -88,6 +88,9 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
       expect(sdl, type).toMatch(new RegExp(`type ${type} @key\\(fields: "id"\\)`));
     }
     expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2');
+    // The cost weights travel with the schema, for a router's demand control.
+    expect(sdl).toContain('): PostConnection! @listSize(slicingArguments: ["first"], requireOneSlicingArgument: false, sizedFields: ["edges", "nodes"]) @cost(weight: 1)');
+    expect(sdl).toContain('tags: [Tag!]! @listSize(assumedSize: 10)');
     const composed = composeServices([
       { name: 'blog', typeDefs: parse(sdl), url: blogUrl },
       { name: 'reviews', typeDefs: parse(REVIEWS_SDL), url: 'http://127.0.0.1:1/graphql' },
@@ -95,6 +98,7 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
     expect(composed.errors, JSON.stringify(composed.errors)).toBeUndefined();
     expect((composed.hints ?? []).map((hint) => `${hint.definition.code}: ${hint.message}`)).toEqual([]);
     expect(composed.supergraphSdl).toContain('join__type(graph: BLOG, key: "id")');
+    expect(composed.supergraphSdl).toContain('@listSize(slicingArguments: ["first"]');
   });
 
   it('a query through Apollo Gateway spans both subgraphs: our titles and author names for the reviews\' post references', async () => {

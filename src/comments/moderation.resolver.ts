@@ -4,7 +4,7 @@ import { connectionOf } from '../common/graphql/page-info.model.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
 import { Comment } from './comment.entity.js';
 import { CommentModerationService } from './comment-moderation.service.js';
-import { DEFAULT_QUEUE_STATUS } from './dto/moderate-comment.dto.js';
+import { DEFAULT_QUEUE_STATUS, MAX_MODERATED } from './dto/moderate-comment.dto.js';
 import { CommentConnection, ModerationQueueArgs } from './models/comment-connection.model.js';
 import { GraphQLCommentStatus } from './models/comment-status.enum.js';
 import type { CommentStatus } from '../auth/read-policy.js';
@@ -15,7 +15,7 @@ import { ListSize } from '../common/graphql/cost.decorator.js';
 export class ModerationResolver {
   constructor(private readonly moderation: CommentModerationService) {}
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
   @Query(() => CommentConnection, { description: 'Moderators, editors and admins: the comments of one status (default PENDING), oldest first' })
   async comments(@Args() args: ModerationQueueArgs, @Context() context: GraphQLContext): Promise<CommentConnection> {
     const status = args.status ?? DEFAULT_QUEUE_STATUS;
@@ -28,7 +28,7 @@ export class ModerationResolver {
     return this.moderation.count(connection.status, context.actor);
   }
 
-  @ListSize({ slicingArguments: ['ids'] })
+  @ListSize({ sizedByLengthOf: 'ids', assumedSize: MAX_MODERATED })
   @Mutation(() => [Comment], { description: 'Moderators, editors and admins: set the status of 1-100 comments, all or nothing. Returns them in the order given' })
   moderateComments(
     @Args('ids', { type: () => [Int], description: 'The comments (1-100, each once)' }) ids: number[],

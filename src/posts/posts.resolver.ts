@@ -72,7 +72,7 @@ export class PostsResolver {
   }
 
   @Cost(1, { search: 10 })
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
   @Query(() => PostConnection, {
     description:
       'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',

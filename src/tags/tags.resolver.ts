@@ -40,7 +40,7 @@ export class TagsResolver {
     return id === null ? null : this.tag({ id }, context);
   }
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
   @Query(() => TagConnection, { description: 'Tags, most used first (by their public posts), then by id' })
   async tags(@Args() args: TagsArgs, @Context() context: GraphQLContext): Promise<TagConnection> {
     const page = await this.tagsService.list({ limit: args.first, ...(args.after == null ? {} : { after: decodeTagCursor(args.after, 'after') }) });

@@ -31,7 +31,7 @@ export class UsersResolver {
     return id === null ? null : this.user(id, context);
   }
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
   @Query(() => UserConnection, { description: 'Users, oldest first' })
   async users(@Args() args: UsersArgs, @Context() context: GraphQLContext): Promise<UserConnection> {
     const page = await this.usersService.list(toPageRequest(args));

@@ -1,4 +1,5 @@
-import { Extensions } from '@nestjs/graphql';
+import { applyDecorators } from '@nestjs/common';
+import { Directive, Extensions } from '@nestjs/graphql';
 
 /**
  * The demand-control weights of the `@cost`/`@listSize` convention (IBM's GraphQL cost
@@ -15,10 +16,14 @@ export interface FieldCost {
 }
 
 export interface ListSize {
-  /** The arguments that bound the list's length (the first one given counts). */
+  /** The Int arguments that bound the list's length (the first one given counts). */
   slicingArguments?: string[];
+  /** A list argument whose length is the list's (`moderateComments(ids:)`): ours, routers slice by Int only. */
+  sizedByLengthOf?: string;
   /** Its length when no slicing argument is given (or it has none). */
   assumedSize?: number;
+  /** When the field returns a connection: its lists of that length (the router multiplies those only; we multiply the whole selection, a bound above). */
+  sizedFields?: string[];
 }
 
 export const COST_EXTENSION = 'cost';
@@ -27,10 +32,21 @@ export const LIST_SIZE_EXTENSION = 'listSize';
 /** `@cost(weight:)`: the field's own weight; `argumentWeights` price optional arguments when used. */
 export function Cost(weight: number, argumentWeights?: Record<string, number>): MethodDecorator & PropertyDecorator {
   const cost: FieldCost = argumentWeights ? { weight, arguments: argumentWeights } : { weight };
-  return Extensions({ [COST_EXTENSION]: cost }) as MethodDecorator & PropertyDecorator;
+  return applyDecorators(Extensions({ [COST_EXTENSION]: cost }), Directive(`@cost(weight: ${weight})`)) as MethodDecorator & PropertyDecorator;
 }
 
 /** `@listSize(slicingArguments:, assumedSize:)`: how many items the list field returns. */
 export function ListSize(size: ListSize): MethodDecorator & PropertyDecorator {
-  return Extensions({ [LIST_SIZE_EXTENSION]: size }) as MethodDecorator & PropertyDecorator;
+  return applyDecorators(Extensions({ [LIST_SIZE_EXTENSION]: size }), Directive(listSizeDirective(size))) as MethodDecorator & PropertyDecorator;
+}
+
+/** The same weights as directives, which a federation subgraph's SDL carries to the router's demand control. */
+function listSizeDirective({ slicingArguments, assumedSize, sizedFields }: ListSize): string {
+  const names = (list: string[]) => `[${list.map((name) => JSON.stringify(name)).join(', ')}]`;
+  const args = [
+    ...(assumedSize === undefined ? [] : [`assumedSize: ${assumedSize}`]),
+    ...(slicingArguments === undefined ? [] : [`slicingArguments: ${names(slicingArguments)}`, 'requireOneSlicingArgument: false']),
+    ...(sizedFields === undefined ? [] : [`sizedFields: ${names(sizedFields)}`]),
+  ];
+  return `@listSize(${args.join(', ')})`;
 }

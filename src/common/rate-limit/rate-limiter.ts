@@ -12,9 +12,8 @@ import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 /** The key of the general limit (RATE_LIMIT_MAX) for a client address, whichever transport counts it. */
 export const requestKey = (address: string) => `ip:${address}`;
 /** The key of the GraphQL cost budget (RATE_LIMIT_COST_MAX) for a client address. */
-export type { LimitState };
 export const costKey = (address: string) => `cost:${address}`;
-
+export type { LimitState };
 
 /**
  * Counts hits per key in fixed windows: in this process (@nestjs/throttler's storage) or,

@@ -190,7 +190,8 @@ export const costEstimator: ComplexityEstimator = ({ type, field, args, childCom
   }
   let size: number | undefined;
   if (listSize) {
-    for (const name of listSize.slicingArguments ?? []) {
+    if (listSize.sizedByLengthOf !== undefined) size = sizeOf(args[listSize.sizedByLengthOf]);
+    for (const name of size === undefined ? (listSize.slicingArguments ?? []) : []) {
       size = sizeOf(args[name]);
       if (size !== undefined) break;
     }
@@ -287,7 +288,7 @@ export function complexityVariables(document: DocumentNode, schema?: GraphQLSche
     const field = typeInfo?.getFieldDef();
     const listSize = field?.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
     const cost = field?.extensions?.[COST_EXTENSION] as FieldCost | undefined;
-    return (listSize?.slicingArguments ?? []).includes(argument) || (cost?.arguments !== undefined && argument in cost.arguments);
+    return (listSize?.slicingArguments ?? []).includes(argument) || listSize?.sizedByLengthOf === argument || (cost?.arguments !== undefined && argument in cost.arguments);
   };
   const visitor: ASTVisitor = {
     Argument(argument) {
