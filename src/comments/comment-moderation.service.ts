@@ -111,6 +111,7 @@ export class CommentModerationService {
     const who = this.requireModerator(actor, true);
     checkItems(items);
     const ids = items.map((item) => item.id);
+    let recorded: BlogEvent[] = [];
     const result = await this.transactions.run(async (manager) => {
       const found = new Map((await this.comments.findManyForUpdate(ids, this.postRows.table, manager)).map((comment) => [comment.id, comment]));
       for (const id of ids) {
@@ -124,14 +125,15 @@ export class CommentModerationService {
       }
       const changed = new Map<number, Comment>();
       for (const [status, group] of byStatus) for (const comment of await this.comments.setStatus(group, status, manager)) changed.set(comment.id, comment);
-      const events = [...changed.values()].flatMap((after) => {
+      recorded = [...changed.values()].flatMap((after) => {
         const before = found.get(after.id)!;
         return this.changeEvents(before, after, before.post!);
       });
-      if (events.length > 0) await this.events.record(manager, ...events);
+      if (recorded.length > 0) await this.events.record(manager, ...recorded);
       return ids.map((id) => changed.get(id) ?? withoutPost(found.get(id)!));
     });
-    this.events.committed();
+    // One comment drops what its events touch; a bulk moderation, every cached answer.
+    this.events.committed(ids.length === 1 ? recorded : undefined);
     return result;
   }
 

@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { CommentScope, CommentStatus, PostScope } from '../auth/read-policy.js';
 import { type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import type { EntityTable } from '../common/persistence/entity-table.js';
-import { type Join, ResourceRepository } from '../common/persistence/resource-repository.js';
+import { type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import type { Post } from '../posts/post.entity.js';
 import { Comment } from './comment.entity.js';
+import { ANY_TAG, commentsTag, recordReadIds, recordReadTags } from '../common/cache/read-tags.js';
 
 /** What a reply needs of its parent: where it is, who sees it, and how deep it is. */
 export interface ThreadParent {
@@ -40,8 +41,15 @@ export class CommentsRepository extends ResourceRepository<Comment> {
     super(sql, Comment);
   }
 
+  /** A post's comments (threads, counts) are tagged with the post; anything else (a comment by id, replies) is `*`. */
+  protected override recordReads(read: ReadScope): void {
+    if (read.kind === 'of' && read.column === 'postId') recordReadIds(commentsTag, read.ids);
+    else recordReadTags(ANY_TAG);
+  }
+
   /** One page of the comments of a post (or the replies of a comment) the scope shows, oldest first, keyset-paged on the id. */
   async visiblePage(parent: CommentParent, parentId: number, scope: CommentScope, request: PageRequest): Promise<Page<Comment>> {
+    this.recordReads({ kind: 'of', column: parent, ids: [parentId] });
     const params: unknown[] = [parentId];
     const where = [`t.${this.table.column(parent).name} = $1`];
     const visible = scopeCondition(scope, params, 't');
@@ -67,6 +75,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
     request: PageRequest,
     join?: Join<Comment, J>,
   ): Promise<Map<number, Comment[]>> {
+    this.recordReads({ kind: 'of', column: parent, ids: parentIds });
     const byParent = new Map<number, Comment[]>(parentIds.map((id) => [id, []]));
     if (parentIds.length === 0) return byParent;
     const column = this.table.column(parent).name;
@@ -101,6 +110,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
 
   /** For batching: how many comments the scope shows on each of these posts, in one statement. */
   async countVisibleFor(postIds: readonly number[], scope: CommentScope): Promise<Map<number, number>> {
+    this.recordReads({ kind: 'of', column: 'postId', ids: postIds });
     const counts = new Map<number, number>(postIds.map((id) => [id, 0]));
     if (postIds.length === 0) return counts;
     const params: unknown[] = [...postIds];
@@ -119,6 +129,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
 
   /** The comment a reply is written to, with its depth (a hidden column, read only here), in one statement. */
   async findParent(id: number, executor?: Executor): Promise<ThreadParent | null> {
+    this.recordReads({ kind: 'ids', ids: [id] });
     const statement = this.cached('parent', () => 'SELECT id, post_id, author_id, status, depth FROM comments WHERE id = $1');
     const [row] = await this.sql.rows<{ id: number | string; post_id: number | string; author_id: number | string; status: CommentStatus; depth: number | string }>(
       statement,
@@ -133,6 +144,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
    * deleting it takes with it. Locked for the transaction on PostgreSQL.
    */
   async thread(id: number, executor: Executor): Promise<ThreadComment[]> {
+    this.recordReads({ kind: 'ids', ids: [id] });
     const statement = this.cached(
       'thread',
       () =>
@@ -151,6 +163,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
    * A user without a row is neither (the insert then fails on its foreign key).
    */
   async writerStanding(authorId: number, withApproved: boolean): Promise<{ blocked: boolean; approved: boolean }> {
+    this.recordReads({ kind: 'list' });
     const statement = this.cached(`writerStanding:${withApproved}`, () =>
       withApproved
         ? "SELECT u.comments_blocked AS blocked, EXISTS (SELECT 1 FROM comments c WHERE c.author_id = $1 AND c.status = 'approved') AS approved FROM users u WHERE u.id = $2"
@@ -167,6 +180,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
    * status = $1` so that both databases read the partial index idx_comments_held.
    */
   async statusPage(status: CommentStatus, scope: PostScope, request: PageRequest): Promise<Page<Comment>> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [];
     const where = this.statusWhere(status, scope, params);
     if (request.after !== undefined) where.push(`t.id > $${params.push(request.after)}`);
@@ -183,6 +197,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
 
   /** Whether the queue holds a comment up to the id `after` (a page's hasPreviousPage). */
   private async anyStatusUpTo(status: CommentStatus, scope: PostScope, after: number): Promise<boolean> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [];
     const where = this.statusWhere(status, scope, params);
     where.push(`t.id <= $${params.push(after)}`);
@@ -195,6 +210,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
 
   /** How many comments the queue of `status` holds for `scope` (statusPage's filter). */
   async countStatus(status: CommentStatus, scope: PostScope): Promise<number> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [];
     const where = this.statusWhere(status, scope, params);
     const statement = this.cached(
@@ -217,6 +233,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
    * transaction ends (PostgreSQL), in id order so that two writers never wait on each other in a cycle.
    */
   async findManyForUpdate(ids: readonly number[], posts: EntityTable<Post>, executor: Executor): Promise<Comment[]> {
+    this.recordReads({ kind: 'ids', ids });
     if (ids.length === 0) return [];
     const statement = this.cached(
       `manyForUpdate:${ids.length}`,

@@ -9,7 +9,7 @@ import type { Page, PageRequest } from '../common/pagination/cursor.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
-import { event } from '../events/blog-events.js';
+import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import type { Post } from '../posts/post.entity.js';
 import { PostsRepository } from '../posts/posts.repository.js';
@@ -144,7 +144,7 @@ export class CommentsService {
         if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
         throw error;
       });
-    this.events.committed();
+    this.events.committed([{ name: 'commentCreated', payload: comment }]);
     return comment;
   }
 
@@ -169,6 +169,7 @@ export class CommentsService {
     if (input.body === undefined && input.status === undefined) {
       throw DomainError.badInput('Give body or status (or both)', [{ field: 'body', message: 'body or status is required' }]);
     }
+    let recorded: BlogEvent[] = [];
     const comment = await this.transactions.run(async (manager) => {
       const { current, post } = await this.lockVisible(id, who, manager);
       if (input.body !== undefined) this.policy.authorize(who, 'comments.edit', current.authorId);
@@ -177,10 +178,11 @@ export class CommentsService {
       if (input.body !== undefined) changes.body = input.body;
       if (input.status !== undefined) changes.status = input.status;
       const updated = await this.comments.updateVersioned(current, changes, options.expectedVersion, manager);
-      await this.events.record(manager, ...this.moderation.changeEvents(current, updated, post));
+      recorded = this.moderation.changeEvents(current, updated, post);
+      await this.events.record(manager, ...recorded);
       return updated;
     });
-    this.events.committed();
+    this.events.committed(recorded);
     return comment;
   }
 
@@ -191,6 +193,7 @@ export class CommentsService {
    */
   async delete(id: number, actor: Actor | null): Promise<void> {
     const who = this.policy.requireActor(actor);
+    let recorded: BlogEvent[] = [];
     await this.transactions.run(async (manager) => {
       const { current, post } = await this.lockVisible(id, who, manager);
       this.policy.authorize(who, 'comments.delete', current.authorId);
@@ -198,14 +201,12 @@ export class CommentsService {
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
       await this.events.eraseContent(manager, { commentId: thread.map((comment) => comment.id) });
-      await this.events.record(
-        manager,
-        ...thread.map((comment) =>
-          event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, post)),
-        ),
+      recorded = thread.map((comment) =>
+        event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, post)),
       );
+      await this.events.record(manager, ...recorded);
     });
-    this.events.committed();
+    this.events.committed(recorded);
   }
 }
 

@@ -41,11 +41,13 @@ export function eventName(type: string): string {
 
 /**
  * Not a subscription field: said on the bus after every write, before its events, so that
- * every other instance drops the answers it keeps in its response cache. `origin` is the
- * writing instance, which has already dropped its own.
+ * every other instance drops the answers it keeps in its response cache that the write touched
+ * (`tags`, see tagsOfEvents; every answer without them). `origin` is the writing instance,
+ * which has already dropped its own.
  */
 export const CONTENT_CHANGED = 'contentChanged';
 
 export interface ContentChanged {
   origin: string;
+  tags?: string[];
 }

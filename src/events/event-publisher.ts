@@ -9,6 +9,7 @@ import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
 import { type BlogEvent, type BlogEventName, CONTENT_CHANGED, type ContentChanged, CREDENTIALS_CHANGED, type CredentialsChanged, eventType } from './blog-events.js';
 import { EventRelay } from './event-relay.js';
+import { tagsOfEvents } from './event-tags.js';
 import { type ErasureScope, OutboxRepository } from './outbox.repository.js';
 
 export const PUB_SUB = Symbol('PUB_SUB');
@@ -121,9 +122,12 @@ export class EventPublisher {
     };
   }
 
-  /** After the commit of a write that recorded events. */
-  committed(): void {
-    this.invalidate();
+  /**
+   * After the commit of a write that recorded events: with `events` (those it recorded), the
+   * cached answers they touch are dropped (tagsOfEvents); without, every one.
+   */
+  committed(events?: readonly Pick<BlogEvent, 'name' | 'payload'>[]): void {
+    this.invalidate(events && tagsOfEvents(events.map(({ name, payload }) => ({ name, postId: this.definitionOf(name).refsOf(payload).postId ?? null }))));
     this.relay.wake();
   }
 
@@ -139,10 +143,13 @@ export class EventPublisher {
     if (!this.bus) this.relay.announceChange();
   }
 
-  /** Empties this instance's cache, and tells the other instances over the bus (they may keep one even if this one does not). */
-  private invalidate(): void {
-    this.cache.invalidate();
-    if (this.bus) this.send(CONTENT_CHANGED, { origin: this.origin } satisfies ContentChanged);
+  /**
+   * Drops the cached answers of these tags (null: every one) here, and tells the other instances
+   * over the bus (they may keep some even if this one does not).
+   */
+  private invalidate(tags: string[] | null = null): void {
+    this.cache.invalidate(tags);
+    if (this.bus) this.send(CONTENT_CHANGED, (tags ? { origin: this.origin, tags } : { origin: this.origin }) satisfies ContentChanged);
   }
 
   private send(name: string, payload: unknown): void {

@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { eventName } from './blog-events.js';
 import { encodeEventCursor, type EventPosition } from './event-cursor.js';
+import { tagsOfEvents } from './event-tags.js';
 import { OutboxRepository, type StoredEvent } from './outbox.repository.js';
 import { SpanKind, startRootSpan } from '../tracing/spans.js';
 
@@ -44,11 +45,12 @@ const POLL_MS = 1000;
  * insert into the log (LISTEN), and every second in any case (a missed announcement, a
  * transaction that was still open when the log was last read).
  *
- * The response cache: before it publishes an event that another instance wrote, the relay empties
- * this instance's cache, so a subscriber that has seen the event never reads what the write
- * replaced here (whatever the bus between instances, if any, says and when). An event of this
- * instance's own is left alone: its writer emptied the cache already, before it answered, and
- * emptying it again later would only drop answers kept since. Without Redis, the writes that
+ * The response cache: before it publishes an event that another instance wrote, the relay drops
+ * the cached answers the event touches (tagsOfEvents; a deletion, every one), so a subscriber
+ * that has seen the event never reads what the write replaced here (whatever the bus between
+ * instances, if any, says and when). An event of this instance's own is left alone: its writer
+ * dropped them already, before it answered, and dropping them again later would only drop
+ * answers kept since. Without Redis, the writes that
  * record no event (a user's name, a sign-up) are announced to the other instances through
  * PostgreSQL (NOTIFY on `blog_changes`), and while this instance cannot hear that channel its
  * cache serves and keeps nothing.
@@ -123,7 +125,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       for (;;) {
         const batch = await this.outbox.after(this.position, BATCH);
-        if (batch.some((event) => event.origin !== this.origin)) this.cache.invalidate();
+        this.dropTouched(batch);
         const span = batch.length > 0 ? startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': batch.length }) : undefined;
         for (const event of batch) this.publish(event);
         span?.end();
@@ -133,6 +135,17 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       // The database is away: the next wake-up (at the latest, the next second) goes on from here.
       this.logger.debug(`Could not read the event log: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /**
+   * Drops the cached answers that other instances' events touch (tagsOfEvents); a deletion drops
+   * every one (an erasure arrives as deletions, and says nothing of the names it removed).
+   */
+  private dropTouched(batch: readonly StoredEvent[]): void {
+    const theirs = batch.filter((event) => event.origin !== this.origin);
+    if (theirs.length === 0) return;
+    if (theirs.some((event) => event.resource === null)) return this.cache.invalidate();
+    this.cache.invalidate(tagsOfEvents(theirs.map((event) => ({ name: eventName(event.type), postId: event.refs.postId ?? null }))));
   }
 
   private publish(event: StoredEvent): void {

@@ -98,7 +98,7 @@ export class EventsModule implements OnModuleInit, OnApplicationShutdown {
       .subscribe(
         CONTENT_CHANGED,
         (message: ContentChanged) => {
-          if (message?.origin !== this.publisher.origin) this.cache.invalidate();
+          if (message?.origin !== this.publisher.origin) this.cache.invalidate(Array.isArray(message?.tags) ? message.tags : null);
         },
         {},
       )

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { encodeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import type { EntityTable } from '../common/persistence/entity-table.js';
+import { postTag, recordReadIds } from '../common/cache/read-tags.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import type { Post } from './post.entity.js';
 import { PostRevision } from './post-revision.entity.js';
@@ -36,6 +37,7 @@ export class PostRevisionsRepository {
 
   /** One post's revisions, newest first, keyset-paged on the number. */
   async page(postId: number, request: PageRequest): Promise<Page<PostRevision>> {
+    recordReadIds(postTag, [postId]);
     const params: number[] = [postId];
     const after = request.after === undefined ? '' : ` AND r.number < $${params.push(request.after)}`;
     params.push(request.limit + 1);
@@ -47,6 +49,7 @@ export class PostRevisionsRepository {
   }
 
   async find(postId: number, number: number, executor?: Executor): Promise<PostRevision | null> {
+    recordReadIds(postTag, [postId]);
     const statement = this.cached('find', () => `SELECT ${this.select} FROM post_revisions r WHERE r.post_id = $1 AND r.number = $2`);
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [postId, number], executor);
     return row ? this.table.fromRow(row) : null;
@@ -54,6 +57,7 @@ export class PostRevisionsRepository {
 
   /** For batching (Post.revisions): the newest `limit` revisions of each of these posts, in one statement. */
   async newestFor(postIds: readonly number[], limit: number): Promise<Map<number, PostRevision[]>> {
+    recordReadIds(postTag, postIds);
     const byPost = new Map<number, PostRevision[]>(postIds.map((id) => [id, []]));
     if (postIds.length === 0) return byPost;
     const statement = this.cached(

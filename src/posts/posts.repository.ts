@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { CommentStatus, PostStatus } from '../auth/read-policy.js';
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
-import { type Join, ResourceRepository } from '../common/persistence/resource-repository.js';
+import { type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import type { TextQuery } from '../common/persistence/text-search.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { Post } from './post.entity.js';
 import type { PostKeyset, PostOrderPlan } from './post-order.js';
+import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../common/cache/read-tags.js';
 
 /**
  * What a filtered list shows (GET /posts with tag, q, publishedAfter/Before or sort): the read
@@ -62,8 +63,15 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
   }
 
+  /** A post read by id is tagged with it; every other read of posts (a list, a search, a count) with `posts`. */
+  protected override recordReads(read: ReadScope): void {
+    if (read.kind === 'ids') recordReadIds(postTag, read.ids);
+    else recordReadTags(POSTS_TAG);
+  }
+
   /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */
   async publicPage(request: PageRequest, authorId?: number): Promise<Page<Post>> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [];
     const where = ["t.status = 'published'"];
     if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
@@ -90,6 +98,7 @@ export class PostsRepository extends ResourceRepository<Post> {
   }
 
   private async anyPublicFrom(after: number, afterTime: Date | undefined, authorId?: number): Promise<boolean> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [];
     const where = ["t.status = 'published'"];
     if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
@@ -103,6 +112,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** The posts of one non-public state (of one owner, with `ownerId`), newest first, keyset-paged on the id. */
   async statusPage(status: PostStatus, request: PageRequest, ownerId?: number): Promise<Page<Post>> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [status];
     const where = ['t.status = $1'];
     if (ownerId !== undefined) where.push(`t.author_id = $${params.push(ownerId)}`);
@@ -122,6 +132,7 @@ export class PostsRepository extends ResourceRepository<Post> {
    * a search reads the full-text index first).
    */
   async findPage(filter: PostFilter, plan: PostOrderPlan, limit: number, after?: PostKeyset): Promise<PostHit[]> {
+    this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return [];
     const params: unknown[] = [];
@@ -164,6 +175,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** How many posts a filtered list holds. */
   async countMatching(filter: PostFilter): Promise<number> {
+    this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return 0;
     const params: unknown[] = [];
@@ -183,6 +195,7 @@ export class PostsRepository extends ResourceRepository<Post> {
    * posts and sorts them, rather than guess for a slug it cannot see through.
    */
   private async tagIdsOf(slugs: readonly string[]): Promise<number[] | null> {
+    this.recordReads({ kind: 'list' });
     if (slugs.length === 0) return [];
     const statement = this.cached(`tagIdsOf:${slugs.length}`, () => `SELECT id FROM tags WHERE slug IN (${this.sql.placeholders(slugs.length)})`);
     const rows = await this.sql.rows<{ id: number | string }>(statement, slugs);
@@ -202,6 +215,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** How many public posts (of one author), or how many of one non-public state (of one owner). */
   async countVisible(filter: { status?: PostStatus; authorId?: number }): Promise<number> {
+    this.recordReads({ kind: 'list' });
     const params: unknown[] = [];
     const where = [filter.status === undefined ? "status = 'published'" : `status = $${params.push(filter.status)}`];
     if (filter.authorId !== undefined) where.push(`author_id = $${params.push(filter.authorId)}`);
@@ -215,6 +229,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** For batching (User.posts): the first public posts of each of these authors, newest publication first, in one statement. */
   async publicPagesFor(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    this.recordReads({ kind: 'list' });
     const byAuthor = new Map<number, Post[]>(authorIds.map((id) => [id, []]));
     if (authorIds.length === 0) return byAuthor;
     const statement = this.cached(
@@ -231,6 +246,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** Whether any scheduled post is due at `now`: one read of idx_posts_scheduled, outside any transaction. */
   async anyDue(now: Date): Promise<boolean> {
+    this.recordReads({ kind: 'list' });
     const statement = this.cached('anyDue', () => "SELECT 1 AS found FROM posts WHERE status = 'scheduled' AND publish_at <= $1 LIMIT 1");
     return (await this.sql.rows(statement, [this.sql.timestamp(now)])).length > 0;
   }
@@ -240,6 +256,7 @@ export class PostsRepository extends ResourceRepository<Post> {
    * PostgreSQL (passing over those another instance is publishing): each is published once.
    */
   async lockDue(now: Date, limit: number, executor: Executor): Promise<Post[]> {
+    this.recordReads({ kind: 'list' });
     const statement = this.cached(
       'lockDue',
       () =>
@@ -251,6 +268,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** The ids of posts trashed before `before`, oldest first. */
   async trashedBefore(before: Date, limit: number): Promise<number[]> {
+    this.recordReads({ kind: 'list' });
     const statement = this.cached(
       'trashedBefore',
       () => "SELECT id FROM posts WHERE status = 'trashed' AND trashed_at < $1 ORDER BY trashed_at, id LIMIT $2",
@@ -261,6 +279,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** The row as it is, locked until the transaction ends (PostgreSQL), for a write that reads it first. */
   async findForUpdate(id: number, executor: Executor): Promise<Post | null> {
+    this.recordReads({ kind: 'ids', ids: [id] });
     const statement = this.cached('forUpdate', () => `SELECT ${this.columnList} FROM ${this.from} WHERE t.id = $1${this.sql.dialect.lockRows()}`);
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
     return row ? this.table.fromRow(row) : null;
@@ -268,6 +287,7 @@ export class PostsRepository extends ResourceRepository<Post> {
 
   /** The comments that deleting this post takes with it (the foreign key cascades), with their status: the audience of their deletion events. */
   async cascadedComments(postId: number, executor: Executor): Promise<{ id: number; postId: number; authorId: number; status: CommentStatus }[]> {
+    this.recordReads({ kind: 'ids', ids: [postId] });
     const statement = this.cached('cascadeComments', () => 'SELECT id, author_id, status FROM comments WHERE post_id = $1');
     const rows = await this.sql.rows<{ id: number; author_id: number; status: CommentStatus }>(statement, [postId], executor);
     return rows.map((row) => ({ id: row.id, postId, authorId: row.author_id, status: row.status }));

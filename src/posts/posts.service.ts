@@ -266,15 +266,18 @@ export class PostsService {
     const status = input.status ?? 'published';
     const now = new Date();
     const publishAt = this.schedule(status, input.publishAt, null, now);
+    const recorded: BlogEvent[] = [];
     const post = await this.transactions
       .run(async (manager) => {
+        recorded.length = 0;
         const created = await this.posts.insert(
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
         created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager, { replace: false });
         await this.revisions.record(created, who.id, manager);
-        await this.events.record(manager, event('postCreated', created, this.readPolicy.audienceOf(created)));
+        recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
+        await this.events.record(manager, ...recorded);
         return created;
       })
       .catch((error: unknown) => {
@@ -283,14 +286,16 @@ export class PostsService {
         }
         throw error;
       });
-    this.events.committed();
+    this.events.committed(recorded);
     return post;
   }
 
   /** PATCH: title, body, status (publish, unpublish, schedule, restore from the trash), publishAt, or a revision's content. */
   async update(id: number, input: UpdatePostDto, actor: Actor | null, options: WriteOptions = {}): Promise<Post> {
     const who = this.policy.requireActor(actor);
+    const recorded: BlogEvent[] = [];
     const post = await this.transactions.run(async (manager) => {
+      recorded.length = 0;
       const current = await this.writable(id, who, manager);
       const change: PostChange = { title: input.title, body: input.body, status: input.status };
       if (input.revision !== undefined) {
@@ -308,21 +313,23 @@ export class PostsService {
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
       change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager, { replace: true });
-      return this.apply(current, change, who.id, manager, options.expectedVersion);
+      return this.apply(current, change, who.id, manager, recorded, options.expectedVersion);
     });
-    this.events.committed();
+    this.events.committed(recorded);
     return post;
   }
 
   /** DELETE: a post not in the trash moves there; a trashed one is deleted for good. */
   async delete(id: number, actor: Actor | null): Promise<void> {
     const who = this.policy.requireActor(actor);
+    const recorded: BlogEvent[] = [];
     await this.transactions.run(async (manager) => {
+      recorded.length = 0;
       const current = await this.writable(id, who, manager);
-      if (current.status === 'trashed') await this.deleteForGood(current, manager);
-      else await this.apply(current, { status: 'trashed', publishAt: null }, who.id, manager);
+      if (current.status === 'trashed') await this.deleteForGood(current, manager, recorded);
+      else await this.apply(current, { status: 'trashed', publishAt: null }, who.id, manager, recorded);
     });
-    this.events.committed();
+    this.events.committed(recorded);
   }
 
   /**
@@ -335,7 +342,7 @@ export class PostsService {
     if (!(await this.posts.anyDue(now))) return 0;
     const published = await this.transactions.run(async (manager) => {
       const due = await this.posts.lockDue(now, limit, manager);
-      for (const post of due) await this.apply(post, { status: 'published', publishAt: null, publishedAt: post.publishAt ?? now }, null, manager);
+      for (const post of due) await this.apply(post, { status: 'published', publishAt: null, publishedAt: post.publishAt ?? now }, null, manager, []);
       return due.length;
     });
     if (published > 0) this.events.committed();
@@ -349,7 +356,7 @@ export class PostsService {
       const gone = await this.transactions.run(async (manager) => {
         const current = await this.posts.findForUpdate(id, manager);
         if (!current || current.status !== 'trashed' || !current.trashedAt || current.trashedAt >= before) return false;
-        await this.deleteForGood(current, manager);
+        await this.deleteForGood(current, manager, []);
         return true;
       });
       if (gone) purged += 1;
@@ -390,8 +397,9 @@ export class PostsService {
    * events with their audiences: public readers hear POST_PUBLISHED when it becomes public and
    * POST_UNPUBLISHED (ids only) when it stops being public; POST_UPDATED goes to whoever sees it
    * after the change (not sent on publication, which POST_PUBLISHED announces with the post).
+   * The events go into `recorded` too (the response cache drops what they touch).
    */
-  private async apply(current: Post, change: PostChange, editorId: number | null, manager: Executor, expectedVersion?: number): Promise<Post> {
+  private async apply(current: Post, change: PostChange, editorId: number | null, manager: Executor, recorded: BlogEvent[], expectedVersion?: number): Promise<Post> {
     const status = change.status ?? current.status;
     const values: Partial<Post> = {};
     if (change.title !== undefined && change.title !== current.title) values.title = change.title;
@@ -412,23 +420,25 @@ export class PostsService {
     if (!wasPublic && isPublic) events.push(event('postPublished', updated));
     else events.push(event('postUpdated', updated, this.readPolicy.audienceOf(updated)));
     if (wasPublic && !isPublic) events.push(event('postUnpublished', { id: updated.id, authorId: updated.authorId }));
+    recorded.push(...events);
     await this.events.record(manager, ...events);
     return updated;
   }
 
   /** Deletes a post for good, its comments by cascade, with their events (audience: each comment and the post as they were). */
-  private async deleteForGood(current: Post, manager: Executor): Promise<void> {
+  private async deleteForGood(current: Post, manager: Executor, recorded: BlogEvent[]): Promise<void> {
     const comments = await this.posts.cascadedComments(current.id, manager);
     // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
     if (!(await this.posts.delete(current.id, manager))) throw DomainError.notFound('Post', current.id);
     await this.events.eraseContent(manager, { postId: [current.id] });
-    await this.events.record(
-      manager,
+    const events = [
       ...comments.map((comment) =>
         event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, current)),
       ),
       // Public whatever the state (CONTRACT §7): ids only, and whoever kept the post must drop it.
       event('postDeleted', { id: current.id, authorId: current.authorId }),
-    );
+    ];
+    recorded.push(...events);
+    await this.events.record(manager, ...events);
   }
 }

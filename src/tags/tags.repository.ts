@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type Page, toPage } from '../common/pagination/cursor.js';
 import type { EntityTable } from '../common/persistence/entity-table.js';
-import { ResourceRepository } from '../common/persistence/resource-repository.js';
+import { type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { Post } from '../posts/post.entity.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { encodeTagCursor, type TagPosition } from './tag-cursor.js';
 import { Tag } from './tag.entity.js';
+import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../common/cache/read-tags.js';
 
 /** A page of the tag list: its size, and the position it starts after. */
 export interface TagPageRequest {
@@ -38,8 +39,15 @@ export class TagsRepository extends ResourceRepository<Tag> {
     this.posts = sql.table(Post);
   }
 
+  /** A post's tags are tagged with the post; every other read of tags with `posts` (tags count posts, and post writes drop it). */
+  protected override recordReads(read: ReadScope): void {
+    if (read.kind === 'of' && read.column === 'postId') recordReadIds(postTag, read.ids);
+    else recordReadTags(POSTS_TAG);
+  }
+
   /** Most used first (public post count descending, then id), keyset-paged on that pair. */
   async mostUsedPage(request: TagPageRequest): Promise<Page<Tag>> {
+    this.recordReads({ kind: 'list' });
     const params: number[] = [];
     let where = '';
     if (request.after) {
@@ -60,6 +68,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
 
   /** Whether a tag comes before the position (or is at it) in the list's order. */
   private async anyFrom(after: TagPosition): Promise<boolean> {
+    this.recordReads({ kind: 'list' });
     const statement = this.cached(
       'mostUsedUpTo',
       () => `SELECT 1 AS found FROM tags t WHERE t.post_count > $1 OR (t.post_count = $2 AND t.id <= $3) LIMIT 1`,
@@ -68,6 +77,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
   }
 
   async findBySlug(slug: string, executor?: Executor): Promise<Tag | null> {
+    this.recordReads({ kind: 'list' });
     const statement = this.cached('bySlug', () => `SELECT ${this.select} FROM ${this.from} WHERE t.slug = $1`);
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [slug], executor);
     return row ? this.fromRow(row) : null;
@@ -75,6 +85,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
 
   /** The ids of the tags with these slugs (those that exist), in one statement. */
   async idsBySlugs(slugs: readonly string[], executor: Executor): Promise<Map<string, number>> {
+    this.recordReads({ kind: 'list' });
     if (slugs.length === 0) return new Map();
     const statement = this.cached(`idsBySlugs:${slugs.length}`, () => `SELECT id, slug FROM tags WHERE slug IN (${this.sql.placeholders(slugs.length)})`);
     const rows = await this.sql.rows<{ id: number | string; slug: string }>(statement, slugs, executor);
@@ -86,6 +97,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
    * another writer makes meanwhile is taken as it is (ON CONFLICT waits for that writer's commit).
    */
   async ensure(name: string, slug: string, executor: Executor): Promise<{ id: number; created: Tag | null }> {
+    this.recordReads({ kind: 'list' });
     const insert = this.cached(
       'ensure',
       () => `INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ($1, $2, $3, $4, 1) ON CONFLICT (slug) DO NOTHING RETURNING ${this.table.returningList}`,
@@ -103,6 +115,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
 
   /** The slugs of one post's tags, in slug order. */
   async slugsOfPost(postId: number, executor: Executor): Promise<string[]> {
+    this.recordReads({ kind: 'of', column: 'postId', ids: [postId] });
     const statement = this.cached('slugsOfPost', () => 'SELECT g.slug FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = $1 ORDER BY g.slug');
     return (await this.sql.rows<{ slug: string }>(statement, [postId], executor)).map((row) => row.slug);
   }
@@ -127,6 +140,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
 
   /** For batching (Post.tags): the tags of each of these posts, by slug, in one statement. */
   async tagsOfPosts(postIds: readonly number[]): Promise<Map<number, Tag[]>> {
+    this.recordReads({ kind: 'of', column: 'postId', ids: postIds });
     const byPost = new Map<number, Tag[]>(postIds.map((id) => [id, []]));
     if (postIds.length === 0) return byPost;
     const statement = this.cached(
@@ -144,6 +158,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
    * first, in one statement (each post once per tag that it carries).
    */
   async publicPostsOf(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    this.recordReads({ kind: 'list' });
     const byTag = new Map<number, Post[]>(tagIds.map((id) => [id, []]));
     if (tagIds.length === 0) return byTag;
     const statement = this.cached(

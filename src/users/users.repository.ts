@@ -20,6 +20,9 @@ export class UsersRepository extends ResourceRepository<User> implements Account
     super(sql, User);
   }
 
+  /** Users' reads record nothing: every write of a user drops every cached answer. */
+  protected override recordReads(): void {}
+
   /** For sign-in only: the one read that loads the password hash. */
   async findWithPasswordHash(email: string): Promise<User | null> {
     const statement = this.cached('withHash', () => `SELECT ${this.select}, t.password_hash FROM ${this.from} WHERE t.email = $1`);

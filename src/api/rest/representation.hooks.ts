@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { RequestWithActor } from '../../auth/auth.decorators.js';
+import { collectReadTags } from '../../common/cache/read-tags.js';
 import { CACHE_STATUS, ResponseCache } from '../../common/cache/response-cache.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { varyOnAccept } from '../../common/http/vary.js';
@@ -54,7 +55,7 @@ export class RepresentationHooks {
   ) {}
 
   /** What the hooks keep on each request, decorated once so every request has the same shape. */
-  static readonly requestFields = { representation: null, cacheKey: null, cacheGeneration: 0 } as const;
+  static readonly requestFields = { representation: null, cacheKey: null, cacheGeneration: 0, cacheTags: null } as const;
 
   /** `onRequest`: the representation of a negotiated route (406 on a GET that accepts none), and the cache key. */
   readonly negotiate: onRequestHookHandler = (request, reply, done) => {
@@ -84,13 +85,14 @@ export class RepresentationHooks {
     done();
   };
 
-  /** `preHandler`: a kept representation goes out before the controller runs. */
+  /** `preHandler`: a kept representation goes out before the controller runs; on a miss, what the controller reads is tagged. */
   readonly answerRepresentationFromCache: preHandlerHookHandler = (request, reply, done) => {
     if (request.cacheKey === null) return done();
     const hit = this.cache.get<CachedRepresentation>(request.cacheKey);
     if (!hit) {
       reply.header('cache-status', CACHE_STATUS.miss);
-      return done();
+      const tags = (request.cacheTags = new Set<string>());
+      return collectReadTags(tags, done);
     }
     reply.header('cache-status', CACHE_STATUS.hit);
     request.cacheKey = null;
@@ -142,7 +144,7 @@ export class RepresentationHooks {
 
   private keep(request: FastifyRequest, reply: FastifyReply, representation: CachedRepresentation): void {
     if (request.cacheKey === null || reply.statusCode !== 200) return;
-    this.cache.set(request.cacheKey, representation, Buffer.byteLength(representation.body), request.cacheGeneration);
+    this.cache.set(request.cacheKey, representation, Buffer.byteLength(representation.body), request.cacheGeneration, request.cacheTags ?? []);
   }
 
   private serialize(resource: Resource | ResourceList, format: Format, request: FastifyRequest): string | Promise<string> {
@@ -178,5 +180,7 @@ declare module 'fastify' {
     cacheKey: string | null;
     /** The cache's generation when the request arrived. */
     cacheGeneration: number;
+    /** On a miss of the response cache, the tags of what the request read (read-tags.ts); null otherwise. */
+    cacheTags: Set<string> | null;
   }
 }

@@ -1,3 +1,4 @@
+import { ANY_TAG, recordReadTags } from '../cache/read-tags.js';
 import { DomainError } from '../errors/domain-error.js';
 import { type Page, type PageRequest, toPage } from '../pagination/cursor.js';
 import type { Statement } from './dialect.js';
@@ -58,6 +59,13 @@ export interface Join<T, J extends object> {
 }
 
 /**
+ * What a read reads, for the tags of the cached answer it goes into (read-tags.ts): rows by id
+ * (`ids`), the rows whose `column` holds one of `ids` (a post's comments: `postId`), or any
+ * other read (`list`: pages, counts, searches).
+ */
+export type ReadScope = { kind: 'ids'; ids: readonly number[] } | { kind: 'of'; column: string; ids: readonly number[] } | { kind: 'list' };
+
+/**
  * The SQL every resource needs, derived from its entity's table: by id and by ids, keyset
  * pages (one list, or one page per parent in one statement), counts, and versioned writes.
  * A resource's repository extends it with what only that resource needs.
@@ -83,13 +91,28 @@ export abstract class ResourceRepository<T extends Versioned> {
     this.from = `${this.table.name} t`;
   }
 
+  /**
+   * Called by every read method before it reads: records the tags of what it reads on the cached
+   * answer being collected, if any. `*` unless a repository says better (any write drops it).
+   */
+  protected recordReads(_read: ReadScope): void {
+    recordReadTags(ANY_TAG);
+  }
+
+  /** The scope of a read of the rows `filter` selects (all of them without one). */
+  private filtered(filter: Filter<T> | undefined): ReadScope {
+    return filter ? { kind: 'of', column: filter.column, ids: [filter.value] } : { kind: 'list' };
+  }
+
   async findById(id: number, executor?: Executor): Promise<T | null> {
+    this.recordReads({ kind: 'ids', ids: [id] });
     const statement = this.cached('byId', () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1`);
     const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
     return row ? this.fromRow(row) : null;
   }
 
   async exists(id: number, executor?: Executor): Promise<boolean> {
+    this.recordReads({ kind: 'ids', ids: [id] });
     const statement = this.cached('exists', () => `SELECT 1 AS found FROM ${this.table.name} WHERE id = $1`);
     return (await this.sql.rows(statement, [id], executor)).length > 0;
   }
@@ -97,6 +120,7 @@ export abstract class ResourceRepository<T extends Versioned> {
   /** For batching: the rows with these ids, in no particular order (with `join`, each with its joined row). */
   async findByIds<J extends object>(ids: readonly number[], join?: Join<T, J>): Promise<T[]> {
     if (ids.length === 0) return [];
+    this.recordReads({ kind: 'ids', ids });
     const statement = this.cached(
       `byIds:${ids.length}:${join?.property ?? ''}`,
       () => `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} WHERE t.id IN (${this.sql.placeholders(ids.length)})`,
@@ -107,6 +131,7 @@ export abstract class ResourceRepository<T extends Versioned> {
 
   /** One page in id order (`desc`: newest first), keyset-paged on the id, optionally filtered. */
   async page(request: PageRequest, order: Order, filter?: Filter<T>): Promise<Page<T>> {
+    this.recordReads(this.filtered(filter));
     const params: number[] = [];
     const where: string[] = [];
     if (filter) where.push(`t.${this.table.column(filter.column).name} = $${params.push(filter.value)}`);
@@ -125,6 +150,7 @@ export abstract class ResourceRepository<T extends Versioned> {
 
   /** Whether a row comes before the one with id `after` (or is that row) in id order. */
   private async anyUpTo(after: number, order: Order, filter?: Filter<T>): Promise<boolean> {
+    this.recordReads(this.filtered(filter));
     const params: number[] = [];
     const where: string[] = [];
     if (filter) where.push(`${this.table.column(filter.column).name} = $${params.push(filter.value)}`);
@@ -137,6 +163,7 @@ export abstract class ResourceRepository<T extends Versioned> {
   }
 
   async count(filter?: Filter<T>): Promise<number> {
+    this.recordReads(this.filtered(filter));
     const statement = this.cached(
       `count:${filter?.column ?? ''}`,
       () => `SELECT COUNT(*) AS count FROM ${this.table.name}${filter ? ` WHERE ${this.table.column(filter.column).name} = $1` : ''}`,

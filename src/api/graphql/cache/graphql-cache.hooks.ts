@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import Negotiator from 'negotiator';
+import { collectReadTags } from '../../../common/cache/read-tags.js';
 import { CACHE_STATUS, ResponseCache } from '../../../common/cache/response-cache.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
 
@@ -23,6 +24,8 @@ export interface GraphQLCacheState {
   since: number;
   /** Set by the gate plugin once the answer is a query's data without errors. */
   storable: boolean;
+  /** The tags of what the operation read (read-tags.ts). */
+  tags: Set<string>;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -117,13 +120,14 @@ export class GraphQLCacheHooks {
         reply.header('cache-status', CACHE_STATUS.hit).header('content-type', mediaType).send(hit.body);
         return;
       }
-      request.graphqlCache = { key, since, storable: false };
-      done();
+      const tags = new Set<string>();
+      request.graphqlCache = { key, since, storable: false, tags };
+      collectReadTags(tags, done);
     };
     const keepGraphQLAnswer: onSendHookHandler = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
       const state = request.graphqlCache;
       if (state?.storable && reply.statusCode === 200 && typeof payload === 'string') {
-        this.cache.set(state.key, { body: payload } satisfies CachedAnswer, payload.length, state.since);
+        this.cache.set(state.key, { body: payload } satisfies CachedAnswer, payload.length, state.since, state.tags);
       }
       done(null, payload);
     };
