@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, bearer, tokenFor } from './support/auth.js';
+import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
 import { expectData, graphql, metricValue } from './support/graphql-client.js';
 import { EventRelay } from '../src/events/event-relay.js';
@@ -12,6 +12,7 @@ import { createComment, createPost, createUser } from './support/resources.js';
 import { type RawStream, rawStream } from './support/sse.js';
 import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { CommentsRepository } from '../src/comments/comments.repository.js';
 
 /**
  * The response cache: anonymous GETs and GraphQL queries answered from memory, saying so in
@@ -23,6 +24,28 @@ const HIT = 'blog; hit';
 const MISS = 'blog; fwd=miss';
 const UNCACHEABLE = 'blog; fwd=uncacheable';
 const POST_QUERY = 'query($id: Int!) { post(id: $id) { id title author { name } } }';
+/** The post page: the post, its author's name and its comments (as the bench's post page). */
+const PAGE_QUERY = 'query($id: Int!) { post(id: $id) { title body author { name } comments { body author { name } } } }';
+
+/** What a post's cached views say when read now: Cache-Status of its GraphQL page, HTML page and comment list. */
+async function viewsOf(app: TestApp, postId: number): Promise<{ graphql: string; html: string; comments: string; texts: string[] }> {
+  const page = await graphql(app, PAGE_QUERY, { id: postId });
+  const html = await request(app.server).get(`/posts/${postId}`).set('accept', 'text/html').expect(200);
+  const comments = await request(app.server).get(`/posts/${postId}/comments?limit=100`).expect(200);
+  return {
+    graphql: page.response.headers['cache-status'],
+    html: html.headers['cache-status'],
+    comments: comments.headers['cache-status'],
+    texts: [JSON.stringify(page.body), html.text, comments.text],
+  };
+}
+
+const allHits = (views: { graphql: string; html: string; comments: string }) => views.graphql === HIT && views.html === HIT && views.comments === HIT;
+
+/** Reads a post's views until all three are answered from memory. */
+async function warm(app: TestApp, postId: number): Promise<void> {
+  await until(`post ${postId}'s views from memory`, async () => allHits(await viewsOf(app, postId)));
+}
 
 /** The version a JSON ETag (`"7"`) names. */
 const versionOf = (etag: string | undefined) => Number(/^"(\d+)"$/.exec(etag ?? '')?.[1] ?? Number.NaN);
@@ -319,6 +342,122 @@ describeEachDatabase('response cache', (kind) => {
     });
     expect(reads).toBeGreaterThan(0);
     expect((await http().get(`/posts/${post.id}`).expect(200)).body.title).toMatch(/^w\d-39$/);
+  });
+
+  describe('tags: a write drops what it touched, nothing else', () => {
+    let admin: string;
+    beforeAll(async () => {
+      admin = await tokenFor(app, ADMIN);
+    });
+
+    it("a comment on post A drops A's GraphQL page, HTML page and comment list; B's stay hits", async () => {
+      const a = await createPost(app, alice, { title: 'Post A' });
+      const b = await createPost(app, alice, { title: 'Post B' });
+      await warm(app, a.id);
+      await warm(app, b.id);
+      await createComment(app, alice, a.id, 'A comment on A');
+      const onA = await viewsOf(app, a.id);
+      expect([onA.graphql, onA.html, onA.comments]).toEqual([MISS, MISS, MISS]);
+      for (const text of onA.texts) expect(text).toContain('A comment on A');
+      const onB = await viewsOf(app, b.id);
+      expect([onB.graphql, onB.html, onB.comments]).toEqual([HIT, HIT, HIT]);
+    });
+
+    it("hiding a comment drops its post's pages; another post's stay hits", async () => {
+      const a = await createPost(app, alice);
+      const b = await createPost(app, alice);
+      const comment = await createComment(app, alice, a.id, 'Soon hidden');
+      await warm(app, a.id);
+      await warm(app, b.id);
+      expect((await viewsOf(app, a.id)).texts[1]).toContain('Soon hidden');
+      await request(app.server).patch(`/comments/${comment.id}`).set(bearer(admin)).send({ status: 'hidden' }).expect(200);
+      const onA = await viewsOf(app, a.id);
+      expect([onA.graphql, onA.html, onA.comments]).toEqual([MISS, MISS, MISS]);
+      for (const text of onA.texts) expect(text).not.toContain('Soon hidden');
+      expect(allHits(await viewsOf(app, b.id))).toBe(true);
+    });
+
+    it('an edit of post A drops A, /posts and /tags; the cached page of post B stays a hit', async () => {
+      const a = await createPost(app, alice, { title: 'A before' });
+      const b = await createPost(app, alice, { title: 'B stays' });
+      await warm(app, a.id);
+      await warm(app, b.id);
+      const lists = () => Promise.all(['/posts?limit=100', '/tags'].map((path) => request(app.server).get(path).expect(200)));
+      await until('the lists from memory', async () => (await lists()).every((response) => response.headers['cache-status'] === HIT));
+      await request(app.server).patch(`/posts/${a.id}`).set(bearer(alice)).send({ title: 'A after' }).expect(200);
+      const onA = await viewsOf(app, a.id);
+      expect([onA.graphql, onA.html]).toEqual([MISS, MISS]);
+      expect(onA.texts[0]).toContain('A after');
+      const [posts, tags] = await lists();
+      expect(posts.headers['cache-status']).toBe(MISS);
+      expect(posts.text).toContain('A after');
+      expect(tags.headers['cache-status']).toBe(MISS);
+      const onB = await viewsOf(app, b.id);
+      expect([onB.graphql, onB.html, onB.comments]).toEqual([HIT, HIT, HIT]);
+    });
+
+    it('publishing, trashing and restoring a post drop the lists', async () => {
+      const post = await createPost(app, alice, { title: `Listed ${randomBytes(3).toString('hex')}`, status: 'draft' });
+      const list = () => request(app.server).get('/posts?limit=100').expect(200);
+      const warmList = () => until('the list from memory', async () => (await list()).headers['cache-status'] === HIT);
+      const listed = async () => {
+        const response = await list();
+        expect(response.headers['cache-status']).toBe(MISS);
+        return (response.body as { id: number }[]).some((item) => item.id === post.id);
+      };
+      await warmList();
+      await request(app.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
+      expect(await listed()).toBe(true);
+      await warmList();
+      await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
+      expect(await listed()).toBe(false);
+      await warmList();
+      await request(app.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
+      expect(await listed()).toBe(true);
+    });
+
+    it("an author's new name drops the pages that show it", async () => {
+      const post = await createPost(app, alice);
+      await warm(app, post.id);
+      await request(app.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Tagged' }).expect(200);
+      const views = await viewsOf(app, post.id);
+      expect([views.graphql, views.html]).toEqual([MISS, MISS]);
+      expect(views.texts[0]).toContain('Alice Tagged');
+      expect(views.texts[1]).toContain('Alice Tagged');
+      await request(app.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Author' }).expect(200);
+    });
+
+    it('hammer, comments: no read that starts after a comment was acknowledged misses it; another post stays cached', async () => {
+      const post = await createPost(app, alice);
+      const other = await createPost(app, alice);
+      await warm(app, other.id);
+      let acknowledged = 0;
+      let writing = true;
+      const observations: { seen: number; atLeast: number; reader: string }[] = [];
+      const json = async () => ((await request(app.server).get(`/posts/${post.id}/comments?limit=100`).expect(200)).body as unknown[]).length;
+      const page = async () => (expectData(await graphql(app, PAGE_QUERY, { id: post.id })).post.comments as unknown[]).length;
+      const html = async () => ((await request(app.server).get(`/posts/${post.id}`).set('accept', 'text/html').expect(200)).text.match(/hammered-\d+-\d+/g) ?? []).length;
+      const writers = Array.from({ length: 3 }, async (_, writer) => {
+        // 18 in all: every one fits the GraphQL page's first page (20).
+        for (let n = 0; n < 6; n += 1) {
+          await createComment(app, alice, post.id, `hammered-${writer}-${n}`);
+          acknowledged += 1;
+        }
+      });
+      const readers = Object.entries({ json, page, html, json2: json, page2: page }).map(async ([reader, read]) => {
+        while (writing) {
+          const atLeast = acknowledged;
+          observations.push({ seen: await read(), atLeast, reader });
+        }
+      });
+      await Promise.all(writers);
+      writing = false;
+      await Promise.all(readers);
+      expect(observations.length).toBeGreaterThan(0);
+      for (const { seen, atLeast, reader } of observations) expect(seen, `${reader} saw ${seen} comments after ${atLeast} were acknowledged`).toBeGreaterThanOrEqual(atLeast);
+      expect(await json()).toBe(18);
+      expect(allHits(await viewsOf(app, other.id))).toBe(true);
+    });
   });
 });
 
