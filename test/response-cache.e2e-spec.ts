@@ -12,7 +12,7 @@ import { createComment, createPost, createUser } from './support/resources.js';
 import { type RawStream, rawStream } from './support/sse.js';
 import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
-import { CommentsRepository } from '../src/comments/comments.repository.js';
+import { ResponseCache } from '../src/common/cache/response-cache.js';
 
 /**
  * The response cache: anonymous GETs and GraphQL queries answered from memory, saying so in
@@ -41,6 +41,24 @@ async function viewsOf(app: TestApp, postId: number): Promise<{ graphql: string;
 }
 
 const allHits = (views: { graphql: string; html: string; comments: string }) => views.graphql === HIT && views.html === HIT && views.comments === HIT;
+
+/** Every invalidation of `app`'s cache from now on, as its tags (null: everything); `restore` puts the cache back. */
+function invalidationsOf(app: TestApp): { calls: (string[] | null)[]; touched: (tag: string) => number; restore: () => void } {
+  const cache = app.app.get(ResponseCache);
+  const invalidate = cache.invalidate;
+  const calls: (string[] | null)[] = [];
+  cache.invalidate = function (this: ResponseCache, tags?: Iterable<string> | null) {
+    calls.push(tags ? [...tags] : null);
+    return invalidate.call(this, tags);
+  };
+  return {
+    calls,
+    touched: (tag) => calls.filter((tags) => tags === null || tags.includes(tag)).length,
+    restore: () => {
+      cache.invalidate = invalidate;
+    },
+  };
+}
 
 /** Reads a post's views until all three are answered from memory. */
 async function warm(app: TestApp, postId: number): Promise<void> {
@@ -644,6 +662,27 @@ const scaleOut = missing.length === 0;
       expect(expectData(await graphql(b, POST_QUERY, { id: post.id })).post.title).toBe('After');
     });
 
+    it("a comment written on A: B drops post X's views once it has heard, post Y's stay hits", async () => {
+      const spy = invalidationsOf(b);
+      try {
+        const x = await createPost(a, alice);
+        const y = await createPost(a, alice);
+        // B hears of each write twice (the bus's word and the relay): both, before anything is kept.
+        await until("B to hear of both posts", () => spy.touched(`post:${x.id}`) >= 2 && spy.touched(`post:${y.id}`) >= 2);
+        await warm(b, x.id);
+        await warm(b, y.id);
+        await createComment(a, alice, x.id, 'Written on A');
+        await until('B to hear of the comment', () => spy.touched(`comments:${x.id}`) >= 2);
+        const onX = await viewsOf(b, x.id);
+        expect([onX.graphql, onX.html, onX.comments]).toEqual([MISS, MISS, MISS]);
+        for (const text of onX.texts) expect(text).toContain('Written on A');
+        const onY = await viewsOf(b, y.id);
+        expect([onY.graphql, onY.html, onY.comments]).toEqual([HIT, HIT, HIT]);
+      } finally {
+        spy.restore();
+      }
+    });
+
     it('a user edit on A reaches B too (no subscription event: the bus message alone)', async () => {
       const post = await createPost(a, alice);
       // The post's own message may still be on its way to B: wait until B keeps the user.
@@ -816,6 +855,21 @@ describe.skipIf(!TEST_DATABASE_URL)(
       const query = await graphql(b, POST_QUERY, { id: post.id });
       expect(expectData(query).post.title).toBe('After');
       expect(query.response.headers['cache-status']).toBe(MISS);
+    });
+
+    it("a comment written on A: once B has its event, B drops post X's views and post Y's stay hits", async () => {
+      const x = await createPost(a, alice);
+      const y = await createPost(a, alice);
+      await caughtUpOnB();
+      await warm(b, x.id);
+      await warm(b, y.id);
+      await createComment(a, alice, x.id, 'Written on A, heard through PostgreSQL');
+      await caughtUpOnB();
+      const onX = await viewsOf(b, x.id);
+      expect([onX.graphql, onX.html, onX.comments]).toEqual([MISS, MISS, MISS]);
+      for (const text of onX.texts) expect(text).toContain('Written on A, heard through PostgreSQL');
+      const onY = await viewsOf(b, y.id);
+      expect([onY.graphql, onY.html, onY.comments]).toEqual([HIT, HIT, HIT]);
     });
 
     it("a deletion on A: once B's subscriber (SSE) has the event, B answers 404 and null", async () => {
