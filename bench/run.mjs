@@ -30,8 +30,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { measureCacheHotSet, renderCacheHotSet } from './cache-hot-set.mjs';
 import { DEFAULT_SIZES, SEARCH_WORDS, TAG_NAMES, loadDataset, slugOf } from './dataset.mjs';
 import { measureFanout } from './fanout.mjs';
+import { renderTargets } from './targets.mjs';
 import { PEERS, clonePostgresDatabase, discoverPeerQuery, installPeer, normalizeServicePostPage, peerReady } from './peer.mjs';
 import {
   BENCH_PASSWORD,
@@ -70,7 +72,7 @@ Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy
                             post page beside the service and the floor (installed once under the temp dir)
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
                             rest-comments, graphql-post-page, graphql-post-page-tags, graphql-create-post,
-                            fanout, fanout-redis)
+                            fanout, fanout-redis, cache-hot-set)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
           --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
           --allow-mismatch  measure a scenario even when the two servers answer differently
@@ -412,6 +414,7 @@ const SCENARIO_IDS = [
   'graphql-create-post',
   'fanout',
   'fanout-redis',
+  'cache-hot-set',
 ];
 
 const TAG_SLUGS = TAG_NAMES.map(slugOf);
@@ -885,6 +888,11 @@ function renderMarkdown(report) {
       '"service, cache on": the same build with RESPONSE_CACHE=memory (the default; every other service row runs with it off), a second instance on the same database, measured in the same interleaved rounds; anonymous reads only (a request with a token is never cached). Its SQL/req shows how many requests missed.',
     );
   }
+  if (report.cacheHotSet) {
+    lines.push(renderCacheHotSet(report.cacheHotSet));
+    lines.push('', 'Hit ratio: reads answered with Cache-Status `blog; hit` / reads answered 200; each rate runs for --duration × --rounds s after one read of every page.', '');
+  }
+  lines.push(renderTargets(report), '');
   lines.push(`service/floor: the ratio of req/s.${withPeer ? ' service/peer: the same against the peer (— where the peer has no counterpart; > 1 = the service is faster).' : ''}`);
   if (report.notes.length > 0) {
     lines.push('', 'Notes:');
@@ -1026,6 +1034,22 @@ async function main() {
   await floor.stop();
   await peer?.stop();
   await cached?.stop();
+
+  // The response cache under writes: the hot-set mix, on an instance of its own with the cache on.
+  if (wanted('cache-hot-set')) {
+    log('bench: response cache, hot-set mix (0, 1, 5, 20 writes/s)…');
+    let hotSet = null;
+    try {
+      hotSet = await startService(database.url, 'service (cache, hot set)', { RESPONSE_CACHE: 'memory' });
+      report.cacheHotSet = await measureCacheHotSet({ baseUrl: hotSet.url, token, durationS: options.duration * options.rounds, seed: options.seed, log });
+    } catch (error) {
+      exitCode = 1;
+      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      log(`\nERROR: the hot-set mix stopped: ${reason}`);
+      report.notes.push(`ERROR: the hot-set mix stopped: ${reason}`);
+    }
+    await hotSet?.stop();
+  }
 
   // 6. Fan-out: in-process bus, then Redis.
   const fanoutOptions = { token, subscribers: options.subscribers, events: options.events, spacingMs: options.eventSpacing };
