@@ -226,14 +226,21 @@ export async function discoverPeerQuery(baseUrl) {
   const postAuthor = pick(data.post.fields, (field) => named(field.type) === 'User' && /AuthorId$/.test(field.name), 'Post → User (author_id) field');
   const comments = pick(data.post.fields, (field) => named(field.type) === 'CommentConnection' && /PostId$/.test(field.name), 'Post → comments connection');
   const commentAuthor = pick(data.comment.fields, (field) => named(field.type) === 'User' && /AuthorId$/.test(field.name), 'Comment → User (author_id) field');
-  const orderType = named(data.post.fields.find((field) => field.name === comments).args.find((arg) => arg.name === 'orderBy')?.type);
+  const commentsArgs = data.post.fields.find((field) => field.name === comments).args;
+  const orderType = named(commentsArgs.find((arg) => arg.name === 'orderBy')?.type);
+  // The page shows approved comments only (pending and hidden ones are their authors' and the moderators').
+  const conditionType = named(commentsArgs.find((arg) => arg.name === 'condition')?.type);
+  const conditionFields = conditionType ? await graphql(baseUrl, `{ condition: __type(name: ${JSON.stringify(conditionType)}) { inputFields { name } } }`) : null;
+  if (!(conditionFields?.condition?.inputFields ?? []).some((field) => field.name === 'status')) {
+    throw new Error(`the peer's ${comments} takes no condition on the status (${conditionType ?? 'no condition argument'})`);
+  }
   const orderValues = orderType ? await graphql(baseUrl, `{ order: __type(name: ${JSON.stringify(orderType)}) { enumValues { name } } }`) : null;
   const orders = (orderValues?.order?.enumValues ?? []).map((value) => value.name);
   const order = ['PRIMARY_KEY_ASC', 'ROW_ID_ASC', 'ID_ASC'].find((value) => orders.includes(value));
   if (!order) throw new Error(`the peer's ${orderType ?? 'comments orderBy'} has no ascending primary-key order (values: ${orders.join(', ')})`);
   const query =
     `query PostPage($id: Int!) { ${byKey}(${keyArg}: $id) { title body ${postAuthor} { name avatarUrl } ` +
-    `${comments}(orderBy: ${order}, first: ${GRAPHQL_COMMENTS_FIRST}) { nodes { body ${commentAuthor} { name } } } } }`;
+    `${comments}(condition: { status: "approved" }, orderBy: ${order}, first: ${GRAPHQL_COMMENTS_FIRST}) { nodes { body ${commentAuthor} { name } } } } }`;
   /** The peer's answer in the service's shape (`{data: {post: …}}` → the post). */
   const normalize = (data) => {
     const post = data?.[byKey];

@@ -90,6 +90,22 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       const post = await gql(POST_PAGE, { id: 1 });
       expect(response.body).toEqual(post.body);
     });
+
+    it('comments read with only the fields asked for answer as whole ones, and their partial authors are never the users of the rest of the request', async () => {
+      // Comment.post.author loads the same users through the request's user loader: whole rows, whatever the comments read.
+      const data = expectData(await gql('{ post(id: 1) { comments { body author { name } post { author { name email role createdAt } } } } }'));
+      expect(data.post.comments).toHaveLength(2);
+      for (const comment of data.post.comments) {
+        expect(comment.post.author).toEqual({ name: 'Alice Author', email: expect.stringContaining('@'), role: expect.any(String), createdAt: expect.stringMatching(ISO) });
+      }
+      // A partial author (plain fields only) and a whole one (email is not among them) agree on what both have.
+      const partial = expectData(await gql('{ post(id: 1) { comments { id postId parentId status createdAt author { id name avatarUrl } } } }'));
+      const whole = expectData(await gql('{ post(id: 1) { comments { id postId parentId status createdAt author { id name avatarUrl email } } } }'));
+      expect(partial.post.comments.map((comment: { author: { name: string } }) => comment.author.name)).toEqual(['Alice Author', 'Bob Writer']);
+      expect(partial.post.comments).toEqual(
+        whole.post.comments.map(({ author: { email: _email, ...author }, ...comment }: { author: { email: string } }) => ({ ...comment, author })),
+      );
+    });
   });
 
   describe('Query', () => {

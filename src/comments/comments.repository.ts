@@ -67,6 +67,8 @@ export class CommentsRepository extends ResourceRepository<Comment> {
    * For batching: one page (oldest first, after `request.after`) of the comments the scope shows
    * of each of these posts (or replies of each of these comments), in one statement whatever
    * their number. With `join`, each comment's joined row (its author) comes in the same statement.
+   * With `columns`, only those columns of the comments are read (the id and the parent's column
+   * always are); likewise `join.columns` for the joined row.
    */
   async visiblePagesFor<J extends object>(
     parent: CommentParent,
@@ -74,6 +76,7 @@ export class CommentsRepository extends ResourceRepository<Comment> {
     scope: CommentScope,
     request: PageRequest,
     join?: Join<Comment, J>,
+    columns?: readonly (keyof Comment & string)[],
   ): Promise<Map<number, Comment[]>> {
     this.recordReads({ kind: 'of', column: parent, ids: parentIds });
     const byParent = new Map<number, Comment[]>(parentIds.map((id) => [id, []]));
@@ -84,25 +87,29 @@ export class CommentsRepository extends ResourceRepository<Comment> {
     const visible = scopeCondition(scope, params, single ? 't' : 'ranked');
     const afterId = request.after === undefined ? '' : ` AND ${single ? 't' : 'ranked'}.id > $${params.push(request.after)}`;
     params.push(request.limit);
-    const joined = join ? `, ${join.table.selectList('j', 'j_')}` : '';
+    const read = columns && [...new Set<keyof Comment & string>(['id', parent, ...columns])];
+    const select = read ? this.table.selectList('t', '', read) : this.select;
+    const joined = join ? `, ${join.table.selectList('j', 'j_', join.columns)}` : '';
     const joinClause = join ? ` JOIN ${join.table.name} j ON j.id = t.${this.table.column(join.foreignKey).name}` : '';
-    const key = `visiblePagesFor:${parent}:${parentIds.length}:${scope.kind}:${request.after !== undefined}:${join?.property ?? ''}`;
+    const key =
+      `visiblePagesFor:${parent}:${parentIds.length}:${scope.kind}:${request.after !== undefined}:${join?.property ?? ''}` +
+      `:${read?.join(',') ?? '*'}:${join?.columns?.join(',') ?? '*'}`;
     const statement = this.cached(key, () => {
       const condition = visible ? ` AND ${visible}` : '';
       // One parent (a post page): a plain keyset page, which the (parent, …, id) index serves directly.
       if (single) {
-        return `SELECT ${this.select}${joined} FROM ${this.from}${joinClause} WHERE t.${column} = $1${condition}${afterId} ORDER BY t.id ASC LIMIT $${params.length}`;
+        return `SELECT ${select}${joined} FROM ${this.from}${joinClause} WHERE t.${column} = $1${condition}${afterId} ORDER BY t.id ASC LIMIT $${params.length}`;
       }
       return (
-        `SELECT ${this.select}${joined} FROM ${this.from}${joinClause} WHERE t.id IN (SELECT page.id FROM ` +
+        `SELECT ${select}${joined} FROM ${this.from}${joinClause} WHERE t.id IN (SELECT page.id FROM ` +
         `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.${column} ORDER BY ranked.id ASC) AS rn ` +
         `FROM ${this.table.name} ranked WHERE ranked.${column} IN (${this.sql.placeholders(parentIds.length)})${condition}${afterId}) page ` +
         `WHERE page.rn <= $${params.length}) ORDER BY t.id ASC`
       );
     });
     for (const row of await this.sql.rows<Record<string, unknown>>(statement, params)) {
-      const item = this.table.fromRow(row);
-      if (join) (item as unknown as Record<string, unknown>)[join.property] = join.table.fromRow(row, 'j_');
+      const item = this.table.fromRow(row, '', read);
+      if (join) (item as unknown as Record<string, unknown>)[join.property] = join.table.fromRow(row, 'j_', join.columns);
       byParent.get(item[parent] as number)?.push(item);
     }
     return byParent;

@@ -3,8 +3,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { type EntityReference, referencedId } from '../common/graphql/entity-reference.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { toPageRequest } from '../common/graphql/page.args.js';
+import { partialRelated } from '../common/graphql/loaders.js';
 import { required } from '../common/graphql/required.js';
-import { selectsField } from '../common/graphql/selection.js';
 import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
 import { Post } from '../posts/post.entity.js';
 import { PostLoaders } from '../posts/posts.loader.js';
@@ -12,7 +12,7 @@ import { PostsService } from '../posts/posts.service.js';
 import { User } from '../users/user.entity.js';
 import { UserLoaders } from '../users/users.loader.js';
 import { Comment } from './comment.entity.js';
-import { CommentLoaders } from './comments.loader.js';
+import { CommentLoaders, readingFor } from './comments.loader.js';
 import { CommentsService } from './comments.service.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
 import { CommentsArgs, CreateCommentInput } from './models/comment.inputs.js';
@@ -69,7 +69,10 @@ export class CommentsResolver {
   }
 
   @ResolveField('author', () => User, { description: 'The user who wrote it' })
-  author(comment: Comment, _args: unknown, context: GraphQLContext): Promise<User> {
+  author(comment: Comment, _args: unknown, context: GraphQLContext): Promise<User> | User {
+    // Read with its list, with just the fields the request selects of it (CommentLoaders.byPost).
+    const joined = partialRelated<User>(comment, 'author');
+    if (joined !== undefined) return joined;
     return required(context.loaders.of(this.userLoaders).byId.load(comment.authorId), 'User', comment.authorId);
   }
 
@@ -89,7 +92,7 @@ export class CommentsResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<Comment[]> {
     const scope = this.comments.scopeOf(context.actor);
-    return context.loaders.of(this.commentLoaders).repliesOf(toPageRequest(args), selectsField(info, 'author'), scope).load(comment.id);
+    return context.loaders.of(this.commentLoaders).repliesOf(toPageRequest(args), readingFor(info), scope).load(comment.id);
   }
 
   /**
@@ -137,7 +140,7 @@ export class PostCommentsResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<Comment[]> {
     const scope = this.commentsService.scopeOf(context.actor);
-    return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), selectsField(info, 'author'), scope).load(post.id);
+    return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), readingFor(info), scope).load(post.id);
   }
 
   @ResolveField('commentCount', () => Int, { description: 'How many comments it has that the reader sees' })

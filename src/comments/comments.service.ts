@@ -15,11 +15,25 @@ import type { Post } from '../posts/post.entity.js';
 import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { UsersRepository } from '../users/users.repository.js';
+import type { Join } from '../common/persistence/resource-repository.js';
+import type { User } from '../users/user.entity.js';
 import type { Comment } from './comment.entity.js';
 import { CommentModerationService } from './comment-moderation.service.js';
 import { CommentsRepository } from './comments.repository.js';
 import type { CreateCommentDto } from './dto/create-comment.dto.js';
 import type { UpdateCommentDto } from './dto/update-comment.dto.js';
+
+/**
+ * What a list of comments reads: every column by default; with `columns` only those (and what
+ * its relations are resolved from); with `withAuthors` each comment's author joined in, whole,
+ * or with `authorColumns` only those (a partial row: never the users' loader's).
+ */
+export interface CommentListReading {
+  withAuthors?: boolean;
+  /** Fields of the comments: those that are columns are read. */
+  columns?: readonly string[];
+  authorColumns?: readonly (keyof User & string)[];
+}
 
 @Injectable()
 export class CommentsService {
@@ -75,13 +89,19 @@ export class CommentsService {
    * of each of these posts, in one statement whatever the number of posts. With `withAuthors`,
    * each comment's author is joined in (`comment.author`), so the page costs no further statement.
    */
-  listForPosts(postIds: readonly number[], request: PageRequest, scope: CommentScope, options: { withAuthors?: boolean } = {}): Promise<Map<number, Comment[]>> {
-    return this.comments.visiblePagesFor('postId', postIds, scope, request, this.authorJoin(options.withAuthors));
+  listForPosts(postIds: readonly number[], request: PageRequest, scope: CommentScope, reading: CommentListReading = {}): Promise<Map<number, Comment[]>> {
+    return this.comments.visiblePagesFor('postId', postIds, scope, request, this.authorJoin(reading), reading.columns && this.listColumns(reading.columns));
   }
 
   /** For batching (Comment.replies): the first replies the scope shows of each of these comments, oldest first, in one statement. */
-  repliesFor(commentIds: readonly number[], request: PageRequest, scope: CommentScope, options: { withAuthors?: boolean } = {}): Promise<Map<number, Comment[]>> {
-    return this.comments.visiblePagesFor('parentId', commentIds, scope, request, this.authorJoin(options.withAuthors));
+  repliesFor(commentIds: readonly number[], request: PageRequest, scope: CommentScope, reading: CommentListReading = {}): Promise<Map<number, Comment[]>> {
+    return this.comments.visiblePagesFor('parentId', commentIds, scope, request, this.authorJoin(reading), reading.columns && this.listColumns(reading.columns));
+  }
+
+  /** The columns among these fields; a partial list still carries what its relations are resolved from (post, parent, author, replies). */
+  private listColumns(fields: readonly string[]): (keyof Comment & string)[] {
+    const readable = this.comments.table.columns.filter((column) => !column.version).map((column) => column.property as keyof Comment & string);
+    return readable.filter((property) => ['id', 'postId', 'parentId', 'authorId'].includes(property) || fields.includes(property));
   }
 
   /** For batching: the number of comments the scope shows on each of these posts, in one statement. */
@@ -96,8 +116,10 @@ export class CommentsService {
     return comment;
   }
 
-  private authorJoin(withAuthors: boolean | undefined) {
-    return withAuthors ? { property: 'author' as const, table: this.users.table, foreignKey: 'authorId' as const } : undefined;
+  private authorJoin({ withAuthors, authorColumns }: CommentListReading): Join<Comment, User> | undefined {
+    if (!withAuthors) return undefined;
+    const columns = authorColumns && [...new Set<keyof User & string>(['id', ...authorColumns])];
+    return { property: 'author', table: this.users.table, foreignKey: 'authorId', columns };
   }
 
   /** The post a comment is on, if the writer may see it (404 otherwise), with the audience of its events. */

@@ -109,6 +109,8 @@ export class MetricsService implements OnApplicationBootstrap {
   /** Label children by "method status route", so the per-response cost is one Map lookup. */
   private readonly httpSeries = new Map<string, HttpSeries>();
   private readonly graphqlSeries = new Map<string, Counter.Internal>();
+  /** Created on the first operation of each type (not at start: a histogram's series would show its empty buckets). */
+  private readonly costSeries = new Map<string, Histogram.Internal<'type'>>();
 
   constructor(config: AppConfig) {
     // Every known series starts at 0, so dashboards see it before the first event.
@@ -146,7 +148,12 @@ export class MetricsService implements OnApplicationBootstrap {
 
   /** An admitted operation's cost (query, mutation or subscription). */
   recordGraphQLOperationCost(type: 'query' | 'mutation' | 'subscription', cost: number): void {
-    this.graphqlOperationCost.labels(type).observe(cost);
+    let series = this.costSeries.get(type);
+    if (series === undefined) {
+      series = this.graphqlOperationCost.labels(type);
+      this.costSeries.set(type, series);
+    }
+    series.observe(cost);
   }
 
   recordDbQuery(): void {

@@ -49,6 +49,26 @@ export function handOver<T extends object, R extends { id: number }>(rows: reado
   }
 }
 
+const PARTIAL = Symbol('partial related rows');
+
+/**
+ * Rows read with only some columns of a related row (what the request selects of a comment's
+ * author): kept on each row for its own field resolver (`partialRelated`) and never handed to the
+ * related resource's loader, whose rows are whole (another field may need any column of them).
+ */
+export function keepPartial<T extends object>(rows: readonly T[], property: keyof T & string): void {
+  for (const row of rows) {
+    const related = row[property];
+    if (related) (row as Record<symbol, unknown>)[PARTIAL] = { [property]: related };
+    delete row[property];
+  }
+}
+
+/** The partial related row `keepPartial` kept on `row` under `property`, if any. */
+export function partialRelated<R>(row: object, property: string): R | undefined {
+  return ((row as Record<symbol, Record<string, R> | undefined>)[PARTIAL])?.[property];
+}
+
 /** Page-argument loaders exist once per distinct page request (a nested list's `first`). */
 export function keyedBy<K, V>(create: (key: K) => V, keyOf: (key: K) => string): (key: K) => V {
   const byKey = new Map<string, V>();

@@ -74,9 +74,14 @@ export class EntityTable<T extends object> {
     return column;
   }
 
-  /** `a.id, a.title, …`, or `a.id AS p_id, …` with a prefix (for joining this table into another's rows). */
-  selectList(alias: string, prefix = ''): string {
-    return this.columns.map((column) => `${alias}.${column.name}${prefix ? ` AS ${prefix}${column.name}` : ''}`).join(', ');
+  /**
+   * `a.id, a.title, …`, or `a.id AS p_id, …` with a prefix (for joining this table into another's rows);
+   * with `properties`, only those columns (a partial row, for a reader that needs no more).
+   */
+  selectList(alias: string, prefix = '', properties?: readonly string[]): string {
+    return this.columnsOf(properties)
+      .map((column) => `${alias}.${column.name}${prefix ? ` AS ${prefix}${column.name}` : ''}`)
+      .join(', ');
   }
 
   /** The same list without an alias, for `RETURNING`. */
@@ -84,11 +89,22 @@ export class EntityTable<T extends object> {
     return this.columns.map((column) => column.name).join(', ');
   }
 
-  fromRow(row: Record<string, unknown>, prefix = ''): T {
-    if (prefix === '') return this.mapRow(row);
-    let mapper = this.mappers.get(prefix);
-    if (!mapper) this.mappers.set(prefix, (mapper = this.compileMapper(prefix)));
+  /** The entity of a row; with `properties`, of a row read with `selectList(…, properties)` (the others left unset). */
+  fromRow(row: Record<string, unknown>, prefix = '', properties?: readonly string[]): T {
+    if (prefix === '' && properties === undefined) return this.mapRow(row);
+    const key = properties === undefined ? prefix : `${prefix}:${properties.join(',')}`;
+    let mapper = this.mappers.get(key);
+    if (!mapper) this.mappers.set(key, (mapper = this.compileMapper(prefix, this.columnsOf(properties))));
     return mapper(row);
+  }
+
+  /** The readable columns of these properties, in declaration order (every one without). */
+  private columnsOf(properties: readonly string[] | undefined): readonly TableColumn[] {
+    if (properties === undefined) return this.columns;
+    for (const property of properties) {
+      if (!this.columns.some((column) => column.property === property)) throw new Error(`${this.name} has no readable column for ${property}`);
+    }
+    return this.columns.filter((column) => properties.includes(column.property));
   }
 
   /**
@@ -111,8 +127,8 @@ export class EntityTable<T extends object> {
    * page of 20 posts by bench/mappers.mjs (README, "One way to reach the database"). Names come from
    * the entity's decorators and are quoted with JSON.stringify: no text from outside reaches it.
    */
-  mapperSource(prefix = ''): string {
-    const lines = this.columns.map((column) => {
+  mapperSource(prefix = '', columns: readonly TableColumn[] = this.columns): string {
+    const lines = columns.map((column) => {
       const source = `row[${JSON.stringify(prefix + column.name)}]`;
       const target = `e[${JSON.stringify(column.property)}]`;
       if (column.timestamp) return `v = ${source}; ${target} = v !== null ? toDate(v) : v;`;
@@ -123,8 +139,8 @@ export class EntityTable<T extends object> {
   }
 
   /** The row mapper, compiled once from `mapperSource`. */
-  private compileMapper(prefix: string): (row: Record<string, unknown>) => T {
-    const factory = new Function('create', 'toDate', `return function fromRow(row) {\n${this.mapperSource(prefix)}\n};`);
+  private compileMapper(prefix: string, columns: readonly TableColumn[] = this.columns): (row: Record<string, unknown>) => T {
+    const factory = new Function('create', 'toDate', `return function fromRow(row) {\n${this.mapperSource(prefix, columns)}\n};`);
     return factory(this.create, toDate) as (row: Record<string, unknown>) => T;
   }
 }

@@ -56,6 +56,8 @@ export interface Join<T, J extends object> {
   table: EntityTable<J>;
   /** The column of this table that holds the joined row's id. */
   foreignKey: keyof T & string;
+  /** Only these columns of the joined row (a partial row); every readable one without. */
+  columns?: readonly (keyof J & string)[];
 }
 
 /**

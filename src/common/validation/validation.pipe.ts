@@ -25,6 +25,13 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
  * or `/users/1e3` would pass as ids 1 and 1000.
  */
 class StrictValidationPipe extends ValidationPipe {
+  /**
+   * Flat inputs that passed, per class: the same few argument sets (`{first: 50}`, `{limit: 20}`)
+   * come with nearly every request, and class-transformer + class-validator cost far more than
+   * a look-up. Only successes are kept (a refusal is worked out afresh, with its messages).
+   */
+  private readonly passed = new WeakMap<object, Map<string, object>>();
+
   protected override transformPrimitive(value: unknown): unknown {
     return value;
   }
@@ -38,6 +45,12 @@ class StrictValidationPipe extends ValidationPipe {
     // `custom` parameters (the GraphQL context, root, info) are the server's own objects, not input:
     // never walked (their object graphs have cycles) nor validated, as the stock pipe does.
     if (metadata.type === 'custom') return super.transform(value, metadata);
+    const metatype = metadata.metatype;
+    const key = metatype && this.toValidate(metadata) ? flatKey(value) : undefined;
+    if (key !== undefined) {
+      const known = this.passed.get(metatype!)?.get(key);
+      if (known !== undefined) return copyOf(known);
+    }
     // No body at all (none sent, or an empty one under a JSON Content-Type) where a route reads the
     // whole of it. GraphQL arguments come as `body` too, but a named one (`@Args('filter')`) may be
     // absent and the whole set (`@Args()`) is always an object.
@@ -56,8 +69,57 @@ class StrictValidationPipe extends ValidationPipe {
       const name = problem.field || metadata.type;
       throw DomainError.badInput(`${name} ${problem.message}`, [{ field: name, message: problem.message }]);
     }
-    return super.transform(value, metadata);
+    const result = await super.transform(value, metadata);
+    if (key !== undefined && isCopyable(result)) {
+      let known = this.passed.get(metatype!);
+      if (known === undefined) this.passed.set(metatype!, (known = new Map()));
+      if (known.size >= PASSED_PER_CLASS) known.clear();
+      known.set(key, copyOf(result));
+    }
+    return result;
   }
+}
+
+const PASSED_PER_CLASS = 256;
+const MAX_FLAT_KEY = 1024;
+
+/**
+ * A key for a plain object whose values are all primitives (the same key: the same input, type
+ * for type); undefined for anything else, or when it is long (a post's body is not worth keeping).
+ */
+function flatKey(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  let key = '';
+  for (const name of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[name];
+    let part: string;
+    if (typeof field === 'string') part = `s${JSON.stringify(field)}`;
+    else if (typeof field === 'number') part = `n${Object.is(field, -0) ? '-0' : String(field)}`;
+    else if (typeof field === 'boolean') part = `b${field}`;
+    else if (field === null) part = 'z';
+    else if (field === undefined) part = 'u';
+    else return undefined;
+    key += `${JSON.stringify(name)}:${part},`;
+    if (key.length > MAX_FLAT_KEY) return undefined;
+  }
+  return key;
+}
+
+/** A validated instance of primitives (and arrays of them, e.g. a split list): copied for each caller. */
+function isCopyable(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every(
+    (field) => typeof field !== 'object' || field === null || (Array.isArray(field) && field.every((item) => typeof item !== 'object' || item === null)),
+  );
+}
+
+/** A copy with the same class, so that no caller can change what another one receives. */
+function copyOf(value: object): object {
+  const copy = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>;
+  for (const [name, field] of Object.entries(value)) copy[name] = Array.isArray(field) ? [...field] : field;
+  return copy;
 }
 
 const MAX_NESTING = 32;

@@ -586,12 +586,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -631,12 +626,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -670,12 +660,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -708,12 +693,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -753,12 +733,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -792,12 +767,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -830,12 +800,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -857,12 +822,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -878,12 +838,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -898,21 +853,9 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -953,21 +896,9 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -1002,21 +933,9 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -1050,21 +969,10 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
   t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -1099,21 +1007,10 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
   t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id

@@ -522,12 +522,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -567,12 +562,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -606,12 +596,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -644,12 +629,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -689,12 +669,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -728,12 +703,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -766,12 +736,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -793,12 +758,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -814,12 +774,7 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
-  t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version
+  t.author_id
 FROM
   comments t
 WHERE
@@ -834,21 +789,9 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -889,21 +832,9 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -938,21 +869,9 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
-  t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -986,21 +905,10 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
   t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
@@ -1035,21 +943,10 @@ SELECT
   t.id,
   t.post_id,
   t.parent_id,
-  t.status,
   t.body,
   t.author_id,
-  t.created_at,
-  t.updated_at,
-  t.version,
   j.id AS j_id,
-  j.name AS j_name,
-  j.email AS j_email,
-  j.avatar_url AS j_avatar_url,
-  j.role AS j_role,
-  j.comments_blocked AS j_comments_blocked,
-  j.created_at AS j_created_at,
-  j.updated_at AS j_updated_at,
-  j.version AS j_version
+  j.name AS j_name
 FROM
   comments t
   JOIN users j ON j.id = t.author_id
