@@ -205,19 +205,14 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Publishes the handed-over events that follow on from the position; drops those already published from the log. */
   private publishHanded(): void {
-    let published = 0;
-    while (this.handed.length > 0) {
-      const next = this.handed[0];
-      if (next.id <= this.position.id) {
-        this.handed.shift();
-        continue;
-      }
-      if (next.id !== this.position.id + 1 || next.tx !== this.position.tx) break;
-      this.handed.shift();
-      this.publish(next, next.payload);
-      published += 1;
-    }
-    this.handedOverCount += published;
+    while (this.handed.length > 0 && this.handed[0].id <= this.position.id) this.handed.shift();
+    let count = 0;
+    while (count < this.handed.length && this.handed[count].id === this.position.id + 1 + count && this.handed[count].tx === this.position.tx) count += 1;
+    if (count === 0) return;
+    const span = startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': count, 'blog.events.handed_over': true });
+    for (const event of this.handed.splice(0, count)) this.publish(event, event.payload);
+    span?.end();
+    this.handedOverCount += count;
   }
 
   /** `payload`: the resource handed over with the event; null to read it from the event's JSON. */
