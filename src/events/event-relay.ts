@@ -157,7 +157,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     this.run(true);
   }
 
-  /** Settles once the relay has nothing left to do: no read of the log running or due, nothing handed over unpublished. */
+  /** Settles once the relay has nothing running or due (a read of the log, handed-over events to publish); for tests that count statements. */
   async quiet(): Promise<void> {
     while (this.draining) await this.draining;
   }
