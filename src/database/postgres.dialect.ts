@@ -135,6 +135,11 @@ export class PostgresDialect extends Dialect {
     }
   }
 
+  /** Other instances write the same log: their relays read it, and so does this one's. */
+  whenTransactionEnds(): boolean {
+    return false;
+  }
+
   single<T>(work: () => Promise<T>): Promise<T> {
     return work();
   }

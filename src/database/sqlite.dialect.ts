@@ -33,6 +33,8 @@ export class SqliteDialect extends Dialect {
   readonly notify = null;
   private readonly prepared = new Map<string, SqliteStatement>();
   private tail: Promise<unknown> = Promise.resolve();
+  /** What waits for the end of the transaction now open (whenTransactionEnds); null when none is. */
+  private ending: ((committed: boolean) => void)[] | null = null;
 
   constructor(private readonly dataSource: DataSource) {
     super();
@@ -121,23 +123,47 @@ export class SqliteDialect extends Dialect {
   }
 
   /**
-   * BEGIN … COMMIT on the one connection, sent as plain statements: the queue already keeps every
-   * other transaction out, so TypeORM's transaction machinery would only add time to each write.
-   * Statements inside run on `dataSource.manager`, which Sql sends over the same connection.
+   * BEGIN … COMMIT on the one connection, as prepared statements (counted and traced as any
+   * other): the queue already keeps every other transaction out, so TypeORM's transaction
+   * machinery would only add time to each write. Statements inside run on `dataSource.manager`,
+   * which Sql sends over the same connection.
    */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.queued(async () => {
-      await this.dataSource.query('BEGIN');
+      const ending: ((committed: boolean) => void)[] = [];
+      this.ending = ending;
+      let committed = false;
       try {
+        this.control('BEGIN');
         const result = await work(this.dataSource.manager);
-        await this.dataSource.query('COMMIT');
+        this.control('COMMIT');
+        committed = true;
         return result;
       } catch (error) {
         // A failed COMMIT leaves the transaction open too.
-        await this.dataSource.query('ROLLBACK').catch(() => undefined);
+        try {
+          this.control('ROLLBACK');
+        } catch {
+          // No transaction was open (BEGIN failed, or SQLite already rolled it back).
+        }
         throw error;
+      } finally {
+        this.ending = null;
+        for (const callback of ending) callback(committed);
       }
     });
+  }
+
+  whenTransactionEnds(callback: (committed: boolean) => void): boolean {
+    if (!this.ending) return false;
+    this.ending.push(callback);
+    return true;
+  }
+
+  /** A transaction control statement: counted (db_queries_total) as Sql counts the others. */
+  private control(text: 'BEGIN' | 'COMMIT' | 'ROLLBACK'): void {
+    this.dataSource.logger.logQuery(text, []);
+    this.send(text, []);
   }
 
   /** Waits its turn, so that it never runs inside another caller's open transaction, whose rollback would take it along. */

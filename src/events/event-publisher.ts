@@ -3,7 +3,7 @@ import type { PubSubEngine } from 'graphql-subscriptions';
 import { type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
-import type { Statement } from '../common/persistence/dialect.js';
+import { Dialect, type Statement } from '../common/persistence/dialect.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
@@ -46,6 +46,7 @@ export class EventPublisher {
     private readonly outbox: OutboxRepository,
     private readonly relay: EventRelay,
     private readonly cache: ResponseCache,
+    private readonly dialect: Dialect,
     config: AppConfig,
   ) {
     this.bus = Boolean(config.redisUrl);
@@ -56,14 +57,20 @@ export class EventPublisher {
     return this.relay.origin;
   }
 
-  /** Records the events of a write, inside its transaction, in the order given. */
-  record(executor: Executor, ...events: BlogEvent[]): Promise<void> {
+  /**
+   * Records the events of a write, inside its transaction, in the order given. Where the dialect
+   * tells when the transaction commits (SQLite), the relay is handed the events then, with a copy
+   * of each resource as its payload, and need not read them back from the log.
+   */
+  async record(executor: Executor, ...events: BlogEvent[]): Promise<void> {
     const occurredAt = new Date();
-    return this.outbox.append(
+    const payloads: object[] = [];
+    const stored = await this.outbox.append(
       executor,
       events.map(({ name, payload, audience }) => {
         const definition = this.definitionOf(name);
         const deletion = !(payload instanceof definition.entity);
+        payloads.push(deletion ? definition.deletedPayload(definition.refsOf(payload)) : definition.copyOf(payload as never));
         return {
           type: eventType(name),
           occurredAt,
@@ -74,6 +81,11 @@ export class EventPublisher {
         };
       }),
     );
+    if (!this.relay.takesHandOver) return;
+    const handed = stored.map((event, index) => ({ ...event, payload: payloads[index] }));
+    this.dialect.whenTransactionEnds((committed) => {
+      if (committed) this.relay.committing(handed);
+    });
   }
 
   /**
@@ -128,7 +140,7 @@ export class EventPublisher {
    */
   committed(events?: readonly Pick<BlogEvent, 'name' | 'payload'>[]): void {
     this.invalidate(events && tagsOfEvents(events.map(({ name, payload }) => ({ name, postId: this.definitionOf(name).refsOf(payload).postId ?? null }))));
-    this.relay.wake();
+    this.relay.settle();
   }
 
   /** After a commit that changed what a user's credentials grant: said on the bus, to every instance. */

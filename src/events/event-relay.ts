@@ -32,6 +32,11 @@ const EVENTS_CHANNEL = 'blog_events';
 /** PostgreSQL without Redis: a write that records no event changed what readers see (payload: the writer's origin). */
 const CHANGES_CHANNEL = 'blog_changes';
 
+/** An event this instance has just committed, handed to its relay with the payload to publish (EventRelay.committing). */
+export interface HandedEvent extends StoredEvent {
+  payload: object;
+}
+
 const BATCH = 500;
 const POLL_MS = 1000;
 
@@ -44,6 +49,12 @@ const POLL_MS = 1000;
  * It reads when this instance has just committed a write (`wake`), when PostgreSQL announces an
  * insert into the log (LISTEN), and every second in any case (a missed announcement, a
  * transaction that was still open when the log was last read).
+ *
+ * On SQLite (one process owns the file, so every event is this instance's own), a write's events
+ * are handed over as its transaction commits (`committing`), and published without reading the
+ * log back when they follow on from the relay's position (their ids contiguous with it): nothing
+ * can lie between. Otherwise (an event written by another path came between) the log is read as
+ * above, and the handed events it covers are dropped, so each event is published once, in order.
  *
  * The response cache: before it publishes an event that another instance wrote, the relay drops
  * the cached answers the event touches (tagsOfEvents; a deletion, every one), so a subscriber
@@ -62,6 +73,13 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   private started = false;
   private draining: Promise<void> | null = null;
   private again = false;
+  /** Whether the next drain (`again`) reads the log, or only publishes what was handed over. */
+  private againReads = false;
+  /** Events committed here and handed over, in commit (= id) order, not yet published. */
+  private handed: HandedEvent[] = [];
+  /** Writes whose events were handed over and whose writer has not yet settled (EventPublisher.committed). */
+  private handedWrites = 0;
+  private handedOverCount = 0;
   private timer?: NodeJS.Timeout;
   private listener: Listener | null = null;
   private stopped = false;
@@ -79,6 +97,11 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly dialect: Dialect,
   ) {
     this.carriesChanges = dialect.shared && !config.redisUrl;
+  }
+
+  /** How many events were published as handed over, without reading them back (for tests). */
+  get handedOver(): number {
+    return this.handedOverCount;
   }
 
   /** Where this instance has published up to. */
@@ -105,31 +128,76 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     await this.draining;
   }
 
+  /** Whether this instance's writers hand it their committed events (`committing`): where no other process writes the log. */
+  get takesHandOver(): boolean {
+    return !this.dialect.shared;
+  }
+
+  /** The events of a transaction that has just committed, in id order (see `takesHandOver`); published at the next `settle`. */
+  committing(events: readonly HandedEvent[]): void {
+    if (!this.started || this.stopped || events.length === 0) return;
+    this.handed.push(...events);
+    this.handedWrites += 1;
+  }
+
+  /**
+   * After a write that recorded events: publishes the events handed over, or reads the log for
+   * a write that handed none (the log is read once after every such write, so none waits for
+   * the timer: the writers settle in any order, but each write that handed events settles once).
+   */
+  settle(): void {
+    if (this.handedWrites > 0) {
+      this.handedWrites -= 1;
+      this.run(false);
+    } else {
+      this.run(true);
+    }
+  }
+
   /** Reads the log now (coalesced: one read at a time, and one more if woken meanwhile). */
   wake(): void {
+    this.run(true);
+  }
+
+  /** Settles once the relay has nothing running or due (a read of the log, handed-over events to publish); for tests that count statements. */
+  async quiet(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private run(reads: boolean): void {
     if (!this.started || this.stopped) return;
     if (this.draining) {
       this.again = true;
+      this.againReads ||= reads;
       return;
     }
-    this.draining = this.drain().finally(() => {
+    this.draining = this.drain(reads).finally(() => {
       this.draining = null;
       if (this.again) {
+        const again = this.againReads;
         this.again = false;
-        this.wake();
+        this.againReads = false;
+        this.run(again);
       }
     });
   }
 
-  private async drain(): Promise<void> {
+  private async drain(reads: boolean): Promise<void> {
     try {
       for (;;) {
+        this.publishHanded();
+        // What was handed over and does not follow on: something came between, only the log knows what.
+        if (!reads && this.handed.length === 0) return;
         const batch = await this.outbox.after(this.position, BATCH);
         this.dropTouched(batch);
         const span = batch.length > 0 ? startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': batch.length }) : undefined;
-        for (const event of batch) this.publish(event);
+        for (const event of batch) this.publish(event, null);
         span?.end();
-        if (batch.length < BATCH) return;
+        if (batch.length < BATCH) {
+          // Handed events that still do not follow on were committed after the read: their writer's `settle` reads again.
+          this.publishHanded();
+          return;
+        }
       }
     } catch (error) {
       // The database is away: the next wake-up (at the latest, the next second) goes on from here.
@@ -148,7 +216,20 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     this.cache.invalidate(tagsOfEvents(theirs.map((event) => ({ name: eventName(event.type), postId: event.refs.postId ?? null }))));
   }
 
-  private publish(event: StoredEvent): void {
+  /** Publishes the handed-over events that follow on from the position; drops those already published from the log. */
+  private publishHanded(): void {
+    while (this.handed.length > 0 && this.handed[0].id <= this.position.id) this.handed.shift();
+    let count = 0;
+    while (count < this.handed.length && this.handed[count].id === this.position.id + 1 + count && this.handed[count].tx === this.position.tx) count += 1;
+    if (count === 0) return;
+    const span = startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': count, 'blog.events.handed_over': true });
+    for (const event of this.handed.splice(0, count)) this.publish(event, event.payload);
+    span?.end();
+    this.handedOverCount += count;
+  }
+
+  /** `payload`: the resource handed over with the event; null to read it from the event's JSON. */
+  private publish(event: StoredEvent, payload: object | null): void {
     this.position = { tx: event.tx, id: event.id };
     const name = eventName(event.type);
     const definition = resources.ofEvent(name);
@@ -156,11 +237,12 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.warn(`An event of unknown type ${event.type} in the log (id ${event.id}) was skipped`);
       return;
     }
-    const payload = event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event.refs);
+    payload ??= event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event.refs);
     this.metrics.eventsPublished.labels(event.type).inc();
     this.metrics.eventsRelayLag.observe(Math.max(0, Date.now() - event.occurredAt.getTime()) / 1000);
     // One object for every listener, with its audience: each subscriber keeps what it may see.
-    const logged: LoggedEvent = { ...event, cursor: encodeEventCursor(event), name, payload };
+    const { id, tx, type, occurredAt, refs, resource, origin, audience } = event;
+    const logged: LoggedEvent = { id, tx, type, occurredAt, refs, resource, origin, audience, cursor: encodeEventCursor(event), name, payload };
     void this.bus.publish(name, logged);
     void this.bus.publish(EVERY_EVENT, logged);
   }

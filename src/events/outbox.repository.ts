@@ -103,9 +103,10 @@ export class OutboxRepository {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  /** Records events in the write's transaction, in the order given. */
-  async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
+  /** Records events in the write's transaction, in the order given; returns them as the log now holds them. */
+  async append(executor: Executor, events: readonly NewEvent[]): Promise<StoredEvent[]> {
     const { refs, insert, width } = this.layout;
+    const stored: StoredEvent[] = [];
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
       const rows = chunk.map((_, index) => `(${this.sql.placeholders(width, index * width + 1)})`);
@@ -120,8 +121,28 @@ export class OutboxRepository {
         event.audience.except?.audience ?? null,
         event.audience.except?.owner ?? null,
       ]);
-      await this.sql.rows(this.sql.statement(`${insert} VALUES ${rows.join(', ')}`), params, executor);
+      const written = await this.sql.rows<{ id: number | string; tx: number | string }>(this.sql.statement(`${insert} VALUES ${rows.join(', ')} RETURNING id, tx`), params, executor);
+      // RETURNING gives no order for a multi-row INSERT: the ids were given in the rows' order.
+      const positions = written.map((row) => ({ id: Number(row.id), tx: Number(row.tx) })).sort((a, b) => a.id - b.id);
+      chunk.forEach((event, index) => stored.push({ ...positions[index], ...this.asStored(event) }));
     }
+    return stored;
+  }
+
+  /** A new event as a read of the log returns it (every ref of the log, null where it has none), without its position. */
+  private asStored(event: NewEvent): Omit<StoredEvent, 'id' | 'tx'> {
+    return {
+      type: event.type,
+      occurredAt: event.occurredAt,
+      refs: Object.fromEntries(this.layout.refs.map(({ ref }) => [ref, event.refs[ref] ?? null])),
+      resource: event.resource,
+      origin: event.origin,
+      audience: {
+        audience: event.audience.audience,
+        owner: event.audience.owner,
+        except: event.audience.except ? { audience: event.audience.except.audience, owner: event.audience.except.owner } : null,
+      },
+    };
   }
 
   /**

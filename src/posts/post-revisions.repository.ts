@@ -35,6 +35,15 @@ export class PostRevisionsRepository {
     return this.table.fromRow(row);
   }
 
+  /** Revision 1 of a new post: a plain INSERT, nothing read (no earlier revision, nothing the caller needs back). */
+  async recordFirst(post: Post, editorId: number | null, executor: Executor): Promise<void> {
+    const statement = this.cached(
+      'recordFirst',
+      () => 'INSERT INTO post_revisions (post_id, number, title, body, status, editor_id, created_at) VALUES ($1, 1, $2, $3, $4, $5, $6)',
+    );
+    await this.sql.rows(statement, [post.id, post.title, post.body, post.status, editorId, this.sql.timestamp(post.updatedAt)], executor);
+  }
+
   /** One post's revisions, newest first, keyset-paged on the number. */
   async page(postId: number, request: PageRequest): Promise<Page<PostRevision>> {
     recordReadIds(postTag, [postId]);

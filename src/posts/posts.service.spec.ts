@@ -51,6 +51,7 @@ describe('PostsService', () => {
     repository.publicPage.mockResolvedValue({ items: [], nextCursor: null });
     repository.statusPage.mockResolvedValue({ items: [], nextCursor: null });
     revisions.record.mockImplementation(async () => new PostRevision());
+    revisions.recordFirst.mockResolvedValue(undefined);
     repository.anyDue.mockResolvedValue(true);
     users.exists.mockResolvedValue(true);
   });
@@ -65,7 +66,7 @@ describe('PostsService', () => {
       const created = await service.create({ title: 'T', body: 'B' }, bob);
       expect(repository.insert).toHaveBeenCalledWith(expect.objectContaining({ title: 'T', body: 'B', authorId: bob.id, status: 'published', publishAt: null }), UNIT_EXECUTOR);
       expect(created.publishedAt).toBeInstanceOf(Date);
-      expect(revisions.record).toHaveBeenCalledWith(created, bob.id, UNIT_EXECUTOR);
+      expect(revisions.recordFirst).toHaveBeenCalledWith(created, bob.id, UNIT_EXECUTOR);
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'postCreated', payload: created, audience: PUBLIC_AUDIENCE });
       expect(events.committed).toHaveBeenCalled();
     });

@@ -275,7 +275,7 @@ export class PostsService {
           manager,
         );
         created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager, { replace: false });
-        await this.revisions.record(created, who.id, manager);
+        await this.revisions.recordFirst(created, who.id, manager);
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
         await this.events.record(manager, ...recorded);
         return created;

@@ -1,5 +1,6 @@
 import request, { type Response } from 'supertest';
 import { expect } from 'vitest';
+import { EventRelay } from '../../src/events/event-relay.js';
 import { expectNoLeaks } from './problems.js';
 import type { TestApp } from './test-app.js';
 
@@ -72,6 +73,15 @@ export function expectData(result: GraphQLResult): any {
   expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
   expect(result.status).toBe(200);
   return result.body.data;
+}
+
+/**
+ * Once the event relay has no work pending (a read of the log, or events handed over at a commit
+ * and not yet published): what a write set off in the background is done, so counting statements
+ * around it is deterministic.
+ */
+export async function relayQuiet(app: TestApp): Promise<void> {
+  await app.app.get(EventRelay).quiet();
 }
 
 /** The value of a Prometheus sample from GET /metrics (0 when absent). */

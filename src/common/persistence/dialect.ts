@@ -141,6 +141,13 @@ export abstract class Dialect {
   /** Runs `work` in one transaction; `manager` is the executor of its statements. */
   abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
 
+  /**
+   * Calls `callback` once the transaction now open ends: with true once it has committed, with
+   * false if it rolled back. False (and nothing is called) where the dialect does not tell (no
+   * transaction of its own is open, or other processes share the database).
+   */
+  abstract whenTransactionEnds(callback: (committed: boolean) => void): boolean;
+
   /** Runs a write that is one statement, atomic by itself, with no transaction around it. */
   abstract single<T>(work: () => Promise<T>): Promise<T>;
 

@@ -237,6 +237,25 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return item as T;
   }
 
+  /**
+   * What `fromJson(toJson(item))` gives, without the JSON: a new instance of the entity with the
+   * item's fields and the computed ones it carries (Dates and arrays copied), for the subscribers
+   * of an event this instance has just written.
+   */
+  copyOf(item: T): T {
+    const source = item as unknown as Record<string, unknown>;
+    const copy = new this.entity() as Record<string, unknown>;
+    for (const field of this.fields) {
+      const value = source[field.property];
+      copy[field.property] = value instanceof Date ? new Date(value.getTime()) : value;
+    }
+    for (const property of Object.keys(this.computed)) {
+      const value = source[property];
+      if (value !== undefined) copy[property] = Array.isArray(value) ? [...(value as unknown[])] : value;
+    }
+    return copy as T;
+  }
+
   /** `reveal`: with the private fields (the caller decided that the reader may see them). */
   one(item: T, reveal = false): Resource {
     return new Resource(this, this.view(item, reveal), item.version);

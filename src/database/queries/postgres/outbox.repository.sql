@@ -135,6 +135,9 @@ INSERT INTO
   )
 VALUES
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+RETURNING
+  id,
+  tx
 
 -- OutboxRepository.at
 SELECT

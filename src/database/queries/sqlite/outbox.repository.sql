@@ -127,6 +127,9 @@ INSERT INTO
   )
 VALUES
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  tx
 
 -- OutboxRepository.at
 SELECT

@@ -98,3 +98,9 @@ RETURNING
   status,
   editor_id,
   created_at
+
+-- PostRevisionsRepository.recordFirst
+INSERT INTO
+  post_revisions (post_id, number, title, body, status, editor_id, created_at)
+VALUES
+  (?, 1, ?, ?, ?, ?, ?)
