@@ -17,7 +17,7 @@ export const readRoute = new AsyncLocalStorage<ReadRoute>();
 
 /** Plain reads only: a SELECT (or WITH … SELECT) that locks nothing and calls nothing that writes. */
 export function isPlainRead(statement: string): boolean {
-  return /^\s*(SELECT|WITH)\b/i.test(statement) && !/\b(INSERT|UPDATE|DELETE|FOR\s+(UPDATE|SHARE|NO\s+KEY|KEY)|pg_notify|nextval|setval|pg_advisory)/i.test(statement);
+  return /^\s*(SELECT|WITH)\b/i.test(statement) && !/\b(INSERT|UPDATE|DELETE|FOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)|pg_notify|nextval|setval|pg_advisory\w*)\b/i.test(statement);
 }
 
 /** `X/Y` (pg_lsn as text) as a number that compares. */

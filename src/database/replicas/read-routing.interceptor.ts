@@ -1,6 +1,6 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { catchError, from, mergeMap, Observable, throwError } from 'rxjs';
+import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { readRoute } from '../../common/persistence/read-route.js';
 import { ReplicaSet } from './replica-set.js';
 
@@ -31,15 +31,7 @@ export class ReadRoutingInterceptor implements NestInterceptor {
     if (request.headers.authorization !== undefined || request.cacheKey !== null || (request.routeOptions.url ?? '').startsWith(PRIMARY_ONLY_PREFIX)) {
       return next.handle();
     }
-    return from(this.replicas.routeFor(request.ip)).pipe(
-      mergeMap(
-        (route) =>
-          new Observable<unknown>((subscriber) => {
-            // The handler runs when subscribed: inside the route, and so does all it awaits.
-            const subscription = route ? readRoute.run(route, () => next.handle().subscribe(subscriber)) : next.handle().subscribe(subscriber);
-            return () => subscription.unsubscribe();
-          }),
-      ),
-    );
+    // Nest binds the handler to the async context in which handle() is called: inside the route.
+    return from(this.replicas.routeFor(request.ip)).pipe(mergeMap((route) => (route ? readRoute.run(route, () => next.handle()) : next.handle())));
   }
 }
