@@ -121,6 +121,27 @@ describeReplicas(title, () => {
     }
   }, 120_000);
 
+  it('with the response cache on, a miss that will be kept reads from the primary', async () => {
+    const cached = await startTestApp('postgres', {
+      database: database!,
+      env: { DATABASE_REPLICA_URLS: standby!.urlFor(database!.url), RESPONSE_CACHE: 'memory', METRICS_ENABLED: 'true' },
+    });
+    try {
+      await until('the replica up', 60_000, async () => {
+        const response = await request(cached.server).get('/health').expect(200);
+        return response.body.checks.replicas.status === 'up' ? true : undefined;
+      });
+      const replica = () => metricValue(cached, 'db_read_route_total', { target: 'replica' });
+      const before = await replica();
+      const miss = await request(cached.server).get('/posts/1').expect(200);
+      expect(miss.headers['cache-status']).toMatch(/miss/i);
+      expectData(await graphql(cached, POST_PAGE, { id: 1 }));
+      expect(await replica()).toBe(before);
+    } finally {
+      await cached.close();
+    }
+  }, 120_000);
+
   it('a stopped replica is skipped without an error, and /health shows it down', async () => {
     // Once the replica has caught up with the writes above, it answers again...
     await until('a read on the replica again', 60_000, async () => {

@@ -46,13 +46,27 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function ownerOf(dir: string): number {
+  const ownerFile = join(dir, OWNER_FILE);
+  return existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8').trim()) : NaN;
+}
+
+/** Whether another live test process has a standby now. */
+function otherLiveRuns(): boolean {
+  return readdirSync('/tmp')
+    .filter((entry) => entry.startsWith(PREFIX))
+    .some((entry) => {
+      const owner = ownerOf(join('/tmp', entry));
+      return Number.isInteger(owner) && owner !== process.pid && isAlive(owner);
+    });
+}
+
 /** Standbys of earlier runs whose test process is gone (crashed, killed): stopped and removed. */
 export async function removeLeftoverStandbys(bin: string): Promise<string[]> {
   const removed: string[] = [];
   for (const name of readdirSync('/tmp').filter((entry) => entry.startsWith(PREFIX))) {
     const dir = join('/tmp', name);
-    const ownerFile = join(dir, OWNER_FILE);
-    const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8').trim()) : NaN;
+    const owner = ownerOf(dir);
     if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) continue;
     const data = join(dir, 'data');
     if (existsSync(join(data, 'postmaster.pid'))) await asPostgres(bin, 'pg_ctl', ['-D', data, 'stop', '-m', 'immediate', '-w', '-t', '60']).catch(() => undefined);
@@ -103,7 +117,7 @@ async function query<T extends pg.QueryResultRow>(connectionString: string, text
 /**
  * Replication connections from 127.0.0.1 are trusted (pg_hba.conf, found through SHOW hba_file):
  * the line is added (and the configuration reloaded) only when missing. Returns whether it was
- * added, so that the caller removes it again.
+ * added (marked, so that it is removed again by remove()).
  */
 async function allowReplication(primaryUrl: string): Promise<boolean> {
   const [{ hba_file: hbaFile }] = await query<{ hba_file: string }>(primaryUrl, 'SHOW hba_file');
@@ -138,14 +152,14 @@ export interface Standby {
   query<T extends pg.QueryResultRow>(database: string, text: string): Promise<T[]>;
   /** Stops it at once (pg_ctl stop -m immediate), as a crash would. */
   kill(): Promise<void>;
-  /** Stopped and removed (also after kill); the pg_hba line too if this run added it. */
+  /** Stopped and removed (also after kill); the marked pg_hba line too, unless another run's standby is alive. */
   remove(): Promise<void>;
 }
 
 export async function startStandby(bin: string, primaryUrl: string): Promise<Standby> {
   await removeLeftoverStandbys(bin);
   const primary = new URL(primaryUrl);
-  const addedHbaLine = await allowReplication(primaryUrl);
+  await allowReplication(primaryUrl);
   const dir = mkdtempSync(join('/tmp', PREFIX));
   writeFileSync(join(dir, OWNER_FILE), String(process.pid));
   chownPostgres(dir);
@@ -157,7 +171,8 @@ export async function startStandby(bin: string, primaryUrl: string): Promise<Sta
       await asPostgres(bin, 'pg_ctl', ['-D', data, 'stop', '-m', 'immediate', '-w', '-t', '60']).catch(() => undefined);
     }
     rmSync(dir, { recursive: true, force: true });
-    if (addedHbaLine) await forgetReplicationLine(primaryUrl).catch(() => undefined);
+    // Our marked line goes when no other run's standby is left (also one a crashed run added).
+    if (!otherLiveRuns()) await forgetReplicationLine(primaryUrl).catch(() => undefined);
   };
   try {
     // -R: standby.signal and primary_conninfo; -X stream: no WAL archive needed, and only the
