@@ -1,8 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../redis/redis.module.js';
 
-/** How long a client's last write is remembered: past it, any healthy replica has long replayed it. */
+/**
+ * How long a client's last write is remembered at least: past it (and past
+ * DATABASE_REPLICA_MAX_LAG_MS, the most a replica still used may be behind), a replica has replayed it.
+ */
 export const PENDING_WRITE_TTL_MS = 5000;
 const MEMORY_MAX = 10_000;
 const PREFIX = 'blog:replica-rw:';
@@ -16,15 +20,19 @@ const PREFIX = 'blog:replica-rw:';
 export class WrittenPositions {
   private readonly memory = new Map<string, { lsn: bigint; until: number }>();
 
-  constructor(@Inject(REDIS) private readonly redis: Redis | null) {}
+  private readonly ttlMs: number;
+
+  constructor(@Inject(REDIS) private readonly redis: Redis | null, config: AppConfig) {
+    this.ttlMs = Math.max(PENDING_WRITE_TTL_MS, config.databaseReplicaMaxLagMs);
+  }
 
   async remember(client: string, lsn: bigint): Promise<void> {
     if (this.redis) {
-      await this.redis.set(PREFIX + client, lsn.toString(), 'PX', PENDING_WRITE_TTL_MS).catch(() => undefined);
+      await this.redis.set(PREFIX + client, lsn.toString(), 'PX', this.ttlMs).catch(() => undefined);
       return;
     }
     if (this.memory.size >= MEMORY_MAX) this.prune();
-    this.memory.set(client, { lsn, until: Date.now() + PENDING_WRITE_TTL_MS });
+    this.memory.set(client, { lsn, until: Date.now() + this.ttlMs });
   }
 
   /** The client's pending write; `undefined` when it cannot be known (Redis down): read from the primary. */
