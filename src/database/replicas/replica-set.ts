@@ -44,8 +44,6 @@ class Replica {
       application_name: 'blog-replica-reads',
       types: pgTypes,
     });
-    // An idle connection dropped by a stopped replica: the next poll tells whether it is back.
-    this.pool.on('error', () => this.markDown());
   }
 
   markDown(): void {
@@ -94,6 +92,13 @@ export class ReplicaSet extends ReadRouter implements OnModuleInit, OnApplicatio
     const urls = config.database.type === 'postgres' ? config.databaseReplicaUrls : [];
     const taken = new Set<string>();
     this.replicas = urls.map((url, index) => new Replica(labelOf(url, index, taken), url, config.dbPoolSize));
+    for (const replica of this.replicas) {
+      // An idle connection dropped by a stopped replica: the next poll tells whether it is back.
+      replica.pool.on('error', () => {
+        replica.markDown();
+        this.report(replica);
+      });
+    }
     this.enabled = this.replicas.length > 0;
     this.maxLagMs = config.databaseReplicaMaxLagMs;
     for (const replica of this.replicas) this.report(replica);
