@@ -5,6 +5,8 @@ import { httpServerOptions, registerHttpPipeline } from './api/http-pipeline.js'
 import { PinoNestLogger } from './common/logging/request-logging.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import type { AppConfig } from './config/app-config.js';
+import { ReadRoutingInterceptor } from './database/replicas/read-routing.interceptor.js';
+import { ReplicaSet } from './database/replicas/replica-set.js';
 
 /** Builds the whole application (not yet listening): used by main.ts and by the tests. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -18,5 +20,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   // Every hook, parser and plain route, in the order a request meets them (api/http-pipeline.ts).
   registerHttpPipeline(app, config);
   app.useGlobalPipes(createValidationPipe());
+  // Anonymous reads to the read replicas (DATABASE_REPLICA_URLS); without replicas, no interceptor at all.
+  if (app.get(ReplicaSet).enabled) app.useGlobalInterceptors(app.get(ReadRoutingInterceptor));
   return app;
 }

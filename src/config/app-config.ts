@@ -44,6 +44,9 @@ function crossCheck(values: SettingValues, given: Given): string[] {
   } else if (given('authIssuer') || given('authAudience')) {
     problems.push('AUTH_ISSUER and AUTH_AUDIENCE need AUTH_JWKS_URL (single sign-on is off without it)');
   }
+  if (given('databaseReplicaUrls') && values.databaseReplicaUrls !== undefined && values.database !== undefined && values.database.type !== 'postgres') {
+    problems.push('DATABASE_REPLICA_URLS needs a PostgreSQL DATABASE_URL (replicas are PostgreSQL standbys)');
+  }
   return problems;
 }
 

@@ -228,6 +228,26 @@ export function databaseUrl(): Kind<DatabaseConfig> {
   };
 }
 
+/** Comma-separated `postgres://` URLs (blank entries dropped). Declare it with `default: ''` and `secret: true`. */
+export function postgresUrlList(): Kind<string[]> {
+  return {
+    accepts: 'a comma-separated list of `postgres://` URLs',
+    parse(value) {
+      const entries = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      for (const [index, entry] of entries.entries()) {
+        let valid = /^postgres(ql)?:\/\//.test(entry);
+        try {
+          if (valid) new URL(entry);
+        } catch {
+          valid = false;
+        }
+        if (!valid) return new Invalid(`entry ${index + 1} is not a valid postgres:// URL`);
+      }
+      return entries;
+    },
+  };
+}
+
 /**
  * Which proxy hops may tell the client's address (TRUST_PROXY): none, a number of hops counted
  * from the right of X-Forwarded-For (the entries our own proxies appended), or the proxies'

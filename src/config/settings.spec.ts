@@ -48,6 +48,10 @@ describe('messages for refused values', () => {
   // A new secret needs a case here: the declarations' secrets must be exactly these keys.
   const secrets: Record<string, Record<string, string>> = {
     DATABASE_URL: { DATABASE_URL: 'mysql://blog:hunter2@db.example.com/blog' },
+    DATABASE_REPLICA_URLS: {
+      DATABASE_URL: 'postgres://db.example.com/blog',
+      DATABASE_REPLICA_URLS: 'postgres://blog:hunter2@replica.example.com/blog,mysql://blog:hunter2@other.example.com/blog',
+    },
     REDIS_URL: { REDIS_URL: 'http://:hunter2@cache.example.com' },
     ADMIN_PASSWORD: { ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: 'hunter2' },
     JWT_SECRET: { JWT_SECRET: 'hunter2' },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { bool, databaseUrl, file, int, list, oneOf, setting, text, trustProxy, url } from './setting-kinds.js';
+import { bool, databaseUrl, file, int, list, oneOf, postgresUrlList, setting, text, trustProxy, url } from './setting-kinds.js';
 
 /**
  * Every setting of the service, declared once: its environment variable, kind and bounds,
@@ -44,6 +44,18 @@ export const SETTINGS = {
     group: 'Database and first admin',
     default: '10',
     description: 'PostgreSQL connection pool size: connections per instance.',
+  }),
+  databaseReplicaUrls: setting('DATABASE_REPLICA_URLS', postgresUrlList(), {
+    group: 'Database and first admin',
+    default: '',
+    secret: true,
+    description:
+      'Read replicas (streaming standbys of the PostgreSQL `DATABASE_URL`), comma-separated `postgres://` URLs: anonymous REST reads and GraphQL queries go to a healthy replica, everything else to the primary (README, "Read replicas"). PostgreSQL only.',
+  }),
+  databaseReplicaMaxLagMs: setting('DATABASE_REPLICA_MAX_LAG_MS', int(0, 3_600_000), {
+    group: 'Database and first admin',
+    default: '5000',
+    description: 'A replica further behind the primary than this (milliseconds of replay) is skipped until it catches up.',
   }),
   seedDemoData: setting('SEED_DEMO_DATA', bool(), {
     group: 'Database and first admin',

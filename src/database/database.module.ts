@@ -3,6 +3,7 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { Dialect } from '../common/persistence/dialect.js';
+import { ReadRouter } from '../common/persistence/read-router.js';
 import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -12,6 +13,9 @@ import { tracingState } from '../tracing/tracing-state.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
 import { PostgresDialect } from './postgres.dialect.js';
+import { ReadRoutingInterceptor } from './replicas/read-routing.interceptor.js';
+import { ReplicaSet } from './replicas/replica-set.js';
+import { WrittenPositions } from './replicas/written-positions.js';
 import { SearchLanguage } from './search-language.js';
 import { SqliteDialect } from './sqlite.dialect.js';
 
@@ -52,7 +56,11 @@ const logger = new Logger('Database');
     TransactionRunner,
     Sql,
     SearchLanguage,
+    WrittenPositions,
+    ReplicaSet,
+    { provide: ReadRouter, useExisting: ReplicaSet },
+    ReadRoutingInterceptor,
   ],
-  exports: [Dialect, TransactionRunner, Sql],
+  exports: [Dialect, TransactionRunner, Sql, ReplicaSet, ReadRoutingInterceptor],
 })
 export class DatabaseModule {}

@@ -11,6 +11,7 @@ import { renderProblem } from '../common/errors/problem-renderer.js';
 import { renderProblemXml } from '../common/errors/problem-xml.js';
 import { varyOnAccept } from '../common/http/vary.js';
 import { REDIS } from '../redis/redis.module.js';
+import { ReplicaSet } from '../database/replicas/replica-set.js';
 
 type Checks = Record<string, { status: string; [key: string]: unknown }>;
 
@@ -26,7 +27,18 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
     @Inject(REDIS) private readonly redis: Redis | null,
+    private readonly replicas: ReplicaSet,
   ) {}
+
+  /**
+   * The read replicas as last polled (each up, lagging or down): reported, never a 503, since
+   * reads go to the primary when none qualifies. The check is up while one replica is.
+   */
+  private replicasCheck(): Checks {
+    if (!this.replicas.enabled) return {};
+    const replicas = this.replicas.status();
+    return { replicas: { status: replicas.some((replica) => replica.status === 'up') ? 'up' : 'down', replicas } };
+  }
 
   /** Redis is optional for serving: its state is reported, but only the database decides 200/503. */
   private async redisCheck(): Promise<Checks> {
@@ -59,11 +71,12 @@ export class HealthController {
         this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]),
         this.redisCheck(),
       ]);
-      return { status: 'ok', checks: { ...result.details, ...redis }, uptimeSeconds: Math.round(process.uptime()) };
+      return { status: 'ok', checks: { ...result.details, ...redis, ...this.replicasCheck() }, uptimeSeconds: Math.round(process.uptime()) };
     } catch (error) {
       const details = {
         ...((error as { response?: { details?: Checks } }).response?.details ?? {}),
         ...(await this.redisCheck()),
+        ...this.replicasCheck(),
       } as Checks;
       const down = Object.entries(details).filter(([, check]) => check.status !== 'up').map(([name]) => name);
       // `down` names every failing dependency; only the database's failure makes this a 503.

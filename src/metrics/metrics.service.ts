@@ -53,6 +53,27 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly dbReadRoutes = new Counter({
+    name: 'db_read_route_total',
+    help: 'Plain reads of anonymous requests (REST GET/HEAD, GraphQL queries) by where they were sent: primary or replica (DATABASE_REPLICA_URLS set)',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
+
+  readonly dbReplicaUp = new Gauge({
+    name: 'db_replica_up',
+    help: 'Whether a read replica answered its last health poll as a standby (1) or not (0), by replica (host:port)',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+
+  readonly dbReplicaLag = new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: 'How far a read replica replays behind the primary, as of its last poll (0 when caught up; -1 when unknown), by replica (host:port)',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+
   readonly wsConnections = new Gauge({
     name: 'ws_connections',
     help: 'Open WebSocket (graphql-ws) connections',
@@ -121,6 +142,7 @@ export class MetricsService implements OnApplicationBootstrap {
     }
     for (const status of ['delivered', 'retrying', 'failed']) this.webhookDeliveries.labels(status).inc(0);
     for (const reason of ['queue', 'stall']) this.subscribersTooSlow.labels(reason).inc(0);
+    if (config.databaseReplicaUrls.length > 0) for (const target of ['primary', 'replica']) this.dbReadRoutes.labels(target).inc(0);
     if (config.metricsEnabled) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -154,6 +176,17 @@ export class MetricsService implements OnApplicationBootstrap {
       this.costSeries.set(type, series);
     }
     series.observe(cost);
+  }
+
+  /** A plain anonymous read, sent to the primary or to a replica. */
+  recordReadRoute(target: 'primary' | 'replica'): void {
+    this.dbReadRoutes.labels(target).inc();
+  }
+
+  /** A read replica's state after a poll (or a failed read); lag -1 when unknown. */
+  recordReplica(replica: string, up: boolean, lagSeconds: number): void {
+    this.dbReplicaUp.labels(replica).set(up ? 1 : 0);
+    this.dbReplicaLag.labels(replica).set(lagSeconds);
   }
 
   recordDbQuery(): void {

@@ -16,6 +16,8 @@ import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
 import { traceResolvers } from '../../tracing/resolver-context.js';
+import { readRoutingPlugin, routeResolvers } from '../../database/replicas/read-routing.resolvers.js';
+import { ReplicaSet } from '../../database/replicas/replica-set.js';
 import { tracingState } from '../../tracing/tracing-state.js';
 import { LiveOperationsModule } from './subscriptions/live-operations.module.js';
 import { OperationRunner } from './subscriptions/operation-runner.js';
@@ -47,14 +49,16 @@ export function buildGraphQLOptions(
   metrics: MetricsService,
   gate: OperationGate,
   cache: ResponseCache,
+  replicas: ReplicaSet,
 ): ApolloDriverConfig & ApolloFederationDriverConfig {
+  const routed = (schema: GraphQLSchema) => (replicas.enabled ? routeResolvers(schema) : schema);
   return {
     path: GRAPHQL_PATH,
     // The schema lives in memory; `npm run schema:print` writes schema.gql (and a test keeps it current).
     // As a federation subgraph (CONTRACT §10) it gains _service, _entities and the @key directives.
     autoSchemaFile: config.graphqlFederation ? { federation: 2 } : true,
     sortSchema: true,
-    transformSchema: (schema) => (tracingState.enabled ? traceResolvers(describeRootTypes(schema)) : describeRootTypes(schema)),
+    transformSchema: (schema) => routed(tracingState.enabled ? traceResolvers(describeRootTypes(schema)) : describeRootTypes(schema)),
     introspection: config.graphqlIntrospection,
     // "Did you mean ...?" would reveal the schema that introspection hides.
     hideSchemaDetailsFromClientErrors: !config.graphqlIntrospection,
@@ -82,6 +86,7 @@ export function buildGraphQLOptions(
       ...(config.graphqlFederation ? [ApolloServerPluginInlineTraceDisabled()] : []),
       gatePlugin(gate, cache),
       operationMetricsPlugin(metrics),
+      ...(replicas.enabled ? [readRoutingPlugin(replicas)] : []),
       ...(tracingState.enabled ? [tracingPlugin()] : []),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
     ],
@@ -108,7 +113,7 @@ export class GraphQLApiModule implements OnModuleInit {
         GraphQLModule.forRootAsync<ApolloDriverConfig | ApolloFederationDriverConfig>({
           driver: config.graphqlFederation ? ApolloFederationDriver : ApolloDriver,
           imports: [GraphQLSupportModule],
-          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache],
+          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache, ReplicaSet],
           useFactory: buildGraphQLOptions,
         }),
         LiveOperationsModule,

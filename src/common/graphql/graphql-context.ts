@@ -1,6 +1,7 @@
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../actor.js';
+import type { ReadRoute } from '../persistence/read-route.js';
 import type { Loaders } from './loaders.js';
 
 /** What every resolver gets as its GraphQL context. */
@@ -16,6 +17,8 @@ export interface GraphQLContext {
   operationCost?: number;
   /** With tracing on, the operation's span: its resolvers run inside it (tracing/resolver-context.ts). */
   traceContext?: TraceContext;
+  /** An anonymous query over HTTP that may read from a replica (database/replicas/read-routing.resolvers.ts). */
+  readRoute?: ReadRoute | null;
   /** This request's DataLoaders. */
   loaders: Loaders;
 }

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { Dialect, type Executor, type Statement } from './dialect.js';
 import { EntityTable } from './entity-table.js';
+import { isPlainRead, readRoute } from './read-route.js';
+import { ReadRouter } from './read-router.js';
 
 export type { Executor };
 
@@ -23,6 +25,7 @@ export class Sql {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     readonly dialect: Dialect,
+    private readonly replicas: ReadRouter,
   ) {}
 
   /** The table of an entity, read from its decorators (once per repository, at start-up). */
@@ -45,7 +48,15 @@ export class Sql {
   }
 
   rows<T>(statement: string, params: readonly unknown[], executor?: Executor): Promise<T[]> {
-    if (this.isShared(executor)) return this.send(statement, params) as Promise<T[]>;
+    if (this.isShared(executor)) {
+      // An anonymous read's plain SELECT may go to a read replica (database/replicas/).
+      const route = this.replicas.enabled ? readRoute.getStore() : undefined;
+      if (route !== undefined && isPlainRead(statement)) {
+        this.dataSource.logger.logQuery(statement, params as unknown[]);
+        return this.replicas.read(statement, params, route, () => this.send(statement, params, false)) as Promise<T[]>;
+      }
+      return this.send(statement, params) as Promise<T[]>;
+    }
     return executor!.query(statement, params as unknown[]);
   }
 
@@ -72,8 +83,8 @@ export class Sql {
     return executor === undefined || executor === this.dataSource || executor === this.dataSource.manager;
   }
 
-  private async send(text: string, params: readonly unknown[]): Promise<unknown[]> {
-    this.dataSource.logger.logQuery(text, params as unknown[]);
+  private async send(text: string, params: readonly unknown[], count = true): Promise<unknown[]> {
+    if (count) this.dataSource.logger.logQuery(text, params as unknown[]);
     try {
       return await this.dialect.send(text, params);
     } catch (error) {
