@@ -1,6 +1,21 @@
-// `node --import ./module-recorder.mjs`: appends the URL of every ES module the process resolves
-// to the file named by RECORD_MODULES_TO (tracing.e2e-spec.ts: is the OpenTelemetry SDK loaded?).
-import { register } from 'node:module';
+// `node --import ./module-recorder.mjs`: appends the file: URL of every module the process loads
+// to the file named by RECORD_MODULES_TO, one a line, written before the module runs (so a module
+// a response needed is in the file when the response arrives). ES modules through the loader
+// hooks (module-recorder-hooks.mjs, on the loader's thread), CommonJS through Module.prototype.load
+// (on Node 20 require() does not pass the hooks; on later versions it may: a file can then appear
+// twice, so readers deduplicate). Used by tracing.e2e-spec.ts, lazy-loading.e2e-spec.ts and
+// bench/cold-start.mjs (the module count).
+import { appendFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
 import process from 'node:process';
+import { pathToFileURL } from 'node:url';
 
-register('./module-recorder-hooks.mjs', import.meta.url, { data: { file: process.env.RECORD_MODULES_TO } });
+const file = process.env.RECORD_MODULES_TO;
+if (file) {
+  register('./module-recorder-hooks.mjs', import.meta.url, { data: { file } });
+  const load = Module.prototype.load;
+  Module.prototype.load = function recordedLoad(filename) {
+    appendFileSync(file, `${pathToFileURL(filename).href}\n`);
+    return load.call(this, filename);
+  };
+}
