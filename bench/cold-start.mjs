@@ -91,7 +91,7 @@ export async function measureColdStart({ databaseUrl, runs = 5, extraEnv = {} })
     const dir = await mkdtemp(path.join(os.tmpdir(), 'blog-modules-'));
     try {
       const file = path.join(dir, 'modules.txt');
-      const recorded = await start('service (module count)', { NODE_OPTIONS: `--import=${pathToFileURL(RECORDER).href}`, RECORD_MODULES_TO: file });
+      const recorded = await start('service (module count)', { NODE_OPTIONS: `--import=${pathToFileURL(RECORDER).href}`, RECORD_MODULES_TO: file, RECORD_COMMONJS: 'true' });
       modules = countModules(await readFile(file, 'utf8').catch(() => ''));
       await recorded.stop();
     } finally {

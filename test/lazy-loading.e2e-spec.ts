@@ -51,6 +51,8 @@ describe('lazy loading [sqlite, production build]', () => {
       {
         NODE_OPTIONS: `--import=${RECORDER}`,
         RECORD_MODULES_TO: modulesFile,
+        // xmlbuilder2 and pg are CommonJS, required when first used.
+        RECORD_COMMONJS: 'true',
         DATABASE_URL: `sqlite:${join(work.dir, 'blog.sqlite')}`,
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_RETRY_BASE_MS: '50',
