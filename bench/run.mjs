@@ -31,6 +31,7 @@ import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { measureCacheHotSet, renderCacheHotSet } from './cache-hot-set.mjs';
+import { coldStartLine, measureColdStart } from './cold-start.mjs';
 import { DEFAULT_SIZES, SEARCH_WORDS, TAG_NAMES, loadDataset, slugOf } from './dataset.mjs';
 import { measureFanout } from './fanout.mjs';
 import { renderTargets } from './targets.mjs';
@@ -72,7 +73,8 @@ Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy
                             post page beside the service and the floor (installed once under the temp dir)
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
                             rest-comments, graphql-post-page, graphql-post-page-tags, graphql-create-post,
-                            fanout, fanout-redis, cache-hot-set)
+                            fanout, fanout-redis, cache-hot-set,
+                            cold-start: start-up time, idle RSS and modules, bench/cold-start.mjs)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
           --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
           --allow-mismatch  measure a scenario even when the two servers answer differently
@@ -415,6 +417,7 @@ const SCENARIO_IDS = [
   'fanout',
   'fanout-redis',
   'cache-hot-set',
+  'cold-start',
 ];
 
 const TAG_SLUGS = TAG_NAMES.map(slugOf);
@@ -832,6 +835,7 @@ function renderMarkdown(report) {
   lines.push(
     `- Service: cold start ${fmt.int(service.coldStartMs)} ms (spawn → first 200 on /health; ${fmt.int(service.firstStartMs)} ms on the first start, with migrations), idle RSS ${fmt.ms(service.idleRssMb)} MB, RSS after the measurements ${fmt.ms(service.afterRssMb)} MB${report.cached ? ` (with its cache on: ${fmt.ms(report.cached.afterRssMb)} MB)` : ''}; floor: cold start ${fmt.int(floor.coldStartMs)} ms, idle RSS ${fmt.ms(floor.idleRssMb)} MB`,
   );
+  if (report.coldStart) lines.push(coldStartLine(report.coldStart));
   if (report.peer) {
     const p = report.peer;
     lines.push(
@@ -960,6 +964,16 @@ async function main() {
     peerDatabase = await clonePostgresDatabase(options.database, database.url, options.keep);
     cleanups.push(() => peerDatabase.drop());
     log(`bench: the peer's copy of the dataset: PostgreSQL database ${peerDatabase.name}`);
+  }
+
+  // 3a. Start-up on the existing database, before anything else runs (bench/cold-start.mjs).
+  if (wanted('cold-start')) {
+    try {
+      report.coldStart = await measureColdStart({ databaseUrl: database.url });
+    } catch (error) {
+      exitCode = 1;
+      report.notes.push(`ERROR: cold start not measured: ${(error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, ' | ')}`);
+    }
   }
 
   // 3. The service (cold start, idle RSS) and the floor.

@@ -1,8 +1,9 @@
-import pg from 'pg';
 import { digits } from '../common/persistence/entity-table.js';
+import { loadPg } from './pg-module.js';
 
 const TIMESTAMPTZ = 1184;
-const slow = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date | string | null;
+let generic: ((text: string) => Date | string | null) | undefined;
+const slow = (text: string) => (generic ??= loadPg().types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date | string | null)(text);
 
 /**
  * A `timestamptz` as PostgreSQL writes it in ISO style (`2026-11-25 03:41:13.262+00`, the offset
@@ -50,6 +51,6 @@ export function parseTimestamptz(text: string): Date | string | null {
 /** pg's type parsers, with the fast timestamptz one. Given to the pool as `types`. */
 export const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
-    return oid === TIMESTAMPTZ && format !== 'binary' ? parseTimestamptz : pg.types.getTypeParser(oid, format);
+    return oid === TIMESTAMPTZ && format !== 'binary' ? parseTimestamptz : loadPg().types.getTypeParser(oid, format);
   },
 };

@@ -1,8 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
 import { type TextQuery, toWebSearch } from '../common/persistence/text-search.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
+import { loadPg } from './pg-module.js';
 
 interface PgPool {
   query(config: { text: string; values: unknown[]; name?: string }): Promise<{ rows: unknown[] }>;
@@ -158,7 +159,7 @@ export class PostgresDialect extends Dialect {
     let closed = false;
     const connect = (): Promise<void> => {
       if (closed) return Promise.resolve();
-      const current = new pg.Client({ connectionString: url, application_name: name, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+      const current = new (loadPg().Client)({ connectionString: url, application_name: name, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
       client = current;
       const retry = () => {
         if (client !== current) return;

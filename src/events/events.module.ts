@@ -1,56 +1,26 @@
 import { EventEmitter } from 'node:events';
 import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { RedisPubSub } from 'graphql-redis-subscriptions';
+import type { RedisPubSub } from 'graphql-redis-subscriptions';
 import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
-import { Redis } from 'ioredis';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import { AppConfig } from '../config/app-config.js';
-import { createRedisClient } from '../redis/redis.module.js';
 import { CONTENT_CHANGED, type ContentChanged } from './blog-events.js';
 import { EventPublisher, PUB_SUB } from './event-publisher.js';
 import { EventRelay, LOCAL_EVENTS } from './event-relay.js';
 import { OutboxRepository } from './outbox.repository.js';
 import { SubscriptionGateway } from './subscription-gateway.js';
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/** Payloads cross Redis as JSON: turn the timestamps back into Dates. */
-const reviveDates = (key: string, value: unknown) =>
-  (key === 'createdAt' || key === 'updatedAt') && typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value;
-
-/**
- * graphql-redis-subscriptions applies `triggerTransform` to subscribe() only, never to
- * publish(): publishing must name the same prefixed channel, or no subscriber ever hears it.
- */
-class PrefixedRedisPubSub extends RedisPubSub {
-  constructor(
-    options: ConstructorParameters<typeof RedisPubSub>[0],
-    private readonly channel: (trigger: string) => string,
-  ) {
-    super({ ...options, triggerTransform: (trigger) => channel(String(trigger)) });
-  }
-
-  override publish<T>(trigger: string, payload: T): Promise<void> {
-    return super.publish(this.channel(trigger), payload);
-  }
-}
-
-function createPubSub(config: AppConfig): PubSubEngine {
+async function createPubSub(config: AppConfig): Promise<PubSubEngine> {
   // Every subscriber is a listener of its event's name: thousands are normal, not a leak.
   if (!config.redisUrl) return new PubSub({ eventEmitter: new EventEmitter().setMaxListeners(0) });
-  const logger = new Logger('Events');
-  // The subscriber keeps its offline queue: (re)subscriptions wait for Redis to come back.
-  const subscriber = new Redis(config.redisUrl, {
-    connectionName: 'blog-events-subscriber',
-    maxRetriesPerRequest: null,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
-  subscriber.on('error', (error) => logger.debug(`Redis subscriber: ${error.message}`));
-  return new PrefixedRedisPubSub(
-    { publisher: createRedisClient(config.redisUrl, 'events-publisher'), subscriber, reviver: reviveDates },
-    (trigger) => `${config.redisKeyPrefix}events:${trigger}`,
-  );
+  // Loaded only with REDIS_URL: ioredis and graphql-redis-subscriptions are not needed otherwise.
+  const { createRedisPubSub } = await import('./redis-pub-sub.js');
+  return createRedisPubSub(config.redisUrl, config.redisKeyPrefix);
 }
+
+/** The Redis bus (redis-pub-sub.ts), told apart without loading its module. */
+const asRedisPubSub = (pubSub: PubSubEngine): RedisPubSub | null =>
+  typeof (pubSub as Partial<RedisPubSub>).getSubscriber === 'function' ? (pubSub as RedisPubSub) : null;
 
 /**
  * Events: the outbox every write records its events in, the relay that publishes them from
@@ -83,7 +53,7 @@ export class EventsModule implements OnModuleInit, OnApplicationShutdown {
     if (!this.cache.enabled) return;
     // Over Redis, other instances' writes are heard only while the subscriber is connected and
     // subscribed: the cache serves nothing until then, nor while the connection is down.
-    const subscriber = this.pubSub instanceof RedisPubSub ? this.pubSub.getSubscriber() : null;
+    const subscriber = asRedisPubSub(this.pubSub)?.getSubscriber() ?? null;
     let subscribed = false;
     if (subscriber) {
       this.cache.suspend();
@@ -110,8 +80,9 @@ export class EventsModule implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.pubSub instanceof RedisPubSub) {
-      const clients = [this.pubSub.getPublisher(), this.pubSub.getSubscriber()];
+    const redisPubSub = asRedisPubSub(this.pubSub);
+    if (redisPubSub) {
+      const clients = [redisPubSub.getPublisher(), redisPubSub.getSubscriber()];
       await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
     }
   }

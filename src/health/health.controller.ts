@@ -8,7 +8,6 @@ import { ApiJson } from '../common/openapi/api-docs.decorators.js';
 import { HEALTH_PROBLEM_SCHEMA, HEALTH_SCHEMA, headerRef, schemaRef } from '../common/openapi/schemas.js';
 import { type ProblemDetails, toProblemDetails } from '../common/errors/problem-details.js';
 import { renderProblem } from '../common/errors/problem-renderer.js';
-import { renderProblemXml } from '../common/errors/problem-xml.js';
 import { varyOnAccept } from '../common/http/vary.js';
 import { REDIS } from '../redis/redis.module.js';
 import { ReplicaSet } from '../database/replicas/replica-set.js';
@@ -61,7 +60,7 @@ export class HealthController {
     headers: { 'Retry-After': headerRef('Retry-After') },
     content: {
       'application/problem+json': { schema: schemaRef('HealthProblem', HEALTH_PROBLEM_SCHEMA), example: EXAMPLE_503 },
-      'application/problem+xml': { schema: { type: 'string' }, example: renderProblemXml(EXAMPLE_503) },
+      'application/problem+xml': { schema: { type: 'string' } },
       'text/html': { schema: { type: 'string' } },
     },
   })

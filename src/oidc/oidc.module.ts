@@ -1,14 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { ExternalTokenVerifier } from '../auth/credential-verifiers.js';
 import { ExternalAccountsService } from './external-accounts.service.js';
 import { ExternalIdentitiesRepository } from './external-identities.repository.js';
-import { OidcTokenVerifier } from './oidc-token.verifier.js';
 
 /**
  * Single sign-on through an OpenID Connect provider, on when AUTH_JWKS_URL is set: provides
  * AuthService's ExternalTokenVerifier globally. Off, it is an empty module and such tokens
- * are refused.
+ * are refused. The verifier (and jose with it) is loaded only when on.
  */
 @Module({})
 export class OidcModule {
@@ -17,7 +16,15 @@ export class OidcModule {
     return {
       module: OidcModule,
       global: true,
-      providers: [ExternalIdentitiesRepository, ExternalAccountsService, { provide: ExternalTokenVerifier, useClass: OidcTokenVerifier }],
+      providers: [
+        ExternalIdentitiesRepository,
+        ExternalAccountsService,
+        {
+          provide: ExternalTokenVerifier,
+          inject: [AppConfig, ExternalAccountsService],
+          useFactory: async (appConfig: AppConfig, accounts: ExternalAccountsService) => new (await import('./oidc-token.verifier.js')).OidcTokenVerifier(appConfig, accounts),
+        },
+      ],
       exports: [ExternalTokenVerifier],
     };
   }

@@ -1,12 +1,14 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 
 /** The shared Redis connection for commands (counters, caches), or null when REDIS_URL is unset. */
 export const REDIS = Symbol('REDIS');
 
-export function createRedisClient(url: string, name: string): Redis {
+export async function createRedisClient(url: string, name: string): Promise<Redis> {
   const logger = new Logger(`Redis:${name}`);
+  // Loaded with the first client: without REDIS_URL, never.
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     connectionName: `blog-${name}`,
     // Fail commands at once while disconnected instead of queueing them: a Redis outage
@@ -34,7 +36,7 @@ export function createRedisClient(url: string, name: string): Redis {
     {
       provide: REDIS,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => (config.redisUrl ? createRedisClient(config.redisUrl, 'commands') : null),
+      useFactory: async (config: AppConfig) => (config.redisUrl ? createRedisClient(config.redisUrl, 'commands') : null),
     },
   ],
   exports: [REDIS],

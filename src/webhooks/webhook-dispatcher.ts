@@ -11,7 +11,6 @@ import { EVERY_EVENT, LOCAL_EVENTS } from '../events/event-relay.js';
 import { OutboxRepository, PUBLIC_READER, type StoredEvent } from '../events/outbox.repository.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type AttemptOutcome, type ClaimedDelivery, type NewDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-import { sendSigned } from './webhook-sender.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
 const FEED_BATCH = 100;
@@ -220,6 +219,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    // The sender (and standardwebhooks) is loaded with the first delivery: never while no webhook exists.
+    const { sendSigned } = await import('./webhook-sender.js');
     const result = await sendSigned({
       url: delivery.url,
       secret: delivery.secret,

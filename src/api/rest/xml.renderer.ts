@@ -1,7 +1,6 @@
-import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { ListItem, Resource, ResourceList } from '../../common/resource/resource.js';
-import { XML_BUILDER_OPTIONS, xmlText } from '../../common/resource/xml.js';
+import { XML_BUILDER_OPTIONS, createXmlDocument, xmlText } from '../../common/resource/xml.js';
 
 const isObject = (value: unknown): value is ListItem => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -33,7 +32,7 @@ function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?:
 
 /** `<post>` with one child element a field and `<link rel href/>` a link; lists as `<posts>`. */
 export function renderXml(resource: Resource | ResourceList): string {
-  const document = create(XML_BUILDER_OPTIONS);
+  const document = createXmlDocument(XML_BUILDER_OPTIONS);
   const itemName: ItemNames | undefined = resource.origin.xmlItem?.bind(resource.origin);
   if ('items' in resource) {
     const list = document.ele(resource.plural);

@@ -1,6 +1,5 @@
-import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import { XML_BUILDER_OPTIONS, xmlText } from '../resource/xml.js';
+import { XML_BUILDER_OPTIONS, createXmlDocument, xmlText } from '../resource/xml.js';
 import type { ProblemDetails } from './problem-details.js';
 
 export const PROBLEM_XML_CONTENT_TYPE = 'application/problem+xml; charset=utf-8';
@@ -26,7 +25,7 @@ function appendMember(parent: XMLBuilder, name: string, value: unknown): void {
  * values as `<i>` children and an object's members as elements inside its own.
  */
 export function renderProblemXml(problem: ProblemDetails): string {
-  const document = create(XML_BUILDER_OPTIONS);
+  const document = createXmlDocument(XML_BUILDER_OPTIONS);
   const root = document.ele(PROBLEM_XML_NAMESPACE, 'problem');
   for (const [member, value] of Object.entries(problem)) appendMember(root, member, value);
   return document.end({ prettyPrint: false });

@@ -199,6 +199,10 @@ function completeErrors(path: string, item: PathItemObject, operation: Operation
     const headers = ERROR_HEADERS[Number(status)] ?? [];
     if (headers.length > 0) response.headers = { ...Object.fromEntries(headers.map((name) => [name, headerRef(name)])), ...response.headers };
     const json = response.content?.[PROBLEM_MEDIA_TYPE];
+    // A route's own problem (/health's 503) gets the XML of its JSON example here, when the
+    // document is built, not when its decorator runs at start-up (xmlbuilder2 loads lazily).
+    const xml = response.content?.[PROBLEM_XML_MEDIA_TYPE];
+    if (xml && xml.example === undefined && json?.example !== undefined) xml.example = renderProblemXml(json.example as ProblemDetails);
     // Only what the filter sends (a route that writes its own problem, /health's 503, declares its own).
     if (!json || !isReference(json.schema) || json.schema.$ref !== '#/components/schemas/Problem') continue;
     const example = exampleProblem(Number(status), path, item, operation, schemas);

@@ -15,6 +15,8 @@ export const requestKey = (address: string) => `ip:${address}`;
 export const costKey = (address: string) => `cost:${address}`;
 export type { LimitState };
 
+const LIMIT_KEYS = { maxSize: 100_000, sizeCalculation: () => 1 };
+
 /**
  * Counts hits per key in fixed windows: in this process (@nestjs/throttler's storage) or,
  * with REDIS_URL, in Redis so all instances share one count. If Redis is unreachable the
@@ -25,10 +27,14 @@ export class RateLimiter {
   private readonly logger = new Logger('RateLimit');
   private readonly redisStorage?: RedisThrottlerStorage;
   private readonly redisPrefix: string;
-  /** Failure windows in this process (without Redis), bounded: the oldest keys go first. */
-  private readonly failures = new LRUCache<string, { hits: number; expiresAt: number }>({ max: 100_000 });
+  /**
+   * Failure windows in this process (without Redis), bounded: the oldest keys go first. Bounded
+   * by maxSize (1 a key), not max: with max, lru-cache allocates its arrays for all 100,000
+   * keys up front (unused without a single client, and with Redis).
+   */
+  private readonly failures = new LRUCache<string, { hits: number; expiresAt: number }>(LIMIT_KEYS);
   /** Cost budgets in this process (without Redis), bounded likewise. */
-  private readonly spent = new LRUCache<string, { hits: number; expiresAt: number }>({ max: 100_000 });
+  private readonly spent = new LRUCache<string, { hits: number; expiresAt: number }>(LIMIT_KEYS);
 
   constructor(
     private readonly memoryStorage: ThrottlerStorageService,

@@ -1,3 +1,19 @@
+import { createRequire } from 'node:module';
+import type { XMLBuilder, XMLBuilderCreateOptions } from 'xmlbuilder2/lib/interfaces.js';
+
+const require = createRequire(import.meta.url);
+let xmlbuilder2: typeof import('xmlbuilder2') | undefined;
+
+/**
+ * xmlbuilder2's `create`, loaded the first time an XML document is rendered (about 130 modules
+ * that a service answering JSON never needs). A CommonJS package: required, so rendering stays
+ * synchronous.
+ */
+export function createXmlDocument(options: XMLBuilderCreateOptions): XMLBuilder {
+  xmlbuilder2 ??= require('xmlbuilder2') as typeof import('xmlbuilder2');
+  return xmlbuilder2.create(options);
+}
+
 /**
  * What every XML document of the service is built with (xmlbuilder2): characters XML 1.0 cannot
  * carry (control characters) become U+FFFD instead of breaking the document.
