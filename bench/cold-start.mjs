@@ -22,9 +22,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SIZES, loadDataset } from './dataset.mjs';
-import { POST_PAGE_QUERY, UsageError, checkDatabaseFlag, log, numericFlags, out } from './shared.mjs';
+import { POST_PAGE_QUERY, checkDatabaseFlag, log, numericFlags, out } from './shared.mjs';
 // A cycle (run.mjs imports this file): only used inside functions, after both have loaded.
-import { abort, cpuMicros, prepareDatabase, rssMb, runCleanups, send, startService } from './run.mjs';
+import { cpuMicros, prepareDatabase, rssMb, runScript, send, startService } from './run.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RECORDER = path.join(ROOT, 'test', 'support', 'module-recorder.mjs');
@@ -148,18 +148,4 @@ async function main() {
   return 0;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.once('SIGINT', () => void abort('interrupted', 130));
-  process.once('SIGTERM', () => void abort('terminated', 143));
-  main().then(
-    async (code) => {
-      await runCleanups();
-      process.exit(code);
-    },
-    async (error) => {
-      log(error instanceof UsageError ? error.message : `cold start failed: ${error instanceof Error ? error.stack : error}`);
-      await runCleanups();
-      process.exit(error instanceof UsageError ? 2 : 1);
-    },
-  );
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) runScript('cold start', main);

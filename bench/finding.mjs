@@ -31,7 +31,7 @@ import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findingSizes, loadFindingPostgres, loadFindingSqlite, word } from './finding-data.mjs';
-import { abort, cannon, cleanups, fmt, gitState, machine, measureRound, prepareDatabase, runCleanups, send, startService, summarize } from './run.mjs';
+import { abort, cannon, cleanups, fmt, gitState, machine, measureRound, prepareDatabase, runScript, send, startService, summarize } from './run.mjs';
 import { UsageError, checkDatabaseFlag, log, mulberry32, numericFlags, out, parseDatabaseUrl, randomInt } from './shared.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -245,17 +245,4 @@ async function main() {
   return over.length === 0 && !failed ? 0 : 1;
 }
 
-process.once('SIGINT', () => void abort('interrupted', 130));
-process.once('SIGTERM', () => void abort('terminated', 143));
-
-main().then(
-  async (code) => {
-    await runCleanups();
-    process.exit(code);
-  },
-  async (error) => {
-    log(`\nfinding failed: ${error instanceof Error ? error.message : error}`);
-    await runCleanups();
-    process.exit(1);
-  },
-);
+runScript('finding', main);

@@ -178,6 +178,24 @@ export async function abort(reason, code) {
   process.exit(code);
 }
 
+/** Runs a bench script's `main` to its exit code, cleaning up on success, error and signals (a UsageError exits 2). */
+export function runScript(label, main) {
+  process.once('SIGINT', () => void abort('interrupted', 130));
+  process.once('SIGTERM', () => void abort('terminated', 143));
+  process.on('unhandledRejection', (error) => void abort(`unhandled rejection: ${error instanceof Error ? error.stack : error}`, 1));
+  main().then(
+    async (code) => {
+      await runCleanups();
+      process.exit(code);
+    },
+    async (error) => {
+      log(error instanceof UsageError ? error.message : `\n${label} failed: ${error instanceof Error ? error.message : error}`);
+      await runCleanups();
+      process.exit(error instanceof UsageError ? 2 : 1);
+    },
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Child processes (the service, the floor)
 
@@ -1239,20 +1257,4 @@ async function checkPeer(scenario, service, peer) {
 }
 
 // Run only as a script: bench/scale.mjs imports the helpers above.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.once('SIGINT', () => void abort('interrupted', 130));
-  process.once('SIGTERM', () => void abort('terminated', 143));
-  process.on('unhandledRejection', (error) => void abort(`unhandled rejection: ${error instanceof Error ? error.stack : error}`, 1));
-
-  main().then(
-    async (code) => {
-      await runCleanups();
-      process.exit(code);
-    },
-    async (error) => {
-      log(`\nbench failed: ${error instanceof Error ? error.message : error}`);
-      await runCleanups();
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) runScript('bench', main);

@@ -52,7 +52,7 @@ import {
   measureRound,
   prepareDatabase,
   rssMb,
-  runCleanups,
+  runScript,
   send,
   startService,
   summarize,
@@ -837,18 +837,4 @@ async function main() {
   return report.pages.pass && !report.plans.some((plan) => !plan.indexUsed) ? 0 : 1;
 }
 
-process.once('SIGINT', () => void abort('interrupted', 130));
-process.once('SIGTERM', () => void abort('terminated', 143));
-process.on('unhandledRejection', (error) => void abort(`unhandled rejection: ${error instanceof Error ? error.stack : error}`, 1));
-
-main().then(
-  async (code) => {
-    await runCleanups();
-    process.exit(code);
-  },
-  async (error) => {
-    log(`\nscale failed: ${error instanceof Error ? error.message : error}`);
-    await runCleanups();
-    process.exit(1);
-  },
-);
+runScript('scale', main);
