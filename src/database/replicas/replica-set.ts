@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import pg from 'pg';
+import type pg from 'pg';
 import { Dialect } from '../../common/persistence/dialect.js';
 import { ReadRouter } from '../../common/persistence/read-router.js';
 import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
+import { loadPg } from '../pg-module.js';
 import { pgTypes } from '../pg-timestamps.js';
 import { parseLsn, type ReadRoute } from '../../common/persistence/read-route.js';
 import { WrittenPositions } from './written-positions.js';
@@ -35,7 +36,7 @@ class Replica {
     url: string,
     poolSize: number,
   ) {
-    this.pool = new pg.Pool({
+    this.pool = new (loadPg().Pool)({
       connectionString: url,
       max: poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
