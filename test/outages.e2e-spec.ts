@@ -8,6 +8,7 @@ import { expectProblem } from './support/problems.js';
 import { createComment, createPost } from './support/resources.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { ResponseCache } from '../src/common/cache/response-cache.js';
 
 /**
  * Issue 7, outages (PostgreSQL only): app → TCP proxy → PostgreSQL. While the proxy is cut (or
@@ -70,6 +71,13 @@ describePostgres(title, () => {
     await proxy?.close();
     await database?.drop();
   });
+
+  /**
+   * An answer the response cache kept (an anonymous read) needs no database, and while it is away
+   * no write can change what it shows: dropped before each outage, so that every read needs it.
+   * (Writes drop only the tags they touch: the reads of expectEverythingBack may still be kept.)
+   */
+  const dropCachedAnswers = () => app.app.get(ResponseCache).invalidate();
 
   /** Every REST request that needs the database, as a fresh supertest call each time. */
   const restCalls = (): [string, () => request.Test][] => [
@@ -175,6 +183,7 @@ describePostgres(title, () => {
   it('cut: every route and operation that needs the database answers 503 / SERVICE_UNAVAILABLE within 5 s, and writes nothing', async () => {
     await http().get('/health').expect(200);
     const before = await directSnapshot();
+    dropCachedAnswers();
     proxy.cut();
     try {
       await expectEverythingUnavailable('cut', false);
@@ -193,6 +202,7 @@ describePostgres(title, () => {
   it('stall (connections open, nothing answers): the same, within 5 s, and back once it heals', async () => {
     await waitHealthy();
     const before = await directSnapshot();
+    dropCachedAnswers();
     proxy.stall();
     try {
       // All at once: the pool's connections hang, so the rest queue for one; still 5 s each.
