@@ -6,10 +6,27 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import request from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
-import { type CallerName, commentOn, createPostIn, editorialEnv, sseClient } from './support/editorial.js';
+import {
+  type Caller,
+  CALLER_LABELS,
+  CALLER_NAMES,
+  type CallerName,
+  commentOn,
+  createPostIn,
+  type EditorialPost,
+  editorialEnv,
+  expectNoMarker,
+  marker,
+  mayRead,
+  type PostStatus,
+  signInCallers,
+  sseClient,
+  STATES,
+} from './support/editorial.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
+import type { CommentBody } from './support/resources.js';
 import { LiveSubscription, listen, waitForSubscribers, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
@@ -197,6 +214,52 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
       { __typename: 'Post', id: trashed.id, title: trashed.title },
     ]);
     expect((await entities(tokens.admin))[2]).toEqual({ __typename: 'Comment', id: hidden.id, body: 'to be hidden' });
+  });
+
+  // The federation door of issue 26's visibility matrix (test/visibility-matrix.e2e-spec.ts has
+  // the other doors; its app runs without federation): ALICE's post in each state, with a comment
+  // of hers, asked for as entities by each caller. A post the caller may not read, and its
+  // comment, resolve to null, and nothing of them is in the answer.
+  describe('the read policy on _entities: posts in each state × callers', () => {
+    let callers: Record<CallerName, Caller>;
+    const fixtures = new Map<PostStatus, { post: EditorialPost; comment: CommentBody; mark: string }>();
+    const POST_AND_COMMENT = 'query($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Post { id title body } ... on Comment { id body post { id } } } }';
+
+    beforeAll(async () => {
+      callers = await signInCallers(app);
+      for (const state of STATES) {
+        const mark = marker(state);
+        let comment: CommentBody | undefined;
+        const addComment = async (post: EditorialPost) => {
+          comment = await commentOn(app, post.id, callers.alice.token!, `A remark ${mark}`);
+        };
+        const post = await createPostIn(app, callers.alice.token!, state, { title: `Title ${mark}`, body: `Body ${mark}`, beforeTrash: addComment });
+        if (!comment) await addComment(post);
+        expect(post.status, `the ${state} post of the fixture`).toBe(state);
+        fixtures.set(state, { post, comment: comment!, mark });
+      }
+    }, 60_000);
+
+    for (const state of STATES) {
+      for (const callerName of CALLER_NAMES) {
+        const visible = mayRead(callerName, state);
+        it(`${state} post × ${CALLER_LABELS[callerName]}: _entities ${visible ? 'resolves the post and its comment' : 'gives null for both'}`, async () => {
+          const { post, comment, mark } = fixtures.get(state)!;
+          const result = await graphql(app, POST_AND_COMMENT, { r: [{ __typename: 'Post', id: post.id }, { __typename: 'Comment', id: comment.id }] }, { token: callers[callerName].token });
+          const door = `[${state} × ${callerName}] _entities`;
+          const entities = expectData(result)._entities;
+          if (!visible) {
+            expect(entities, door).toEqual([null, null]);
+            expectNoMarker(JSON.stringify(result.body), mark, door);
+            return;
+          }
+          expect(entities, door).toEqual([
+            { __typename: 'Post', id: post.id, title: post.title, body: post.body },
+            { __typename: 'Comment', id: comment.id, body: comment.body, post: { id: post.id } },
+          ]);
+        });
+      }
+    }
   });
 
   it('an id that is not a positive 32-bit integer resolves to null, never a 500', async () => {
