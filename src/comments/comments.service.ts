@@ -61,7 +61,7 @@ export class CommentsService {
    * caller may not see it, or when the parent is not a comment of that post they see.
    */
   async listForPost(postId: number, request: PageRequest, actor: Actor | null | undefined, parentId?: number): Promise<Page<Comment>> {
-    await this.posts.get(postId, actor);
+    await this.posts.assertVisible(postId, actor);
     const scope = this.scopeOf(actor);
     if (parentId === undefined) return this.comments.visiblePage('postId', postId, scope, request);
     const parent = await this.comments.findParent(parentId);

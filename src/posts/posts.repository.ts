@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CommentStatus, PostStatus } from '../auth/read-policy.js';
+import type { CommentStatus, PostStatus, PostVisibility } from '../auth/read-policy.js';
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
@@ -67,6 +67,17 @@ export class PostsRepository extends ResourceRepository<Post> {
   protected override recordReads(read: ReadScope): void {
     if (read.kind === 'ids') recordReadIds(postTag, read.ids);
     else recordReadTags(POSTS_TAG);
+  }
+
+  /**
+   * What the read policy looks at of a post (its status and author), for a door that shows
+   * something else of it (its comments): neither its text nor its tags are read.
+   */
+  async visibilityOf(id: number): Promise<PostVisibility | null> {
+    this.recordReads({ kind: 'ids', ids: [id] });
+    const statement = this.cached('visibility', () => 'SELECT status, author_id FROM posts WHERE id = $1');
+    const [row] = await this.sql.rows<{ status: PostStatus; author_id: number }>(statement, [id]);
+    return row ? { status: row.status, authorId: row.author_id } : null;
   }
 
   /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */

@@ -213,6 +213,12 @@ export class PostsService {
     return post;
   }
 
+  /** 404 unless the post exists and the caller may see it; reads only what the policy needs. */
+  async assertVisible(id: number, actor: Actor | null | undefined): Promise<void> {
+    const post = await this.posts.visibilityOf(id);
+    if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Post', id);
+  }
+
   /**
    * For batching: the posts with these ids, in no particular order, whatever their state. With
    * `withAuthors`, each post's author is joined in (`post.author`).

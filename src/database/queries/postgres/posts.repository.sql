@@ -1118,3 +1118,12 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- PostsRepository.visibilityOf
+SELECT
+  status,
+  author_id
+FROM
+  posts
+WHERE
+  id = $1

@@ -1083,3 +1083,12 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- PostsRepository.visibilityOf
+SELECT
+  status,
+  author_id
+FROM
+  posts
+WHERE
+  id = ?
