@@ -3,6 +3,7 @@ import type { SchemaObject } from '../openapi/schemas.js';
 import type { Actor } from '../actor.js';
 import type { Link, Links } from './links.js';
 import { Resource, ResourceList, type ResourceView } from './resource.js';
+import { isoText } from './iso-text.js';
 
 interface Identified {
   id: number;
@@ -326,7 +327,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   }
 }
 
-const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+const iso = (value: unknown) => (value instanceof Date ? isoText(value) : value);
 
 function readFields(entity: new () => unknown): Field[] {
   return getMetadataArgsStorage()
