@@ -202,7 +202,7 @@ describe('CommentsService', () => {
   });
 
   it("listForPost is NOT_FOUND for a post the caller may not see, and pages the post's comments oldest first otherwise", async () => {
-    posts.get.mockRejectedValueOnce(Object.assign(new Error('gone'), { code: 'NOT_FOUND' }));
+    posts.assertVisible.mockRejectedValueOnce(Object.assign(new Error('gone'), { code: 'NOT_FOUND' }));
     expect(await codeOf(service.listForPost(7, { limit: 2 }, null))).toBe('NOT_FOUND');
     expect(repository.visiblePage).not.toHaveBeenCalled();
     await service.listForPost(7, { limit: 2, after: 4 }, null);
