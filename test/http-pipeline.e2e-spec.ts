@@ -50,7 +50,7 @@ const PIPELINE: Hooks = {
   preParsing: ['refuseUnrouted'],
   preHandler: ['answerRepresentationFromCache', 'answerGraphQLFromCache'],
   preSerialization: ['renderRepresentation'],
-  onSend: ['keepGraphQLAnswer'],
+  onSend: ['keepGraphQLAnswer', 'sendPageHeaders'],
   // Nest's adapter's own, then the metrics.
   onResponse: ['anonymous', 'recordHttpMetrics'],
 };

@@ -599,6 +599,37 @@ describeEachDatabase('security', (kind) => {
         }
       }
     });
+    it("a page carries all of helmet's headers; every other answer nosniff, HSTS, no framing and a CSP that loads nothing", async () => {
+      const PAGE_ONLY = ['referrer-policy', 'cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+      const pages: [string, Response][] = [
+        ['HTML', await http().get('/posts/1').set('Accept', 'text/html')],
+        // The same page again: from the response cache, answered before any handler.
+        ['HTML, again', await http().get('/posts/1').set('Accept', 'text/html')],
+        ['HTML problem', await http().get('/posts/999999').set('Accept', 'text/html')],
+        ['GraphiQL', await http().get('/graphql').set('Accept', 'text/html')],
+        ['OpenAPI UI', await http().get('/docs/')],
+      ];
+      for (const [what, response] of pages) {
+        expect(response.headers['content-type'], what).toMatch(/^text\/html/);
+        expect(response.headers['content-security-policy'], what).toMatch(/^default-src 'self';/);
+        for (const name of PAGE_ONLY) expect(response.headers[name], `${what}: ${name}`).toBeDefined();
+      }
+      const data: [string, Response][] = [
+        ['JSON', await http().get('/posts/1')],
+        ['XML', await http().get('/posts/1').set('Accept', 'application/xml')],
+        ['problem', await http().get('/posts/999999')],
+        ['GraphQL', await http().post('/graphql').send({ query: '{ post(id: 1) { id } }' })],
+        ['metrics', await http().get('/metrics')],
+      ];
+      for (const [what, response] of data) {
+        expect(response.headers['content-type'], what).not.toMatch(/^text\/html/);
+        expect(response.headers['content-security-policy'], what).toBe("default-src 'none'; frame-ancestors 'none'");
+        expect(response.headers['x-content-type-options'], what).toBe('nosniff');
+        expect(response.headers['strict-transport-security'], what).toMatch(/^max-age=\d+/);
+        expect(response.headers['x-frame-options'], what).toBeDefined();
+        for (const name of PAGE_ONLY) expect(response.headers[name], `${what}: ${name}`).toBeUndefined();
+      }
+    });
   });
 
   describe('body size limit (1 MiB)', () => {

@@ -6,7 +6,7 @@ import { AllowedMethods } from '../common/http/allowed-methods.js';
 import { trustFunction } from '../common/http/client-address.js';
 import { parseJsonOrNothing } from '../common/http/json-body.js';
 import { refuseMalformedQuery } from '../common/http/query-encoding.js';
-import { sendSecurityHeaders } from '../common/http/security-headers.js';
+import { securityHeaderHooks } from '../common/http/security-headers.js';
 import { answerFrameworkError, echoRequestId, loggerOptions } from '../common/logging/request-logging.js';
 import { RateLimiter, rateLimitHook } from '../common/rate-limit/rate-limiter.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -62,6 +62,7 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   const representations = app.get(RepresentationHooks);
   const graphqlCache = app.get(GraphQLCacheHooks).at(GRAPHQL_PATH);
   const metrics = app.get(MetricsService);
+  const { sendSecurityHeaders, sendPageHeaders } = securityHeaderHooks();
 
   // First of all: every route registered from here on (Nest's at init included) tells which methods its path serves.
   fastify.addHook('onRoute', allowedMethods.learnRoute);
@@ -90,8 +91,8 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   fastify.addHook('onRequest', echoRequestId);
   // With tracing on, the HTTP span is named after its route.
   if (tracingState.enabled) fastify.addHook('onRequest', nameHttpSpanAfterRoute);
-  // ...and the security headers (nosniff, CSP).
-  fastify.addHook('onRequest', sendSecurityHeaders());
+  // ...and the security headers (nosniff, HSTS, no framing, a CSP that loads nothing; a page gets helmet's at onSend).
+  fastify.addHook('onRequest', sendSecurityHeaders);
   // Before any work: a client over RATE_LIMIT_MAX gets 429 whatever it asked, 404s and bad input included;
   // every answer it counts carries RateLimit-Policy and RateLimit (GraphQL's add the cost budget, gate.plugin.ts).
   if (config.rateLimitMax > 0) fastify.addHook('onRequest', rateLimitHook(app.get(RateLimiter), config.rateLimitMax, config.rateLimitWindowS));
@@ -136,6 +137,8 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   // ── onSend ─────────────────────────────────────────────────────────────────────────────────
   // Apollo's answer to an anonymous query, kept when the gate marked it storable.
   fastify.addHook('onSend', graphqlCache.keepGraphQLAnswer);
+  // An HTML page (a representation, GraphiQL, the OpenAPI UI, a problem for a browser): helmet's headers.
+  fastify.addHook('onSend', sendPageHeaders);
 
   // ── onResponse ─────────────────────────────────────────────────────────────────────────────
   // Every answer counted (cache hits, refusals and 404s included); then Fastify's log controller writes the one log line.

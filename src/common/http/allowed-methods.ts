@@ -6,7 +6,7 @@ import { type NormalizedError, normalizeError } from '../errors/normalize-error.
 import { type ErrorResponder, sendProblem } from '../errors/problem-details.filter.js';
 import { toProblemDetails } from '../errors/problem-details.js';
 import { renderProblem } from '../errors/problem-renderer.js';
-import { securityHeaders } from './security-headers.js';
+import { type SecurityHeaders, securityHeaders, securityHeadersFor } from './security-headers.js';
 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -37,7 +37,7 @@ const ACCEPT_LINE = /^accept:[ \t]*([^\r\n]*)/im;
  */
 export class AllowedMethods {
   private readonly patterns = new Map<string, Pattern>();
-  private rawHeaders?: Record<string, string>;
+  private rawHeaders?: SecurityHeaders;
 
   /** An `onRoute` hook: records the route's methods under its URL. */
   readonly learnRoute = (route: RouteOptions): void => {
@@ -111,7 +111,7 @@ export class AllowedMethods {
     const head = raw.split('\r\n\r\n', 1)[0];
     const { contentType, body } = renderProblem(toProblemDetails(error, path), ACCEPT_LINE.exec(head)?.[1]);
     const headers: Record<string, string> = {
-      ...(this.rawHeaders ??= securityHeaders()),
+      ...securityHeadersFor((this.rawHeaders ??= securityHeaders()), contentType),
       ...error.headers,
       'content-type': contentType,
       'content-length': String(Buffer.byteLength(body)),
