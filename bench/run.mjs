@@ -41,6 +41,7 @@ import {
   CREATE_POST_MUTATION,
   POST_PAGE_QUERY,
   POST_PAGE_TAGS_QUERY,
+  SERVICE_NODE_FLAGS,
   encodeCursor,
   encodePostCursor,
   encodeTimeCursor,
@@ -359,7 +360,7 @@ function serviceEnv(databaseUrl, extra = {}) {
 
 export async function startService(databaseUrl, label, extra) {
   const startedAt = performance.now();
-  const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra));
+  const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra), { args: [...SERVICE_NODE_FLAGS, SERVICE_ENTRY] });
   const { url, readyMs } = await waitReady(proc, startedAt, '/health');
   return Object.assign(proc, { url, coldStartMs: readyMs });
 }

@@ -1,5 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
 import process from 'node:process';
 import { inspect } from 'node:util';
 
@@ -7,6 +9,12 @@ import { inspect } from 'node:util';
  * What the driver, the floor server, the dataset loader and the fan-out measurement share:
  * the GraphQL documents of the scenarios, the bench account, the PRNG, timestamp formats.
  */
+
+/**
+ * The Node flags `npm start` gives the service (package.json `config.nodeFlags`): every bench
+ * starts it with them, so that it measures the service as it is deployed.
+ */
+export const SERVICE_NODE_FLAGS = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).config?.nodeFlags ?? '').split(/\s+/).filter(Boolean);
 
 /** Progress and errors go to stderr, so that stdout carries only the results table. */
 export function log(...parts) {

@@ -34,7 +34,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, URL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { POST_PAGE_QUERY, checkDatabaseFlag, log, mulberry32, numericFlags, out, randomInt } from './shared.mjs';
+import { POST_PAGE_QUERY, SERVICE_NODE_FLAGS, checkDatabaseFlag, log, mulberry32, numericFlags, out, randomInt } from './shared.mjs';
 
 const { fetch, AbortSignal } = globalThis;
 
@@ -168,7 +168,7 @@ async function rssMb(pid) {
 async function startService(databaseUrl) {
   const env = { ...process.env };
   for (const name of ['REDIS_URL', 'DATABASE_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'METRICS_ENABLED', 'GRAPHQL_PERSISTED_QUERIES', 'GRAPHQL_PERSISTED_QUERIES_FILE', 'TRUST_PROXY']) delete env[name];
-  const child = spawn(process.execPath, [SERVICE_ENTRY], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVICE_ENTRY], {
     cwd: ROOT,
     env: {
       ...env,
