@@ -9,6 +9,30 @@ interface SqliteStatement {
   reader: boolean;
   all(...params: unknown[]): unknown[];
   run(...params: unknown[]): unknown;
+  columns(): { name: string }[];
+  raw(raw: boolean): SqliteStatement;
+}
+
+/** A prepared statement, and for one that returns rows, what makes a row object of its values. */
+interface Prepared {
+  statement: SqliteStatement;
+  toRow: ((values: unknown[]) => Record<string, unknown>) | null;
+}
+
+/**
+ * A function that makes the row object of a statement's values: `{"id": v[0], "title": v[1], …}`.
+ * better-sqlite3 builds each row object in C++, one property at a time, which cost more than
+ * reading the rows (a page of 21 posts: 44 µs as objects, 27 µs as arrays made into objects
+ * here); an object literal of fixed keys is made by V8 from one template, and every row of the
+ * statement shares its shape. The keys are JSON string literals of the column names, so no name
+ * can be anything but a key; as in better-sqlite3, of two columns with one name the last wins.
+ * Null where a name would set the prototype instead (`__proto__`): such a statement's rows stay
+ * better-sqlite3's own.
+ */
+export function rowMaker(columns: readonly string[]): ((values: unknown[]) => Record<string, unknown>) | null {
+  if (columns.includes('__proto__')) return null;
+  const members = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  return new Function('values', `return { ${members.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 interface SqliteConnection {
   prepare(text: string): SqliteStatement;
@@ -31,7 +55,7 @@ export class SqliteDialect extends Dialect {
   /** Reads of the log wait their turn in the queue (`single`), so no transaction is open meanwhile. */
   readonly eventsVisible = null;
   readonly notify = null;
-  private readonly prepared = new Map<string, SqliteStatement>();
+  private readonly prepared = new Map<string, Prepared>();
   private tail: Promise<unknown> = Promise.resolve();
   /** What waits for the end of the transaction now open (whenTransactionEnds); null when none is. */
   private ending: ((committed: boolean) => void)[] | null = null;
@@ -106,10 +130,14 @@ export class SqliteDialect extends Dialect {
     // With tracing on, a span per statement (TypeORM's own statements get theirs from SqlStatementSpans).
     const span = tracingState.enabled ? startSqliteStatementSpan(text) : undefined;
     try {
-      const statement = this.prepare(text);
-      if (statement.reader) return statement.all(...values);
-      statement.run(...values);
-      return [];
+      const { statement, toRow } = this.prepare(text);
+      if (!statement.reader) {
+        statement.run(...values);
+        return [];
+      }
+      const rows = statement.all(...values);
+      if (toRow !== null) for (let index = 0; index < rows.length; index += 1) rows[index] = toRow(rows[index] as unknown[]);
+      return rows;
     } catch (error) {
       failSpan(span, error);
       throw error;
@@ -191,13 +219,17 @@ export class SqliteDialect extends Dialect {
     return result;
   }
 
-  private prepare(text: string): SqliteStatement {
-    let statement = this.prepared.get(text);
-    if (statement === undefined) {
+  private prepare(text: string): Prepared {
+    let prepared = this.prepared.get(text);
+    if (prepared === undefined) {
       const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
-      statement = connection.prepare(text);
-      if (this.prepared.size < PREPARED_STATEMENTS_MAX) this.prepared.set(text, statement);
+      const statement = connection.prepare(text);
+      const toRow = statement.reader ? rowMaker(statement.columns().map((column) => column.name)) : null;
+      // Rows as arrays of values, made into objects by toRow.
+      if (toRow !== null) statement.raw(true);
+      prepared = { statement, toRow };
+      if (this.prepared.size < PREPARED_STATEMENTS_MAX) this.prepared.set(text, prepared);
     }
-    return statement;
+    return prepared;
   }
 }
