@@ -862,6 +862,10 @@ function renderMarkdown(report) {
         ? `- Peer: ${p.name} ${p.version} not available (${p.error})`
         : `- Peer: ${p.name} ${p.version} on Node ${p.node}, its own copy of the dataset (${p.database}); cold start ${fmt.int(p.coldStartMs)} ms (spawn → first answer to \`{ __typename }\`), idle RSS ${fmt.ms(p.idleRssMb)} MB; configuration: ${p.configuration}`,
     );
+    // The peer needs Node >= 22 and brings its own; a service on another major is not measured on equal terms.
+    if (!p.error && p.node && p.node.split('.')[0] !== process.version.split('.')[0]) {
+      lines.push(`- NOTE: the service runs on Node ${process.version}, the peer on Node ${p.node}: for service/peer on the same runtime, run the bench with that Node.`);
+    }
   }
   const withPeer = Boolean(report.peer);
   const blank = withPeer ? ' |' : '';

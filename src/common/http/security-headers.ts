@@ -31,11 +31,12 @@ export interface SecurityHeaders {
 }
 
 /**
- * The security headers of a response. Helmet's set is for pages: of its thirteen headers, a JSON
+ * The security headers of a response. Helmet's set is for pages: of its twelve headers, a JSON
  * or XML answer needs nosniff, HSTS and a framing ban, and its CSP can be `default-src 'none'`
- * (nothing in it may load anything). The other ten headers were a third of the bytes of a
- * `GET /posts/{id}` answer and a measurable share of its socket write, so data answers carry
- * four headers and pages (HTML representations, GraphiQL, the OpenAPI UI) all of helmet's.
+ * (nothing in it may load anything). The other eight headers and helmet's long CSP were a third
+ * of the bytes of a `GET /posts/{id}` answer and a measurable share of its socket write, so data
+ * answers carry four headers and pages (HTML representations, GraphiQL, the OpenAPI UI) all of
+ * helmet's.
  *
  * With this configuration every header helmet sets is the same on every response (no nonces,
  * no per-request directives), so helmet runs once at start-up against a recording response:
