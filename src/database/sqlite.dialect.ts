@@ -224,11 +224,12 @@ export class SqliteDialect extends Dialect {
     if (prepared === undefined) {
       const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
       const statement = connection.prepare(text);
-      const toRow = statement.reader ? rowMaker(statement.columns().map((column) => column.name)) : null;
-      // Rows as arrays of values, made into objects by toRow.
+      const kept = this.prepared.size < PREPARED_STATEMENTS_MAX;
+      // A row maker is compiled once per kept statement; one prepared afresh each time keeps better-sqlite3's rows.
+      const toRow = kept && statement.reader ? rowMaker(statement.columns().map((column) => column.name)) : null;
       if (toRow !== null) statement.raw(true);
       prepared = { statement, toRow };
-      if (this.prepared.size < PREPARED_STATEMENTS_MAX) this.prepared.set(text, prepared);
+      if (kept) this.prepared.set(text, prepared);
     }
     return prepared;
   }
