@@ -5,6 +5,7 @@ import { ProblemDetailsFilter } from '../common/errors/problem-details.filter.js
 import { AllowedMethods } from '../common/http/allowed-methods.js';
 import { trustFunction } from '../common/http/client-address.js';
 import { parseJsonOrNothing } from '../common/http/json-body.js';
+import { refuseHostileHeaders } from '../common/http/header-text.js';
 import { refuseMalformedQuery } from '../common/http/query-encoding.js';
 import { securityHeaderHooks } from '../common/http/security-headers.js';
 import { answerFrameworkError, echoRequestId, loggerOptions } from '../common/logging/request-logging.js';
@@ -98,6 +99,8 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   if (config.rateLimitMax > 0) fastify.addHook('onRequest', rateLimitHook(app.get(RateLimiter), config.rateLimitMax, config.rateLimitWindowS));
   // 400 for a query string that is not percent-encoded UTF-8, before any handler reads it.
   fastify.addHook('onRequest', refuseMalformedQuery);
+  // 400 for a header value holding a control character (or past U+00FF, or overlong), likewise.
+  fastify.addHook('onRequest', refuseHostileHeaders);
   // Negotiated routes: the representation from Accept (406 before any work), and the response cache's key.
   fastify.addHook('onRequest', representations.negotiate);
 

@@ -66,7 +66,8 @@ const invalid = (field: string, message: string) => DomainError.badInput(`${fiel
 export function decodePostCursor(cursor: string, plan: PostOrderPlan, fingerprint: string, field: string): PostKeyset {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^s1:(\d):([\w-]{10}):([1-9]\d{0,9}):([\s\S]*)$/u.exec(text);
-  if (!match || Buffer.from(text).toString('base64url') !== cursor) throw invalid(field, 'is not a cursor this service issued');
+  // A forged key (a title) holding NUL would reach SQL, which PostgreSQL refuses with an error: no title holds one.
+  if (!match || Buffer.from(text).toString('base64url') !== cursor || text.includes('\u0000')) throw invalid(field, 'is not a cursor this service issued');
   const id = Number(match[3]);
   if (id > MAX_INT32) throw invalid(field, 'is not a cursor this service issued');
   if (POST_SORTS[Number(match[1])] !== plan.sort) throw invalid(field, 'belongs to a list in another order');

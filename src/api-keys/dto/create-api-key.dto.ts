@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, InputType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDate, IsDefined, IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { SCOPES, type Scope } from '../../common/actor.js';
-import { DATE_TIME_PATTERN, MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
+import { DATE_TIME_PATTERN, IsDateTime, MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
 
 const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and "write", each at most once' };
 
@@ -37,7 +37,7 @@ export class CreateApiKeyDto {
     nullable: true,
     description: 'When the key stops working; must be in the future. RFC 3339 with seconds and an upper-case T, and Z or an offset: 2030-01-01T00:00:00Z. None: never',
   })
-  @IsDate({ message: 'expiresAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z' })
+  @IsDateTime({ message: 'expiresAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z' })
   @IsOptional()
   @Transform(toDate)
   expiresAt?: Date | null;

@@ -8,6 +8,7 @@ import { ResponseCache } from '../../common/cache/response-cache.js';
 import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { GraphQLCacheHooks } from './cache/graphql-cache.hooks.js';
+import { guardEntityRepresentations } from './federation/entity-representations.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.factory.js';
@@ -58,7 +59,10 @@ export function buildGraphQLOptions(
     // As a federation subgraph (CONTRACT §10) it gains _service, _entities and the @key directives.
     autoSchemaFile: config.graphqlFederation ? { federation: 2 } : true,
     sortSchema: true,
-    transformSchema: (schema) => routed(tracingState.enabled ? traceResolvers(describeRootTypes(schema)) : describeRootTypes(schema)),
+    transformSchema: (schema) => {
+      const described = describeRootTypes(config.graphqlFederation ? guardEntityRepresentations(schema) : schema);
+      return routed(tracingState.enabled ? traceResolvers(described) : described);
+    },
     introspection: config.graphqlIntrospection,
     // "Did you mean ...?" would reveal the schema that introspection hides.
     hideSchemaDetailsFromClientErrors: !config.graphqlIntrospection,

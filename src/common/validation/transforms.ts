@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { Matches, ValidateBy, type ValidationOptions } from 'class-validator';
+import { isDate, Matches, ValidateBy, type ValidationOptions } from 'class-validator';
 
 /** Trims strings and leaves anything else for the type check to refuse. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
@@ -60,3 +60,25 @@ export const toDate = ({ value }: { value: unknown }) => {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? value : date;
 };
+
+/** The first and the last instant a date-time may name: years 0001-9999, as RFC 3339 writes them (and both databases hold them). */
+export const EARLIEST_DATE_TIME = new Date('0001-01-01T00:00:00Z').getTime();
+export const LATEST_DATE_TIME = new Date('9999-12-31T23:59:59.999Z').getTime();
+
+/**
+ * A Date within years 0001-9999 (UTC), in place of class-validator's IsDate: a GraphQL DateTime
+ * takes `-271821-04-20T00:00:00Z`, and year 0 passes the REST pattern, neither of which
+ * PostgreSQL holds as sent (an error, 500, or a year off).
+ */
+export function IsDateTime(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isDateTime',
+      validator: {
+        validate: (value: unknown) => isDate(value) && value.getTime() >= EARLIEST_DATE_TIME && value.getTime() <= LATEST_DATE_TIME,
+        defaultMessage: () => '$property must be a date-time between years 0001 and 9999',
+      },
+    },
+    options,
+  );
+}

@@ -1,8 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { DomainError, type FieldError } from '../errors/domain-error.js';
-import { findStringProblem, stringProblem } from './well-formed.js';
-import { MAX_INT32 } from './limits.js';
+import { findStringProblem, textProblem } from './well-formed.js';
+import { MAX_INT32, MAX_PARAMETER_CHARS } from './limits.js';
 
 const MESSAGES: Record<string, (field: string) => string> = {
   whitelistValidation: (field) => `${field} is not a known or writable field`,
@@ -38,8 +38,9 @@ class StrictValidationPipe extends ValidationPipe {
 
   /**
    * Before any other check, every string (and key) of the input is refused when it holds a NUL
-   * character (PostgreSQL cannot store it in text) or a lone surrogate (no encoding carries it,
-   * and class-validator's isEmail throws on it): 400, naming the field.
+   * character (PostgreSQL cannot store it in text), another control character, or a lone surrogate
+   * (no encoding carries it, and class-validator's isEmail throws on it): 400, naming the field.
+   * A path or query parameter is also refused past MAX_PARAMETER_CHARS, whatever its declaration.
    */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     // `custom` parameters (the GraphQL context, root, info) are the server's own objects, not input:
@@ -64,7 +65,8 @@ class StrictValidationPipe extends ValidationPipe {
         { field: name, message: `must not nest more than ${MAX_NESTING} levels deep` },
       ]);
     }
-    const problem = findStringProblem(value, (text) => stringProblem(text, true), metadata.data ?? '');
+    const parameter = metadata.type === 'query' || metadata.type === 'param';
+    const problem = findStringProblem(value, parameter ? parameterProblem : textProblem, metadata.data ?? '');
     if (problem !== undefined) {
       const name = problem.field || metadata.type;
       throw DomainError.badInput(`${name} ${problem.message}`, [{ field: name, message: problem.message }]);
@@ -79,6 +81,9 @@ class StrictValidationPipe extends ValidationPipe {
     return result;
   }
 }
+
+const OVERLONG_PARAMETER = `must be at most ${MAX_PARAMETER_CHARS} characters`;
+const parameterProblem = (text: string) => (text.length > MAX_PARAMETER_CHARS ? OVERLONG_PARAMETER : textProblem(text));
 
 const PASSED_PER_CLASS = 256;
 const MAX_FLAT_KEY = 1024;

@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDate, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import type { PostStatus } from '../../auth/read-policy.js';
-import { DATE_TIME_PATTERN, MaxChars, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
+import { DATE_TIME_PATTERN, IsDateTime, MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
 import { GraphQLPostStatus } from '../models/post-status.enum.js';
 
@@ -47,7 +47,7 @@ export class CreatePostDto {
     pattern: DATE_TIME_PATTERN,
     description: 'With status "scheduled" only (else 400): when to publish it, in the future. RFC 3339: 2030-01-01T09:00:00Z',
   })
-  @IsDate({ message: 'publishAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z' })
+  @IsDateTime({ message: 'publishAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z' })
   @IsOptional()
   @Transform(toDate)
   publishAt?: Date;
@@ -65,7 +65,9 @@ export class CreatePostDto {
   @IsString(TAG_MESSAGE)
   @ArrayMaxSize(100, { message: 'tags: at most 10 different tags per post' })
   @IsArray({ message: 'tags must be an array of tag names' })
-  @IsOptional()
+  // Not nullable: `{"tags": null}` (GraphQL's `tags: null` too) is 400, where [] is no tags.
+  @IsDefined({ message: 'tags must not be null (an empty array: no tags)' })
+  @ValidateIf(OMITTED_OR_NOT_NULL)
   tags?: string[];
 
   /** Admins only: write the post on someone else's behalf. */

@@ -1,10 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDate, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Max, Min } from 'class-validator';
 import { POST_STATUSES, type PostStatus } from '../../auth/read-policy.js';
 import { PageQueryDto, toInteger } from '../../common/pagination/cursor.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
-import { DATE_TIME_PATTERN, MaxChars, toDate } from '../../common/validation/transforms.js';
+import { DATE_TIME_PATTERN, IsDateTime, MaxChars, toDate } from '../../common/validation/transforms.js';
 import { POST_SORTS, type PostSort } from '../post-order.js';
 
 const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled", "published" or "trashed"' };
@@ -74,13 +74,13 @@ export class ListPostsQuery extends PostStatusQuery {
   q?: string;
 
   @ApiPropertyOptional({ type: 'string', format: 'date-time', pattern: DATE_TIME_PATTERN, description: 'Posts published at or after this time (inclusive)' })
-  @IsDate(DATE_MESSAGE('publishedAfter'))
+  @IsDateTime(DATE_MESSAGE('publishedAfter'))
   @Transform(toDate)
   @IsOptional()
   publishedAfter?: Date;
 
   @ApiPropertyOptional({ type: 'string', format: 'date-time', pattern: DATE_TIME_PATTERN, description: 'Posts published before this time (exclusive)' })
-  @IsDate(DATE_MESSAGE('publishedBefore'))
+  @IsDateTime(DATE_MESSAGE('publishedBefore'))
   @Transform(toDate)
   @IsOptional()
   publishedBefore?: Date;

@@ -1,11 +1,11 @@
 import { ArgsType, Field, Float, GraphQLISODateTime, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { ArrayMaxSize, IsDate, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { POST_STATUSES, type PostStatus } from '../../auth/read-policy.js';
 import { FirstArg } from '../../common/graphql/page.args.js';
 import { PageInfo } from '../../common/graphql/page-info.model.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
 import { Post } from '../post.entity.js';
-import { MaxChars } from '../../common/validation/transforms.js';
+import { IsDateTime, MaxChars } from '../../common/validation/transforms.js';
 import { MAX_POST_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_TAG_FILTERS, TAG_SLUG_PATTERN } from '../dto/list-posts.query.js';
 import type { PostSort } from '../post-order.js';
 import type { PostFinding, PostListScope } from '../posts.service.js';
@@ -67,7 +67,7 @@ export class PostConnection {
   finding?: PostFinding;
 }
 
-const DATE_MESSAGE = (name: string) => ({ message: `${name} must be a DateTime` });
+const DATE_MESSAGE = (name: string) => ({ message: `${name} must be a DateTime in years 0001-9999` });
 
 /** Query.posts(first, after, authorId, tag, search, status, publishedAfter, publishedBefore, orderBy). */
 @ArgsType()
@@ -105,12 +105,12 @@ export class PostsArgs {
   status?: PostStatus | null;
 
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'Posts published at or after this time (inclusive)' })
-  @IsDate(DATE_MESSAGE('publishedAfter'))
+  @IsDateTime(DATE_MESSAGE('publishedAfter'))
   @IsOptional()
   publishedAfter?: Date | null;
 
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'Posts published before this time (exclusive)' })
-  @IsDate(DATE_MESSAGE('publishedBefore'))
+  @IsDateTime(DATE_MESSAGE('publishedBefore'))
   @IsOptional()
   publishedBefore?: Date | null;
 

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { findStringProblem, isWellFormed, NOT_WELL_FORMED } from '../../../common/validation/well-formed.js';
+import { findStringProblem, isWellFormed, NOT_WELL_FORMED, textProblem } from '../../../common/validation/well-formed.js';
 import { refusal } from './refusal.js';
 
 /** An operation as a client sent it: nothing here is trusted yet. */
@@ -61,7 +61,9 @@ const notWellFormed = (text: string) => (isWellFormed(text) ? undefined : NOT_WE
  * A string of the request that is not well-formed Unicode (a lone surrogate, which JSON's `\udc00`
  * escape can write): refused before anything reads it, on every transport. In the document
  * (graphql-js refuses it too, but its hash would be that of the text with U+FFFD in its place),
- * the operation's name, the extensions, and any variable: BAD_USER_INPUT naming it.
+ * the operation's name, the extensions, and any variable: BAD_USER_INPUT naming it. A variable
+ * is held to the text rule of every door (textProblem: no NUL or other control character either),
+ * as the arguments written in the document are by the validation pipe.
  */
 function illFormedRequest({ query, operationName, variables, extensions }: CheckedRequest): GraphQLError | undefined {
   if (typeof query === 'string' && !isWellFormed(query)) {
@@ -70,12 +72,12 @@ function illFormedRequest({ query, operationName, variables, extensions }: Check
   if (typeof operationName === 'string' && !isWellFormed(operationName)) return refusal('BAD_REQUEST', 400, `The operationName ${NOT_WELL_FORMED}`);
   const extension = findStringProblem(extensions, notWellFormed);
   if (extension) return refusal('BAD_REQUEST', 400, `extensions.${extension.field} ${NOT_WELL_FORMED}`);
-  const variable = findStringProblem(variables, notWellFormed);
+  const variable = findStringProblem(variables, textProblem);
   if (!variable) return undefined;
   const name = variable.field.split('.')[0];
   const where = variable.field === name ? '' : ` (at ${variable.field})`;
-  return new GraphQLError(`Variable "$${name}"${where} ${NOT_WELL_FORMED}`, {
-    extensions: { code: 'BAD_USER_INPUT', http: { status: 400 }, fieldErrors: [{ field: variable.field, message: NOT_WELL_FORMED }] },
+  return new GraphQLError(`Variable "$${name}"${where} ${variable.message}`, {
+    extensions: { code: 'BAD_USER_INPUT', http: { status: 400 }, fieldErrors: [{ field: variable.field, message: variable.message }] },
   });
 }
 
