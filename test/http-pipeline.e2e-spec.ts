@@ -46,7 +46,7 @@ function routeHooks(fastify: FastifyInstance): Map<string, Hooks> {
 const NEST_ON_REQUEST = [...Array<string>(6).fill('anonymous'), 'runMiddie'];
 
 const PIPELINE: Hooks = {
-  onRequest: [...NEST_ON_REQUEST, 'echoRequestId', 'sendSecurityHeaders', 'rateLimit', 'refuseMalformedQuery', 'negotiate'],
+  onRequest: [...NEST_ON_REQUEST, 'echoRequestId', 'sendSecurityHeaders', 'rateLimit', 'refuseMalformedQuery', 'refuseHostileHeaders', 'negotiate'],
   preParsing: ['refuseUnrouted'],
   preHandler: ['answerRepresentationFromCache', 'answerGraphQLFromCache'],
   preSerialization: ['renderRepresentation'],

@@ -528,9 +528,10 @@ describeEachDatabase('security', (kind) => {
   // Escaping
 
   describe('escaping of hostile text (beyond the markup cases of representations.e2e-spec)', () => {
-    // No NUL (refused with 400) and no CR (XML parsers normalize it).
+    // No C0 control but tab and line feed (the others are refused with 400, issue 36; hostile-text.e2e-spec),
+    // and no CR (XML parsers normalize it). XML 1.0 cannot carry U+FFFE and U+FFFF either.
     const TITLE = '</title><script>alert(1)</script><!-- {{7*7}} ${7*7} <%= it.x %>';
-    const BODY = 'A\u0001B\u0008C\u000bD\u000cE\u001fF\ufffeG\uffff H "\'&lt; ]]> <![CDATA[ <?xml?> \u2028\u2029 😀 e\u0301';
+    const BODY = 'A\tB\nF\ufffeG\uffff H "\'&lt; ]]> <![CDATA[ <?xml?> \u2028\u2029 😀 e\u0301';
     // eslint-disable-next-line no-control-regex -- the control characters are the point
     const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
