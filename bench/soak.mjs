@@ -180,6 +180,7 @@ async function startService(databaseUrl) {
       RATE_LIMIT_AUTH_MAX: '0',
       RATE_LIMIT_COMMENTS_MAX: '0',
       RATE_LIMIT_COST_MAX: '0',
+      RATE_LIMIT_SEARCH_MAX: '0',
       LOG_LEVEL: 'warn',
       PORT: '0',
       HOST: '127.0.0.1',

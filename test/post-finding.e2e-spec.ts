@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { Dialect } from '../src/common/persistence/dialect.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { ALICE_ID, BOB_ID } from './support/editorial.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
@@ -415,5 +416,107 @@ describeEachDatabase('SEARCH_LANGUAGE', (kind) => {
     } finally {
       await database.drop();
     }
+  });
+});
+
+describeEachDatabase('Search as a denial of service: normalized terms, a budget of its own, a timeout (issue 36)', (kind) => {
+  let app: TestApp;
+  let alice: string;
+  /** What each search asked the database for (Dialect.searchText's output), in order. */
+  const sent: string[] = [];
+  let oneTerm: string;
+  let gryphon: number;
+  let alone: number;
+  let addresses = 0;
+  /** A client address of its own for each caller, so that budgets do not mix. */
+  const address = () => `198.51.100.${(addresses += 1)}`;
+  const http = () => request(app.server);
+  const ids = (response: { body: unknown }) => (response.body as { id: number }[]).map((post) => post.id).sort((a, b) => a - b);
+
+  beforeAll(async () => {
+    app = await startTestApp(kind, { env: { TRUST_PROXY: 'true', SEARCH_MAX_TERMS: '3', RATE_LIMIT_SEARCH_MAX: '4', SEARCH_TIMEOUT_MS: '300' } });
+    alice = await tokenFor(app, ALICE);
+    gryphon = (await http().post('/posts').set(bearer(alice)).send({ title: 'Gryphon notes', body: 'zorblax walks with the gryphon' }).expect(201)).body.id as number;
+    alone = (await http().post('/posts').set(bearer(alice)).send({ title: 'Alone', body: 'zorblax alone' }).expect(201)).body.id as number;
+    const dialect = app.app.get(Dialect);
+    const searchText = dialect.searchText.bind(dialect);
+    oneTerm = searchText({ required: ['zorblax'], excluded: [] });
+    vi.spyOn(dialect, 'searchText').mockImplementation((query) => {
+      const text = searchText(query);
+      sent.push(text);
+      return text;
+    });
+  });
+
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await app?.close();
+  });
+
+  it('takes a repeated word once, whatever its case: the database is asked for one term', async () => {
+    const repeated = Array.from({ length: 24 }, (_, index) => ['zorblax', 'Zorblax', 'ZORBLAX'][index % 3]).join(' ');
+    expect(repeated.length).toBeLessThanOrEqual(200);
+    sent.length = 0;
+    const rest = await http().get(`/posts?q=${encodeURIComponent(repeated)}`).set('X-Forwarded-For', address()).expect(200);
+    expect(ids(rest)).toEqual([gryphon, alone]);
+    const data = expectData(await graphql(app, 'query($q: String) { posts(search: $q) { totalCount nodes { id } } }', { q: repeated }, { headers: { 'X-Forwarded-For': address() } }));
+    expect((data.posts as { totalCount: number }).totalCount).toBe(2);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(new Set(sent)).toEqual(new Set([oneTerm]));
+  });
+
+  it('looks for SEARCH_MAX_TERMS words at most: the words past the bound are left out', async () => {
+    sent.length = 0;
+    // Three words kept (the gryphon post has them all); the fourth, which no post has, is left out.
+    const rest = await http().get(`/posts?q=${encodeURIComponent('zorblax gryphon walks nowhere -alone')}`).set('X-Forwarded-For', address()).expect(200);
+    expect(ids(rest)).toEqual([gryphon]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/zorblax/);
+    expect(sent[0]).not.toMatch(/nowhere|alone/);
+  });
+
+  it('counts searches against RATE_LIMIT_SEARCH_MAX per address, REST and GraphQL together, whatever their limit: then 429', async () => {
+    const from = address();
+    // Four searches, each with another limit (each a miss of the response cache): the whole budget.
+    for (const limit of [1, 2, 3]) {
+      const response = await http().get(`/posts?q=zorblax&limit=${limit}`).set('X-Forwarded-For', from).expect(200);
+      expect(response.headers['ratelimit-policy']).toBe('"search";q=4;w=60');
+      expect(response.headers.ratelimit).toMatch(new RegExp(`^"search";r=${4 - limit};t=\\d+$`));
+    }
+    expectData(await graphql(app, '{ posts(search: "zorblax", first: 4) { nodes { id } } }', undefined, { headers: { 'X-Forwarded-For': from } }));
+    // A fifth: 429 on REST, RATE_LIMITED on GraphQL, with Retry-After and the budget's RateLimit item.
+    const refused = await http().get('/posts?q=zorblax&limit=5').set('X-Forwarded-For', from);
+    expectProblem(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers.ratelimit).toMatch(/^"search";r=0;t=\d+$/);
+    expectError(await graphql(app, '{ posts(search: "zorblax", first: 6) { nodes { id } } }', undefined, { headers: { 'X-Forwarded-For': from } }), 'RATE_LIMITED', ['posts']);
+    // Signed in is no way around it; a list without a search is no search; another address has its own budget.
+    expectProblem(await http().get('/posts?q=zorblax&limit=7').set(bearer(alice)).set('X-Forwarded-For', from), 429, 'RATE_LIMITED');
+    await http().get('/posts?tag=news&limit=3').set('X-Forwarded-For', from).expect(200);
+    await http().get('/posts?q=zorblax&limit=8').set('X-Forwarded-For', address()).expect(200);
+    // Each searched field of one operation counts on its own.
+    const aliases = [0, 1, 2, 3, 4].map((index) => `s${index}: posts(search: "zorblax", first: ${index + 1}) { nodes { id } }`).join(' ');
+    const batch = await graphql(app, `{ ${aliases} }`, undefined, { headers: { 'X-Forwarded-For': address() } });
+    expect(batch.body.errors?.map((error) => [error.extensions.code, error.path])).toEqual([['RATE_LIMITED', ['s4']]]);
+  });
+
+  it.runIf(kind === 'postgres')('stops a search past SEARCH_TIMEOUT_MS on PostgreSQL: 503 SERVICE_UNAVAILABLE with Retry-After, never 500', async () => {
+    // A search that cannot finish in time, deterministically: the posts locked by another transaction.
+    const runner = app.app.get(DataSource).createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      await runner.query('LOCK TABLE posts IN ACCESS EXCLUSIVE MODE');
+      const rest = await http().get('/posts?q=zorblax').set(bearer(alice)).set('X-Forwarded-For', address());
+      expectProblem(rest, 503, 'SERVICE_UNAVAILABLE');
+      expect(rest.headers['retry-after']).toBe('1');
+      const ql = await graphql(app, '{ posts(search: "zorblax") { totalCount nodes { id } } }', undefined, { token: alice, headers: { 'X-Forwarded-For': address() } });
+      expect(ql.body.errors?.map((error) => error.extensions.code)).toContain('SERVICE_UNAVAILABLE');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    // The connections the stopped searches used serve the next one.
+    expect(ids(await http().get('/posts?q=zorblax').set(bearer(alice)).set('X-Forwarded-For', address()).expect(200))).toEqual([gryphon, alone]);
   });
 });

@@ -177,6 +177,13 @@ export const SETTINGS = {
     default: '10',
     description: 'Sign-ups (`POST /users`, `createUser`) per address per window (`0` = off).',
   }),
+  rateLimitSearchMax: setting('RATE_LIMIT_SEARCH_MAX', int(0, 1_000_000_000), {
+    limit: 'Searches per client address per `RATE_LIMIT_WINDOW_S`, REST and GraphQL together (each searched `posts` field counts); past it 429 `RATE_LIMITED`',
+    group: 'Rate limits',
+    default: '120',
+    description:
+      'Searches (`GET /posts?q=`, each `posts(search:)` field on every GraphQL transport) per client address per window, counted across instances through Redis when set, whatever their `limit`; an answer from the response cache is no search. Past it 429 `RATE_LIMITED` with `Retry-After` (`0` = off).',
+  }),
   rateLimitCommentsMax: setting('RATE_LIMIT_COMMENTS_MAX', int(0, 1_000_000), {
     limit: 'Comments per user per minute, counted on every instance together (through Redis when set); past it 429 `RATE_LIMITED`',
     group: 'Rate limits',
@@ -431,6 +438,20 @@ export const SETTINGS = {
     default: 'english',
     description:
       'The language full-text search (`GET /posts?q=`, `posts(search:)`) stems words in: a PostgreSQL text search configuration (`SELECT cfgname FROM pg_ts_config`); an unknown one stops start-up. When it changes, start-up rebuilds the search column and its index with it (one pass over the posts). SQLite always stems in English (FTS5 `porter`).',
+  }),
+  searchMaxTerms: setting('SEARCH_MAX_TERMS', int(1, 64), {
+    limit: 'Words one search looks for: its distinct words and phrases (a phrase counts its words), the first ones kept',
+    group: 'Posts',
+    default: '8',
+    description:
+      'The most words a search (`q`, `search`) looks for. Its words and phrases are taken once each, whatever their case (`the The THE` is one word); past this many words the rest of the text is left out (a phrase is cut at the bound, exclusions come after the words to find). Bounds what one search costs.',
+  }),
+  searchTimeoutMs: setting('SEARCH_TIMEOUT_MS', int(0, 600_000), {
+    limit: 'How long a search statement may run on PostgreSQL; past it 503 `SERVICE_UNAVAILABLE` with `Retry-After`',
+    group: 'Posts',
+    default: '1000',
+    description:
+      'PostgreSQL: a search statement (`GET /posts?q=`, `posts(search:)`) is cancelled after this many milliseconds (`statement_timeout`) and answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` (`0` = no limit). SQLite cannot interrupt a statement: the word bound (`SEARCH_MAX_TERMS`) bounds its work.',
   }),
   commentsModeration: setting('COMMENTS_MODERATION', oneOf('off', 'first', 'all'), {
     limit: 'Which new comments wait in `pending` for a moderator',

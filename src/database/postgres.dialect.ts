@@ -5,9 +5,16 @@ import { type TextQuery, toWebSearch } from '../common/persistence/text-search.j
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { loadPg } from './pg-module.js';
 
-interface PgPool {
-  query(config: { text: string; values: unknown[]; name?: string }): Promise<{ rows: unknown[] }>;
+interface PgClient {
+  query(config: { text: string; values: unknown[]; name?: string } | string): Promise<{ rows: unknown[] }>;
 }
+
+interface PgPool extends PgClient {
+  connect(): Promise<PgClient & { release(error?: Error | boolean): void }>;
+}
+
+/** SQLSTATE query_canceled: what statement_timeout raises. */
+const QUERY_CANCELED = '57014';
 
 /**
  * Past this many distinct texts (an `IN (…)` list has one per length), statements are sent
@@ -102,6 +109,44 @@ export class PostgresDialect extends Dialect {
   async send(text: string, values: readonly unknown[]): Promise<unknown[]> {
     const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
     return (await pool.query({ text, values: values as unknown[], name: this.nameOf(text) })).rows;
+  }
+
+  /**
+   * In a read-only transaction of its own whose statement_timeout is `timeoutMs` (SET LOCAL: the
+   * pooled connection keeps its own setting): three round trips instead of one, and the server
+   * stops the statement's work when the time is up. A connection whose ROLLBACK fails is
+   * dropped, not reused.
+   */
+  override async sendBounded(text: string, values: readonly unknown[], timeoutMs: number): Promise<unknown[]> {
+    const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await this.control(client, `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+      try {
+        const { rows } = await client.query({ text, values: values as unknown[], name: this.nameOf(text) });
+        await this.control(client, 'COMMIT');
+        return rows;
+      } catch (error) {
+        await this.control(client, 'ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError as Error));
+        throw error;
+      }
+    } catch (error) {
+      if (normalizeError(error).code === 'SERVICE_UNAVAILABLE') broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** A transaction control statement: counted (db_queries_total) as Sql counts the others. */
+  private control(client: PgClient, text: string): Promise<unknown> {
+    this.dataSource.logger.logQuery(text, []);
+    return client.query(text);
+  }
+
+  override isTimeout(error: unknown): boolean {
+    return (error as { code?: unknown } | null)?.code === QUERY_CANCELED;
   }
 
   /** TypeORM's runner adds the count to what UPDATE and DELETE return. */

@@ -106,17 +106,21 @@ export class SqliteDialect extends Dialect {
   }
 
   /**
-   * FTS5 ranks by bm25 (negated: higher is better), a title hit weighing ten body hits, and cuts
-   * the snippet around the best match (no markers: plain text). The match is read first, then
-   * the filters and the keyset over its rows.
+   * FTS5 ranks by bm25 (negated: higher is better), a title hit weighing ten body hits. The
+   * match is read first, then the filters and the keyset over its rows; the snippet (around the
+   * best match, no markers: plain text) is cut for the page's rows only, after the limit: it
+   * weighs every term against every token of a post, the most costly part of a search when
+   * computed for every match. The query text comes along from `q` into the page's rows, where
+   * each snippet is one more lookup of its own post.
    */
   searchStatement({ select, where, order, limit }: SearchParts): string {
-    const rank = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
+    const inner = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
+    const outer = (text: string) => text.replace(/\bRANK\b/g, 'p.rank');
     return (
-      `SELECT ${select}, s.rank AS search_rank, s.snippet AS search_snippet FROM (SELECT posts_fts.rowid AS id, ` +
-      `-bm25(posts_fts, ${SEARCH_TITLE_WEIGHT}, 1.0) AS rank, snippet(posts_fts, -1, '', '', '…', 24) AS snippet ` +
-      `FROM posts_fts WHERE posts_fts MATCH $1) s JOIN posts t ON t.id = s.id` +
-      `${where.length > 0 ? ` WHERE ${where.map(rank).join(' AND ')}` : ''} ORDER BY ${rank(order)} LIMIT ${limit}`
+      `SELECT ${select}, p.rank AS search_rank, (SELECT snippet(posts_fts, -1, '', '', '…', 24) FROM posts_fts WHERE posts_fts MATCH p.query AND posts_fts.rowid = p.id) AS search_snippet ` +
+      `FROM (SELECT t.id, s.rank, s.query FROM (SELECT posts_fts.rowid AS id, -bm25(posts_fts, ${SEARCH_TITLE_WEIGHT}, 1.0) AS rank, q.query FROM (SELECT $1 AS query) q CROSS JOIN posts_fts ` +
+      `WHERE posts_fts MATCH q.query) s JOIN posts t ON t.id = s.id${where.length > 0 ? ` WHERE ${where.map(inner).join(' AND ')}` : ''} ORDER BY ${inner(order)} LIMIT ${limit}) p ` +
+      `JOIN posts t ON t.id = p.id ORDER BY ${outer(order)}`
     );
   }
 

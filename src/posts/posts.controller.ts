@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE, LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
+import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
 import { nextPageHref, type Resource, ResourceList } from '../common/resource/resource.js';
@@ -76,7 +77,7 @@ export class PostsController {
       'Every filter and order pages by cursor (the sort key, then the id). A cursor belongs to the list that issued it: with another order or other filters it is 400 naming cursor. sort=relevance needs q.',
   })
   @ApiGetList(FOUND_POSTS, 401)
-  async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
+  async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ResourceList> {
     const scope = this.posts.scope(actor, query);
     const finding: PostFinding = { tags: query.tag, q: query.q, publishedAfter: query.publishedAfter, publishedBefore: query.publishedBefore, sort: query.sort };
     if (this.posts.isPlainList(finding)) {
@@ -86,7 +87,8 @@ export class PostsController {
       return POST_RESOURCE.list(page.items, next);
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const page = await this.posts.find(scope, finding, { limit, cursor: query.cursor }, REST_FIELDS);
+    const page = await this.posts.find(scope, finding, { limit, cursor: query.cursor }, REST_FIELDS, clientAddress);
+    if (page.searchBudget) setRateLimitItem(reply, page.searchBudget);
     const next = nextListHref(page.nextCursor, query, limit);
     const { search } = page;
     if (!search) return POST_RESOURCE.list(page.items, next);

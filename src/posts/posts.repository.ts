@@ -6,6 +6,7 @@ import { type Executor, Sql } from '../common/persistence/sql.js';
 import type { TextQuery } from '../common/persistence/text-search.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
+import { AppConfig } from '../config/app-config.js';
 import { Post } from './post.entity.js';
 import type { PostKeyset, PostOrderPlan } from './post-order.js';
 import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../common/cache/read-tags.js';
@@ -49,7 +50,11 @@ export class PostsRepository extends ResourceRepository<Post> {
   /** A post's author, joined into its row (`post.author`). */
   readonly withAuthor: Join<Post, User>;
 
-  constructor(sql: Sql, users: UsersRepository) {
+  constructor(
+    sql: Sql,
+    users: UsersRepository,
+    private readonly config: AppConfig,
+  ) {
     super(sql, Post, [
       {
         // Every post read carries its tag slugs in the same statement (no round trip of its own).
@@ -176,7 +181,7 @@ export class PostsRepository extends ResourceRepository<Post> {
         ? this.sql.dialect.searchStatement({ select: this.select, where, order, limit: `$${params.length}` })
         : `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
     );
-    const rows = await this.sql.rows<Record<string, unknown>>(statement, params);
+    const rows = filter.search ? await this.searched(statement, params) : await this.sql.rows<Record<string, unknown>>(statement, params);
     return rows.map((row) => ({
       post: this.fromRow(row),
       rank: filter.search ? Number(row.search_rank) : null,
@@ -194,8 +199,13 @@ export class PostsRepository extends ResourceRepository<Post> {
     where.push(...this.filterConditions(filter, tagIds, params));
     const shape = [filter.search !== null, filter.status !== undefined, filter.authorId !== undefined, filter.tags.length, filter.publishedAfter !== undefined, filter.publishedBefore !== undefined].join(':');
     const statement = this.cached(`countMatching:${shape}`, () => `SELECT COUNT(*) AS count FROM posts t WHERE ${where.join(' AND ')}`);
-    const [row] = await this.sql.rows<{ count: number | string }>(statement, params);
+    const [row] = filter.search ? await this.searched<{ count: number | string }>(statement, params) : await this.sql.rows<{ count: number | string }>(statement, params);
     return Number(row.count);
+  }
+
+  /** A search's statement, stopped past SEARCH_TIMEOUT_MS where the database can stop it (PostgreSQL). */
+  private searched<T = Record<string, unknown>>(statement: string, params: unknown[]): Promise<T[]> {
+    return this.sql.boundedRows<T>(statement, params, this.config.searchTimeoutMs);
   }
 
   /**

@@ -18,6 +18,7 @@ import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
 import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
 import { Cost, ListSize } from '../common/graphql/cost.decorator.js';
+import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 
 const GRAPHQL_FIELDS: PostFindingFields = { q: 'search', sort: 'orderBy', cursor: 'after' };
 
@@ -92,7 +93,8 @@ export class PostsResolver {
       for (const post of page.items) byId.prime(post.id, post);
       return { ...connectionOf(page), scope };
     }
-    const page = await this.postsService.find(scope, finding, { limit: args.first, cursor: args.after ?? undefined }, GRAPHQL_FIELDS);
+    const page = await this.postsService.find(scope, finding, { limit: args.first, cursor: args.after ?? undefined }, GRAPHQL_FIELDS, context.clientAddress);
+    if (page.searchBudget && context.reply) setRateLimitItem(context.reply, page.searchBudget);
     for (const post of page.items) byId.prime(post.id, post);
     const connection = connectionOf(page);
     const edges = connection.edges.map((edge) => ({ ...edge, rank: page.search?.get(edge.node.id)?.rank ?? null, snippet: page.search?.get(edge.node.id)?.snippet ?? null }));

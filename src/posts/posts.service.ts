@@ -6,6 +6,9 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
 import { parseTextQuery } from '../common/persistence/text-search.js';
+import type { LimitState } from '../common/rate-limit/rate-limit-headers.js';
+import { SearchLimiter } from '../common/rate-limit/search-limiter.js';
+import { AppConfig } from '../config/app-config.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
@@ -50,6 +53,8 @@ export interface SearchResult {
 /** A page of a filtered list; `search`: each post's rank and snippet when it is a search. */
 export interface PostPage extends Page<Post> {
   search?: Map<number, SearchResult>;
+  /** Where the caller's search budget stands after this search (RATE_LIMIT_SEARCH_MAX; none when off or when nothing was searched). */
+  searchBudget?: LimitState;
 }
 
 /** The longest snippet, in characters (CONTRACT §8). */
@@ -92,6 +97,8 @@ export class PostsService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
     private readonly tags: TagsService,
+    private readonly searches: SearchLimiter,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -126,9 +133,10 @@ export class PostsService {
   /**
    * A filtered, sorted or searched list within the scope, keyset-paged in its order: the cursor
    * carries the order's key and the id, and names the order and filters it was issued for
-   * (another list refuses it, 400). `relevance` (the default with a search) needs a search.
+   * (another list refuses it, 400). `relevance` (the default with a search) needs a search. A
+   * search counts against the budget of `clientAddress` once its input is known to be good.
    */
-  async find(scope: PostListScope, finding: PostFinding, request: { limit: number; cursor?: string }, fields: PostFindingFields): Promise<PostPage> {
+  async find(scope: PostListScope, finding: PostFinding, request: { limit: number; cursor?: string }, fields: PostFindingFields, clientAddress: string): Promise<PostPage> {
     const filter = this.filterOf(scope, finding);
     const sort = finding.sort ?? (finding.q !== undefined ? 'relevance' : '-publishedAt');
     if (sort === 'relevance' && finding.q === undefined) {
@@ -145,6 +153,7 @@ export class PostsService {
     });
     const after = request.cursor === undefined ? undefined : decodePostCursor(request.cursor, plan, fingerprint, fields.cursor);
     if (!filter) return { items: [], nextCursor: null, search: new Map() };
+    const searchBudget = filter.search ? await this.searches.count(clientAddress) : null;
     const hits = await this.posts.findPage(filter, plan, request.limit + 1, after);
     const cursorOf = (post: Post) => {
       const key = plan.key === 'id' ? null : plan.key === 'title' ? post.title : plan.key === 'rank' ? (search.get(post.id)?.rank ?? 0) : plan.column === 't.updated_at' ? post.updatedAt : post.publishedAt;
@@ -161,6 +170,7 @@ export class PostsService {
       // A cursor was issued for a post of this list: posts came before it.
       ...(after !== undefined ? { hasPrevious: () => Promise.resolve(true) } : {}),
       ...(filter.search ? { search } : {}),
+      ...(searchBudget ? { searchBudget } : {}),
     };
   }
 
@@ -173,7 +183,7 @@ export class PostsService {
   /** The repository's filter; null for a search that has no word to find (it finds nothing). */
   private filterOf(scope: PostListScope, finding: PostFinding): PostFilter | null {
     // A search with no word to find (empty, punctuation, only exclusions) finds nothing.
-    const search = finding.q === undefined ? null : parseTextQuery(finding.q);
+    const search = finding.q === undefined ? null : parseTextQuery(finding.q, this.config.searchMaxTerms);
     if (finding.q !== undefined && !search) return null;
     return {
       status: scope.status,

@@ -42,6 +42,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     RATE_LIMIT_ACCOUNT_MAX: '0',
     RATE_LIMIT_SIGNUP_MAX: '0',
     RATE_LIMIT_COST_MAX: '0',
+    RATE_LIMIT_SEARCH_MAX: '0',
     ...options.env,
   });
   let app: NestFastifyApplication;

@@ -5,6 +5,7 @@ import { varyOnAccept } from '../http/vary.js';
 import { redactUrl } from '../logging/redact-url.js';
 import { toProblemDetails } from './problem-details.js';
 import { renderProblem } from './problem-renderer.js';
+import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from '../rate-limit/rate-limit-headers.js';
 
 /**
  * The one place where a failure becomes an HTTP response: Nest routes it everything thrown in
@@ -53,6 +54,12 @@ export function sendProblem(
   // Which format an error is sent in (JSON, XML, HTML) depends on Accept.
   varyOnAccept(reply);
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, withEarlierLimits(reply.getHeader(name), name, value));
   reply.send(body);
+}
+
+/** A limit's RateLimit items after those of the limits that counted the request before it (the request limit's, set when it arrived). */
+function withEarlierLimits(existing: unknown, name: string, value: string): string {
+  if ((name !== RATE_LIMIT_HEADER && name !== RATE_LIMIT_POLICY_HEADER) || typeof existing !== 'string' || existing === '' || existing.includes(value)) return value;
+  return `${existing}, ${value}`;
 }

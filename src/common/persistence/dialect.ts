@@ -135,6 +135,23 @@ export abstract class Dialect {
   /** Sends a statement straight to the driver, outside any transaction, as a prepared statement. */
   abstract send(text: string, values: readonly unknown[]): unknown[] | Promise<unknown[]>;
 
+  /**
+   * As `send`, the statement cancelled once it has run `timeoutMs` where the database can cancel
+   * it (its error then satisfies `isTimeout`). SQLite cannot: better-sqlite3 offers neither a
+   * progress handler nor an interrupt, and runs the statement on the event loop, so there the
+   * statement's shape has to bound its work (search: SEARCH_MAX_TERMS).
+   */
+  sendBounded(text: string, values: readonly unknown[], timeoutMs: number): unknown[] | Promise<unknown[]> {
+    void timeoutMs;
+    return this.send(text, values);
+  }
+
+  /** Whether an error of `sendBounded` is its timeout. */
+  isTimeout(error: unknown): boolean {
+    void error;
+    return false;
+  }
+
   /** The rows of an `UPDATE/DELETE … RETURNING` run by a transaction's query runner. */
   abstract writtenRows(result: unknown): unknown[];
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, QueryFailedError } from 'typeorm';
+import { DomainError } from '../errors/domain-error.js';
 import { Dialect, type Executor, type Statement } from './dialect.js';
 import { EntityTable } from './entity-table.js';
 import { isPlainRead, readRoute } from './read-route.js';
@@ -60,6 +61,22 @@ export class Sql {
     return executor!.query(statement, params as unknown[]);
   }
 
+  /**
+   * A read that may run no longer than `timeoutMs` (0: as long as it takes) where the database
+   * can stop it (Dialect.sendBounded); past it 503 SERVICE_UNAVAILABLE with Retry-After: the
+   * server gave up on the work, the same request may well succeed when it is less busy. A
+   * replica read stays as `rows` sends it (its own pool, its own load).
+   */
+  boundedRows<T>(statement: string, params: readonly unknown[], timeoutMs: number): Promise<T[]> {
+    if (timeoutMs <= 0) return this.rows(statement, params);
+    const route = this.replicas.enabled ? readRoute.getStore() : undefined;
+    if (route !== undefined && isPlainRead(statement)) {
+      this.dataSource.logger.logQuery(statement, params as unknown[]);
+      return this.replicas.read(statement, params, route, () => this.sendBounded(statement, params, timeoutMs, false)) as Promise<T[]>;
+    }
+    return this.sendBounded(statement, params, timeoutMs) as Promise<T[]>;
+  }
+
   /** The rows an `UPDATE … RETURNING` or `DELETE … RETURNING` wrote. */
   async written<T>(statement: string, params: readonly unknown[], executor?: Executor): Promise<T[]> {
     if (this.isShared(executor)) return (await this.send(statement, params)) as T[];
@@ -81,6 +98,18 @@ export class Sql {
    */
   private isShared(executor: Executor | undefined): boolean {
     return executor === undefined || executor === this.dataSource || executor === this.dataSource.manager;
+  }
+
+  private async sendBounded(text: string, params: readonly unknown[], timeoutMs: number, count = true): Promise<unknown[]> {
+    if (count) this.dataSource.logger.logQuery(text, params as unknown[]);
+    try {
+      return await this.dialect.sendBounded(text, params, timeoutMs);
+    } catch (error) {
+      if (this.dialect.isTimeout(error)) {
+        throw new DomainError('SERVICE_UNAVAILABLE', `The statement ran past its ${timeoutMs} ms and was stopped; try again shortly`, undefined, { 'retry-after': '1' });
+      }
+      throw new QueryFailedError(text, params as unknown[], error as Error);
+    }
   }
 
   private async send(text: string, params: readonly unknown[], count = true): Promise<unknown[]> {

@@ -15,16 +15,44 @@ export interface TextQuery {
 const HAS_WORD = /[\p{L}\p{N}]/u;
 /** A `"phrase"` (closed, or running to the end when its quote is not), or a run of other characters; each may start with `-`. */
 const TERM = /(-?)(?:"([^"]*)"?|([^\s"]+))/gu;
+/** A word of a term: a run of letters and digits, as both databases' parsers split text (near enough to count). */
+const WORD = /[\p{L}\p{N}]+/gu;
 
-/** The terms of `text`; null when it has no required term (empty, only punctuation, or only exclusions). */
-export function parseTextQuery(text: string): TextQuery | null {
-  const query: TextQuery = { required: [], excluded: [] };
+/**
+ * The terms of `text`, normalized: each word or phrase once (compared by its words, case
+ * folded: `the The the,` is one), the words to find first, then the exclusions, and no more
+ * than `maxWords` words in all (a phrase counts its words; the first ones are kept, a phrase
+ * is cut at the bound). What a search costs grows with its terms (each one is looked up and
+ * ranked, and SQLite's snippet weighs every term against every token), so one `q` of 200
+ * characters is at most `maxWords` lookups, however it repeats itself. Null when it has no
+ * required term (empty, only punctuation, or only exclusions).
+ */
+export function parseTextQuery(text: string, maxWords: number): TextQuery | null {
+  const given: TextQuery = { required: [], excluded: [] };
+  const seen = new Set<string>();
   for (const match of text.matchAll(TERM)) {
     const term = (match[2] ?? match[3] ?? '').replace(/\s+/gu, ' ').trim();
     if (!HAS_WORD.test(term)) continue;
-    (match[1] === '-' ? query.excluded : query.required).push(term);
+    const excluded = match[1] === '-';
+    const key = `${excluded ? '-' : '+'}${(term.match(WORD) ?? []).join(' ').toLowerCase()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    (excluded ? given.excluded : given.required).push(term);
   }
-  return query.required.length > 0 ? query : null;
+  if (given.required.length === 0) return null;
+  let left = maxWords;
+  const bounded = (terms: string[]) => {
+    const kept: string[] = [];
+    for (const term of terms) {
+      if (left === 0) break;
+      const words = [...term.matchAll(WORD)];
+      const cut = words.length <= left ? term : term.slice(0, words[left - 1].index + words[left - 1][0].length);
+      left -= Math.min(words.length, left);
+      kept.push(cut);
+    }
+    return kept;
+  };
+  return { required: bounded(given.required), excluded: bounded(given.excluded) };
 }
 
 /** A term as a double-quoted string (`"` inside cannot occur: the parser splits on it). */

@@ -38,3 +38,26 @@ export function appendRateLimitItem(existing: { policy?: string; limit?: string 
     [RATE_LIMIT_HEADER]: join(existing.limit, own[RATE_LIMIT_HEADER]),
   };
 }
+
+/** What sets a response's headers (a Fastify reply). */
+interface HeaderTarget {
+  getHeader(name: string): unknown;
+  header(name: string, value: string): unknown;
+}
+
+/**
+ * Puts one limit's item into a response's RateLimit headers after the others' (the request
+ * limit's, set when the request arrived), in place of an earlier item of the same policy (in a
+ * batch, or a second search of one operation, the last standing is the one shown).
+ */
+export function setRateLimitItem(reply: HeaderTarget, state: LimitState): void {
+  const without = (value: unknown) =>
+    typeof value === 'string'
+      ? value
+          .split(', ')
+          .filter((item) => item !== '' && !item.startsWith(`"${state.policy}"`))
+          .join(', ')
+      : undefined;
+  const headers = appendRateLimitItem({ policy: without(reply.getHeader(RATE_LIMIT_POLICY_HEADER)), limit: without(reply.getHeader(RATE_LIMIT_HEADER)) }, state);
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+}

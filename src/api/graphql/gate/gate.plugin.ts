@@ -1,8 +1,6 @@
 import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
-import type { FastifyReply } from 'fastify';
 import type { GraphQLError } from 'graphql';
-import { appendRateLimitItem, COST_POLICY, RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from '../../../common/rate-limit/rate-limit-headers.js';
-import type { LimitState } from '../../../common/rate-limit/rate-limiter.js';
+import { setRateLimitItem } from '../../../common/rate-limit/rate-limit-headers.js';
 import { CACHE_STATUS, type ResponseCache } from '../../../common/cache/response-cache.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import type { OperationGate } from './operation-gate.js';
@@ -19,25 +17,6 @@ function refuse(error: GraphQLError): GraphQLRequestListener<BaseContext> {
 }
 
 /**
- * The cost budget's item after the request limit's in the RateLimit headers (rate-limit-headers.ts);
- * in a batch, the last operation's standing replaces the earlier ones'.
- */
-function addCostItem(reply: FastifyReply, budget: LimitState): void {
-  const without = (value: unknown) =>
-    typeof value === 'string'
-      ? value
-          .split(', ')
-          .filter((item) => !item.startsWith(`"${COST_POLICY}"`))
-          .join(', ')
-      : undefined;
-  const headers = appendRateLimitItem(
-    { policy: without(reply.getHeader(RATE_LIMIT_POLICY_HEADER)), limit: without(reply.getHeader(RATE_LIMIT_HEADER)) },
-    budget,
-  );
-  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-}
-
-/**
  * POST and GET /graphql through the operation gate. Apollo's first hook turns no error into a
  * response, so a refused request has its document replaced by a harmless one and is refused at
  * didResolveOperation (with the gate's status); nothing of the refused document is parsed again,
@@ -50,7 +29,8 @@ export function gatePlugin(gate: OperationGate, cache: ResponseCache): ApolloSer
     async requestDidStart({ request, contextValue, schema }) {
       const verdict = await gate.admit(request, { transport: 'http', address: contextValue.clientAddress }, schema);
       const budget = 'admitted' in verdict ? verdict.admitted.budget : 'refused' in verdict ? verdict.budget : undefined;
-      if (budget && contextValue.reply) addCostItem(contextValue.reply, budget);
+      // The cost budget's item after the request limit's (in a batch, the last operation's standing).
+      if (budget && contextValue.reply) setRateLimitItem(contextValue.reply, budget);
       if ('admitted' in verdict) contextValue.operationCost = verdict.admitted.cost;
       if ('refused' in verdict) {
         request.query = REFUSED_DOCUMENT;

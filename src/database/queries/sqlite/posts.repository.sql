@@ -511,28 +511,51 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
-  s.rank AS search_rank,
-  s.snippet AS search_snippet
-FROM
+  p.rank AS search_rank,
   (
     SELECT
-      posts_fts.rowid AS id,
-      - bm25 (posts_fts, 10.0, 1.0) AS rank,
-      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+      snippet (posts_fts, -1, '', '', '…', 24)
     FROM
       posts_fts
     WHERE
-      posts_fts MATCH ?
-  ) s
-  JOIN posts t ON t.id = s.id
-WHERE
-  t.status = 'published'
-  AND (s.rank, t.id) < (?, ?)
+      posts_fts MATCH p.query
+      AND posts_fts.rowid = p.id
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      s.rank,
+      s.query
+    FROM
+      (
+        SELECT
+          posts_fts.rowid AS id,
+          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          q.query
+        FROM
+          (
+            SELECT
+              ? AS query
+          ) q
+          CROSS JOIN posts_fts
+        WHERE
+          posts_fts MATCH q.query
+      ) s
+      JOIN posts t ON t.id = s.id
+    WHERE
+      t.status = 'published'
+      AND (s.rank, t.id) < (?, ?)
+    ORDER BY
+      s.rank DESC,
+      t.id DESC
+    LIMIT
+      ?
+  ) p
+  JOIN posts t ON t.id = p.id
 ORDER BY
-  s.rank DESC,
+  p.rank DESC,
   t.id DESC
-LIMIT
-  ?
 
 -- PostsRepository.findPage
 SELECT
@@ -556,28 +579,51 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
-  s.rank AS search_rank,
-  s.snippet AS search_snippet
-FROM
+  p.rank AS search_rank,
   (
     SELECT
-      posts_fts.rowid AS id,
-      - bm25 (posts_fts, 10.0, 1.0) AS rank,
-      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+      snippet (posts_fts, -1, '', '', '…', 24)
     FROM
       posts_fts
     WHERE
-      posts_fts MATCH ?
-  ) s
-  JOIN posts t ON t.id = s.id
-WHERE
-  t.status = 'published'
-  AND (t.title, t.id) > (?, ?)
+      posts_fts MATCH p.query
+      AND posts_fts.rowid = p.id
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      s.rank,
+      s.query
+    FROM
+      (
+        SELECT
+          posts_fts.rowid AS id,
+          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          q.query
+        FROM
+          (
+            SELECT
+              ? AS query
+          ) q
+          CROSS JOIN posts_fts
+        WHERE
+          posts_fts MATCH q.query
+      ) s
+      JOIN posts t ON t.id = s.id
+    WHERE
+      t.status = 'published'
+      AND (t.title, t.id) > (?, ?)
+    ORDER BY
+      t.title ASC,
+      t.id ASC
+    LIMIT
+      ?
+  ) p
+  JOIN posts t ON t.id = p.id
 ORDER BY
   t.title ASC,
   t.id ASC
-LIMIT
-  ?
 
 -- PostsRepository.findPage
 SELECT
@@ -601,27 +647,50 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
-  s.rank AS search_rank,
-  s.snippet AS search_snippet
-FROM
+  p.rank AS search_rank,
   (
     SELECT
-      posts_fts.rowid AS id,
-      - bm25 (posts_fts, 10.0, 1.0) AS rank,
-      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+      snippet (posts_fts, -1, '', '', '…', 24)
     FROM
       posts_fts
     WHERE
-      posts_fts MATCH ?
-  ) s
-  JOIN posts t ON t.id = s.id
-WHERE
-  t.status = 'published'
+      posts_fts MATCH p.query
+      AND posts_fts.rowid = p.id
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      s.rank,
+      s.query
+    FROM
+      (
+        SELECT
+          posts_fts.rowid AS id,
+          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          q.query
+        FROM
+          (
+            SELECT
+              ? AS query
+          ) q
+          CROSS JOIN posts_fts
+        WHERE
+          posts_fts MATCH q.query
+      ) s
+      JOIN posts t ON t.id = s.id
+    WHERE
+      t.status = 'published'
+    ORDER BY
+      s.rank DESC,
+      t.id DESC
+    LIMIT
+      ?
+  ) p
+  JOIN posts t ON t.id = p.id
 ORDER BY
-  s.rank DESC,
+  p.rank DESC,
   t.id DESC
-LIMIT
-  ?
 
 -- PostsRepository.findPage
 SELECT
@@ -645,27 +714,50 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
-  s.rank AS search_rank,
-  s.snippet AS search_snippet
-FROM
+  p.rank AS search_rank,
   (
     SELECT
-      posts_fts.rowid AS id,
-      - bm25 (posts_fts, 10.0, 1.0) AS rank,
-      snippet (posts_fts, -1, '', '', '…', 24) AS snippet
+      snippet (posts_fts, -1, '', '', '…', 24)
     FROM
       posts_fts
     WHERE
-      posts_fts MATCH ?
-  ) s
-  JOIN posts t ON t.id = s.id
-WHERE
-  t.status = 'published'
+      posts_fts MATCH p.query
+      AND posts_fts.rowid = p.id
+  ) AS search_snippet
+FROM
+  (
+    SELECT
+      t.id,
+      s.rank,
+      s.query
+    FROM
+      (
+        SELECT
+          posts_fts.rowid AS id,
+          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          q.query
+        FROM
+          (
+            SELECT
+              ? AS query
+          ) q
+          CROSS JOIN posts_fts
+        WHERE
+          posts_fts MATCH q.query
+      ) s
+      JOIN posts t ON t.id = s.id
+    WHERE
+      t.status = 'published'
+    ORDER BY
+      t.title ASC,
+      t.id ASC
+    LIMIT
+      ?
+  ) p
+  JOIN posts t ON t.id = p.id
 ORDER BY
   t.title ASC,
   t.id ASC
-LIMIT
-  ?
 
 -- PostsRepository.insert
 INSERT INTO
