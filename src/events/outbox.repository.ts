@@ -259,6 +259,25 @@ export class OutboxRepository {
     return this.shape;
   }
 
+  /**
+   * The committed events after `position` that a read may not return yet, because a transaction
+   * that began before theirs is still open somewhere on the cluster (PostgreSQL: at or above the
+   * snapshot's xmin): how many, and when the oldest of them was written. None where reads never
+   * wait (SQLite), without a statement.
+   */
+  async heldBack(position: EventPosition): Promise<{ count: number; oldest: Date | null }> {
+    const visible = this.sql.dialect.eventsVisible;
+    if (!visible) return { count: 0, oldest: null };
+    const after = this.sql.dialect.eventsAfter(position, 1);
+    const [row] = await this.transactions.single(() =>
+      this.sql.rows<{ held: number | string; oldest: Date | string | null }>(
+        this.sql.statement(`SELECT COUNT(*) AS held, MIN(occurred_at) AS oldest FROM events WHERE ${after.condition} AND NOT (${visible})`),
+        after.params,
+      ),
+    );
+    return { count: Number(row?.held ?? 0), oldest: row?.oldest == null ? null : toDate(row.oldest) };
+  }
+
   /** The position of the newest readable event (the start when there is none). */
   async latest(): Promise<EventPosition> {
     const visible = this.sql.dialect.eventsVisible;

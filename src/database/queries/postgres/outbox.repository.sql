@@ -230,6 +230,16 @@ WHERE
     )
   )
 
+-- OutboxRepository.heldBack
+SELECT
+  COUNT(*) AS held,
+  MIN(occurred_at) AS oldest
+FROM
+  events
+WHERE
+  (tx, id) > ($1, $2)
+  AND NOT (tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint)
+
 -- OutboxRepository.latest
 SELECT
   id,
