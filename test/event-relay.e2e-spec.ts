@@ -13,6 +13,7 @@ import { OutboxRepository, type StoredEvent } from '../src/events/outbox.reposit
 import { Post } from '../src/posts/post.entity.js';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { TEST_DATABASE_URL } from './support/databases.js';
+import { metricValue } from './support/graphql-client.js';
 import { type ListeningApp, LiveSubscription, listen, sleep, until, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
@@ -64,6 +65,25 @@ describe.skipIf(!TEST_DATABASE_URL)('event relay on PostgreSQL: commit order', (
     await sleep(300);
     expect(live.results).toHaveLength(1);
     live.dispose();
+  });
+
+  it('/metrics says how many committed events are held back and how long the oldest has waited, and 0 once they are published', async () => {
+    const heldBack = () => metricValue(app, 'events_relay_held_back');
+    const age = () => metricValue(app, 'events_relay_held_back_age_seconds');
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_current_xact_id()');
+    try {
+      await request(app.server).post('/posts').set(bearer(token)).send({ title: 'held back', body: 'b' }).expect(201);
+      await request(app.server).post('/posts').set(bearer(token)).send({ title: 'held back too', body: 'b' }).expect(201);
+      // Other suites' transactions on the cluster may hold back more: at least these two.
+      await until('both events counted as held back', async () => (await heldBack()) >= 2, 5_000);
+      const first = await age();
+      expect(first).toBeGreaterThan(0);
+      await until('the oldest one waiting longer', async () => (await age()) > first, 5_000);
+    } finally {
+      await holder.query('COMMIT');
+    }
+    await until('nothing held back once the older transaction ended', async () => (await heldBack()) === 0 && (await age()) === 0, 30_000);
   });
 });
 

@@ -1,9 +1,11 @@
+import { createClient as createSseClient } from 'graphql-sse';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
 import { expectData, graphql, metricValue } from './support/graphql-client.js';
 import { type Standby, standbyTools, startStandby, until } from './support/standby.js';
+import { listen, LiveSubscription, wsClient } from './support/subscriptions.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -122,6 +124,54 @@ describeReplicas(title, () => {
       await standby!.query(databaseName(), 'SELECT pg_wal_replay_resume()');
     }
   }, 120_000);
+
+  it('a mutation over WebSocket or SSE marks its writer too: its next anonymous read sees it, although the replica has stopped replaying', async () => {
+    const urls = await listen(app!);
+    const mutation = 'mutation Write($title: String!) { createPost(input: { title: $title, body: "Over a live transport" }) { id } }';
+    const overWs = async (title: string) => {
+      const ws = wsClient(urls.ws, { token });
+      try {
+        await ws.connected;
+        const [result] = await new LiveSubscription(ws.client, mutation, { title }).received(1);
+        return (result as { id: number }).id;
+      } finally {
+        await ws.dispose();
+      }
+    };
+    const overSse = async (title: string) => {
+      const client = createSseClient({ url: `${urls.http}/graphql/stream`, singleConnection: false, retryAttempts: 0, headers: { authorization: `Bearer ${token}` } });
+      try {
+        const [result] = await new LiveSubscription(client, mutation, { title }).received(1);
+        return (result as { id: number }).id;
+      } finally {
+        client.dispose();
+      }
+    };
+    for (const [transport, write] of [['WebSocket', overWs], ['SSE', overSse]] as const) {
+      // Replaying, and past every earlier write of this address: anonymous reads go to the replica again.
+      await standby!.query(databaseName(), 'SELECT pg_wal_replay_resume()');
+      const before = await replicaReads();
+      await until(`${transport}: anonymous reads on the replica again`, 60_000, async () => {
+        await request(app!.server).get('/posts?limit=1').expect(200);
+        return (await replicaReads()) > before ? true : undefined;
+      });
+      await standby!.query(databaseName(), 'SELECT pg_wal_replay_pause()');
+      try {
+        await until('replay paused', 30_000, async () => {
+          const [row] = await standby!.query<{ state: string }>(databaseName(), 'SELECT pg_get_wal_replay_pause_state() AS state');
+          return row.state === 'paused' ? true : undefined;
+        });
+        const title = `Written over ${transport}`;
+        const id = await write(title);
+        const read = await request(app!.server).get(`/posts/${id}`);
+        expect(read.status, `${transport}: ${read.text}`).toBe(200);
+        expect(read.body.title).toBe(title);
+        expect(expectData(await graphql(app!, POST_PAGE, { id })).post.title).toBe(title);
+      } finally {
+        await standby!.query(databaseName(), 'SELECT pg_wal_replay_resume()');
+      }
+    }
+  }, 240_000);
 
   it('with the response cache on, a miss that will be kept reads from the primary', async () => {
     const cached = await startTestApp('postgres', {

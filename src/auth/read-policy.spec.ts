@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Actor, ROLES } from '../common/actor.js';
 import { loadSqliteDriver } from '../database/sqlite-driver.js';
-import { type AudienceSet, audienceSql, COMMENT_STATUSES, type EventAudience, POST_STATUSES, ReadPolicy } from './read-policy.js';
+import { audienceBeyondSql, type AudienceSet, audienceSql, COMMENT_STATUSES, type EventAudience, POST_STATUSES, ReadPolicy } from './read-policy.js';
 
 const policy = new ReadPolicy();
 const AUTHOR: Actor = { id: 1, role: 'author' };
@@ -130,6 +130,39 @@ describe('ReadPolicy', () => {
         const rows = db.prepare(`SELECT id FROM events${condition ? ` WHERE ${condition}` : ''} ORDER BY id`).all(...params) as { id: number }[];
         const expected = events.flatMap((event, index) => (policy.canSeeAudience(actor, event) ? [index] : []));
         expect(rows.map((row) => row.id)).toEqual(expected);
+      });
+    }
+  });
+
+  describe('audienceBeyondSql: the events with a reader outside an audience, run on SQLite', () => {
+    const sets: AudienceSet[] = [];
+    for (const audience of ['public', 'restricted', 'moderated'] as const) for (const owner of [null, 1, 2]) sets.push({ audience, owner });
+    const events: EventAudience[] = [];
+    for (const set of sets) for (const except of [null, ...sets]) if (except?.audience !== 'public') events.push({ ...set, except });
+    const Database = loadSqliteDriver();
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE events (id integer PRIMARY KEY, audience varchar(16) NOT NULL, audience_owner integer, audience_except varchar(16), audience_except_owner integer)');
+    const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
+    events.forEach((event, index) => insert.run(index, event.audience, event.owner, event.except?.audience ?? null, event.except?.owner ?? null));
+    const actors: (Actor | null)[] = [null, ...ROLES.flatMap((role) => [1, 2, 3].map((id) => ({ id, role })))];
+
+    for (const now of sets) {
+      it(`beyond ${now.audience} ${now.owner}: every event left out reaches no reader outside it`, () => {
+        const params: unknown[] = [];
+        const condition = audienceBeyondSql(now, (value) => {
+          params.push(value);
+          return '?';
+        });
+        if (now.audience === 'public') return expect(condition).toBeNull();
+        const chosen = new Set((db.prepare(`SELECT id FROM events WHERE ${condition} ORDER BY id`).all(...params) as { id: number }[]).map((row) => row.id));
+        events.forEach((event, index) => {
+          if (chosen.has(index)) return;
+          for (const actor of actors) if (policy.canSeeAudience(actor, event)) expect(policy.canSeeAudience(actor, now), JSON.stringify({ event, actor })).toBe(true);
+        });
+        // Every public event reaches someone outside a non-public audience.
+        events.forEach((event, index) => {
+          if (event.audience === 'public') expect(chosen.has(index)).toBe(true);
+        });
       });
     }
   });

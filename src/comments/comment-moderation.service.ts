@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { COMMENT_STATUSES, type CommentStatus, ReadPolicy } from '../auth/read-policy.js';
+import { type AudienceSet, COMMENT_STATUSES, type CommentStatus, ReadPolicy } from '../auth/read-policy.js';
 import { DomainError, type FieldError } from '../common/errors/domain-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
+import type { Executor } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { MAX_INT32 } from '../common/validation/limits.js';
@@ -102,6 +103,25 @@ export class CommentModerationService {
   }
 
   /**
+   * In the transaction of status changes, before their events: the comments that some of their
+   * readers no longer see (spam, hidden) leave those readers' earlier events
+   * (EventPublisher.withdrawContent). One erasure per audience they now have, whatever the count.
+   */
+  async withdraw(executor: Executor, changes: readonly { before: Comment; after: Comment; post: Post }[]): Promise<void> {
+    const byAudience = new Map<string, { audience: AudienceSet; ids: number[] }>();
+    for (const { before, after, post } of changes) {
+      if (before.status === after.status) continue;
+      const now = this.readPolicy.commentAudienceOf(after, post);
+      if (!this.readPolicy.transition(this.readPolicy.commentAudienceOf(before, post), now).deleted) continue;
+      const key = `${now.audience} ${now.owner}`;
+      const group = byAudience.get(key) ?? { audience: { audience: now.audience, owner: now.owner }, ids: [] };
+      group.ids.push(after.id);
+      byAudience.set(key, group);
+    }
+    for (const { audience, ids } of byAudience.values()) await this.events.withdrawContent(executor, { commentId: ids }, audience);
+  }
+
+  /**
    * `PATCH /comments` and `moderateComments`: the new status of each comment, all or nothing in
    * one transaction. Any comment that does not exist or is on a post the moderator may not see
    * is 404 (naming it) and nothing changes. Comments already in their new status are returned
@@ -125,6 +145,10 @@ export class CommentModerationService {
       }
       const changed = new Map<number, Comment>();
       for (const [status, group] of byStatus) for (const comment of await this.comments.setStatus(group, status, manager)) changed.set(comment.id, comment);
+      await this.withdraw(
+        manager,
+        [...changed.values()].map((after) => ({ before: found.get(after.id)!, after, post: found.get(after.id)!.post! })),
+      );
       recorded = [...changed.values()].flatMap((after) => {
         const before = found.get(after.id)!;
         return this.changeEvents(before, after, before.post!);

@@ -17,6 +17,11 @@ import { CommentsService } from './comments.service.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
 import { CommentsArgs, CreateCommentInput } from './models/comment.inputs.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
+import { declareLiveFields, isWithheld } from '../common/resource/snapshot-fields.js';
+
+// What these resolve is read now, not from an event's snapshot (snapshot-fields).
+declareLiveFields('Comment', 'replies');
+declareLiveFields('Post', 'comments', 'commentCount');
 
 /** Comments over GraphQL: thin over CommentsService; related resources through the DataLoaders. */
 @Resolver(() => Comment)
@@ -91,6 +96,7 @@ export class CommentsResolver {
     @Context() context: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Comment[]> {
+    if (isWithheld(comment)) return Promise.resolve([]);
     const scope = this.comments.scopeOf(context.actor);
     return context.loaders.of(this.commentLoaders).repliesOf(toPageRequest(args), readingFor(info), scope).load(comment.id);
   }
@@ -139,12 +145,14 @@ export class PostCommentsResolver {
     @Context() context: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Comment[]> {
+    if (isWithheld(post)) return Promise.resolve([]);
     const scope = this.commentsService.scopeOf(context.actor);
     return context.loaders.of(this.commentLoaders).byPost(toPageRequest(args), readingFor(info), scope).load(post.id);
   }
 
   @ResolveField('commentCount', () => Int, { description: 'How many comments it has that the reader sees' })
   commentCount(post: Post, _args: unknown, context: GraphQLContext): Promise<number> {
+    if (isWithheld(post)) return Promise.resolve(0);
     return context.loaders.of(this.commentLoaders).countByPost(this.commentsService.scopeOf(context.actor)).load(post.id);
   }
 }

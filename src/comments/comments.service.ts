@@ -200,6 +200,7 @@ export class CommentsService {
       if (input.body !== undefined) changes.body = input.body;
       if (input.status !== undefined) changes.status = input.status;
       const updated = await this.comments.updateVersioned(current, changes, options.expectedVersion, manager);
+      await this.moderation.withdraw(manager, [{ before: current, after: updated, post }]);
       recorded = this.moderation.changeEvents(current, updated, post);
       await this.events.record(manager, ...recorded);
       return updated;

@@ -25,7 +25,7 @@ describe('EventPublisher.eraseContent', () => {
     await publisher.eraseContent(executor, { commentId: [7] });
     expect(order).toEqual(['copies', 'events']);
     expect(eraser.eraseContent).toHaveBeenCalledWith(executor, { text: 'SELECT id FROM events WHERE …', params: [{ commentId: [7] }] });
-    expect(outbox.erase).toHaveBeenCalledWith(executor, { commentId: [7] });
+    expect(outbox.erase).toHaveBeenCalledWith(executor, { commentId: [7] }, undefined);
   });
 
   it('does nothing for a scope that names nothing', async () => {
@@ -46,5 +46,23 @@ describe('EventPublisher.eraseContent', () => {
       { postId: postIds.slice(1000, 2000) },
       { postId: postIds.slice(2000) },
     ]);
+  });
+});
+
+describe('EventPublisher.withdrawContent', () => {
+  it('erases, copies first, only what reaches beyond the audience the content has now', async () => {
+    const { publisher, outbox, eraser } = await setup();
+    const now = { audience: 'restricted' as const, owner: 2 };
+    await publisher.withdrawContent(executor, { postId: [7] }, now);
+    expect(outbox.erasedEvents).toHaveBeenCalledWith({ postId: [7] }, 1, now);
+    expect(eraser.eraseContent).toHaveBeenCalledTimes(1);
+    expect(outbox.erase).toHaveBeenCalledWith(executor, { postId: [7] }, now);
+  });
+
+  it('does nothing for content that is public now', async () => {
+    const { publisher, outbox, eraser } = await setup();
+    await publisher.withdrawContent(executor, { postId: [7] }, { audience: 'public', owner: null });
+    expect(eraser.eraseContent).not.toHaveBeenCalled();
+    expect(outbox.erase).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { PubSubEngine } from 'graphql-subscriptions';
-import { type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
+import { type AudienceSet, type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
 import { Dialect, type Statement } from '../common/persistence/dialect.js';
@@ -95,20 +95,37 @@ export class EventPublisher {
    * (ContentEraser), inside the deletion's transaction, so a deletion that rolls back erases
    * nothing. Type, ids and time stay. A few statements, whatever the count.
    */
-  async eraseContent(executor: Executor, scope: ErasureScope): Promise<void> {
+  eraseContent(executor: Executor, scope: ErasureScope): Promise<void> {
+    return this.erase(executor, scope);
+  }
+
+  /** eraseContent, with `beyond` only of the events that reach readers outside that audience. */
+  private async erase(executor: Executor, scope: ErasureScope, beyond?: AudienceSet): Promise<void> {
     const entries = Object.entries(scope).map(([ref, ids = []]) => [ref, ids] as const);
     if (entries.reduce((count, [, ids]) => count + ids.length, 0) > ERASURE_CHUNK) {
       // A user with thousands of posts: a few statements per thousand ids (the drivers bound the parameters of one).
       for (const [ref, ids] of entries) {
-        for (let start = 0; start < ids.length; start += ERASURE_CHUNK) await this.eraseContent(executor, { [ref]: ids.slice(start, start + ERASURE_CHUNK) });
+        for (let start = 0; start < ids.length; start += ERASURE_CHUNK) await this.erase(executor, { [ref]: ids.slice(start, start + ERASURE_CHUNK) }, beyond);
       }
       return;
     }
-    const events = this.outbox.erasedEvents(scope);
+    const events = this.outbox.erasedEvents(scope, 1, beyond);
     if (!events) return;
     // The copies first: they are found through the events the erasure reaches.
     for (const eraser of this.erasers) await eraser.eraseContent(executor, events);
-    await this.outbox.erase(executor, scope);
+    await this.outbox.erase(executor, scope, beyond);
+  }
+
+  /**
+   * CONTRACT §18: content that stops being public (a post unpublished or trashed, a comment set to
+   * spam or hidden) leaves the log as deleted content does (eraseContent), but only where it
+   * reached readers outside `now`, the audience of its events from now on: those who still see
+   * it keep its history. Called in the write's transaction, before its new events are recorded.
+   * Content made public again is announced anew, with its content, by the write's own event; the
+   * earlier events stay without.
+   */
+  withdrawContent(executor: Executor, scope: ErasureScope, now: AudienceSet): Promise<void> {
+    return now.audience === 'public' ? Promise.resolve() : this.erase(executor, scope, now);
   }
 
   /** A keeper of copies of events' content (see ContentEraser), at start-up. */

@@ -83,6 +83,8 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   private timer?: NodeJS.Timeout;
   private listener: Listener | null = null;
   private stopped = false;
+  /** The look at the held-back events under way, if any (measureHeldBack). */
+  private measuring: Promise<void> | null = null;
   /** This instance, in the log (the events it wrote) and on the bus. */
   readonly origin = randomUUID();
   /** A database other instances share (PostgreSQL), without Redis: the database carries the writes that record no event. */
@@ -114,7 +116,10 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     // (the `events` subscription and GET /events read it).
     this.position = await this.outbox.latest();
     this.started = true;
-    this.timer = setInterval(() => this.wake(), POLL_MS);
+    this.timer = setInterval(() => {
+      this.wake();
+      this.measureHeldBack();
+    }, POLL_MS);
     this.timer.unref();
     // Other instances' writes without events are unheard until LISTEN is in place.
     if (this.carriesChanges) this.cache.suspend();
@@ -126,6 +131,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     clearInterval(this.timer);
     await this.listener?.close();
     await this.draining;
+    await this.measuring;
   }
 
   /** Whether this instance's writers hand it their committed events (`committing`): where no other process writes the log. */
@@ -161,7 +167,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Settles once the relay has nothing running or due (a read of the log, handed-over events to publish); for tests that count statements. */
   async quiet(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.draining || this.measuring) await (this.draining ?? this.measuring);
   }
 
   private run(reads: boolean): void {
@@ -203,6 +209,27 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       // The database is away: the next wake-up (at the latest, the next second) goes on from here.
       this.logger.debug(`Could not read the event log: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /**
+   * What an operator watches (README, Operations): the events committed after this instance's
+   * position that it may not read yet, and how long the oldest has waited. On PostgreSQL a read
+   * of the log waits for every transaction older than an event's own, on the whole cluster (so
+   * that an event committing late with a lower position is never skipped): one open write
+   * transaction anywhere holds back delivery, and the invalidation of other instances' caches
+   * that rides on it, for as long as it stays open.
+   */
+  private measureHeldBack(): void {
+    if (this.measuring || this.stopped) return;
+    this.measuring = this.outbox
+      .heldBack(this.position)
+      .then(({ count, oldest }) => {
+        this.metrics.eventsRelayHeldBack.set(count);
+        this.metrics.eventsRelayHeldBackAge.set(oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1000 : 0);
+      })
+      // The database is away: the gauges keep their last values until it answers again.
+      .catch(() => undefined)
+      .finally(() => (this.measuring = null));
   }
 
   /**

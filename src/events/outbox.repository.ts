@@ -4,7 +4,7 @@ import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
-import { ANONYMOUS_READER, type Audience, type AudienceReader, audienceSql, type EventAudience } from '../auth/read-policy.js';
+import { ANONYMOUS_READER, type Audience, type AudienceReader, audienceBeyondSql, type AudienceSet, audienceSql, type EventAudience } from '../auth/read-policy.js';
 import { type EventRefColumn, type EventRefs, resources } from '../common/resource/resource-definition.js';
 import type { EventPosition } from './event-cursor.js';
 
@@ -199,10 +199,11 @@ export class OutboxRepository {
   /**
    * Erases the content (`resource`) of every earlier event with any of the scope's ids (a post's
    * id as `postId` reaches the events of its comments too, which carry it), in the caller's
-   * transaction, in one statement: type, ids, time and audience stay.
+   * transaction, in one statement: type, ids, time and audience stay. With `beyond`, only of the
+   * events that reach readers outside that audience (content that stopped being public).
    */
-  async erase(executor: Executor, scope: ErasureScope): Promise<void> {
-    const reached = this.reached(scope);
+  async erase(executor: Executor, scope: ErasureScope, beyond?: AudienceSet): Promise<void> {
+    const reached = this.reached(scope, 1, beyond);
     if (!reached) return;
     await this.sql.rows(this.sql.statement(`UPDATE events SET resource = NULL WHERE resource IS NOT NULL AND ${reached.condition}`), reached.params, executor);
   }
@@ -212,12 +213,12 @@ export class OutboxRepository {
    * parameters numbered from `from`, for what keeps copies of their content to erase them
    * with the same reach (webhook deliveries). Null when the scope names nothing.
    */
-  erasedEvents(scope: ErasureScope, from = 1): Statement | null {
-    const reached = this.reached(scope, from);
+  erasedEvents(scope: ErasureScope, from = 1, beyond?: AudienceSet): Statement | null {
+    const reached = this.reached(scope, from, beyond);
     return reached && { text: `SELECT id FROM events WHERE ${reached.condition}`, params: reached.params };
   }
 
-  private reached(scope: ErasureScope, from = 1): { condition: string; params: unknown[] } | null {
+  private reached(scope: ErasureScope, from = 1, beyond?: AudienceSet): { condition: string; params: unknown[] } | null {
     const params: unknown[] = [];
     const conditions: string[] = [];
     for (const [ref, ids = []] of Object.entries(scope)) {
@@ -225,7 +226,11 @@ export class OutboxRepository {
       params.push(...ids);
       conditions.push(`${this.column(ref)} IN (${this.sql.placeholders(ids.length, from + params.length - ids.length)})`);
     }
-    return conditions.length === 0 ? null : { condition: `(${conditions.join(' OR ')})`, params };
+    if (conditions.length === 0) return null;
+    const condition = `(${conditions.join(' OR ')})`;
+    if (!beyond) return { condition, params };
+    const audience = audienceBeyondSql(beyond, (value) => `$${from + params.push(value) - 1}`);
+    return audience ? { condition: `${condition} AND ${audience}`, params } : null;
   }
 
   /** The column of a ref; a ref no resource declares is a programming error. */
@@ -252,6 +257,25 @@ export class OutboxRepository {
       };
     }
     return this.shape;
+  }
+
+  /**
+   * The committed events after `position` that a read may not return yet, because a transaction
+   * that began before theirs is still open somewhere on the cluster (PostgreSQL: at or above the
+   * snapshot's xmin): how many, and when the oldest of them was written. None where reads never
+   * wait (SQLite), without a statement.
+   */
+  async heldBack(position: EventPosition): Promise<{ count: number; oldest: Date | null }> {
+    const visible = this.sql.dialect.eventsVisible;
+    if (!visible) return { count: 0, oldest: null };
+    const after = this.sql.dialect.eventsAfter(position, 1);
+    const [row] = await this.transactions.single(() =>
+      this.sql.rows<{ held: number | string; oldest: Date | string | null }>(
+        this.sql.statement(`SELECT COUNT(*) AS held, MIN(occurred_at) AS oldest FROM events WHERE ${after.condition} AND NOT (${visible})`),
+        after.params,
+      ),
+    );
+    return { count: Number(row?.held ?? 0), oldest: row?.oldest == null ? null : toDate(row.oldest) };
   }
 
   /** The position of the newest readable event (the start when there is none). */

@@ -108,6 +108,18 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
 
+  readonly eventsRelayHeldBack = new Gauge({
+    name: 'events_relay_held_back',
+    help: 'Committed events this instance may not publish yet: an older transaction (anywhere on the PostgreSQL cluster) is still open (as the relay last looked, every second)',
+    registers: [this.registry],
+  });
+
+  readonly eventsRelayHeldBackAge = new Gauge({
+    name: 'events_relay_held_back_age_seconds',
+    help: 'How long the oldest held-back event has waited since it was written (0 when none)',
+    registers: [this.registry],
+  });
+
   readonly webhookDeliveries = new Counter({
     name: 'webhook_deliveries_total',
     help: 'Webhook delivery attempts, by outcome: delivered (a 2xx), retrying (failed, another attempt is due) or failed (failed, given up)',

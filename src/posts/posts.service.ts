@@ -432,6 +432,8 @@ export class PostsService {
     if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editorId, manager);
     const wasPublic = current.status === 'published';
     const isPublic = updated.status === 'published';
+    // Its earlier public events, and its comments', leave the public log (CONTRACT §18).
+    if (wasPublic && !isPublic) await this.events.withdrawContent(manager, { postId: [updated.id] }, this.readPolicy.audienceOf(updated));
     const events: BlogEvent[] = [];
     if (!wasPublic && isPublic) events.push(event('postPublished', updated));
     else events.push(event('postUpdated', updated, this.readPolicy.audienceOf(updated)));

@@ -13,6 +13,7 @@ import { Tag } from './tag.entity.js';
 import { TagLoaders } from './tags.loader.js';
 import { MAX_TAGS_PER_POST, TagsService } from './tags.service.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
+import { declareLiveFields, isWithheld } from '../common/resource/snapshot-fields.js';
 
 /** Tags over GraphQL: thin over TagsService (same validation, policy and errors as REST). */
 @Resolver(() => Tag)
@@ -97,6 +98,9 @@ export class TagsResolver {
   }
 }
 
+// Read now, not from an event's snapshot (snapshot-fields).
+declareLiveFields('Post', 'tags');
+
 /** Post.tags: a post's tags, batched. */
 @Resolver(() => Post)
 export class PostTagsResolver {
@@ -105,6 +109,7 @@ export class PostTagsResolver {
   @ListSize({ assumedSize: MAX_TAGS_PER_POST })
   @ResolveField('tags', () => [Tag], { description: 'Its tags, by slug' })
   tags(post: Post, _args: unknown, context: GraphQLContext): Promise<Tag[]> {
+    if (isWithheld(post)) return Promise.resolve([]);
     return context.loaders.of(this.tagLoaders).ofPost.load(post.id);
   }
 }

@@ -3,6 +3,7 @@ import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type G
 import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
+import { ReplicaSet } from '../../../database/replicas/replica-set.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
 import { contextOf, failSpan, runInContext, type Span, SpanKind, startSpan } from '../../../tracing/spans.js';
 import { tracingState } from '../../../tracing/tracing-state.js';
@@ -28,12 +29,15 @@ export class OperationRunner {
   private readonly executing = new WeakMap<object, Span>();
   /** Subscribers sharing an execution share its formatting too (and an internal error is logged once). */
   private readonly formatted = new WeakMap<ExecutionResult, ExecutionResult>();
+  /** The contexts of admitted mutations: once run, they leave their writer's commit position (read-your-writes). */
+  private readonly mutations = new WeakSet<object>();
 
   constructor(
     private readonly gate: OperationGate,
     private readonly contexts: GraphQLContextFactory,
     private readonly metrics: MetricsService,
     policy: ReadPolicy,
+    private readonly replicas: ReplicaSet,
   ) {
     // What a reader sees below an event depends on the posts the read policy lets them see.
     this.shared = new SharedExecution((context) => policy.viewKey((context as GraphQLContext | undefined)?.actor));
@@ -89,6 +93,7 @@ export class OperationRunner {
       if (name) span.setAttribute('graphql.operation.name', name);
     }
     const contextValue = this.contexts.forActor(actor, caller.address);
+    if (operation.operation.operation === 'mutation') this.mutations.add(contextValue);
     if (span) {
       // Its resolvers run inside the operation's span (tracing/resolver-context.ts).
       contextValue.traceContext = contextOf(span);
@@ -132,8 +137,22 @@ export class OperationRunner {
     return subscription ? this.subscribe(args) : this.execute(args);
   }
 
-  /** Executes a query or a mutation; with tracing on, its span (opened by prepare) ends with it. */
+  /**
+   * Executes a query or a mutation; with tracing on, its span (opened by prepare) ends with it. A
+   * mutation, once run, leaves the primary's commit position for its writer's next reads, as one
+   * over HTTP does (ReplicaSet.rememberWrite), before its result is sent.
+   */
   async execute(args: ExecutionArgs): Promise<ExecutionResult> {
+    const context = args.contextValue as GraphQLContext;
+    if (!this.mutations.has(context)) return this.executeTraced(args);
+    try {
+      return await this.executeTraced(args);
+    } finally {
+      await this.replicas.rememberWrite(context.clientAddress);
+    }
+  }
+
+  private async executeTraced(args: ExecutionArgs): Promise<ExecutionResult> {
     const span = this.executing.get(args.contextValue as object);
     if (!span) return execute(args);
     this.executing.delete(args.contextValue as object);

@@ -201,7 +201,44 @@ SET
   resource = NULL
 WHERE
   resource IS NOT NULL
+  AND (comment_id IN ($1, $2, $3))
+  AND (
+    audience IN ('public')
+    OR audience_owner IS NOT NULL
+  )
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
   AND (post_id IN ($1, $2, $3))
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (post_id IN ($1, $2, $3))
+  AND (
+    audience IN ('moderated', 'public')
+    OR (
+      audience_owner IS NOT NULL
+      AND audience_owner <> $4
+    )
+  )
+
+-- OutboxRepository.heldBack
+SELECT
+  COUNT(*) AS held,
+  MIN(occurred_at) AS oldest
+FROM
+  events
+WHERE
+  (tx, id) > ($1, $2)
+  AND NOT (tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint)
 
 -- OutboxRepository.latest
 SELECT

@@ -113,6 +113,49 @@ WHERE
       events
     WHERE
       (comment_id IN ($1, $2, $3))
+      AND (
+        audience IN ('public')
+        OR audience_owner IS NOT NULL
+      )
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (comment_id IN ($1, $2, $3))
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (post_id IN ($1, $2, $3))
+      AND (
+        audience IN ('moderated', 'public')
+        OR (
+          audience_owner IS NOT NULL
+          AND audience_owner <> $4
+        )
+      )
   )
 
 -- WebhookDeliveriesRepository.eraseContent

@@ -191,7 +191,34 @@ SET
   resource = NULL
 WHERE
   resource IS NOT NULL
+  AND (comment_id IN (?, ?, ?))
+  AND (
+    audience IN ('public')
+    OR audience_owner IS NOT NULL
+  )
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
   AND (post_id IN (?, ?, ?))
+
+-- OutboxRepository.erase
+UPDATE events
+SET
+  resource = NULL
+WHERE
+  resource IS NOT NULL
+  AND (post_id IN (?, ?, ?))
+  AND (
+    audience IN ('moderated', 'public')
+    OR (
+      audience_owner IS NOT NULL
+      AND audience_owner <> ?
+    )
+  )
 
 -- OutboxRepository.latest
 SELECT

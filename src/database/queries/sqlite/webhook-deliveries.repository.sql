@@ -111,6 +111,49 @@ WHERE
       events
     WHERE
       (comment_id IN (?, ?, ?))
+      AND (
+        audience IN ('public')
+        OR audience_owner IS NOT NULL
+      )
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (comment_id IN (?, ?, ?))
+  )
+
+-- WebhookDeliveriesRepository.eraseContent
+SELECT
+  id,
+  payload
+FROM
+  webhook_deliveries
+WHERE
+  event_id IN (
+    SELECT
+      id
+    FROM
+      events
+    WHERE
+      (post_id IN (?, ?, ?))
+      AND (
+        audience IN ('moderated', 'public')
+        OR (
+          audience_owner IS NOT NULL
+          AND audience_owner <> ?
+        )
+      )
   )
 
 -- WebhookDeliveriesRepository.eraseContent
