@@ -314,7 +314,7 @@ describeEachDatabase('comment moderation', (kind) => {
       ]);
     });
 
-    it('an API key needs the write scope to moderate; with read it may see the queue', async () => {
+    it('an API key needs the write scope to moderate and to read the queue (a read key reads what anyone may: no held comment)', async () => {
       const key = async (scopes: string[]) => {
         const response = await http().post(`/users/${moderator.id}/api-keys`).set(bearer(moderator.token)).send({ name: `k-${scopes.join('-')}`, scopes });
         expect(response.status, response.text).toBe(201);
@@ -324,7 +324,12 @@ describeEachDatabase('comment moderation', (kind) => {
       const writeKey = await key(['read', 'write']);
       const jay = await account();
       const held = await write(jay.token, postId);
-      await http().get('/comments?status=pending').set(bearer(readKey)).expect(200);
+      const queue = await http().get('/comments?status=pending').set(bearer(readKey));
+      expectProblem(queue, 403, 'INSUFFICIENT_SCOPE');
+      expect(queue.text).not.toContain(held.body);
+      expectError(await gql('{ comments(status: PENDING, first: 10) { totalCount nodes { id body } } }', undefined, readKey), 'INSUFFICIENT_SCOPE', ['comments']);
+      expectProblem(await http().get(`/comments/${held.id}`).set(bearer(readKey)), 404, 'NOT_FOUND');
+      expect((await http().get('/comments?status=pending').set(bearer(writeKey)).expect(200)).body.map((comment: { id: number }) => comment.id)).toContain(held.id);
       expectProblem(await http().patch(`/comments/${held.id}`).set(bearer(readKey)).send({ status: 'approved' }), 403, 'INSUFFICIENT_SCOPE');
       expectProblem(await http().patch('/comments').set(bearer(readKey)).send([{ id: held.id, status: 'approved' }]), 403, 'INSUFFICIENT_SCOPE');
       await http().patch('/comments').set(bearer(writeKey)).send([{ id: held.id, status: 'approved' }]).expect(200);
@@ -341,6 +346,23 @@ describeEachDatabase('comment moderation', (kind) => {
       expect(await count()).toBe(before);
       await sql('UPDATE users SET comments_blocked = FALSE WHERE id = $1', [kim.id]);
       await write(kim.token, postId);
+    });
+
+    it("a blocked writer's edits are 403 COMMENTS_BLOCKED too, REST and GraphQL; the text stays as it was", async () => {
+      const kit = await account();
+      const own = await write(kit.token, postId, 'My first words');
+      await http().patch(`/comments/${own.id}`).set(bearer(moderator.token)).send({ status: 'approved' }).expect(200);
+      await sql('UPDATE users SET comments_blocked = TRUE WHERE id = $1', [kit.id]);
+      expectProblem(await http().patch(`/comments/${own.id}`).set(bearer(kit.token)).send({ body: 'Abuse' }), 403, 'COMMENTS_BLOCKED');
+      expectError(await gql('mutation($id: Int!) { updateComment(id: $id, input: { body: "Abuse" }) { id } }', { id: own.id }, kit.token), 'COMMENTS_BLOCKED', ['updateComment']);
+      expect((await sql<{ body: string; status: string }>('SELECT body, status FROM comments WHERE id = $1', [own.id]))[0]).toEqual({ body: 'My first words', status: 'approved' });
+      // Others' comments are refused as ever (404 for one the writer may not see comes first).
+      expectProblem(await http().patch('/comments/999999').set(bearer(kit.token)).send({ body: 'Abuse' }), 404, 'NOT_FOUND');
+      await sql('UPDATE users SET comments_blocked = FALSE WHERE id = $1', [kit.id]);
+      const edited = await http().patch(`/comments/${own.id}`).set(bearer(kit.token)).send({ body: 'Kind words' });
+      expect(edited.status, edited.text).toBe(200);
+      // Under `first` a writer with an approved comment is not held: the edit stays approved.
+      expect(edited.body).toMatchObject({ body: 'Kind words', status: 'approved' });
     });
 
     describe('events of a held comment, per reader', () => {
@@ -438,7 +460,7 @@ describeEachDatabase('comment moderation', (kind) => {
 
   describe('COMMENTS_MODERATION=all', () => {
     let app: TestApp;
-    const { account, write, http } = helpers(() => app, kind);
+    const { account, write, http, gql } = helpers(() => app, kind);
 
     beforeAll(async () => {
       app = await startTestApp(kind, { env: envOf(kind, { COMMENTS_MODERATION: 'all' }) });
@@ -454,6 +476,56 @@ describeEachDatabase('comment moderation', (kind) => {
       await http().patch(`/comments/${first.id}`).set(bearer(moderator.token)).send({ status: 'approved' }).expect(200);
       expect((await write(author.token, postId)).status).toBe('pending');
       for (const token of [moderator.token, editor.token, admin]) expect((await write(token, postId)).status).toBe('approved');
+    });
+
+    it('moderation covers edits: a new text of an approved comment goes back to pending (REST and GraphQL), with the events of a moderation to pending; a moderator’s edit does not', async () => {
+      const [moderator, author, stranger] = await Promise.all([account('moderator'), account(), account()]);
+      const admin = await tokenFor(app, ADMIN);
+      const postId = (await createPost(app, author.token)).id;
+      const byComment = (events: FeedEvent[], id: number) => events.filter((event) => event.commentId === id).map((event) => event.type);
+      const approve = (id: number) => http().patch(`/comments/${id}`).set(bearer(moderator.token)).send({ status: 'approved' }).expect(200);
+
+      for (const door of ['REST', 'GraphQL'] as const) {
+        const comment = await write(author.token, postId, `Fine words (${door})`);
+        const abuse = `Abuse by ${door}`;
+        await approve(comment.id);
+        // The approval's last event is the public COMMENT_CREATED (after the COMMENT_UPDATED of those who saw it pending).
+        const start = (await eventsSince(app, undefined)).at(-1)?.cursor;
+        if (door === 'REST') {
+          const edited = await http().patch(`/comments/${comment.id}`).set(bearer(author.token)).send({ body: abuse });
+          expect(edited.status, edited.text).toBe(200);
+          expect(edited.body).toMatchObject({ body: abuse, status: 'pending' });
+        } else {
+          const edited = expectData(await gql('mutation($id: Int!, $body: String!) { updateComment(id: $id, input: { body: $body }) { body status } }', { id: comment.id, body: abuse }, author.token));
+          expect(edited.updateComment).toEqual({ body: abuse, status: 'PENDING' });
+        }
+        // Out of the public view at once, on every door.
+        expectProblem(await http().get(`/comments/${comment.id}`), 404, 'NOT_FOUND');
+        expectProblem(await http().get(`/comments/${comment.id}`).set(bearer(stranger.token)), 404, 'NOT_FOUND');
+        const listed = await http().get(`/posts/${postId}/comments`).expect(200);
+        expect((listed.body as { id: number }[]).map((each) => each.id), door).not.toContain(comment.id);
+        expect(listed.text).not.toContain(abuse);
+        expect(expectData(await gql('query($id: Int!) { comment(id: $id) { id } }', { id: comment.id })).comment, door).toBeNull();
+        expect((await http().get(`/comments/${comment.id}`).set(bearer(author.token)).expect(200)).body).toMatchObject({ body: abuse, status: 'pending' });
+        // The events of approved → pending: the public a COMMENT_DELETED (ids only), its author and moderators a COMMENT_UPDATED.
+        const publicFeed = await eventsSince(app, undefined, start);
+        expect(byComment(publicFeed, comment.id), door).toEqual(['COMMENT_DELETED']);
+        expect(JSON.stringify(publicFeed)).not.toContain(abuse);
+        expect(byComment(await eventsSince(app, stranger.token, start), comment.id), door).toEqual(['COMMENT_DELETED']);
+        for (const token of [author.token, moderator.token, admin]) expect(byComment(await eventsSince(app, token, start), comment.id), door).toEqual(['COMMENT_UPDATED']);
+        // Approved again, it is back for everyone (COMMENT_CREATED for the public).
+        await approve(comment.id);
+        expect(byComment(await eventsSince(app, undefined, start), comment.id), door).toEqual(['COMMENT_DELETED', 'COMMENT_CREATED']);
+      }
+
+      // A pending comment stays pending; a moderator's or an admin's edit of an approved one stays approved.
+      const held = await write(author.token, postId, 'Held');
+      expect((await http().patch(`/comments/${held.id}`).set(bearer(author.token)).send({ body: 'Held, edited' }).expect(200)).body.status).toBe('pending');
+      const own = await write(moderator.token, postId, 'By a moderator');
+      expect((await http().patch(`/comments/${own.id}`).set(bearer(moderator.token)).send({ body: 'By a moderator, edited' }).expect(200)).body.status).toBe('approved');
+      const other = await write(author.token, postId, 'To be fixed');
+      await approve(other.id);
+      expect((await http().patch(`/comments/${other.id}`).set(bearer(admin)).send({ body: 'Fixed by an admin' }).expect(200)).body.status).toBe('approved');
     });
   });
 

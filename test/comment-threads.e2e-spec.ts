@@ -100,6 +100,25 @@ describeEachDatabase('comment threads', (kind) => {
       expect((await http().get(`/posts/${post.id}/comments`).expect(200)).body).toEqual([]);
     });
 
+    it("a parent on a draft BOB may not see gets the answer of a missing parent (REST and GraphQL): nothing tells the draft's comment exists", async () => {
+      const post = await createPost(app, aliceToken);
+      const draft = await createPost(app, aliceToken, { status: 'draft' });
+      const onDraft = await createComment(app, aliceToken, draft.id, 'on the draft');
+      const missing = 999_999;
+      const unnamed = (text: string) => text.replaceAll(String(missing), 'N').replaceAll(String(onDraft.id), 'N');
+      const [toDraft, toNothing] = [await reply(bobToken, post.id, onDraft.id), await reply(bobToken, post.id, missing)];
+      expectProblem(toDraft, 400, 'BAD_USER_INPUT');
+      expect(errorFields(toDraft)).toEqual(['parentId']);
+      expect(unnamed(JSON.stringify({ ...toDraft.body, instance: undefined }))).toBe(unnamed(JSON.stringify({ ...toNothing.body, instance: undefined })));
+
+      const mutation = 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id } }';
+      const graphqlReply = async (parentId: number) => (await graphql(app, mutation, { input: { postId: post.id, body: 'b', parentId } }, { token: bobToken })).body.errors ?? [];
+      const [gqlDraft, gqlNothing] = [await graphqlReply(onDraft.id), await graphqlReply(missing)];
+      expect(gqlDraft.map((error) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
+      expect(unnamed(JSON.stringify(gqlDraft))).toBe(unnamed(JSON.stringify(gqlNothing)));
+      expect((await http().get(`/posts/${post.id}/comments`).expect(200)).body).toEqual([]);
+    });
+
     it('GET lists every comment oldest first, replies included; ?parentId= lists one comment\'s replies; 404 for a parent elsewhere or missing', async () => {
       const post = await createPost(app, aliceToken);
       const a = await replied(bobToken, post.id, null, 'a');

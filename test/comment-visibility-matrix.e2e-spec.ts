@@ -27,7 +27,8 @@ import { Receiver } from './support/webhook-receiver.js';
  * The read policy for comment statuses (CONTRACT §9 and the v3 preamble): on one published post,
  * four comments by COMMENTER, one in each status (approved, pending, spam, hidden), read through
  * every door by anonymous, another author, COMMENTER, COMMENTER's read key, the post's author, a
- * moderator, an editor and an admin. Each (status, caller, door) is its own test, named after all
+ * moderator, the moderator's read key, an editor and an admin. A `read` key reads what anonymous
+ * callers read (CONTRACT §3): neither its user's own held comments nor what its role moderates. Each (status, caller, door) is its own test, named after all
  * three. A comment the caller may not see must not show through any door: 404 on the item (never
  * 403), absent from lists and counts, null in GraphQL, no event, no webhook, no cached answer.
  * Then the events of moderation as each caller's live subscriptions get them (ReadPolicy.transition),
@@ -40,8 +41,8 @@ import { Receiver } from './support/webhook-receiver.js';
 type Status = 'approved' | 'pending' | 'spam' | 'hidden';
 const STATUSES: Status[] = ['approved', 'pending', 'spam', 'hidden'];
 
-type CallerName = 'anonymous' | 'other' | 'commenter' | 'commenterKey' | 'postAuthor' | 'moderator' | 'editor' | 'admin';
-const CALLER_NAMES: CallerName[] = ['anonymous', 'other', 'commenter', 'commenterKey', 'postAuthor', 'moderator', 'editor', 'admin'];
+type CallerName = 'anonymous' | 'other' | 'commenter' | 'commenterKey' | 'postAuthor' | 'moderator' | 'moderatorKey' | 'editor' | 'admin';
+const CALLER_NAMES: CallerName[] = ['anonymous', 'other', 'commenter', 'commenterKey', 'postAuthor', 'moderator', 'moderatorKey', 'editor', 'admin'];
 const LABELS: Record<CallerName, string> = {
   anonymous: 'anonymous',
   other: 'another author',
@@ -49,6 +50,7 @@ const LABELS: Record<CallerName, string> = {
   commenterKey: "COMMENTER's API key (read)",
   postAuthor: "the post's author",
   moderator: 'a moderator',
+  moderatorKey: "the moderator's API key (read)",
   editor: 'an editor',
   admin: 'an admin',
 };
@@ -56,8 +58,10 @@ const LABELS: Record<CallerName, string> = {
 const COMMENT_TYPES = 'COMMENT_CREATED,COMMENT_UPDATED,COMMENT_DELETED';
 
 const moderates = (caller: CallerName) => caller === 'moderator' || caller === 'editor' || caller === 'admin';
-const isCommenter = (caller: CallerName) => caller === 'commenter' || caller === 'commenterKey';
-/** The policy under test: approved → everyone; pending → its author and the moderating roles; spam, hidden → the moderating roles. */
+/** The code of the moderation queue's refusal to a caller who does not moderate. */
+const queueRefusal = (caller: CallerName) => (caller === 'anonymous' ? 'UNAUTHENTICATED' : caller === 'moderatorKey' ? 'INSUFFICIENT_SCOPE' : 'FORBIDDEN');
+const isCommenter = (caller: CallerName) => caller === 'commenter';
+/** The policy under test: approved → everyone; pending → its author and the moderating roles; spam, hidden → the moderating roles; read keys → what anonymous callers see. */
 function sees(caller: CallerName, status: Status): boolean {
   if (status === 'approved' || moderates(caller)) return true;
   return status === 'pending' && isCommenter(caller);
@@ -192,6 +196,9 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
     const key = await http().post(`/users/${ids.commenter}/api-keys`).set(bearer(tokens.commenter!)).send({ name: 'Comment matrix', scopes: ['read'] });
     expect(key.status, key.text).toBe(201);
     tokens.commenterKey = key.body.key as string;
+    const moderatorKey = await http().post(`/users/${ids.moderator}/api-keys`).set(bearer(tokens.moderator!)).send({ name: 'Comment matrix', scopes: ['read'] });
+    expect(moderatorKey.status, moderatorKey.text).toBe(201);
+    tokens.moderatorKey = moderatorKey.body.key as string;
 
     await receiver.start();
     await http().post('/webhooks').set(bearer(tokens.admin)).send({ url: receiver.url(), types: COMMENT_TYPES.split(',') }).expect(201);
@@ -319,11 +326,11 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
     },
     {
       name: 'GET /comments?status={status} (the moderation queue)',
-      outcome: (_status, caller) => (moderates(caller) ? 'lists it' : caller === 'anonymous' ? '401' : '403'),
+      outcome: (_status, caller) => (moderates(caller) ? 'lists it' : caller === 'anonymous' ? '401' : caller === 'moderatorKey' ? '403 INSUFFICIENT_SCOPE' : '403'),
       check: async (cell) => {
         const response = await as(http().get(`/comments?status=${cell.status}&limit=100`), tokens[cell.caller]);
         if (!moderates(cell.caller)) {
-          expectProblem(response, cell.caller === 'anonymous' ? 401 : 403);
+          expectProblem(response, cell.caller === 'anonymous' ? 401 : 403, cell.caller === 'moderatorKey' ? 'INSUFFICIENT_SCOPE' : undefined);
           return expectNoMarker(response.text, cell.fixture.mark, cell.door);
         }
         expect(response.status, response.text).toBe(200);
@@ -334,11 +341,11 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
     },
     {
       name: 'GraphQL comments(status:) { totalCount nodes } (the moderation queue)',
-      outcome: (_status, caller) => (moderates(caller) ? 'lists it' : caller === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN'),
+      outcome: (_status, caller) => (moderates(caller) ? 'lists it' : queueRefusal(caller)),
       check: async (cell) => {
         const { body, response } = await gql(cell.caller, `{ comments(status: ${cell.status.toUpperCase()}, first: 100) { totalCount nodes { id status } } }`);
         if (!moderates(cell.caller)) {
-          expect((body.errors ?? []).map((error) => error.extensions.code), response.text).toEqual([cell.caller === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN']);
+          expect((body.errors ?? []).map((error) => error.extensions.code), response.text).toEqual([queueRefusal(cell.caller)]);
           return expectNoMarker(response.text, cell.fixture.mark, cell.door);
         }
         expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();

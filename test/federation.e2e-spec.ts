@@ -62,7 +62,7 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
   let blogUrl: string;
   let ws: string;
   let base: string;
-  let tokens: Record<Exclude<CallerName, 'bobKey' | 'anonymous'>, string>;
+  let tokens: Record<Exclude<CallerName, 'bobKey' | 'aliceKey' | 'adminKey' | 'anonymous'>, string>;
   const publishedIds: number[] = [];
   const commentIds: number[] = [];
 

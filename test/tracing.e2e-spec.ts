@@ -158,6 +158,48 @@ for (const kind of KINDS) {
       expect(leaking).toEqual([]);
     });
 
+    it('records a query string as the log writes it: url.query without passwords, tokens, keys or GraphQL variables (REST and GraphQL GET)', async () => {
+      const key = `blog_${hex(12)}`;
+      const urls = [
+        `/posts?limit=5&password=${SECRET}&token=${SECRET}-t&api_key=${key}`,
+        `/graphql?query=${encodeURIComponent('query Find($search: String) { posts(search: $search, first: 5) { edges { node { id } } } }')}&variables=${encodeURIComponent(JSON.stringify({ search: SECRET }))}`,
+      ];
+      for (const url of urls) {
+        const traceId = hex(16);
+        const response = await fetch(`${run.server.url}${url}`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01`, accept: 'application/json' } });
+        // The REST one is refused (unknown parameters): what it sent is traced all the same.
+        expect(response.status, url).toBe(url.startsWith('/posts') ? 400 : 200);
+        const server = await until(`the server span of ${url}`, () => inTrace(traceId).find((span) => span.kind === SPAN_KIND.server));
+        const query = String(server.attributes['url.query']);
+        expect(query, url).not.toContain(SECRET);
+        expect(query, url).not.toContain(key);
+        expect(JSON.stringify(server), url).not.toContain(SECRET);
+        // The same redaction as the request's log line: one function for both.
+        const line = await until(`the log line of ${url}`, () => run.server.logLines().find((each) => each.msg === 'request' && each.traceId === traceId));
+        expect(`${server.attributes['url.path']}?${query}`, url).toBe(line.url);
+      }
+    });
+
+    it("sends webhook receivers a traceparent but never the caller's baggage", async () => {
+      const created = await fetch(`${run.server.url}/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ url: hooks.url(), types: ['POST_CREATED'] }),
+      });
+      expect(created.status).toBe(201);
+      const written = await fetch(`${run.server.url}/posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, traceparent: `00-${hex(16)}-${hex(8)}-01`, baggage: `user.secret=${SECRET},session=${SECRET}-2` },
+        body: JSON.stringify({ title: 'Baggage', body: 'Carried by the caller' }),
+      });
+      expect(written.status).toBe(201);
+      const postId = ((await written.json()) as { id: number }).id;
+      const receipt = await until('the delivery of the post', () => hooks.receipts.find((each) => (JSON.parse(each.body) as { data: { postId?: number } }).data.postId === postId), 20_000);
+      expect(String(receipt.headers.traceparent ?? '')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+      expect(receipt.headers.baggage).toBeUndefined();
+      expect(JSON.stringify(receipt.headers)).not.toContain(SECRET);
+    });
+
     it('writes traceId and spanId on the log lines of a traced request', async () => {
       const traceId = hex(16);
       const response = await fetch(`${run.server.url}/posts/1`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });

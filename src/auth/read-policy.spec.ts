@@ -11,10 +11,31 @@ const KEY_OF_AUTHOR: Actor = { id: 1, role: 'author', scopes: ['read'], apiKeyId
 const EDITOR: Actor = { id: 4, role: 'editor' };
 const MODERATOR: Actor = { id: 5, role: 'moderator' };
 const COMMENTER: Actor = { id: 6, role: 'author' };
+/** `read` keys read what anonymous callers read (CONTRACT §3); a `write` key reads what its user reads. */
+const READ_KEY_OF_ADMIN: Actor = { id: 3, role: 'admin', scopes: ['read'], apiKeyId: 10 };
+const READ_KEY_OF_MODERATOR: Actor = { id: 5, role: 'moderator', scopes: ['read'], apiKeyId: 11 };
+const READ_KEY_OF_COMMENTER: Actor = { id: 6, role: 'author', scopes: ['read'], apiKeyId: 12 };
+const WRITE_KEY_OF_ADMIN: Actor = { id: 3, role: 'admin', scopes: ['read', 'write'], apiKeyId: 13 };
 
 describe('ReadPolicy', () => {
-  const readers = { anonymous: null, other: OTHER, author: AUTHOR, admin: ADMIN, "the author's read key": KEY_OF_AUTHOR };
-  const sees: Record<string, boolean> = { anonymous: false, other: false, author: true, admin: true, "the author's read key": true };
+  const readers = {
+    anonymous: null,
+    other: OTHER,
+    author: AUTHOR,
+    admin: ADMIN,
+    "the author's read key": KEY_OF_AUTHOR,
+    "the admin's read key": READ_KEY_OF_ADMIN,
+    "the admin's write key": WRITE_KEY_OF_ADMIN,
+  };
+  const sees: Record<string, boolean> = {
+    anonymous: false,
+    other: false,
+    author: true,
+    admin: true,
+    "the author's read key": false,
+    "the admin's read key": false,
+    "the admin's write key": true,
+  };
 
   for (const status of POST_STATUSES) {
     for (const [name, actor] of Object.entries(readers)) {
@@ -29,13 +50,34 @@ describe('ReadPolicy', () => {
 
   it('revisions only for the author, editors and admins, even of a published post', () => {
     const post = { status: 'published' as const, authorId: AUTHOR.id };
-    expect([null, OTHER, AUTHOR, ADMIN, EDITOR, MODERATOR].map((actor) => policy.canSeeRevisions(actor, post))).toEqual([false, false, true, true, true, false]);
+    expect([null, OTHER, AUTHOR, ADMIN, EDITOR, MODERATOR, KEY_OF_AUTHOR, READ_KEY_OF_ADMIN].map((actor) => policy.canSeeRevisions(actor, post))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('scopes: public for anonymous, public and own for a user, all for an admin', () => {
     expect(policy.postScope(null)).toEqual({ kind: 'public' });
     expect(policy.postScope(OTHER)).toEqual({ kind: 'public-or-own', ownerId: 2 });
     expect(policy.postScope(ADMIN)).toEqual({ kind: 'all' });
+    for (const key of [KEY_OF_AUTHOR, READ_KEY_OF_ADMIN]) expect(policy.postScope(key)).toEqual({ kind: 'public' });
+    expect(policy.postScope(WRITE_KEY_OF_ADMIN)).toEqual({ kind: 'all' });
+  });
+
+  it('a read key is anonymous to the policy: the same view key, the anonymous reader of audiences', () => {
+    for (const key of [KEY_OF_AUTHOR, READ_KEY_OF_ADMIN, READ_KEY_OF_MODERATOR]) {
+      expect(policy.reader(key)).toBeNull();
+      expect(policy.viewKey(key)).toBe(policy.viewKey(null));
+      expect(policy.audienceReader(key)).toEqual({ role: null, userId: null });
+      expect(policy.readsAll(key) || policy.moderates(key)).toBe(false);
+    }
+    expect(policy.audienceReader(WRITE_KEY_OF_ADMIN)).toEqual({ role: 'admin', userId: 3 });
   });
 
   it('a restricted event without an owner reaches only admins', () => {
@@ -44,12 +86,23 @@ describe('ReadPolicy', () => {
   });
 
   describe('comments (CONTRACT §9)', () => {
-    const readers: Record<string, Actor | null> = { anonymous: null, other: OTHER, 'the commenter': COMMENTER, "the post's author": AUTHOR, moderator: MODERATOR, editor: EDITOR, admin: ADMIN };
+    const readers: Record<string, Actor | null> = {
+      anonymous: null,
+      other: OTHER,
+      'the commenter': COMMENTER,
+      "the commenter's read key": READ_KEY_OF_COMMENTER,
+      "the post's author": AUTHOR,
+      moderator: MODERATOR,
+      "the moderator's read key": READ_KEY_OF_MODERATOR,
+      editor: EDITOR,
+      admin: ADMIN,
+    };
+    const keys = { "the commenter's read key": false, "the moderator's read key": false };
     const expected: Record<string, Record<string, boolean>> = {
-      approved: { anonymous: true, other: true, 'the commenter': true, "the post's author": true, moderator: true, editor: true, admin: true },
-      pending: { anonymous: false, other: false, 'the commenter': true, "the post's author": false, moderator: true, editor: true, admin: true },
-      spam: { anonymous: false, other: false, 'the commenter': false, "the post's author": false, moderator: true, editor: true, admin: true },
-      hidden: { anonymous: false, other: false, 'the commenter': false, "the post's author": false, moderator: true, editor: true, admin: true },
+      approved: { anonymous: true, other: true, 'the commenter': true, "the post's author": true, moderator: true, editor: true, admin: true, ...keys, "the commenter's read key": true, "the moderator's read key": true },
+      pending: { anonymous: false, other: false, 'the commenter': true, "the post's author": false, moderator: true, editor: true, admin: true, ...keys },
+      spam: { anonymous: false, other: false, 'the commenter': false, "the post's author": false, moderator: true, editor: true, admin: true, ...keys },
+      hidden: { anonymous: false, other: false, 'the commenter': false, "the post's author": false, moderator: true, editor: true, admin: true, ...keys },
     };
     for (const postStatus of POST_STATUSES) {
       for (const status of COMMENT_STATUSES) {
@@ -118,12 +171,12 @@ describe('ReadPolicy', () => {
     db.exec('CREATE TABLE events (id integer PRIMARY KEY, audience varchar(16) NOT NULL, audience_owner integer, audience_except varchar(16), audience_except_owner integer)');
     const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
     events.forEach((event, index) => insert.run(index, event.audience, event.owner, event.except?.audience ?? null, event.except?.owner ?? null));
-    const actors: (Actor | null)[] = [null, ...ROLES.flatMap((role) => [1, 3].map((id) => ({ id, role })))];
+    const actors: (Actor | null)[] = [null, ...ROLES.flatMap((role) => [1, 3].map((id) => ({ id, role }))), KEY_OF_AUTHOR, READ_KEY_OF_ADMIN, WRITE_KEY_OF_ADMIN];
 
     for (const actor of actors) {
-      it(`${actor ? `${actor.role} ${actor.id}` : 'anonymous'}`, () => {
+      it(`${actor ? `${actor.role} ${actor.id}${actor.scopes ? ` (key: ${actor.scopes.join(', ')})` : ''}` : 'anonymous'}`, () => {
         const params: unknown[] = [];
-        const condition = audienceSql({ role: actor?.role ?? null, userId: actor?.id ?? null }, (value) => {
+        const condition = audienceSql(policy.audienceReader(actor), (value) => {
           params.push(value);
           return '?';
         });

@@ -93,30 +93,51 @@ export interface VisibilityTransition {
  * | moderator              | yes            | own             | yes              | yes             | yes          |
  * | editor, admin          | yes            | yes             | yes              | yes             | yes          |
  *
- * A comment is seen when its post is AND its status is. An API key reads what its user reads (`read` is enough).
+ * A comment is seen when its post is AND its status is. An API key with the `write` scope reads what
+ * its user reads; one with `read` alone reads what anonymous callers read (CONTRACT §3: `read` is
+ * what anyone may read, plus `me` and the user's own keys, never the role's or the author's powers).
  */
 @Injectable()
 export class ReadPolicy {
+  /**
+   * The actor as visibility sees it: null (anonymous) for an API key without the `write` scope.
+   * Every other method goes through it, so no door can read with a read key's role.
+   */
+  reader(actor: Actor | null | undefined): Actor | null {
+    if (!actor || (actor.scopes && !actor.scopes.includes('write'))) return null;
+    return actor;
+  }
+
+  /** ReadPolicy.canSeeAudience's reader in the form of the SQL of audiences (audienceSql). */
+  audienceReader(actor: Actor | null | undefined): AudienceReader {
+    const reader = this.reader(actor);
+    return reader ? { role: reader.role, userId: reader.id } : ANONYMOUS_READER;
+  }
+
   /** Whether the reader sees every non-public post. */
   readsAll(actor: Actor | null | undefined): boolean {
-    return !!actor && NON_PUBLIC_READERS.includes(actor.role);
+    const reader = this.reader(actor);
+    return !!reader && NON_PUBLIC_READERS.includes(reader.role);
   }
 
   /** Whether the reader sees every comment, whatever its status (and may moderate). */
   moderates(actor: Actor | null | undefined): boolean {
-    return !!actor && MODERATORS.includes(actor.role);
+    const reader = this.reader(actor);
+    return !!reader && MODERATORS.includes(reader.role);
   }
 
   postScope(actor: Actor | null | undefined): PostScope {
-    if (!actor) return { kind: 'public' };
-    if (this.readsAll(actor)) return { kind: 'all' };
-    return { kind: 'public-or-own', ownerId: actor.id };
+    const reader = this.reader(actor);
+    if (!reader) return { kind: 'public' };
+    if (this.readsAll(reader)) return { kind: 'all' };
+    return { kind: 'public-or-own', ownerId: reader.id };
   }
 
   commentScope(actor: Actor | null | undefined): CommentScope {
-    if (!actor) return { kind: 'approved' };
-    if (this.moderates(actor)) return { kind: 'all' };
-    return { kind: 'approved-or-own', authorId: actor.id };
+    const reader = this.reader(actor);
+    if (!reader) return { kind: 'approved' };
+    if (this.moderates(reader)) return { kind: 'all' };
+    return { kind: 'approved-or-own', authorId: reader.id };
   }
 
   /**
@@ -134,7 +155,8 @@ export class ReadPolicy {
   /** A comment of a post the reader sees: by its status alone (the post is checked by canSeeComment). */
   canSeeCommentStatus(actor: Actor | null | undefined, comment: CommentVisibility): boolean {
     if (comment.status === 'approved' || this.moderates(actor)) return true;
-    return comment.status === 'pending' && !!actor && actor.id === comment.authorId;
+    const reader = this.reader(actor);
+    return comment.status === 'pending' && !!reader && reader.id === comment.authorId;
   }
 
   canSeeComment(actor: Actor | null | undefined, comment: CommentVisibility, post: PostVisibility): boolean {
@@ -174,16 +196,18 @@ export class ReadPolicy {
   }
 
   canSeeAudience(actor: Actor | null | undefined, event: EventAudience): boolean {
-    return this.inSet(actor, event) && !(event.except && this.inSet(actor, event.except));
+    const reader = this.reader(actor);
+    return this.inSet(reader, event) && !(event.except && this.inSet(reader, event.except));
   }
 
-  private inSet(actor: Actor | null | undefined, set: AudienceSet): boolean {
+  private inSet(reader: Actor | null, set: AudienceSet): boolean {
     if (set.audience === 'public') return true;
-    return !!actor && (actor.id === set.owner || AUDIENCE_ROLES[set.audience].includes(actor.role));
+    return !!reader && (reader.id === set.owner || AUDIENCE_ROLES[set.audience].includes(reader.role));
   }
 
   private canSeeNonPublic(actor: Actor | null | undefined, ownerId: number | null): boolean {
-    return !!actor && (actor.id === ownerId || this.readsAll(actor));
+    const reader = this.reader(actor);
+    return !!reader && (reader.id === ownerId || this.readsAll(reader));
   }
 }
 

@@ -34,13 +34,13 @@ describe('CommentModerationService', () => {
     it('off: approved at once, with one statement that reads only the blocked flag', async () => {
       const { service, repository } = await build({ COMMENTS_MODERATION: 'off' });
       expect(await service.admit(writer)).toBe('approved');
-      expect(repository.writerStanding).toHaveBeenCalledWith(writer.id, false);
+      expect(repository.writerStanding).toHaveBeenCalledWith(writer.id, false, undefined);
     });
 
     it('first: pending until one of the writer’s comments is approved (read in the same statement)', async () => {
       const { service, repository } = await build({ COMMENTS_MODERATION: 'first' });
       expect(await service.admit(writer)).toBe('pending');
-      expect(repository.writerStanding).toHaveBeenCalledWith(writer.id, true);
+      expect(repository.writerStanding).toHaveBeenCalledWith(writer.id, true, undefined);
       repository.writerStanding.mockResolvedValue({ blocked: false, approved: true });
       expect(await service.admit(writer)).toBe('approved');
     });

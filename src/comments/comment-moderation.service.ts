@@ -55,27 +55,40 @@ export class CommentModerationService {
    */
   async admit(writer: Actor): Promise<CommentStatus> {
     await this.limiter.consume(floodKey(writer.id), this.config.rateLimitCommentsMax, FLOOD_WINDOW_S);
+    return (await this.holds(writer)) ? 'pending' : 'approved';
+  }
+
+  /**
+   * Whether a new text of a comment by `writer` waits for moderation (CONTRACT §18: moderation
+   * covers edits): as for a new comment, by the writer's standing (403 COMMENTS_BLOCKED when
+   * blocked). Read in the edit's transaction; an edit is no new comment for the flood limit.
+   */
+  admitEdit(writer: Actor, executor: Executor): Promise<boolean> {
+    return this.holds(writer, executor);
+  }
+
+  /** Whether what `writer` writes now is held (pending) under COMMENTS_MODERATION; 403 COMMENTS_BLOCKED for a blocked writer. */
+  private async holds(writer: Actor, executor?: Executor): Promise<boolean> {
     const mode = this.config.commentsModeration;
     const held = mode !== 'off' && !this.readPolicy.moderates(writer);
-    const standing = await this.comments.writerStanding(writer.id, held && mode === 'first');
+    const standing = await this.comments.writerStanding(writer.id, held && mode === 'first', executor);
     if (standing.blocked) throw new DomainError('COMMENTS_BLOCKED', 'You are blocked from writing comments');
-    if (!held || (mode === 'first' && standing.approved)) return 'approved';
-    return 'pending';
+    return held && !(mode === 'first' && standing.approved);
   }
 
   /** Those who moderate (moderators, editors, admins): 401 anonymous, 403 others; changes need an API key's `write` scope. */
   requireModerator(actor: Actor | null | undefined, change: boolean): Actor {
     if (change) return this.policy.authorize(actor, 'comments.moderate');
-    // Reading the queue is reading what the moderator sees anyway (ReadPolicy): any key of theirs will do.
     const who = this.policy.requireSignedIn(actor);
     if (!this.policy.may(who, 'comments.moderate')) throw DomainError.forbidden('Only moderators, editors and admins may moderate comments');
-    return who;
+    // The queue holds what only moderators read: a read key reads what anyone may (403 INSUFFICIENT_SCOPE).
+    return this.policy.authorizeRead(who, 'comments.moderate');
   }
 
   /**
    * The queue: the comments of one status, oldest first (the order they wait in), on the posts
    * the moderator may see (a moderator: the public posts and their own; editors and admins: all).
-   * A read: an API key with `read` is enough.
+   * An API key needs the `write` scope: held comments are nothing a `read` key may read.
    */
   async queue(status: CommentStatus, request: PageRequest, actor: Actor | null | undefined): Promise<Page<Comment>> {
     const who = this.requireModerator(actor, false);

@@ -169,14 +169,14 @@ export class CommentsRepository extends ResourceRepository<Comment> {
    * `withApproved`, for COMMENTS_MODERATION=first) whether any comment of theirs is approved.
    * A user without a row is neither (the insert then fails on its foreign key).
    */
-  async writerStanding(authorId: number, withApproved: boolean): Promise<{ blocked: boolean; approved: boolean }> {
+  async writerStanding(authorId: number, withApproved: boolean, executor?: Executor): Promise<{ blocked: boolean; approved: boolean }> {
     this.recordReads({ kind: 'list' });
     const statement = this.cached(`writerStanding:${withApproved}`, () =>
       withApproved
         ? "SELECT u.comments_blocked AS blocked, EXISTS (SELECT 1 FROM comments c WHERE c.author_id = $1 AND c.status = 'approved') AS approved FROM users u WHERE u.id = $2"
         : 'SELECT u.comments_blocked AS blocked FROM users u WHERE u.id = $1',
     );
-    const [row] = await this.sql.rows<{ blocked: unknown; approved?: unknown }>(statement, withApproved ? [authorId, authorId] : [authorId]);
+    const [row] = await this.sql.rows<{ blocked: unknown; approved?: unknown }>(statement, withApproved ? [authorId, authorId] : [authorId], executor);
     // PostgreSQL answers true/false, SQLite 1/0.
     return { blocked: Boolean(row?.blocked), approved: Boolean(row?.approved) };
   }

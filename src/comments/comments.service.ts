@@ -137,8 +137,8 @@ export class CommentsService {
   private async threadOf(postId: number, parentId: number | null | undefined, writer: Actor): Promise<{ parentId?: number; depth?: number }> {
     if (parentId === undefined || parentId === null) return {};
     const parent = await this.comments.findParent(parentId);
-    if (!parent || !this.readPolicy.canSeeCommentStatus(writer, parent)) throw parentGone(parentId);
-    if (parent.postId !== postId) throw badParent(`parentId ${parentId} is a comment on another post`);
+    // A parent on another post gets the answer of a missing one: that post may be a draft the writer may not see.
+    if (!parent || parent.postId !== postId || !this.readPolicy.canSeeCommentStatus(writer, parent)) throw parentGone(parentId);
     const depth = parent.depth + 1;
     const max = this.config.commentsMaxDepth;
     if (depth > max) throw badParent(`parentId ${parentId}: replies nest at most ${max} deep (COMMENTS_MAX_DEPTH)`);
@@ -183,8 +183,10 @@ export class CommentsService {
 
   /**
    * PATCH: a new text (its author or an admin) and/or a new status (moderators, editors and
-   * admins), on a comment the caller sees (404 otherwise). The events follow the change of
-   * visibility (CommentModerationService.changeEvents).
+   * admins), on a comment the caller sees (404 otherwise). Moderation covers edits: a new text
+   * of an approved comment that a new comment of the writer's would wait with goes back to
+   * `pending`, and a blocked writer's text is 403 COMMENTS_BLOCKED (CONTRACT §18). The events
+   * follow the change of visibility (CommentModerationService.changeEvents), as a moderation's do.
    */
   async update(id: number, input: UpdateCommentDto, actor: Actor | null, options: WriteOptions = {}): Promise<Comment> {
     const who = this.policy.requireActor(actor);
@@ -197,7 +199,10 @@ export class CommentsService {
       if (input.body !== undefined) this.policy.authorize(who, 'comments.edit', current.authorId);
       if (input.status !== undefined) this.moderation.requireModerator(who, true);
       const changes: { body?: string; status?: CommentStatus } = {};
-      if (input.body !== undefined) changes.body = input.body;
+      if (input.body !== undefined) {
+        changes.body = input.body;
+        if ((await this.moderation.admitEdit(who, manager)) && current.status === 'approved') changes.status = 'pending';
+      }
       if (input.status !== undefined) changes.status = input.status;
       const updated = await this.comments.updateVersioned(current, changes, options.expectedVersion, manager);
       await this.moderation.withdraw(manager, [{ before: current, after: updated, post }]);
@@ -237,7 +242,7 @@ function badParent(message: string): DomainError {
   return DomainError.badInput(message, [{ field: 'parentId', message }]);
 }
 
-/** A parent that is not there (deleted meanwhile, too) or that the writer may not see: the same answer, so it tells nothing. */
+/** A parent that is not there (deleted meanwhile, too), is on another post, or that the writer may not see: the same answer, so it tells nothing. */
 function parentGone(parentId: number): DomainError {
-  return badParent(`parentId ${parentId} is not a comment you can reply to`);
+  return badParent(`parentId ${parentId} is not a comment of this post you can reply to`);
 }

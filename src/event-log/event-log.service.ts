@@ -49,7 +49,7 @@ export class EventLogService {
 
   /** The read policy's word on an actor, in the two forms reads need (SQL and in memory). */
   readerOf(actor: Actor | null | undefined): FeedReader {
-    return { role: actor?.role ?? null, userId: actor?.id ?? null, sees: (audience) => this.policy.canSeeAudience(actor, audience) };
+    return { ...this.policy.audienceReader(actor), sees: (audience) => this.policy.canSeeAudience(actor, audience) };
   }
 
   /** `POST_CREATED,COMMENT_CREATED` → the types; an unknown one is bad input. */

@@ -109,7 +109,10 @@ export class PostsService {
   scope(actor: Actor | null | undefined, filter: { authorId?: number; status?: PostStatus }): PostListScope {
     if (filter.status === undefined || filter.status === 'published') return { authorId: filter.authorId };
     const who = this.policy.requireSignedIn(actor);
-    const ownerId = this.readPolicy.readsAll(who) ? filter.authorId : who.id;
+    // A read key reads what anonymous callers read: none of its user's non-public posts.
+    const reader = this.readPolicy.reader(who);
+    if (!reader) return { status: filter.status, authorId: filter.authorId, ownerId: -1 };
+    const ownerId = this.readPolicy.readsAll(reader) ? filter.authorId : reader.id;
     // Another author's drafts: nothing the caller may see (an empty list, not an error).
     if (filter.authorId !== undefined && ownerId !== filter.authorId) return { status: filter.status, authorId: filter.authorId, ownerId: -1 };
     return { status: filter.status, ownerId };

@@ -43,9 +43,15 @@ export function hasActiveSpan(): boolean {
   return tracingState.api?.trace.getActiveSpan() !== undefined;
 }
 
-/** Adds `traceparent` (and `tracestate`) naming `span` to outgoing headers. */
+/**
+ * Adds `traceparent` (and `tracestate`) naming `span` to outgoing headers, and nothing else: the
+ * span is put in an empty context, so no `baggage` a caller sent (still in the active context)
+ * reaches a third party.
+ */
 export function injectTraceHeaders(span: Span | undefined, headers: Record<string, string>): void {
-  if (span) tracingState.api!.propagation.inject(contextOf(span), headers);
+  if (!span) return;
+  const api = tracingState.api!;
+  api.propagation.inject(api.trace.setSpan(api.ROOT_CONTEXT, span), headers);
 }
 
 /** The active span's ids, for log lines (pino's mixin); {} when there is none. */

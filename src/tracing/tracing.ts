@@ -9,6 +9,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type Sampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import type { AppConfig } from '../config/app-config.js';
+import { redactSpanQuery } from './http-span.js';
 import { tracingState } from './tracing-state.js';
 
 /**
@@ -35,6 +36,8 @@ export function startTracing(config: AppConfig): { shutdown: () => Promise<void>
         // Outgoing requests are webhook attempts, which have their own client span (webhooks/webhook-sender.ts).
         ignoreOutgoingRequestHook: () => true,
         ignoreIncomingRequestHook: (request: IncomingMessage) => request.url === '/metrics' || request.url?.startsWith('/health') === true,
+        // Query strings carry passwords, tokens and GraphQL variables: recorded as the log writes them.
+        requestHook: redactSpanQuery,
       }),
       // The statement text only: TypeORM sends values as parameters, which are not recorded.
       new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true }),

@@ -48,7 +48,7 @@ export function editorialEnv(kind: DatabaseKind, extra: Record<string, string> =
 // ---------------------------------------------------------------------------------------------
 // Callers
 
-export type CallerName = 'anonymous' | 'bob' | 'bobKey' | 'alice' | 'admin';
+export type CallerName = 'anonymous' | 'bob' | 'bobKey' | 'alice' | 'aliceKey' | 'admin' | 'adminKey';
 
 export interface Caller {
   name: CallerName;
@@ -58,17 +58,22 @@ export interface Caller {
   token?: string;
 }
 
-export const CALLER_NAMES: CallerName[] = ['anonymous', 'bob', 'bobKey', 'alice', 'admin'];
+export const CALLER_NAMES: CallerName[] = ['anonymous', 'bob', 'bobKey', 'alice', 'aliceKey', 'admin', 'adminKey'];
 
 export const CALLER_LABELS: Record<CallerName, string> = {
   anonymous: 'anonymous',
   bob: 'BOB (another author)',
   bobKey: "BOB's API key (read, write)",
   alice: 'ALICE (the author)',
+  aliceKey: "ALICE's API key (read)",
   admin: 'ADMIN',
+  adminKey: "ADMIN's API key (read)",
 };
 
-/** Whether a caller may see ALICE's post in a state: published posts are public, the rest are ALICE's and the admins'. */
+/**
+ * Whether a caller may see ALICE's post in a state: published posts are public, the rest are ALICE's
+ * and the admins'. A `read` key reads what anonymous callers read (CONTRACT §3), its user's own drafts not.
+ */
 export function mayRead(caller: CallerName, state: PostStatus): boolean {
   return state === 'published' || caller === 'alice' || caller === 'admin';
 }
@@ -76,12 +81,16 @@ export function mayRead(caller: CallerName, state: PostStatus): boolean {
 /** Whether the caller is the author or an admin (who read revisions and non-public lists). */
 export const isEditorOfAlice = (caller: CallerName) => caller === 'alice' || caller === 'admin';
 
-/** Signs in the demo accounts and makes BOB an API key with the read and write scopes. */
+/** Signs in the demo accounts, makes BOB an API key with the read and write scopes, and ALICE and ADMIN one with read only. */
 export async function signInCallers(app: TestApp): Promise<Record<CallerName, Caller>> {
   const [alice, bob, admin] = await Promise.all([tokenFor(app, ALICE), tokenFor(app, BOB), tokenFor(app, ADMIN)]);
-  const key = await request(app.server).post(`/users/${BOB_ID}/api-keys`).set(bearer(bob)).send({ name: 'Editorial matrix', scopes: ['read', 'write'] });
-  expect(key.status, key.text).toBe(201);
-  const tokens: Record<CallerName, string | undefined> = { anonymous: undefined, bob, bobKey: key.body.key as string, alice, admin };
+  const newKey = async (userId: number, token: string, scopes: string[]) => {
+    const key = await request(app.server).post(`/users/${userId}/api-keys`).set(bearer(token)).send({ name: 'Editorial matrix', scopes });
+    expect(key.status, key.text).toBe(201);
+    return key.body.key as string;
+  };
+  const [bobKey, aliceKey, adminKey] = [await newKey(BOB_ID, bob, ['read', 'write']), await newKey(ALICE_ID, alice, ['read']), await newKey(ADMIN_ID, admin, ['read'])];
+  const tokens: Record<CallerName, string | undefined> = { anonymous: undefined, bob, bobKey, alice, aliceKey, admin, adminKey };
   return Object.fromEntries(CALLER_NAMES.map((name) => [name, { name, label: CALLER_LABELS[name], token: tokens[name] }])) as Record<CallerName, Caller>;
 }
 
