@@ -5,6 +5,8 @@ import { expectError, graphql } from './support/graphql-client.js';
 import { expectProblem } from './support/problems.js';
 import { createPost } from './support/resources.js';
 import { type DataSnapshot, snapshotData } from './support/snapshot.js';
+import { rawStream } from './support/sse.js';
+import { LiveSubscription, listen, until, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -155,6 +157,34 @@ describeEachDatabase('hostile text at the boundary', (kind) => {
         const variable = await graphql(app, 'query($s: String) { posts(search: $s) { nodes { id } } }', { s: `x${bad}` }, { checkLeaks: false });
         expect(variable.body.errors?.map((error) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
       }
+    });
+
+    it('GraphQL over GET, WebSocket and SSE: a control character in an argument or a variable is refused the same way', async () => {
+      const get = await http().get('/graphql').query({ query: 'query($s: String) { posts(search: $s) { totalCount } }', variables: JSON.stringify({ s: 'a\u0000' }) });
+      expect(get.status, get.text).toBe(400);
+      expect(get.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', fieldErrors: [{ field: 's', message: expect.stringMatching(/NUL/) }] } });
+      const literal = await http().get('/graphql').query({ query: '{ posts(search: "a\\u0001") { totalCount } }' });
+      expect(literal.body.errors.map((error: { extensions: { code: string } }) => error.extensions.code), literal.text).toEqual(['BAD_USER_INPUT']);
+
+      const urls = await listen(app);
+      const socket = wsClient(urls.ws);
+      try {
+        await socket.connected;
+        const subscription = 'subscription($after: String) { events(after: $after) { cursor } }';
+        const variable = new LiveSubscription(socket.client, subscription, { after: 'x\u0000' });
+        await until('the refusal', () => variable.error !== undefined || variable.results.length > 0);
+        expect((variable.error as { extensions?: { code?: string } }[])[0].extensions?.code).toBe('BAD_USER_INPUT');
+        const inline = new LiveSubscription(socket.client, 'subscription { events(after: "x\\u001f") { cursor } }');
+        await until('the refusal', () => inline.error !== undefined || inline.results.length > 0);
+        expect(JSON.stringify(inline.error ?? inline.results)).toContain('BAD_USER_INPUT');
+        expect(socket.closes).toEqual([]);
+      } finally {
+        socket.dispose();
+      }
+      const stream = await rawStream(urls.http, { query: 'subscription($after: String) { events(after: $after) { cursor } }', variables: { after: '\u007f' } });
+      stream.close();
+      expect(stream.response.status, stream.text).toBe(400);
+      expect(JSON.parse(stream.text!).errors[0].extensions.code).toBe('BAD_USER_INPUT');
     });
 
     it('headers: a control character or a character past U+00FF in a header value → 400 naming the header', async () => {
