@@ -1,7 +1,10 @@
 import { createClient as createSseClient } from 'graphql-sse';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { Sql } from '../src/common/persistence/sql.js';
+import { MIGRATIONS } from '../src/database/migrations/index.js';
 import { encodeEventCursor } from '../src/events/event-cursor.js';
 import { OutboxRepository } from '../src/events/outbox.repository.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
@@ -230,5 +233,46 @@ describeEachDatabase('content withdrawal: what stops being public leaves the pub
       expect(created.post.tags).toEqual([{ slug: 'soon-draft' }]);
       expect(commented.comment.replies).toEqual([{ body: 'Editor note' }]);
     }
+  });
+
+  it('the migration withdraws what was written before withdrawals: events of posts out of view and of spam, hidden and pending comments', async () => {
+    const sql = app.app.get(Sql);
+    const start = await head();
+    const drafted = await post(alice, 'Legacy draft');
+    const onDraft = await comment(bob, drafted.id, 'Legacy remark on the draft');
+    const shown = await post(alice, 'Legacy shown');
+    const spam = await comment(bob, shown.id, 'Legacy spam');
+    const pending = await comment(bob, shown.id, 'Legacy pending');
+    const kept = await comment(bob, shown.id, 'Legacy kept');
+    const texts = ['Legacy draft', 'Legacy remark on the draft', 'Legacy shown', 'Legacy spam', 'Legacy pending', 'Legacy kept'];
+    await caughtUp();
+    const stored = await sql.rows<{ id: number | string; resource: string }>(
+      sql.statement('SELECT id, resource FROM events WHERE resource IS NOT NULL AND (post_id IN ($1, $2) OR comment_id IN ($3, $4, $5, $6))'),
+      [drafted.id, shown.id, onDraft.id, spam.id, pending.id, kept.id],
+    );
+    await request(app.server).patch(`/posts/${drafted.id}`).set(bearer(alice)).send({ status: 'draft' }).expect(200);
+    await request(app.server)
+      .patch('/comments')
+      .set(bearer(admin))
+      .send([
+        { id: spam.id, status: 'spam' },
+        { id: pending.id, status: 'pending' },
+      ])
+      .expect(200);
+    // As a release before withdrawals left them.
+    for (const row of stored) await sql.rows(sql.statement('UPDATE events SET resource = $1 WHERE id = $2'), [row.resource, row.id]);
+    expect(await publicly(start, texts)).toEqual(texts);
+
+    const migration = MIGRATIONS.find((candidate) => candidate.name === 'WithdrawnContent1765400000000')!;
+    const runner = app.app.get<DataSource>(getDataSourceToken()).createQueryRunner();
+    try {
+      await new migration().up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await publicly(start, texts)).toEqual(['Legacy shown', 'Legacy kept']);
+    // The draft's own events stay its author's.
+    const alices = await eventsAfter(start, alice);
+    expect(alices.some((item) => item.postId === drafted.id && item.type === 'POST_UPDATED' && item.resource?.title === 'Legacy draft')).toBe(true);
   });
 });
