@@ -23,6 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,7 @@ import { SEARCH_WORDS, loadDataset } from './dataset.mjs';
 import { cleanups, prepareDatabase, runScript } from './run.mjs';
 import { SERVICE_NODE_FLAGS, UsageError, log, out } from './shared.mjs';
 
+const { fetch } = globalThis;
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function options() {
