@@ -8,6 +8,7 @@ import { expectData, expectError, graphql } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { nextLink } from './support/resources.js';
 import { createTestDatabase } from './support/databases.js';
+import { type ExecutionResultLike, listen, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -498,6 +499,21 @@ describeEachDatabase('Search as a denial of service: normalized terms, a budget 
     const aliases = [0, 1, 2, 3, 4].map((index) => `s${index}: posts(search: "zorblax", first: ${index + 1}) { nodes { id } }`).join(' ');
     const batch = await graphql(app, `{ ${aliases} }`, undefined, { headers: { 'X-Forwarded-For': address() } });
     expect(batch.body.errors?.map((error) => [error.extensions.code, error.path])).toEqual([['RATE_LIMITED', ['s4']]]);
+  });
+
+  it('counts the searches of a WebSocket operation the same (the socket\'s address: 127.0.0.1, searched nowhere else here)', async () => {
+    const socket = wsClient((await listen(app)).ws);
+    try {
+      await socket.connected;
+      const run = (first: number) =>
+        new Promise<ExecutionResultLike>((resolve, reject) => {
+          socket.client.subscribe({ query: `{ posts(search: "zorblax", first: ${first}) { nodes { id } } }` }, { next: (value) => resolve(value as ExecutionResultLike), error: reject, complete: () => undefined });
+        });
+      for (const first of [1, 2, 3, 4]) expect((await run(first)).errors, `search ${first}`).toBeUndefined();
+      expect((await run(5)).errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
+    } finally {
+      await socket.dispose();
+    }
   });
 
   it.runIf(kind === 'postgres')('stops a search past SEARCH_TIMEOUT_MS on PostgreSQL: 503 SERVICE_UNAVAILABLE with Retry-After, never 500', async () => {

@@ -446,12 +446,12 @@ export const SETTINGS = {
     description:
       'The most words a search (`q`, `search`) looks for. Its words and phrases are taken once each, whatever their case (`the The THE` is one word); past this many words the rest of the text is left out (a phrase is cut at the bound, exclusions come after the words to find). Bounds what one search costs.',
   }),
-  searchTimeoutMs: setting('SEARCH_TIMEOUT_MS', int(0, 600_000), {
+  searchTimeoutMs: setting('SEARCH_TIMEOUT_MS', int(0, 2000), {
     limit: 'How long a search statement may run on PostgreSQL; past it 503 `SERVICE_UNAVAILABLE` with `Retry-After`',
     group: 'Posts',
     default: '1000',
     description:
-      'PostgreSQL: a search statement (`GET /posts?q=`, `posts(search:)`) is cancelled after this many milliseconds (`statement_timeout`) and answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` (`0` = no limit). SQLite cannot interrupt a statement: the word bound (`SEARCH_MAX_TERMS`) bounds its work.',
+      'PostgreSQL: a search statement (`GET /posts?q=`, `posts(search:)`) is cancelled after this many milliseconds (`statement_timeout`) and answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` (`0` = no limit of its own). At most 2000: past 2 s the driver stops waiting for the answer to any statement, while the server would go on working on it. SQLite cannot interrupt a statement: the word bound (`SEARCH_MAX_TERMS`) bounds its work.',
   }),
   commentsModeration: setting('COMMENTS_MODERATION', oneOf('off', 'first', 'all'), {
     limit: 'Which new comments wait in `pending` for a moderator',
