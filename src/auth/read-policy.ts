@@ -113,6 +113,15 @@ export class ReadPolicy {
     return { kind: 'public-or-own', ownerId: actor.id };
   }
 
+  /**
+   * Which tags a reader sees (CONTRACT §18): the public ones (a public post carries it, or it was
+   * announced and no post carries it), and those on the posts the reader sees; so the scope of
+   * posts, which TagsRepository turns into its WHERE clause.
+   */
+  tagScope(actor: Actor | null | undefined): PostScope {
+    return this.postScope(actor);
+  }
+
   commentScope(actor: Actor | null | undefined): CommentScope {
     if (!actor) return { kind: 'approved' };
     if (this.moderates(actor)) return { kind: 'all' };
