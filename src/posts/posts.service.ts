@@ -280,7 +280,7 @@ export class PostsService {
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
-        created.tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false });
+        created.tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
         if (created.status === 'published' && created.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
         await this.revisions.recordFirst(created, who.id, manager);
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
@@ -319,7 +319,7 @@ export class PostsService {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
-      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true });
+      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
       return this.apply(current, change, who.id, manager, recorded, options.expectedVersion);
     });
     this.events.committed(recorded);

@@ -4,6 +4,8 @@ import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { type EventAudience, PUBLIC_AUDIENCE, type PostVisibility, ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
+import { RateLimiter, rateLimited } from '../common/rate-limit/rate-limiter.js';
+import { AppConfig } from '../config/app-config.js';
 import type { Page } from '../common/pagination/cursor.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
@@ -15,6 +17,10 @@ import { slugify } from './slug.js';
 import type { Post } from '../posts/post.entity.js';
 import type { Tag } from './tag.entity.js';
 import { type TagPageRequest, TagsRepository } from './tags.repository.js';
+
+/** The window of RATE_LIMIT_TAGS_MAX: new tags per writer per hour. */
+const NEW_TAGS_WINDOW_S = 3600;
+const newTagsKey = (userId: number) => `tags:user:${userId}`;
 
 /** The most tags one post carries (CONTRACT §8). */
 export const MAX_TAGS_PER_POST = 10;
@@ -33,6 +39,8 @@ export class TagsService {
     private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
+    private readonly limiter: RateLimiter,
+    private readonly config: AppConfig,
   ) {}
 
   /** The tags the reader sees (ReadPolicy.tagScope), most used first. */
@@ -124,9 +132,11 @@ export class TagsService {
    * duplicates collapsed, the ones no tag has yet created (named as given). At most
    * MAX_TAGS_PER_POST (400 naming `tags`); a name without a-z0-9 is 400 too. `replace`: the post
    * may have tags already (a PATCH). A tag made on a non-public post is seen by those who see the
-   * post (its TAG_CREATED too) until a public post carries it (announceTagsOf). Returns the slugs in order.
+   * post (its TAG_CREATED too) until a public post carries it (announceTagsOf). The tags a
+   * `writer` who does not manage tags makes count against RATE_LIMIT_TAGS_MAX (429 RATE_LIMITED,
+   * nothing made). Returns the slugs in order.
    */
-  async assignToPost(post: PostVisibility & { id: number }, names: readonly string[], manager: Executor, options: { replace: boolean }): Promise<string[]> {
+  async assignToPost(post: PostVisibility & { id: number }, names: readonly string[], manager: Executor, options: { replace: boolean; writer: Actor }): Promise<string[]> {
     const postId = post.id;
     const wanted = new Map<string, string>();
     for (const name of names) {
@@ -140,6 +150,7 @@ export class TagsService {
     // A new post without tags costs no statement.
     if (wanted.size === 0 && !options.replace) return [];
     const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
+    await this.countNewTags(options.writer, wanted.size - existing.size);
     const tagIds: number[] = [];
     for (const [slug, name] of wanted) {
       const id = existing.get(slug);
@@ -154,6 +165,13 @@ export class TagsService {
     }
     await this.tags.setPostTags(postId, tagIds, manager, options);
     return [...wanted.keys()].sort();
+  }
+
+  /** Spends `count` new tags from the writer's hourly allowance; all of them or none (RATE_LIMITED). */
+  private async countNewTags(writer: Actor, count: number): Promise<void> {
+    if (count <= 0 || this.policy.may(writer, 'tags.manage')) return;
+    const state = await this.limiter.spend(newTagsKey(writer.id), 'tags', count, this.config.rateLimitTagsMax, NEW_TAGS_WINDOW_S);
+    if (state?.exceeded) throw rateLimited(state.resetS);
   }
 
   /**
