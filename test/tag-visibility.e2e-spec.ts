@@ -1,9 +1,11 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, tokenFor } from './support/auth.js';
 import { expectData, graphql } from './support/graphql-client.js';
 import { createPost, createUser, nextLink } from './support/resources.js';
-import { until } from './support/subscriptions.js';
+import { listen, LiveSubscription, until, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -24,7 +26,7 @@ describeEachDatabase('tag visibility', (kind) => {
   const unique = (name: string) => `${name} ${kind} ${++sequence}`;
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'memory' } });
+    app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'memory', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' } });
     admin = await tokenFor(app, ADMIN);
     const user = await createUser(app);
     expect((await http().patch(`/users/${user.id}`).set(bearer(admin)).send({ role: 'editor' })).status).toBe(200);
@@ -138,6 +140,44 @@ describeEachDatabase('tag visibility', (kind) => {
       expect(await createdEvents('admin', tag.id)).toHaveLength(1);
       // The writer heard of it on the draft and hears the announcement too.
       expect(await createdEvents('writer', tag.id)).toHaveLength(2);
+    });
+    it('the anonymous tagCreated subscription and webhooks hear of it only when it is announced', async () => {
+      const bodies: string[] = [];
+      const server: Server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          bodies.push(Buffer.concat(chunks).toString('utf8'));
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const webhook = (await http().post('/webhooks').set(bearer(admin)).send({ url, types: ['TAG_CREATED'] }).expect(201)).body as { id: number };
+      const socket = wsClient((await listen(app)).ws);
+      try {
+        const created = new LiveSubscription(socket.client, 'subscription { tagCreated { id slug } }');
+        const heard = () => (created.values as { slug: string }[]).map((tag) => tag.slug);
+        await until('subscribed', async () => {
+          if (created.results.length > 0) return true;
+          await http().post('/tags').set(bearer(editor)).send({ name: unique('Warm Up') }).expect(201);
+          return false;
+        });
+        const secret = await tagNamedOnDraft();
+        const marker = (await http().post('/tags').set(bearer(editor)).send({ name: unique('Hook Marker') }).expect(201)).body as { slug: string };
+        await until('the marker heard and delivered', () => heard().includes(marker.slug) && bodies.some((body) => body.includes(marker.slug)));
+        expect(heard()).not.toContain(secret.slug);
+        expect(bodies.join('\n')).not.toContain(secret.slug);
+
+        await http().patch(`/posts/${secret.postId}`).set(bearer(writer.token)).send({ status: 'published' }).expect(200);
+        await until('the announcement heard and delivered', () => heard().includes(secret.slug) && bodies.some((body) => body.includes(secret.slug)));
+        expect(heard().filter((slug) => slug === secret.slug)).toHaveLength(1);
+        created.dispose();
+      } finally {
+        await socket.dispose();
+        await http().delete(`/webhooks/${webhook.id}`).set(bearer(admin));
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     });
   });
 });

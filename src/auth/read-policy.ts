@@ -94,6 +94,11 @@ export interface VisibilityTransition {
  * | editor, admin          | yes            | yes             | yes              | yes             | yes          |
  *
  * A comment is seen when its post is AND its status is. An API key reads what its user reads (`read` is enough).
+ *
+ * A tag (CONTRACT §18) is public when a public post carries it, or when it was announced and no
+ * post carries it; else only those who see one of its posts see it (tagScope): its posts' writers,
+ * editors and admins. Its TAG_CREATED follows: restricted while only non-public posts carry it,
+ * announced to the public (TagsService.announceTagsOf) when a public post first does.
  */
 @Injectable()
 export class ReadPolicy {
