@@ -9,9 +9,12 @@
  */
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
 import process from 'node:process';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-const [dir, kind, ...ns] = process.argv.slice(2);
+const [where, kind, ...ns] = process.argv.slice(2);
+const dir = pathToFileURL(resolve(where)).href;
 const { createApp } = await import(`${dir}/dist/src/app.factory.js`);
 const { loadConfig } = await import(`${dir}/dist/src/config/app-config.js`);
 const { DataSource } = await import('typeorm');
