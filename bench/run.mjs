@@ -343,6 +343,7 @@ function serviceEnv(databaseUrl, extra = {}) {
     RATE_LIMIT_MAX: '0',
     RATE_LIMIT_AUTH_MAX: '0',
     RATE_LIMIT_COMMENTS_MAX: '0',
+    RATE_LIMIT_TAGS_MAX: '0',
     RATE_LIMIT_COST_MAX: '0',
     RATE_LIMIT_SEARCH_MAX: '0',
     // Every fan-out subscriber connects from 127.0.0.1: the per-address cap (default 100) would

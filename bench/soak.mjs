@@ -179,6 +179,7 @@ async function startService(databaseUrl) {
       RATE_LIMIT_MAX: '0',
       RATE_LIMIT_AUTH_MAX: '0',
       RATE_LIMIT_COMMENTS_MAX: '0',
+      RATE_LIMIT_TAGS_MAX: '0',
       RATE_LIMIT_COST_MAX: '0',
       RATE_LIMIT_SEARCH_MAX: '0',
       LOG_LEVEL: 'warn',

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS } from '../src/redis/redis.module.js';
+import { ADMIN, tokenFor } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { TEST_REDIS_URL, type DatabaseKind } from './support/databases.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -92,6 +93,47 @@ function rateLimitSuite(kind: DatabaseKind, storeEnv: Record<string, string>): v
       expectRateLimited(refused);
       const users = await request(app.server).get('/users?limit=100').set(from(uniqueAddress())).expect(200);
       expect(users.body.map((user: { email: string }) => user.email)).not.toContain(email);
+    });
+  });
+
+  describe('RATE_LIMIT_TAGS_MAX=5 new tags per writer per hour, made by naming them on posts', () => {
+    let app: TestApp;
+    const http = () => request(app.server);
+    beforeAll(async () => {
+      // Its own key prefix: the counts are per user id, which every fresh database hands out again.
+      app = await start(kind, { ...storeEnv, RATE_LIMIT_MAX: '0', RATE_LIMIT_TAGS_MAX: '5', REDIS_KEY_PREFIX: `tags-limit-${randomBytes(4).toString('hex')}:` });
+    });
+    afterAll(() => app?.close());
+
+    async function writer(): Promise<string> {
+      const email = uniqueEmail();
+      await http().post('/users').send({ name: 'Tagger', email, password: 'a-good-password' }).expect(201);
+      return (await http().post('/tokens').send({ email, password: 'a-good-password' }).expect(201)).body.accessToken as string;
+    }
+    const tagsNamed = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix} ${index}`);
+
+    it('drafts count too; past the limit the post is 429 with Retry-After and nothing is written; existing tags cost nothing', async () => {
+      const token = await writer();
+      const prefix = `Spam ${randomBytes(3).toString('hex')}`;
+      const post = (tags: string[], status = 'draft') => http().post('/posts').set('Authorization', `Bearer ${token}`).send({ title: 'Tagged', body: 'b', status, tags });
+      expect((await post(tagsNamed(`${prefix} a`, 3))).status).toBe(201);
+      expect((await post(tagsNamed(`${prefix} b`, 2))).status).toBe(201);
+      // Tags that exist are matched, not made.
+      expect((await post(tagsNamed(`${prefix} a`, 3), 'published')).status).toBe(201);
+      const refused = await post([...tagsNamed(`${prefix} a`, 1), `${prefix} c 0`]);
+      expectProblem(refused, 429, 'RATE_LIMITED');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(3600);
+      const [made] = (await http().get(`/tags?slug=${encodeURIComponent(`${prefix} c 0`.toLowerCase().replace(/ /g, '-'))}`).set('Authorization', `Bearer ${token}`).expect(200)).body as unknown[];
+      expect(made).toBeUndefined();
+      // Another writer has an allowance of their own.
+      const other = await writer();
+      expect((await http().post('/posts').set('Authorization', `Bearer ${other}`).send({ title: 'Tagged', body: 'b', status: 'draft', tags: tagsNamed(`${prefix} d`, 5) })).status).toBe(201);
+      // Admins and editors manage tags: not counted.
+      const admin = await tokenFor(app, ADMIN);
+      for (const round of ['e', 'f']) {
+        expect((await http().post('/posts').set('Authorization', `Bearer ${admin}`).send({ title: 'Tagged', body: 'b', tags: tagsNamed(`${prefix} ${round}`, 5) })).status).toBe(201);
+      }
     });
   });
 

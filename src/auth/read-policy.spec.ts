@@ -80,6 +80,16 @@ describe('ReadPolicy', () => {
     expect(policy.audienceReader(WRITE_KEY_OF_ADMIN)).toEqual({ role: 'admin', userId: 3 });
   });
 
+  it('tags: the public ones for anonymous, also those on their own posts for a user, all for editors and admins (and a moderator sees as a user)', () => {
+    expect([null, OTHER, MODERATOR, EDITOR, ADMIN].map((actor) => policy.tagScope(actor))).toEqual([
+      { kind: 'public' },
+      { kind: 'public-or-own', ownerId: OTHER.id },
+      { kind: 'public-or-own', ownerId: MODERATOR.id },
+      { kind: 'all' },
+      { kind: 'all' },
+    ]);
+  });
+
   it('a restricted event without an owner reaches only admins', () => {
     const event = { audience: 'restricted' as const, owner: null };
     expect([null, AUTHOR, ADMIN].map((actor) => policy.canSeeAudience(actor, event))).toEqual([false, false, true]);

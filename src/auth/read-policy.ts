@@ -96,6 +96,11 @@ export interface VisibilityTransition {
  * A comment is seen when its post is AND its status is. An API key with the `write` scope reads what
  * its user reads; one with `read` alone reads what anonymous callers read (CONTRACT §3: `read` is
  * what anyone may read, plus `me` and the user's own keys, never the role's or the author's powers).
+ *
+ * A tag (CONTRACT §18) is public when a public post carries it, or when it was announced and no
+ * post carries it; else only those who see one of its posts see it (tagScope): its posts' writers,
+ * editors and admins. Its TAG_CREATED follows: restricted while only non-public posts carry it,
+ * announced to the public (TagsService.announceTagsOf) when a public post first does.
  */
 @Injectable()
 export class ReadPolicy {
@@ -131,6 +136,15 @@ export class ReadPolicy {
     if (!reader) return { kind: 'public' };
     if (this.readsAll(reader)) return { kind: 'all' };
     return { kind: 'public-or-own', ownerId: reader.id };
+  }
+
+  /**
+   * Which tags a reader sees (CONTRACT §18): the public ones (a public post carries it, or it was
+   * announced and no post carries it), and those on the posts the reader sees; so the scope of
+   * posts, which TagsRepository turns into its WHERE clause.
+   */
+  tagScope(actor: Actor | null | undefined): PostScope {
+    return this.postScope(actor);
   }
 
   commentScope(actor: Actor | null | undefined): CommentScope {

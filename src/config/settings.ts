@@ -191,6 +191,14 @@ export const SETTINGS = {
     description: 'Comments one user may write per minute (`POST /posts/{id}/comments`, `createComment`), counted across instances through Redis when `REDIS_URL` is set; past it 429 `RATE_LIMITED` with `Retry-After` (`0` = off).',
   }),
 
+  rateLimitTagsMax: setting('RATE_LIMIT_TAGS_MAX', int(0, 1_000_000), {
+    limit: 'New tags per writer per hour made by naming them on posts (editors and admins not counted), counted on every instance together (through Redis when set); past it 429 `RATE_LIMITED`',
+    group: 'Rate limits',
+    default: '20',
+    description:
+      'New tags one writer may make per hour by naming them on posts (`tags` of `POST`/`PATCH /posts`, `createPost`, `updatePost`; drafts too), counted across instances through Redis when `REDIS_URL` is set; past it 429 `RATE_LIMITED` with `Retry-After`, and the post is not written. Editors and admins, who manage tags, are not counted (`0` = off).',
+  }),
+
   metricsEnabled: setting('METRICS_ENABLED', bool(), {
     group: 'HTTP',
     default: 'true',

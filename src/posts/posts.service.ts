@@ -293,7 +293,8 @@ export class PostsService {
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
-        created.tags = await this.tags.assignToPost(created.id, input.tags ?? [], manager, { replace: false });
+        created.tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
+        if (created.status === 'published' && created.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
         await this.revisions.recordFirst(created, who.id, manager);
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
         await this.events.record(manager, ...recorded);
@@ -331,7 +332,7 @@ export class PostsService {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
-      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost(id, input.tags, manager, { replace: true });
+      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
       return this.apply(current, change, who.id, manager, recorded, options.expectedVersion);
     });
     this.events.committed(recorded);
@@ -437,6 +438,8 @@ export class PostsService {
     const isPublic = updated.status === 'published';
     // Its earlier public events, and its comments', leave the public log (CONTRACT §18).
     if (wasPublic && !isPublic) await this.events.withdrawContent(manager, { postId: [updated.id] }, this.readPolicy.audienceOf(updated));
+    // Tags that only non-public posts carried until now become public with it (the scheduler's change names no tags).
+    if (isPublic && (updated.tags === undefined || updated.tags.length > 0)) await this.tags.announceTagsOf(updated.id, manager);
     const events: BlogEvent[] = [];
     if (!wasPublic && isPublic) events.push(event('postPublished', updated));
     else events.push(event('postUpdated', updated, this.readPolicy.audienceOf(updated)));

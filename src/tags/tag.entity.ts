@@ -32,4 +32,7 @@ export class Tag {
 
   /** How many public posts carry it: read with the row (no column; GraphQL's Tag.postCount). */
   postCount?: number;
+
+  /** Whether the public sees it (CONTRACT §18; TagsRepository): read with the row, never a field. */
+  isPublic?: boolean;
 }

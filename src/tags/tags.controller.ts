@@ -35,13 +35,13 @@ export class TagsController {
   @Get()
   @ApiOperation({ summary: 'Tags, most used first (by their public posts); ?slug= finds one (a list of it alone, or empty)' })
   @ApiGetList(TAG_LIST)
-  async list(@Query() query: ListTagsQuery): Promise<ResourceList> {
+  async list(@Query() query: ListTagsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     if (query.slug !== undefined) {
-      const tag = await this.tags.findBySlug(query.slug);
+      const tag = await this.tags.findBySlug(query.slug, actor);
       return TAG_RESOURCE.list(tag ? [tag] : [], null);
     }
-    const page = await this.tags.list({ limit, ...(query.cursor === undefined ? {} : { after: decodeTagCursor(query.cursor, 'cursor') }) });
+    const page = await this.tags.list({ limit, ...(query.cursor === undefined ? {} : { after: decodeTagCursor(query.cursor, 'cursor') }) }, actor);
     return TAG_RESOURCE.list(page.items, nextPageHref('/tags', page.nextCursor, { limit }));
   }
 
@@ -58,8 +58,8 @@ export class TagsController {
   @Get(':id')
   @ApiOperation({ summary: 'One tag' })
   @ApiGetOne(TAG_RESOURCE)
-  async get(@Param('id', ParseIdPipe) id: number): Promise<Resource> {
-    return TAG_RESOURCE.one(await this.tags.get(id));
+  async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
+    return TAG_RESOURCE.one(await this.tags.get(id, actor));
   }
 
   @Patch(':id')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { PostScope } from '../auth/read-policy.js';
 import { type Page, toPage } from '../common/pagination/cursor.js';
 import type { EntityTable } from '../common/persistence/entity-table.js';
 import { type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
@@ -8,6 +9,16 @@ import { encodeTagCursor, type TagPosition } from './tag-cursor.js';
 import { Tag } from './tag.entity.js';
 import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../common/cache/read-tags.js';
 
+/**
+ * The tags a reader with this scope sees, as a condition on `t` (parameters pushed onto
+ * `params`), or null for every tag: the public ones, and those on posts the reader sees.
+ */
+function visibleTo(scope: PostScope, params: unknown[]): string | null {
+  if (scope.kind === 'all') return null;
+  if (scope.kind === 'public') return PUBLIC_TAG;
+  return `(${PUBLIC_TAG} OR EXISTS (SELECT 1 FROM post_tags vt JOIN posts vp ON vp.id = vt.post_id WHERE vt.tag_id = t.id AND vp.author_id = $${params.push(scope.ownerId)}))`;
+}
+
 /** A page of the tag list: its size, and the position it starts after. */
 export interface TagPageRequest {
   limit: number;
@@ -15,6 +26,13 @@ export interface TagPageRequest {
 }
 
 const tagCursor = (tag: Tag) => encodeTagCursor(tag.postCount ?? 0, tag.id);
+
+/**
+ * A tag the public sees (CONTRACT §18): a public post carries it, or it was announced (made by an
+ * editor, or carried by a public post once) and no post carries it. A tag only non-public posts
+ * carry is not. All three are columns of the row, kept by the database (the migrations' triggers).
+ */
+const PUBLIC_TAG = '(t.post_count > 0 OR (t.announced AND t.link_count = 0))';
 
 /**
  * The tags' SQL. Every tag read carries `postCount`, the public posts that carry it: the column
@@ -35,6 +53,7 @@ export class TagsRepository extends ResourceRepository<Tag> {
         expression: (alias) => `${alias}.post_count`,
         read: Number,
       },
+      { property: 'isPublic', name: 'is_public', expression: () => `CASE WHEN ${PUBLIC_TAG} THEN 1 ELSE 0 END`, read: (value) => Number(value) === 1 },
     ]);
     this.posts = sql.table(Post);
   }
@@ -46,41 +65,67 @@ export class TagsRepository extends ResourceRepository<Tag> {
   }
 
   /** Most used first (public post count descending, then id), keyset-paged on that pair. */
-  async mostUsedPage(request: TagPageRequest): Promise<Page<Tag>> {
+  async mostUsedPage(request: TagPageRequest, scope: PostScope): Promise<Page<Tag>> {
     this.recordReads({ kind: 'list' });
     const params: number[] = [];
-    let where = '';
+    const conditions: string[] = [];
     if (request.after) {
       const count = `$${params.push(request.after.count)}`;
       const again = `$${params.push(request.after.count)}`;
-      where = ` WHERE t.post_count < ${count} OR (t.post_count = ${again} AND t.id > $${params.push(request.after.id)})`;
+      conditions.push(`(t.post_count < ${count} OR (t.post_count = ${again} AND t.id > $${params.push(request.after.id)}))`);
     }
+    const visible = visibleTo(scope, params);
+    if (visible) conditions.push(visible);
     params.push(request.limit + 1);
+    const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
     const statement = this.cached(
-      `mostUsed:${request.after !== undefined}`,
+      `mostUsed:${request.after !== undefined}:${scope.kind}`,
       () => `SELECT ${this.select} FROM ${this.from}${where} ORDER BY t.post_count DESC, t.id LIMIT $${params.length}`,
     );
     const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit, tagCursor);
     const { after } = request;
-    if (after) page.hasPrevious = () => this.anyFrom(after);
+    if (after) page.hasPrevious = () => this.anyFrom(after, scope);
     return page;
   }
 
-  /** Whether a tag comes before the position (or is at it) in the list's order. */
-  private async anyFrom(after: TagPosition): Promise<boolean> {
+  /** Whether a tag the reader sees comes before the position (or is at it) in the list's order. */
+  private async anyFrom(after: TagPosition, scope: PostScope): Promise<boolean> {
     this.recordReads({ kind: 'list' });
+    const params = [after.count, after.count, after.id];
+    const visible = visibleTo(scope, params);
     const statement = this.cached(
-      'mostUsedUpTo',
-      () => `SELECT 1 AS found FROM tags t WHERE t.post_count > $1 OR (t.post_count = $2 AND t.id <= $3) LIMIT 1`,
+      `mostUsedUpTo:${scope.kind}`,
+      () => `SELECT 1 AS found FROM tags t WHERE (t.post_count > $1 OR (t.post_count = $2 AND t.id <= $3))${visible ? ` AND ${visible}` : ''} LIMIT 1`,
     );
-    return (await this.sql.rows(statement, [after.count, after.count, after.id])).length > 0;
+    return (await this.sql.rows(statement, params)).length > 0;
   }
 
-  async findBySlug(slug: string, executor?: Executor): Promise<Tag | null> {
+  /** The tag with this slug, if the reader sees it. */
+  async findBySlug(slug: string, scope: PostScope, executor?: Executor): Promise<Tag | null> {
     this.recordReads({ kind: 'list' });
-    const statement = this.cached('bySlug', () => `SELECT ${this.select} FROM ${this.from} WHERE t.slug = $1`);
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [slug], executor);
+    const params: unknown[] = [slug];
+    const visible = visibleTo(scope, params);
+    const statement = this.cached(`bySlug:${scope.kind}`, () => `SELECT ${this.select} FROM ${this.from} WHERE t.slug = $1${visible ? ` AND ${visible}` : ''}`);
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, params, executor);
     return row ? this.fromRow(row) : null;
+  }
+
+  /** The tag with this id, if the reader sees it. */
+  async findVisible(id: number, scope: PostScope): Promise<Tag | null> {
+    if (scope.kind === 'all') return this.findById(id);
+    this.recordReads({ kind: 'list' });
+    const params: unknown[] = [id];
+    const visible = visibleTo(scope, params);
+    const statement = this.cached(`visibleById:${scope.kind}`, () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1 AND ${visible}`);
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, params);
+    return row ? this.fromRow(row) : null;
+  }
+
+  /** Whether one of this user's posts (whatever its status) carries the tag. */
+  async carriesPostOf(tagId: number, authorId: number): Promise<boolean> {
+    this.recordReads({ kind: 'list' });
+    const statement = this.cached('carriesPostOf', () => 'SELECT 1 AS found FROM post_tags pt JOIN posts p ON p.id = pt.post_id WHERE pt.tag_id = $1 AND p.author_id = $2 LIMIT 1');
+    return (await this.sql.rows(statement, [tagId, authorId])).length > 0;
   }
 
   /** The ids of the tags with these slugs (those that exist), in one statement. */
@@ -96,11 +141,12 @@ export class TagsRepository extends ResourceRepository<Tag> {
    * The id of the tag with this slug and, when it is made now (named `name`), the new tag: a tag
    * another writer makes meanwhile is taken as it is (ON CONFLICT waits for that writer's commit).
    */
-  async ensure(name: string, slug: string, executor: Executor): Promise<{ id: number; created: Tag | null }> {
+  async ensure(name: string, slug: string, announced: boolean, executor: Executor): Promise<{ id: number; created: Tag | null }> {
     this.recordReads({ kind: 'list' });
     const insert = this.cached(
-      'ensure',
-      () => `INSERT INTO tags (name, slug, created_at, updated_at, version) VALUES ($1, $2, $3, $4, 1) ON CONFLICT (slug) DO NOTHING RETURNING ${this.table.returningList}`,
+      `ensure:${announced}`,
+      // TRUE and FALSE are literals in both dialects (better-sqlite3 binds no booleans).
+      () => `INSERT INTO tags (name, slug, created_at, updated_at, version, announced) VALUES ($1, $2, $3, $4, 1, ${announced ? 'TRUE' : 'FALSE'}) ON CONFLICT (slug) DO NOTHING RETURNING ${this.table.returningList}`,
     );
     const now = this.sql.timestamp(new Date());
     const [row] = await this.sql.rows<Record<string, unknown>>(insert, [name, slug, now, now], executor);
@@ -111,6 +157,20 @@ export class TagsRepository extends ResourceRepository<Tag> {
     const id = (await this.idsBySlugs([slug], executor)).get(slug);
     if (id === undefined) throw new Error(`The tag ${slug} was neither made nor found`);
     return { id, created: null };
+  }
+
+  /**
+   * Marks announced the tags of this (public) post that were not yet, and returns them: each is
+   * public from now on and has its public TAG_CREATED to come.
+   */
+  async announceTagsOf(postId: number, executor: Executor): Promise<Tag[]> {
+    this.recordReads({ kind: 'list' });
+    const statement = this.cached(
+      'announceTagsOf',
+      () => `UPDATE tags SET announced = TRUE WHERE announced = FALSE AND id IN (SELECT tag_id FROM post_tags WHERE post_id = $1) RETURNING ${this.table.returningList}, post_count`,
+    );
+    const rows = await this.sql.written<Record<string, unknown>>(statement, [postId], executor);
+    return rows.map((row) => Object.assign(this.table.fromRow(row), { postCount: Number(row.post_count), isPublic: true }));
   }
 
   /** The slugs of one post's tags, in slug order. */

@@ -30,8 +30,12 @@ export class TagsResolver {
       const message = 'give exactly one of id and slug';
       throw DomainError.badInput(`tag: ${message}`, [{ field: args.id == null ? 'id' : 'slug', message }]);
     }
-    if (args.id != null) return context.loaders.of(this.tagLoaders).byId.load(args.id);
-    return this.tagsService.findBySlug(args.slug ?? '');
+    if (args.id != null) {
+      // The loader reads tags whatever their state (it is shared); the reader's sight is asked here.
+      const tag = await context.loaders.of(this.tagLoaders).byId.load(args.id);
+      return tag && (await this.tagsService.canSee(tag, context.actor)) ? tag : null;
+    }
+    return this.tagsService.findBySlug(args.slug ?? '', context.actor);
   }
 
   /** Federation's `_entities` (GRAPHQL_FEDERATION): a Tag by reference, as `tag(id)` reads it. */
@@ -44,7 +48,7 @@ export class TagsResolver {
   @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
   @Query(() => TagConnection, { description: 'Tags, most used first (by their public posts), then by id' })
   async tags(@Args() args: TagsArgs, @Context() context: GraphQLContext): Promise<TagConnection> {
-    const page = await this.tagsService.list({ limit: args.first, ...(args.after == null ? {} : { after: decodeTagCursor(args.after, 'after') }) });
+    const page = await this.tagsService.list({ limit: args.first, ...(args.after == null ? {} : { after: decodeTagCursor(args.after, 'after') }) }, context.actor);
     const byId = context.loaders.of(this.tagLoaders).byId;
     for (const tag of page.items) byId.prime(tag.id, tag);
     return connectionOf(page);

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
+import { type EventAudience, PUBLIC_AUDIENCE, type PostVisibility, ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
+import { RateLimiter, rateLimited } from '../common/rate-limit/rate-limiter.js';
+import { AppConfig } from '../config/app-config.js';
 import type { Page } from '../common/pagination/cursor.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
@@ -14,6 +17,10 @@ import { slugify } from './slug.js';
 import type { Post } from '../posts/post.entity.js';
 import type { Tag } from './tag.entity.js';
 import { type TagPageRequest, TagsRepository } from './tags.repository.js';
+
+/** The window of RATE_LIMIT_TAGS_MAX: new tags per writer per hour. */
+const NEW_TAGS_WINDOW_S = 3600;
+const newTagsKey = (userId: number) => `tags:user:${userId}`;
 
 /** The most tags one post carries (CONTRACT §8). */
 export const MAX_TAGS_PER_POST = 10;
@@ -29,26 +36,34 @@ export class TagsService {
   constructor(
     private readonly tags: TagsRepository,
     private readonly policy: AuthorizationPolicy,
+    private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
+    private readonly limiter: RateLimiter,
+    private readonly config: AppConfig,
   ) {}
 
-  list(request: TagPageRequest): Promise<Page<Tag>> {
-    return this.tags.mostUsedPage(request);
+  /** The tags the reader sees (ReadPolicy.tagScope), most used first. */
+  list(request: TagPageRequest, actor: Actor | null): Promise<Page<Tag>> {
+    return this.tags.mostUsedPage(request, this.readPolicy.tagScope(actor));
   }
 
-  findById(id: number): Promise<Tag | null> {
-    return this.tags.findById(id);
+  findBySlug(slug: string, actor: Actor | null): Promise<Tag | null> {
+    return this.tags.findBySlug(slug, this.readPolicy.tagScope(actor));
   }
 
-  findBySlug(slug: string): Promise<Tag | null> {
-    return this.tags.findBySlug(slug);
-  }
-
-  async get(id: number): Promise<Tag> {
-    const tag = await this.tags.findById(id);
+  /** The tag, when the reader sees it (404 otherwise, as for a tag that does not exist). */
+  async get(id: number, actor: Actor | null): Promise<Tag> {
+    const tag = await this.tags.findVisible(id, this.readPolicy.tagScope(actor));
     if (!tag) throw DomainError.notFound('Tag', id);
     return tag;
+  }
+
+  /** Whether the reader sees this tag, read whatever its state (a loader's row): public, theirs by a post, or they see all. */
+  async canSee(tag: Tag, actor: Actor | null): Promise<boolean> {
+    const scope = this.readPolicy.tagScope(actor);
+    if (tag.isPublic || scope.kind === 'all') return true;
+    return scope.kind === 'public-or-own' && this.tags.carriesPostOf(tag.id, scope.ownerId);
   }
 
   /** For batching: the tags with these ids, in no particular order. */
@@ -91,8 +106,8 @@ export class TagsService {
         const current = await this.tags.findById(id, manager);
         if (!current) throw DomainError.notFound('Tag', id);
         const updated = await this.tags.updateVersioned(current, { name: input.name, slug }, options.expectedVersion, manager);
-        await this.events.record(manager, event('tagUpdated', updated));
-        return { ...updated, postCount: current.postCount };
+        await this.events.record(manager, event('tagUpdated', updated, audienceOfTag(current)));
+        return { ...updated, postCount: current.postCount, isPublic: current.isPublic };
       })
       .catch((error: unknown) => {
         throw conflictOnTakenSlug(error, slug);
@@ -105,8 +120,9 @@ export class TagsService {
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.authorize(actor, 'tags.manage');
     await this.transactions.run(async (manager) => {
-      if (!(await this.tags.delete(id, manager))) throw DomainError.notFound('Tag', id);
-      await this.events.record(manager, event('tagDeleted', { id }));
+      const current = await this.tags.findById(id, manager);
+      if (!current || !(await this.tags.delete(id, manager))) throw DomainError.notFound('Tag', id);
+      await this.events.record(manager, event('tagDeleted', { id }, audienceOfTag(current)));
     });
     this.events.committed();
   }
@@ -115,9 +131,13 @@ export class TagsService {
    * Sets a post's tags, in the post's transaction: each name slugified and matched by slug,
    * duplicates collapsed, the ones no tag has yet created (named as given). At most
    * MAX_TAGS_PER_POST (400 naming `tags`); a name without a-z0-9 is 400 too. `replace`: the post
-   * may have tags already (a PATCH). Returns the slugs in order.
+   * may have tags already (a PATCH). A tag made on a non-public post is seen by those who see the
+   * post (its TAG_CREATED too) until a public post carries it (announceTagsOf). The tags a
+   * `writer` who does not manage tags makes count against RATE_LIMIT_TAGS_MAX (429 RATE_LIMITED,
+   * nothing made). Returns the slugs in order.
    */
-  async assignToPost(postId: number, names: readonly string[], manager: Executor, options: { replace: boolean }): Promise<string[]> {
+  async assignToPost(post: PostVisibility & { id: number }, names: readonly string[], manager: Executor, options: { replace: boolean; writer: Actor }): Promise<string[]> {
+    const postId = post.id;
     const wanted = new Map<string, string>();
     for (const name of names) {
       const slug = slugify(name.trim());
@@ -130,6 +150,7 @@ export class TagsService {
     // A new post without tags costs no statement.
     if (wanted.size === 0 && !options.replace) return [];
     const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
+    await this.countNewTags(options.writer, wanted.size - existing.size);
     const tagIds: number[] = [];
     for (const [slug, name] of wanted) {
       const id = existing.get(slug);
@@ -138,18 +159,42 @@ export class TagsService {
         continue;
       }
       // A new tag is named as written (at most 50 characters, as a tag's name), with its TAG_CREATED.
-      const ensured = await this.tags.ensure([...name].slice(0, 50).join(''), slug, manager);
-      if (ensured.created) await this.events.record(manager, event('tagCreated', ensured.created));
+      const ensured = await this.tags.ensure([...name].slice(0, 50).join(''), slug, post.status === 'published', manager);
+      if (ensured.created) await this.events.record(manager, event('tagCreated', ensured.created, this.readPolicy.audienceOf(post)));
       tagIds.push(ensured.id);
     }
     await this.tags.setPostTags(postId, tagIds, manager, options);
     return [...wanted.keys()].sort();
   }
 
+  /** Spends `count` new tags from the writer's hourly allowance; all of them or none (RATE_LIMITED). */
+  private async countNewTags(writer: Actor, count: number): Promise<void> {
+    if (count <= 0 || this.policy.may(writer, 'tags.manage')) return;
+    const state = await this.limiter.spend(newTagsKey(writer.id), 'tags', count, this.config.rateLimitTagsMax, NEW_TAGS_WINDOW_S);
+    if (state?.exceeded) throw rateLimited(state.resetS);
+  }
+
+  /**
+   * In the transaction of a write that leaves the post public: its tags that only those who see
+   * non-public posts saw until now become public, each announced by a public TAG_CREATED (not
+   * again to the editors and admins, who heard the first one).
+   */
+  async announceTagsOf(postId: number, manager: Executor): Promise<void> {
+    const announced = await this.tags.announceTagsOf(postId, manager);
+    if (announced.length === 0) return;
+    const audience: EventAudience = { ...PUBLIC_AUDIENCE, except: { audience: 'restricted', owner: null } };
+    await this.events.record(manager, ...announced.map((tag) => event('tagCreated', tag, audience)));
+  }
+
   /** The slugs of one post's tags, read in its transaction. */
   slugsOfPost(postId: number, manager: Executor): Promise<string[]> {
     return this.tags.slugsOfPost(postId, manager);
   }
+}
+
+/** Who hears of a change to a tag: everyone when it is public, else those who read every non-public post. */
+function audienceOfTag(tag: Tag): EventAudience {
+  return tag.isPublic ? PUBLIC_AUDIENCE : { audience: 'restricted', owner: null };
 }
 
 /** The slug of a tag's name; 400 naming `name` when it has none. */

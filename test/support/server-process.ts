@@ -67,6 +67,7 @@ export async function startServer(env: Record<string, string>, cwd: string): Pro
       RATE_LIMIT_MAX: '0',
       RATE_LIMIT_AUTH_MAX: '0',
       RATE_LIMIT_COMMENTS_MAX: '0',
+      RATE_LIMIT_TAGS_MAX: '0',
       RATE_LIMIT_COST_MAX: '0',
       RATE_LIMIT_SEARCH_MAX: '0',
       ...env,

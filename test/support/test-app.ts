@@ -39,6 +39,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     RATE_LIMIT_MAX: '0',
     RATE_LIMIT_AUTH_MAX: '0',
     RATE_LIMIT_COMMENTS_MAX: '0',
+    RATE_LIMIT_TAGS_MAX: '0',
     RATE_LIMIT_ACCOUNT_MAX: '0',
     RATE_LIMIT_SIGNUP_MAX: '0',
     RATE_LIMIT_COST_MAX: '0',

@@ -12,6 +12,7 @@ import { Conversation1765000000000 } from './1765000000000-conversation.js';
 import { GenericEvents1765100000000 } from './1765100000000-generic-events.js';
 import { Tags1765200000000 } from './1765200000000-tags.js';
 import { PostSearch1765300000000 } from './1765300000000-post-search.js';
+import { TagCountsPerStatement1765360000000 } from './1765360000000-tag-counts-per-statement.js';
 import { WithdrawnContent1765400000000 } from './1765400000000-withdrawn-content.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
@@ -30,5 +31,6 @@ export const MIGRATIONS = [
   GenericEvents1765100000000,
   Tags1765200000000,
   PostSearch1765300000000,
+  TagCountsPerStatement1765360000000,
   WithdrawnContent1765400000000,
 ];

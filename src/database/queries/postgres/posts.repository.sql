@@ -1037,6 +1037,28 @@ RETURNING
 UPDATE posts
 SET
   status = $1,
+  published_at = $2,
+  updated_at = $3,
+  version = version + 1
+WHERE
+  id = $4
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  status = $1,
   trashed_at = $2,
   updated_at = $3,
   version = version + 1

@@ -1094,6 +1094,28 @@ RETURNING
 UPDATE posts
 SET
   status = ?,
+  published_at = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  title,
+  body,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  status = ?,
   trashed_at = ?,
   updated_at = ?,
   version = version + 1
