@@ -252,15 +252,16 @@ export function audienceSql(reader: AudienceReader, bind: (value: unknown) => st
 const WIDTH: Record<Audience, number> = { restricted: 0, moderated: 1, public: 2 };
 
 /**
- * The events some of whose readers are not all in `set` (ReadPolicy.transition's `contains`, in
- * SQL, ignoring `except`: it errs on the side of more events), as a WHERE condition; null when
- * `set` is public (every event's readers are in it).
+ * The events that reach readers, by role or publicly, outside `set` (an audience wider than its):
+ * what loses its content when content stops being seen that widely (EventPublisher.withdrawContent),
+ * as a WHERE condition; null when `set` is public. Owners are not looked at: an event's owner
+ * (the author of the post it is about or under, or of the pending comment it carries) keeps what
+ * it read in its own events.
  */
-export function audienceBeyondSql(set: AudienceSet, bind: (value: unknown) => string): string | null {
+export function audienceBeyondSql(set: AudienceSet): string | null {
   if (set.audience === 'public') return null;
   const wider = (Object.keys(WIDTH) as Audience[]).filter((kind) => WIDTH[kind] > WIDTH[set.audience]);
-  const owner = set.owner === null ? 'audience_owner IS NOT NULL' : `(audience_owner IS NOT NULL AND audience_owner <> ${bind(set.owner)})`;
-  return `(audience IN (${wider.map((kind) => `'${kind}'`).join(', ')}) OR ${owner})`;
+  return `audience IN (${wider.map((kind) => `'${kind}'`).join(', ')})`;
 }
 
 function bare(set: AudienceSet): AudienceSet {

@@ -117,8 +117,8 @@ export class CommentModerationService {
 
   /**
    * In the transaction of status changes, before their events: the comments that some of their
-   * readers no longer see (spam, hidden) leave those readers' earlier events
-   * (EventPublisher.withdrawContent). One erasure per audience they now have, whatever the count.
+   * readers no longer see (spam, hidden) leave the earlier events of a wider audience than they
+   * now have (EventPublisher.withdrawContent). One erasure per audience, whatever the count.
    */
   async withdraw(executor: Executor, changes: readonly { before: Comment; after: Comment; post: Post }[]): Promise<void> {
     const byAudience = new Map<string, { audience: AudienceSet; ids: number[] }>();
@@ -126,10 +126,10 @@ export class CommentModerationService {
       if (before.status === after.status) continue;
       const now = this.readPolicy.commentAudienceOf(after, post);
       if (!this.readPolicy.transition(this.readPolicy.commentAudienceOf(before, post), now).deleted) continue;
-      const key = `${now.audience} ${now.owner}`;
-      const group = byAudience.get(key) ?? { audience: { audience: now.audience, owner: now.owner }, ids: [] };
+      // Withdrawal looks at the audience's kind only (audienceBeyondSql).
+      const group = byAudience.get(now.audience) ?? { audience: { audience: now.audience, owner: null }, ids: [] };
       group.ids.push(after.id);
-      byAudience.set(key, group);
+      byAudience.set(now.audience, group);
     }
     for (const { audience, ids } of byAudience.values()) await this.events.withdrawContent(executor, { commentId: ids }, audience);
   }

@@ -99,7 +99,7 @@ export class EventPublisher {
     return this.erase(executor, scope);
   }
 
-  /** eraseContent, with `beyond` only of the events that reach readers outside that audience. */
+  /** eraseContent, with `beyond` only of the events whose audience is wider than that one. */
   private async erase(executor: Executor, scope: ErasureScope, beyond?: AudienceSet): Promise<void> {
     const entries = Object.entries(scope).map(([ref, ids = []]) => [ref, ids] as const);
     if (entries.reduce((count, [, ids]) => count + ids.length, 0) > ERASURE_CHUNK) {
@@ -118,9 +118,9 @@ export class EventPublisher {
 
   /**
    * CONTRACT §18: content that stops being public (a post unpublished or trashed, a comment set to
-   * spam or hidden) leaves the log as deleted content does (eraseContent), but only where it
-   * reached readers outside `now`, the audience of its events from now on: those who still see
-   * it keep its history. Called in the write's transaction, before its new events are recorded.
+   * spam or hidden) leaves the log as deleted content does (eraseContent), but only in the events
+   * whose audience is wider than `now`, the audience of its events from now on: those who still
+   * see it (and its author, the owner of its non-public events) keep its history. Called in the write's transaction, before its new events are recorded.
    * Content made public again is announced anew, with its content, by the write's own event; the
    * earlier events stay without.
    */

@@ -200,7 +200,7 @@ export class OutboxRepository {
    * Erases the content (`resource`) of every earlier event with any of the scope's ids (a post's
    * id as `postId` reaches the events of its comments too, which carry it), in the caller's
    * transaction, in one statement: type, ids, time and audience stay. With `beyond`, only of the
-   * events that reach readers outside that audience (content that stopped being public).
+   * events whose audience is wider than that one (content that stopped being public).
    */
   async erase(executor: Executor, scope: ErasureScope, beyond?: AudienceSet): Promise<void> {
     const reached = this.reached(scope, 1, beyond);
@@ -229,7 +229,7 @@ export class OutboxRepository {
     if (conditions.length === 0) return null;
     const condition = `(${conditions.join(' OR ')})`;
     if (!beyond) return { condition, params };
-    const audience = audienceBeyondSql(beyond, (value) => `$${from + params.push(value) - 1}`);
+    const audience = audienceBeyondSql(beyond);
     return audience ? { condition: `${condition} AND ${audience}`, params } : null;
   }
 

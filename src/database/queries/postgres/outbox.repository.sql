@@ -202,10 +202,7 @@ SET
 WHERE
   resource IS NOT NULL
   AND (comment_id IN ($1, $2, $3))
-  AND (
-    audience IN ('public')
-    OR audience_owner IS NOT NULL
-  )
+  AND audience IN ('public')
 
 -- OutboxRepository.erase
 UPDATE events
@@ -222,13 +219,7 @@ SET
 WHERE
   resource IS NOT NULL
   AND (post_id IN ($1, $2, $3))
-  AND (
-    audience IN ('moderated', 'public')
-    OR (
-      audience_owner IS NOT NULL
-      AND audience_owner <> $4
-    )
-  )
+  AND audience IN ('moderated', 'public')
 
 -- OutboxRepository.heldBack
 SELECT

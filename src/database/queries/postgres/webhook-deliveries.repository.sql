@@ -113,10 +113,7 @@ WHERE
       events
     WHERE
       (comment_id IN ($1, $2, $3))
-      AND (
-        audience IN ('public')
-        OR audience_owner IS NOT NULL
-      )
+      AND audience IN ('public')
   )
 
 -- WebhookDeliveriesRepository.eraseContent
@@ -149,13 +146,7 @@ WHERE
       events
     WHERE
       (post_id IN ($1, $2, $3))
-      AND (
-        audience IN ('moderated', 'public')
-        OR (
-          audience_owner IS NOT NULL
-          AND audience_owner <> $4
-        )
-      )
+      AND audience IN ('moderated', 'public')
   )
 
 -- WebhookDeliveriesRepository.eraseContent

@@ -192,10 +192,7 @@ SET
 WHERE
   resource IS NOT NULL
   AND (comment_id IN (?, ?, ?))
-  AND (
-    audience IN ('public')
-    OR audience_owner IS NOT NULL
-  )
+  AND audience IN ('public')
 
 -- OutboxRepository.erase
 UPDATE events
@@ -212,13 +209,7 @@ SET
 WHERE
   resource IS NOT NULL
   AND (post_id IN (?, ?, ?))
-  AND (
-    audience IN ('moderated', 'public')
-    OR (
-      audience_owner IS NOT NULL
-      AND audience_owner <> ?
-    )
-  )
+  AND audience IN ('moderated', 'public')
 
 -- OutboxRepository.latest
 SELECT

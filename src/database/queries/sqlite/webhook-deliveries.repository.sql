@@ -111,10 +111,7 @@ WHERE
       events
     WHERE
       (comment_id IN (?, ?, ?))
-      AND (
-        audience IN ('public')
-        OR audience_owner IS NOT NULL
-      )
+      AND audience IN ('public')
   )
 
 -- WebhookDeliveriesRepository.eraseContent
@@ -147,13 +144,7 @@ WHERE
       events
     WHERE
       (post_id IN (?, ?, ?))
-      AND (
-        audience IN ('moderated', 'public')
-        OR (
-          audience_owner IS NOT NULL
-          AND audience_owner <> ?
-        )
-      )
+      AND audience IN ('moderated', 'public')
   )
 
 -- WebhookDeliveriesRepository.eraseContent
