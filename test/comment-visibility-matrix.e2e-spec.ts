@@ -594,6 +594,8 @@ describeEachDatabase('comment visibility matrix: comments in each status × call
       shownMark = marker('shown');
       shown = await commentOn(app, livePost.id, tokens.admin!, `Shown ${shownMark}`);
       expect((shown as CommentBody & { status: string }).status).toBe('approved');
+      // Delivered before it is hidden: hidden first, its COMMENT_CREATED would have lost its text (content-withdrawal spec).
+      await waitForFence(shown);
       await moderate([{ id: shown.id, status: 'hidden' }]);
       closing = await commentOn(app, livePost.id, tokens.admin!, 'Closing fence');
       await waitForFence(closing);

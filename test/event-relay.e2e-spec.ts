@@ -67,6 +67,26 @@ describe.skipIf(!TEST_DATABASE_URL)('event relay on PostgreSQL: commit order', (
     live.dispose();
   });
 
+  it('a transaction open in another database of the cluster holds nothing back (it cannot write these events)', async () => {
+    const live = new LiveSubscription(client.client, 'subscription { postCreated { id title } }');
+    await waitForSubscribers(app, 'postCreated', 1);
+    // TEST_DATABASE_URL's own database: every test database is made beside it.
+    const elsewhere = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('SELECT pg_current_xact_id()');
+      const created = await request(app.server).post('/posts').set(bearer(token)).send({ title: 'beside another database', body: 'b' }).expect(201);
+      await until('the event, while the other database holds a transaction open', () => live.results.length === 1, 5_000);
+      expect(live.results[0].data).toEqual({ postCreated: { id: created.body.id, title: 'beside another database' } });
+      expect(await metricValue(app, 'events_relay_held_back')).toBe(0);
+    } finally {
+      await elsewhere.query('ROLLBACK').catch(() => undefined);
+      await elsewhere.end();
+      live.dispose();
+    }
+  });
+
   it('/metrics says how many committed events are held back and how long the oldest has waited, and 0 once they are published', async () => {
     const heldBack = () => metricValue(app, 'events_relay_held_back');
     const age = () => metricValue(app, 'events_relay_held_back_age_seconds');
@@ -133,8 +153,7 @@ describeEachDatabase('event relay: events handed over at commit, and read from t
 
   /**
    * Once the relay has published `count` events after `start` (on PostgreSQL an event is readable
-   * only once every transaction that began before it has ended, in any database of the cluster:
-   * other tests' migrations may hold it back a moment), and is idle.
+   * only once every transaction of its database that began before it has ended), and is idle.
    */
   async function publishedAfter(start: EventPosition, count: number): Promise<StoredEvent[]> {
     const log = await until(

@@ -31,8 +31,21 @@ const CONNECT_TIMEOUT_MS = 2500;
  */
 export class PostgresDialect extends Dialect {
   readonly shared = true;
-  /** The event's transaction ended before every transaction still open began: below the snapshot's xmin. */
-  readonly eventsVisible = 'tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+  /**
+   * The event's transaction ended before every transaction still open in this database began.
+   * The snapshot's xmin alone is cluster-wide: a long transaction in another database, which can
+   * never write these events, held delivery back. So the bound is the lowest in-progress id of
+   * the snapshot that is not known to belong to another database's session (pg_stat_get_activity;
+   * a session this role may not inspect shows no backend_xid and so still counts, as does a
+   * transaction that ends between the snapshot and that read: both only wait, never skip).
+   * Ids compare on their low 32 bits (backend_xid is a 32-bit xid; open ones span < 2^31). The
+   * reader's own transaction, absent from its snapshot's list, bounds it too, as xmin did.
+   */
+  readonly eventsVisible =
+    'tx < (SELECT coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint) FROM (' +
+    'SELECT x::text::bigint AS xid FROM pg_snapshot_xip(pg_current_snapshot()) x WHERE x::text::bigint % 4294967296 NOT IN ' +
+    '(SELECT backend_xid::text::bigint FROM pg_stat_get_activity(NULL) WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())) ' +
+    'UNION ALL SELECT pg_current_xact_id_if_assigned()::text::bigint) open)';
   readonly notify = 'SELECT pg_notify($1, $2)';
   private readonly names = new Map<string, string>();
 

@@ -34,6 +34,15 @@ export interface CredentialsChanged {
 
 export { eventType } from '../common/resource/resource-definition.js';
 
+/**
+ * Whether an event of this name records its resource (the payload types above): all but
+ * deletions and unpublications, which carry ids only. One of the others read from the log
+ * without content lost it after the write (erased, or withdrawn: CONTRACT §18).
+ */
+export function carriesContent(name: string): boolean {
+  return !/(Deleted|Unpublished)$/.test(name);
+}
+
 /** The event name of a type: `POST_CREATED` → `postCreated`. */
 export function eventName(type: string): string {
   return type.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());

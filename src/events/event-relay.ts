@@ -6,7 +6,7 @@ import { Dialect, type Listener } from '../common/persistence/dialect.js';
 import { resources } from '../common/resource/resource-definition.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { eventName } from './blog-events.js';
+import { carriesContent, eventName } from './blog-events.js';
 import { encodeEventCursor, type EventPosition } from './event-cursor.js';
 import { tagsOfEvents } from './event-tags.js';
 import { OutboxRepository, type StoredEvent } from './outbox.repository.js';
@@ -264,13 +264,15 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.warn(`An event of unknown type ${event.type} in the log (id ${event.id}) was skipped`);
       return;
     }
+    // Its content erased or withdrawn since the write: the feed still has its ids, its own field has nothing to resolve.
+    const erased = payload === null && event.resource === null && carriesContent(name);
     payload ??= event.resource !== null ? definition.fromJson(event.resource) : definition.deletedPayload(event.refs);
     this.metrics.eventsPublished.labels(event.type).inc();
     this.metrics.eventsRelayLag.observe(Math.max(0, Date.now() - event.occurredAt.getTime()) / 1000);
     // One object for every listener, with its audience: each subscriber keeps what it may see.
     const { id, tx, type, occurredAt, refs, resource, origin, audience } = event;
     const logged: LoggedEvent = { id, tx, type, occurredAt, refs, resource, origin, audience, cursor: encodeEventCursor(event), name, payload };
-    void this.bus.publish(name, logged);
+    if (!erased) void this.bus.publish(name, logged);
     void this.bus.publish(EVERY_EVENT, logged);
   }
 

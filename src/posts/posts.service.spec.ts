@@ -10,6 +10,7 @@ import { PostRevision } from './post-revision.entity.js';
 import { PostRevisionsRepository } from './post-revisions.repository.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostsService } from './posts.service.js';
+import { TagsService } from '../tags/tags.service.js';
 
 // The rules of PostsService with its repositories replaced: no database, no Nest application.
 
@@ -41,6 +42,7 @@ describe('PostsService', () => {
     revisions = unit.mock(PostRevisionsRepository);
     users = unit.mock(UsersService);
     events = unit.mock(EventPublisher);
+    unit.mock(TagsService).assignToPost.mockImplementation(async (_post, names) => [...names]);
     stored = post();
     repository.findForUpdate.mockImplementation(async () => stored);
     repository.findById.mockImplementation(async () => stored);

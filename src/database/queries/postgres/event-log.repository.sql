@@ -12,7 +12,37 @@ WHERE
       events
     WHERE
       occurred_at < $1
-      AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+      AND tx < (
+        SELECT
+          coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+        FROM
+          (
+            SELECT
+              x::text::bigint AS xid
+            FROM
+              pg_snapshot_xip(pg_current_snapshot()) x
+            WHERE
+              x::text::bigint % 4294967296 NOT IN (
+                SELECT
+                  backend_xid::text::bigint
+                FROM
+                  pg_stat_get_activity (NULL)
+                WHERE
+                  backend_xid IS NOT NULL
+                  AND datid <> (
+                    SELECT
+                      oid
+                    FROM
+                      pg_database
+                    WHERE
+                      datname = current_database()
+                  )
+              )
+            UNION ALL
+            SELECT
+              pg_current_xact_id_if_assigned()::text::bigint
+          ) open
+      )
     ORDER BY
       tx,
       id

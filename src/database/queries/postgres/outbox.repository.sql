@@ -22,7 +22,37 @@ FROM
   events
 WHERE
   (tx, id) > ($1, $2)
-  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND tx < (
+    SELECT
+      coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+    FROM
+      (
+        SELECT
+          x::text::bigint AS xid
+        FROM
+          pg_snapshot_xip(pg_current_snapshot()) x
+        WHERE
+          x::text::bigint % 4294967296 NOT IN (
+            SELECT
+              backend_xid::text::bigint
+            FROM
+              pg_stat_get_activity (NULL)
+            WHERE
+              backend_xid IS NOT NULL
+              AND datid <> (
+                SELECT
+                  oid
+                FROM
+                  pg_database
+                WHERE
+                  datname = current_database()
+              )
+          )
+        UNION ALL
+        SELECT
+          pg_current_xact_id_if_assigned()::text::bigint
+      ) open
+  )
   AND (audience IN ('public'))
 ORDER BY
   tx,
@@ -50,7 +80,37 @@ FROM
   events
 WHERE
   (tx, id) > ($1, $2)
-  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND tx < (
+    SELECT
+      coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+    FROM
+      (
+        SELECT
+          x::text::bigint AS xid
+        FROM
+          pg_snapshot_xip(pg_current_snapshot()) x
+        WHERE
+          x::text::bigint % 4294967296 NOT IN (
+            SELECT
+              backend_xid::text::bigint
+            FROM
+              pg_stat_get_activity (NULL)
+            WHERE
+              backend_xid IS NOT NULL
+              AND datid <> (
+                SELECT
+                  oid
+                FROM
+                  pg_database
+                WHERE
+                  datname = current_database()
+              )
+          )
+        UNION ALL
+        SELECT
+          pg_current_xact_id_if_assigned()::text::bigint
+      ) open
+  )
   AND type IN ($3, $4, $5)
   AND (audience IN ('public'))
 ORDER BY
@@ -79,7 +139,37 @@ FROM
   events
 WHERE
   (tx, id) > ($1, $2)
-  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND tx < (
+    SELECT
+      coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+    FROM
+      (
+        SELECT
+          x::text::bigint AS xid
+        FROM
+          pg_snapshot_xip(pg_current_snapshot()) x
+        WHERE
+          x::text::bigint % 4294967296 NOT IN (
+            SELECT
+              backend_xid::text::bigint
+            FROM
+              pg_stat_get_activity (NULL)
+            WHERE
+              backend_xid IS NOT NULL
+              AND datid <> (
+                SELECT
+                  oid
+                FROM
+                  pg_database
+                WHERE
+                  datname = current_database()
+              )
+          )
+        UNION ALL
+        SELECT
+          pg_current_xact_id_if_assigned()::text::bigint
+      ) open
+  )
   AND type IN ($3, $4, $5)
   AND post_id = $6
   AND author_id = $7
@@ -110,7 +200,37 @@ FROM
   events
 WHERE
   (tx, id) > ($1, $2)
-  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND tx < (
+    SELECT
+      coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+    FROM
+      (
+        SELECT
+          x::text::bigint AS xid
+        FROM
+          pg_snapshot_xip(pg_current_snapshot()) x
+        WHERE
+          x::text::bigint % 4294967296 NOT IN (
+            SELECT
+              backend_xid::text::bigint
+            FROM
+              pg_stat_get_activity (NULL)
+            WHERE
+              backend_xid IS NOT NULL
+              AND datid <> (
+                SELECT
+                  oid
+                FROM
+                  pg_database
+                WHERE
+                  datname = current_database()
+              )
+          )
+        UNION ALL
+        SELECT
+          pg_current_xact_id_if_assigned()::text::bigint
+      ) open
+  )
 ORDER BY
   tx,
   id
@@ -160,7 +280,37 @@ FROM
 WHERE
   id = $1
   AND tx = $2
-  AND tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  AND tx < (
+    SELECT
+      coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+    FROM
+      (
+        SELECT
+          x::text::bigint AS xid
+        FROM
+          pg_snapshot_xip(pg_current_snapshot()) x
+        WHERE
+          x::text::bigint % 4294967296 NOT IN (
+            SELECT
+              backend_xid::text::bigint
+            FROM
+              pg_stat_get_activity (NULL)
+            WHERE
+              backend_xid IS NOT NULL
+              AND datid <> (
+                SELECT
+                  oid
+                FROM
+                  pg_database
+                WHERE
+                  datname = current_database()
+              )
+          )
+        UNION ALL
+        SELECT
+          pg_current_xact_id_if_assigned()::text::bigint
+      ) open
+  )
   AND (audience IN ('public'))
 ORDER BY
   tx,
@@ -229,7 +379,39 @@ FROM
   events
 WHERE
   (tx, id) > ($1, $2)
-  AND NOT (tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint)
+  AND NOT (
+    tx < (
+      SELECT
+        coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+      FROM
+        (
+          SELECT
+            x::text::bigint AS xid
+          FROM
+            pg_snapshot_xip(pg_current_snapshot()) x
+          WHERE
+            x::text::bigint % 4294967296 NOT IN (
+              SELECT
+                backend_xid::text::bigint
+              FROM
+                pg_stat_get_activity (NULL)
+              WHERE
+                backend_xid IS NOT NULL
+                AND datid <> (
+                  SELECT
+                    oid
+                  FROM
+                    pg_database
+                  WHERE
+                    datname = current_database()
+                )
+            )
+          UNION ALL
+          SELECT
+            pg_current_xact_id_if_assigned()::text::bigint
+        ) open
+    )
+  )
 
 -- OutboxRepository.latest
 SELECT
@@ -250,7 +432,37 @@ SELECT
 FROM
   events
 WHERE
-  tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  tx < (
+    SELECT
+      coalesce(min(open.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+    FROM
+      (
+        SELECT
+          x::text::bigint AS xid
+        FROM
+          pg_snapshot_xip(pg_current_snapshot()) x
+        WHERE
+          x::text::bigint % 4294967296 NOT IN (
+            SELECT
+              backend_xid::text::bigint
+            FROM
+              pg_stat_get_activity (NULL)
+            WHERE
+              backend_xid IS NOT NULL
+              AND datid <> (
+                SELECT
+                  oid
+                FROM
+                  pg_database
+                WHERE
+                  datname = current_database()
+              )
+          )
+        UNION ALL
+        SELECT
+          pg_current_xact_id_if_assigned()::text::bigint
+      ) open
+  )
 ORDER BY
   tx DESC,
   id DESC
