@@ -11,7 +11,7 @@ import { EVERY_EVENT, EventRelay, LOCAL_EVENTS, type LoggedEvent } from '../src/
 import type { EventPosition } from '../src/events/event-cursor.js';
 import { OutboxRepository, type StoredEvent } from '../src/events/outbox.repository.js';
 import { Post } from '../src/posts/post.entity.js';
-import { ALICE, bearer, tokenFor } from './support/auth.js';
+import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { TEST_DATABASE_URL } from './support/databases.js';
 import { metricValue } from './support/graphql-client.js';
 import { type ListeningApp, LiveSubscription, listen, sleep, until, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
@@ -85,6 +85,32 @@ describe.skipIf(!TEST_DATABASE_URL)('event relay on PostgreSQL: commit order', (
       await elsewhere.end();
       live.dispose();
     }
+  });
+
+  it('a comment hidden before the relay read its COMMENT_CREATED: commentCreated gets nothing (no error), the feed its ids without text', async () => {
+    const admin = await tokenFor(app, ADMIN);
+    const post = await request(app.server).post('/posts').set(bearer(token)).send({ title: 'talked about', body: 'b' }).expect(201);
+    const created = new LiveSubscription(client.client, 'subscription($postId: Int) { commentCreated(postId: $postId) { id body } }', { postId: post.body.id });
+    const feed = new LiveSubscription(client.client, 'subscription($postId: Int) { events(postId: $postId) { type commentId comment { body } } }', { postId: post.body.id });
+    await waitForSubscribers(app, 'commentCreated', 1);
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_current_xact_id()');
+    let commentId: number;
+    try {
+      const comment = await request(app.server).post(`/posts/${post.body.id}/comments`).set(bearer(token)).send({ body: 'soon hidden' }).expect(201);
+      commentId = comment.body.id;
+      await request(app.server).patch(`/comments/${commentId}`).set(bearer(admin)).send({ status: 'hidden' }).expect(200);
+    } finally {
+      await holder.query('COMMIT');
+    }
+    await until('the feed gets both events', () => feed.results.length >= 2, 10_000);
+    const events = feed.results.map((result) => result.data?.events as { type: string; commentId: number; comment: { body: string } | null });
+    expect(events.map((item) => item.type)).toEqual(['COMMENT_CREATED', 'COMMENT_DELETED']);
+    expect(events[0]).toMatchObject({ commentId: commentId!, comment: null });
+    await sleep(300);
+    expect(created.results).toEqual([]);
+    created.dispose();
+    feed.dispose();
   });
 
   it('/metrics says how many committed events are held back and how long the oldest has waited, and 0 once they are published', async () => {
