@@ -40,6 +40,12 @@ export const SETTINGS = {
     description:
       'The database: the embedded SQLite file `./data/blog.sqlite` by default; `sqlite:<path>` (`sqlite::memory:` for memory) or `postgres://user:pass@host:5432/db`.',
   }),
+  databaseDirectUrl: setting('DATABASE_DIRECT_URL', url('postgres:', 'postgresql:'), {
+    group: 'Database and first admin',
+    secret: true,
+    description:
+      'PostgreSQL behind a transaction pooler (PgBouncer and the like) in `DATABASE_URL`: a direct `postgres://` URL of the same database, for what needs a session of its own: LISTEN and the migrations with their lock. Setting it also sends the statements on `DATABASE_URL` unnamed (a transaction pooler cannot keep prepared statements). Unset: everything uses `DATABASE_URL` (README, "Behind a connection pooler").',
+  }),
   dbPoolSize: setting('DB_POOL_SIZE', int(1, 1000), {
     group: 'Database and first admin',
     default: '10',

@@ -1,6 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { Dialect } from '../common/persistence/dialect.js';
 import { ReadRouter } from '../common/persistence/read-router.js';
@@ -21,6 +21,23 @@ import { SqliteDialect } from './sqlite.dialect.js';
 
 const logger = new Logger('Database');
 
+/** The DataSource's options, and DATABASE_DIRECT_URL for the migrations (read by dataSourceFactory, not by TypeORM). */
+type StartupOptions = DataSourceOptions & { directUrl?: string };
+
+/**
+ * Applies the pending migrations under the start-up lock: through DATABASE_DIRECT_URL when it
+ * is set (a DataSource of two connections, closed after), else through the service's own.
+ */
+async function migrate(dataSource: DataSource, options: DataSourceOptions, directUrl: string | undefined): Promise<string[]> {
+  if (directUrl === undefined) return withStartupLock(dataSource, () => runMigrations(dataSource));
+  const direct = await new DataSource({ ...options, url: directUrl, poolSize: 2 } as DataSourceOptions).initialize();
+  try {
+    return await withStartupLock(direct, () => runMigrations(direct));
+  } finally {
+    await direct.destroy();
+  }
+}
+
 @Global()
 @Module({
   imports: [
@@ -34,12 +51,14 @@ const logger = new Logger('Database');
         }),
         retryAttempts: 2,
         retryDelay: 1000,
+        directUrl: config.databaseDirectUrl,
       }),
-      dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
+      dataSourceFactory: async (startup) => {
+        const { directUrl, ...options } = startup as StartupOptions;
+        const dataSource = await new DataSource(options as DataSourceOptions).initialize();
         // With tracing on, a span per SQLite statement (PostgreSQL's come from instrumentation-pg).
         if (tracingState.enabled && dataSource.options.type !== 'postgres') dataSource.subscribers.push(new SqlStatementSpans());
-        const applied = await withStartupLock(dataSource, () => runMigrations(dataSource));
+        const applied = await migrate(dataSource, options as DataSourceOptions, directUrl);
         if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
         return dataSource;
       },
@@ -51,7 +70,7 @@ const logger = new Logger('Database');
       provide: Dialect,
       inject: [getDataSourceToken(), AppConfig],
       useFactory: (dataSource: DataSource, config: AppConfig) =>
-        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.searchLanguage) : new SqliteDialect(dataSource),
+        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.searchLanguage, config.databaseDirectUrl) : new SqliteDialect(dataSource),
     },
     TransactionRunner,
     Sql,
