@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import {
+  type ConstDirectiveNode,
+  type ConstValueNode,
   type DocumentNode,
   type FieldNode,
   getNamedType,
@@ -210,13 +212,13 @@ describe('GraphQL cost: the subgraph SDL prints the weights the service counts w
     const schema = app.app.get(GraphQLSchemaHost).schema;
     const printed = parse(sdl);
     const directivesOf = new Map<string, { name: string; args: Record<string, unknown> }[]>();
-    const valueOf = (node: { kind: string; value?: string; values?: readonly unknown[] }): unknown =>
-      node.kind === Kind.LIST ? (node.values as { kind: string; value?: string }[]).map(valueOf) : node.kind === Kind.INT ? Number(node.value) : node.kind === Kind.BOOLEAN ? node.value : node.value;
+    const valueOf = (node: ConstValueNode): unknown =>
+      node.kind === Kind.LIST ? node.values.map(valueOf) : node.kind === Kind.INT ? Number(node.value) : 'value' in node ? node.value : null;
+    const at = (node: { directives?: readonly ConstDirectiveNode[] }) =>
+      (node.directives ?? []).map((directive) => ({ name: directive.name.value, args: Object.fromEntries((directive.arguments ?? []).map((arg) => [arg.name.value, valueOf(arg.value)])) }));
     for (const definition of printed.definitions) {
       if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.OBJECT_TYPE_EXTENSION) continue;
       for (const field of definition.fields ?? []) {
-        const at = (node: { directives?: readonly { name: { value: string }; arguments?: readonly { name: { value: string }; value: never }[] }[] }) =>
-          (node.directives ?? []).map((directive) => ({ name: directive.name.value, args: Object.fromEntries((directive.arguments ?? []).map((arg) => [arg.name.value, valueOf(arg.value)])) }));
         directivesOf.set(`${definition.name.value}.${field.name.value}`, at(field));
         for (const argument of field.arguments ?? []) directivesOf.set(`${definition.name.value}.${field.name.value}(${argument.name.value}:)`, at(argument));
       }
@@ -225,7 +227,7 @@ describe('GraphQL cost: the subgraph SDL prints the weights the service counts w
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith('__')) continue;
       for (const field of Object.values(type.getFields())) {
-        const key = `${type.name}.${field.name}`;
+        const key: string = `${type.name}.${field.name}`;
         const declared = field.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
         const listSize = directivesOf.get(key)?.find((directive) => directive.name === 'listSize');
         if (declared) {

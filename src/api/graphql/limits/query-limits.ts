@@ -334,6 +334,8 @@ export function measureCost(
   try {
     cost = new CostWalk(schema, fragments, coerced.coerced).selectionSet(operation.selectionSet, root, undefined);
   } catch (error) {
+    // An argument whose value does not fit its type (graphql-js coerces it as execution would).
+    if (error instanceof GraphQLError) return { cost: 0, errors: [new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } })] };
     if (!(error instanceof TooManyFields)) throw error;
     return {
       cost: limits.maxCost,
