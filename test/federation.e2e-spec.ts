@@ -106,7 +106,7 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
     }
     expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2');
     // The cost weights travel with the schema, for a router's demand control.
-    expect(sdl).toContain('): PostConnection! @listSize(slicingArguments: ["first"], requireOneSlicingArgument: false, sizedFields: ["edges", "nodes"]) @cost(weight: 1)');
+    expect(sdl).toContain('): PostConnection! @listSize(assumedSize: 20, slicingArguments: ["first"], requireOneSlicingArgument: false, sizedFields: ["edges", "nodes"])');
     // An entity's fields other than its key are nullable there (a reference may name a post the reader may not see).
     expect(sdl).toContain('tags: [Tag!] @listSize(assumedSize: 10)');
     const composed = composeServices([
@@ -116,7 +116,8 @@ describeEachDatabase('Federation (GRAPHQL_FEDERATION=true)', (kind) => {
     expect(composed.errors, JSON.stringify(composed.errors)).toBeUndefined();
     expect((composed.hints ?? []).map((hint) => `${hint.definition.code}: ${hint.message}`)).toEqual([]);
     expect(composed.supergraphSdl).toContain('join__type(graph: BLOG, key: "id")');
-    expect(composed.supergraphSdl).toContain('@listSize(slicingArguments: ["first"]');
+    expect(composed.supergraphSdl).toContain('@listSize(assumedSize: 20, slicingArguments: ["first"]');
+    expect(composed.supergraphSdl).toMatch(/search: String @cost\(weight: 10\)/);
   });
 
   it('a query through Apollo Gateway spans both subgraphs: our titles and author names for the reviews\' post references', async () => {
