@@ -8,8 +8,6 @@ import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
-import { SqlStatementSpans } from '../tracing/sql-spans.js';
-import { tracingState } from '../tracing/tracing-state.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
 import { PostgresDialect } from './postgres.dialect.js';
@@ -37,8 +35,6 @@ const logger = new Logger('Database');
       }),
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
-        // With tracing on, a span per SQLite statement (PostgreSQL's come from instrumentation-pg).
-        if (tracingState.enabled && dataSource.options.type !== 'postgres') dataSource.subscribers.push(new SqlStatementSpans());
         const applied = await withStartupLock(dataSource, () => runMigrations(dataSource));
         if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
         return dataSource;
