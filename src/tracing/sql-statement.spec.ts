@@ -29,10 +29,13 @@ describe('summarizeStatement', () => {
     // CTEs: the main statement's operation, the first table that is not a CTE's name.
     ['WITH recent AS (SELECT id FROM posts ORDER BY id DESC LIMIT 5) SELECT * FROM recent', 'SELECT', 'posts'],
     ['WITH RECURSIVE thread(id, parent) AS (SELECT id, parent_id FROM comments WHERE id = $1 UNION ALL SELECT c.id, c.parent_id FROM comments c JOIN thread t ON c.parent_id = t.id) SELECT * FROM thread', 'SELECT', 'comments'],
-    ['WITH gone AS MATERIALIZED (SELECT id FROM gone_list) DELETE FROM posts WHERE id IN (SELECT id FROM gone)', 'DELETE', 'gone_list'],
+    ['WITH gone AS MATERIALIZED (SELECT id FROM gone_list) DELETE FROM posts WHERE id IN (SELECT id FROM gone)', 'DELETE', 'posts'],
     ['WITH a AS (SELECT 1 AS x), b AS NOT MATERIALIZED (SELECT x FROM a) INSERT INTO tags (id) SELECT x FROM b', 'INSERT', 'tags'],
     ['WITH moved AS (UPDATE posts SET status = $1 RETURNING id) SELECT count(*) FROM moved', 'SELECT', 'posts'],
-    // Subqueries, functions and words that only look like tables.
+    // Subqueries, functions and words that only look like tables: the main statement's table first.
+    ['SELECT t.id, (SELECT group_concat(g.slug) FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = t.id) AS tags FROM posts t WHERE t.id = ?', 'SELECT', 'posts'],
+    ['SELECT n FROM (SELECT count(*) AS n FROM comments) c', 'SELECT', 'comments'],
+    ['SELECT count(*) AS held FROM events WHERE id IN (SELECT event_id FROM webhook_deliveries)', 'SELECT', 'events'],
     ['SELECT t.id FROM (SELECT $1 AS query) q CROSS JOIN posts_fts t', 'SELECT', 'posts_fts'],
     ['SELECT EXTRACT(EPOCH FROM occurred_at) AS at FROM events', 'SELECT', 'events'],
     ['SELECT x FROM unnest($1::int[]) AS u(x) JOIN posts p ON p.id = u.x', 'SELECT', 'posts'],

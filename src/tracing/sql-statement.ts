@@ -30,14 +30,21 @@ export function summarizeStatement(text: string): StatementSummary {
   if (!first) return { operation: '' };
   const operation = first.text.toUpperCase();
   if (first.kind !== 'word' || !OPERATIONS_WITH_TABLES.has(operation)) return { operation };
-  // The first table named anywhere (inside a CTE or a subquery too), a CTE's own name aside.
+  // The main statement's own table (`SELECT (SELECT … FROM tags) FROM posts` is about posts); when
+  // it has none but a CTE's or a subquery's, the first table named in those.
+  const collection = firstTable(tokens, cteNames, true) ?? firstTable(tokens, cteNames, false);
+  return collection === undefined ? { operation } : { operation, collection };
+}
+
+/** The first table a FROM, JOIN, INTO or UPDATE names, outside any parenthesis (`topLevel`) or in any that holds a statement; a CTE's name is none. */
+function firstTable(tokens: readonly Token[], cteNames: ReadonlySet<string>, topLevel: boolean): string | undefined {
   const queries: boolean[] = [];
   for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index];
     if (token.text === '(') queries.push(tokens[index + 1]?.kind === 'word' && QUERY_START.has(tokens[index + 1].text.toUpperCase()));
     else if (token.text === ')') queries.pop();
     if (token.kind !== 'word' || !TABLE_BEFORE.has(token.text.toUpperCase())) continue;
-    if (queries.length > 0 && !queries[queries.length - 1]) continue;
+    if (queries.length > 0 && (topLevel || !queries[queries.length - 1])) continue;
     const keyword = token.text.toUpperCase();
     // `a IS [NOT] DISTINCT FROM b`
     if (keyword === 'FROM' && isWord(tokens[index - 1], 'DISTINCT') && (isWord(tokens[index - 2], 'IS') || isWord(tokens[index - 2], 'NOT'))) continue;
@@ -49,9 +56,9 @@ export function summarizeStatement(text: string): StatementSummary {
     // `FROM unnest($1)`, `JOIN generate_series(…)`: a function, not a table (after INTO a parenthesis is a column list).
     if ((keyword === 'FROM' || keyword === 'JOIN') && tokens[name.end]?.text === '(') continue;
     if (cteNames.has(name.text)) continue;
-    return { operation, collection: name.text };
+    return name.text;
   }
-  return { operation };
+  return undefined;
 }
 
 /** A name at `at` (`t`, `"t"`, `s.t`, `"s"."t"`), unquoted, and the index after it; undefined when there is none. */
