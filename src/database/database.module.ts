@@ -8,8 +8,6 @@ import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
-import { SqlStatementSpans } from '../tracing/sql-spans.js';
-import { tracingState } from '../tracing/tracing-state.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
 import { PostgresDialect } from './postgres.dialect.js';
@@ -56,8 +54,6 @@ async function migrate(dataSource: DataSource, options: DataSourceOptions, direc
       dataSourceFactory: async (startup) => {
         const { directUrl, ...options } = startup as StartupOptions;
         const dataSource = await new DataSource(options as DataSourceOptions).initialize();
-        // With tracing on, a span per SQLite statement (PostgreSQL's come from instrumentation-pg).
-        if (tracingState.enabled && dataSource.options.type !== 'postgres') dataSource.subscribers.push(new SqlStatementSpans());
         const applied = await migrate(dataSource, options as DataSourceOptions, directUrl);
         if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
         return dataSource;

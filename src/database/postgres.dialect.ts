@@ -35,6 +35,8 @@ const CONNECT_TIMEOUT_MS = 2500;
  */
 export class PostgresDialect extends Dialect {
   readonly shared = true;
+  /** Its statements' spans come from instrumentation-pg (tracing/tracing.ts), which names the system so too. */
+  readonly dbSystemName = 'postgresql';
   /**
    * The event's transaction ended before every transaction still open in this database began.
    * The snapshot's xmin alone is cluster-wide: a long transaction in another database, which can
