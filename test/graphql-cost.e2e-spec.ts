@@ -72,28 +72,37 @@ describeEachDatabase('GraphQL cost', (kind) => {
     };
 
     it('refuses an operation over it with COST_LIMIT_EXCEEDED and its cost, over POST, GET, WebSocket and SSE, and runs no SQL', async () => {
-      // A cold document first: the statements of the first request of its kind (none expected) are counted too.
+      // Each try sends a cold document (a word of its own): the statements of the first request of
+      // its kind (none expected) are counted too. The app's pollers (scheduler, relay, webhooks)
+      // run SQL of their own once a second, so a try that saw some is repeated: a refusal that ran
+      // SQL would show it on every try.
+      let tries = 0;
+      const document = () => `{ posts(first: 50, search: "lorem${(tries += 1)}") { nodes { id author { name } } } }`;
       for (const send of [
         async () => {
-          const post = await graphql(app, search(50));
+          const post = await graphql(app, document());
           expect(post.status).toBe(400);
           return post.body as Result;
         },
         async () => {
-          const get = await request(app.server).get('/graphql').query({ query: search(50) });
+          const get = await request(app.server).get('/graphql').query({ query: document() });
           expect(get.status).toBe(400);
           return JSON.parse(get.text) as Result;
         },
-        () => overWs(client, search(50)),
+        () => overWs(client, document()),
         async () => {
-          const sse = await overSse(urls, { query: search(50) });
+          const sse = await overSse(urls, { query: document() });
           expect(sse.status).toBe(400);
           return sse.result;
         },
       ]) {
-        const before = await metricValue(app, 'db_queries_total');
-        expectOverCost(await send());
-        expect(await metricValue(app, 'db_queries_total')).toBe(before);
+        const statements: number[] = [];
+        do {
+          const before = await metricValue(app, 'db_queries_total');
+          expectOverCost(await send());
+          statements.push((await metricValue(app, 'db_queries_total')) - before);
+        } while (statements.at(-1) !== 0 && statements.length < 3);
+        expect(statements.at(-1), `statements per try: ${statements.join(', ')}`).toBe(0);
       }
     });
 
