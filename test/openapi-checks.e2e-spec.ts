@@ -345,28 +345,44 @@ describe('the Schemathesis stand-in: every operation, valid and invalid input, a
     return 'content_type_conformance';
   }
 
-  /** Every operation's examples, sent as `token` (anonymous when undefined): the mismatches found, by check. */
-  async function run(token: string | undefined): Promise<Record<string, string[]>> {
+  interface Run {
+    /** The mismatches, by check. */
+    found: Record<string, string[]>;
+    /** `post /posts`: the operations that answered a valid example with a 2xx. */
+    reached: Set<string>;
+    /** How many invalid examples were sent (and refused). */
+    invalidSent: number;
+  }
+
+  /** Every operation's examples, sent as `token` (anonymous when undefined). */
+  async function run(token: string | undefined): Promise<Run> {
     const found: Record<string, string[]> = {};
+    const reached = new Set<string>();
+    let invalidSent = 0;
     const note = (kind: Kind, message: string) => (found[kind] ??= []).push(message);
-    for (const [template, item] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(item)) {
-        for (const example of examples(method, template, operation)) {
-          const { url, response } = await send(method, template, example, token);
-          const label = `${method.toUpperCase()} ${url}${example.body === undefined ? '' : ` ${JSON.stringify(example.body).slice(0, 120)}`}${example.accept ? ` (Accept: ${example.accept})` : ''} → ${response.status}`;
-          if (response.status >= 500) note('not_a_server_error', `${label}: ${(response.text ?? '').slice(0, 200)}`);
-          const { status } = response;
-          if (!example.invalid && status >= 400 && status < 500 && !STATEFUL_REFUSALS.has(status)) note('positive_data_acceptance', `${label}: ${(response.text ?? '').slice(0, 200)}`);
-          if (example.invalid && status >= 200 && status < 300) note('negative_data_rejection', `${label}: ${example.invalid} was invalid`);
-          for (const message of validator.check(method, url, response, { anonymous: token === undefined })) {
-            if (/security requires/.test(message)) continue;
-            note(kindOf(message), `${message}${example.accept ? ` (Accept: ${example.accept})` : ''}`);
-          }
+    // DELETEs last, so that what they remove was there for the others.
+    const ordered = Object.entries(document.paths).flatMap(([template, item]) => Object.entries(item).map(([method, operation]) => ({ template, method, operation })));
+    ordered.sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
+    for (const { template, method, operation } of ordered) {
+      for (const example of examples(method, template, operation)) {
+        const { url, response } = await send(method, template, example, token);
+        const label = `${method.toUpperCase()} ${url}${example.body === undefined ? '' : ` ${JSON.stringify(example.body).slice(0, 120)}`}${example.accept ? ` (Accept: ${example.accept})` : ''} → ${response.status}`;
+        if (response.status >= 500) note('not_a_server_error', `${label}: ${(response.text ?? '').slice(0, 200)}`);
+        const { status } = response;
+        if (example.invalid) invalidSent += 1;
+        else if (status >= 200 && status < 300) reached.add(`${method} ${template}`);
+        if (!example.invalid && status >= 400 && status < 500 && !STATEFUL_REFUSALS.has(status)) note('positive_data_acceptance', `${label}: ${(response.text ?? '').slice(0, 200)}`);
+        if (example.invalid && status >= 200 && status < 300) note('negative_data_rejection', `${label}: ${example.invalid} was invalid`);
+        for (const message of validator.check(method, url, response, { anonymous: token === undefined })) {
+          if (/security requires/.test(message)) continue;
+          note(kindOf(message), `${message}${example.accept ? ` (Accept: ${example.accept})` : ''}`);
         }
       }
     }
-    return found;
+    return { found, reached, invalidSent };
   }
+
+  const operations = () => Object.entries(document.paths).flatMap(([template, item]) => Object.keys(item).map((method) => `${method} ${template}`));
 
   const counts = (found: Record<string, string[]>) => Object.fromEntries(Object.entries(found).map(([kind, messages]) => [kind, messages.length]));
 
@@ -399,15 +415,21 @@ describe('the Schemathesis stand-in: every operation, valid and invalid input, a
   afterAll(() => app?.close());
 
   it('anonymously: no mismatch of any check', async () => {
-    const found = await run(undefined);
-    if (process.env.OPENAPI_CHECKS_OUT) (await import('node:fs')).writeFileSync(`${process.env.OPENAPI_CHECKS_OUT}.anonymous.json`, JSON.stringify(found, null, 1));
+    const { found, reached, invalidSent } = await run(undefined);
+    if (process.env.OPENAPI_CHECKS_OUT) (await import('node:fs')).writeFileSync(`${process.env.OPENAPI_CHECKS_OUT}.anonymous.json`, JSON.stringify({ found, reached: [...reached], unreached: operations().filter((operation) => !reached.has(operation)), invalidSent }, null, 1));
     expect({ counts: counts(found), found }).toEqual({ counts: {}, found: {} });
+    // What anyone may read was read, and invalid input was sent.
+    const reads = ['/posts', '/posts/{id}', '/posts/{id}/comments', '/users', '/users/{id}', '/tags', '/tags/{id}', '/comments/{id}', '/events', '/events/{cursor}', '/health', '/metrics'];
+    expect(reads.flatMap((path) => [`get ${path}`, `head ${path}`]).filter((operation) => !reached.has(operation))).toEqual([]);
+    expect(invalidSent).toBeGreaterThan(operations().length * 3);
   });
 
   it('as an admin: no mismatch of any check', async () => {
-    const found = await run(admin);
-    if (process.env.OPENAPI_CHECKS_OUT) (await import('node:fs')).writeFileSync(`${process.env.OPENAPI_CHECKS_OUT}.admin.json`, JSON.stringify(found, null, 1));
+    const { found, reached, invalidSent } = await run(admin);
+    if (process.env.OPENAPI_CHECKS_OUT) (await import('node:fs')).writeFileSync(`${process.env.OPENAPI_CHECKS_OUT}.admin.json`, JSON.stringify({ found, reached: [...reached], unreached: operations().filter((operation) => !reached.has(operation)), invalidSent }, null, 1));
     expect({ counts: counts(found), found }).toEqual({ counts: {}, found: {} });
+    expect(reached.size, [...reached].join(', ')).toBeGreaterThan(operations().length * 0.75);
+    expect(invalidSent).toBeGreaterThan(operations().length * 3);
   });
 
   it('the checks find what they look for: a server error, an undeclared status, media type and field, valid input refused, invalid input taken', () => {
