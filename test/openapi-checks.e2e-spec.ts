@@ -432,6 +432,43 @@ describe('the Schemathesis stand-in: every operation, valid and invalid input, a
     expect(invalidSent).toBeGreaterThan(operations().length * 3);
   });
 
+  it('what sampling may miss, stated in the document: bounded integer inputs, always-present fields required, optional headers', () => {
+    // Every integer a client may send has its bounds (the service refuses ids past 2^31-1, and below 1).
+    const unbounded: string[] = [];
+    const seen = new Set<string>();
+    const walk = (value: unknown, where: string): void => {
+      if (Array.isArray(value)) return value.forEach((each, index) => walk(each, `${where}[${index}]`));
+      if (typeof value !== 'object' || value === null) return;
+      const schema = value as Json;
+      if (typeof schema.$ref === 'string') {
+        if (!seen.has(schema.$ref)) {
+          seen.add(schema.$ref);
+          walk(resolve(schema), schema.$ref);
+        }
+        return;
+      }
+      if (schema.type === 'integer' && (typeof schema.minimum !== 'number' || typeof schema.maximum !== 'number')) unbounded.push(where);
+      for (const [key, child] of Object.entries(schema)) walk(child, `${where}.${key}`);
+    };
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        seen.clear();
+        walk(operation.parameters, `${method} ${template} parameters`);
+        walk(operation.requestBody, `${method} ${template} body`);
+      }
+    }
+    expect(unbounded).toEqual([]);
+    // Fields every read carries are required (the event log's snapshots may lack the computed ones).
+    expect(resolve({ $ref: '#/components/schemas/Post' }).required).toEqual(expect.arrayContaining(['tags', 'publishAt', '_links']));
+    expect(resolve({ $ref: '#/components/schemas/Tag' }).required).toEqual(expect.arrayContaining(['postCount', '_links']));
+    expect(resolve({ $ref: '#/components/schemas/PostSnapshot' }).required).not.toContain('tags');
+    // No header parameter is required: every operation answers without one.
+    const required = Object.entries(document.paths).flatMap(([template, item]) =>
+      Object.entries(item).flatMap(([method, operation]) => ((operation.parameters ?? []) as Parameter[]).filter((parameter) => parameter.in === 'header' && parameter.required).map((parameter) => `${method} ${template} ${parameter.name}`)),
+    );
+    expect(required).toEqual([]);
+  });
+
   it('the checks find what they look for: a server error, an undeclared status, media type and field, valid input refused, invalid input taken', () => {
     const operation = document.paths['/posts/{id}'].get;
     const invalidIds = fc.sample(invalid((operation.parameters as Parameter[]).find((parameter) => parameter.name === 'id')!.schema), { seed: SEED, numRuns: 20 });
