@@ -24,7 +24,9 @@ import { startTestApp, type TestApp } from './support/test-app.js';
  * Strings are printable ASCII (header values must be); path ids are drawn from the schema and
  * from ids that exist, so that successes are reached too. Cross-field rules the document writes
  * in descriptions (a scheduled post needs a future publishAt) are kept, as a client reading them
- * would (DEPENDENT). The database is the same document on every database: SQLite only.
+ * would (keepToDescriptions). The document is the same on every database: SQLite only.
+ * OPENAPI_CHECKS_OUT=<path prefix> writes each run's findings, the operations reached and the
+ * invalid examples sent to <prefix>.anonymous.json and <prefix>.admin.json.
  */
 const SEED = 20261202;
 const VALID_PER_OPERATION = 8;
