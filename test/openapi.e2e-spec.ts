@@ -136,7 +136,7 @@ describeEachDatabase('OpenAPI', (kind) => {
 
     it('documents the responses: representations with _links, lists with limit and cursor, problem+json errors', () => {
       const post = spec.paths['/posts/{id}'].get.responses['200'].content!;
-      expect(Object.keys(post).sort()).toEqual(['application/hal+json', 'application/json', 'application/xml', 'text/html']);
+      expect(Object.keys(post).sort()).toEqual(['application/hal+json', 'application/json', 'application/xml', 'text/html', 'text/xml']);
       const postSchema = resolve(post['application/json'].schema);
       expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'tags', 'title', 'trashedAt', 'updatedAt']);
       const list = resolve(spec.paths['/posts'].get.responses['200'].content!['application/json'].schema);

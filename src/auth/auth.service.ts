@@ -62,11 +62,12 @@ export class AuthService {
 
   /**
    * The actor behind an `Authorization` header value: null when there is none, 401 when it
-   * is malformed, badly signed, expired, names a user who no longer exists, or was issued
+   * is empty (or `Bearer` with nothing after it: a client that meant to send a credential and
+   * lost it is told so, not served as anonymous), malformed, badly signed, expired, names a user who no longer exists, or was issued
    * before that user's revocation stamp (tokens, provider tokens and API keys alike).
    */
   async authenticate(authorization: string | undefined | null): Promise<Actor | null> {
-    if (authorization === undefined || authorization === null || authorization === '') return null;
+    if (authorization === undefined || authorization === null) return null;
     const match = BEARER.exec(authorization.trim());
     if (!match) throw DomainError.unauthenticated('The Authorization header must be "Bearer <token>"');
     const credential = match[1];

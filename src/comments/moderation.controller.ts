@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiGetList, ApiUpdateMany } from '../common/openapi/api-docs.decorators.js';
@@ -8,7 +8,7 @@ import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
 import { nextPageHref, type ResourceList } from '../common/resource/resource.js';
 import { COMMENT_RESOURCE } from './comment.resource.js';
 import { CommentModerationService } from './comment-moderation.service.js';
-import { DEFAULT_QUEUE_STATUS, ModerateCommentItemDto, ModerationQueueQuery } from './dto/moderate-comment.dto.js';
+import { DEFAULT_QUEUE_STATUS, MAX_MODERATED, ModerateCommentItemDto, ModerationQueueQuery } from './dto/moderate-comment.dto.js';
 
 /** The moderation doors of CONTRACT §9: the queue and bulk status changes (one comment: PATCH /comments/{id}). */
 @ApiTags('comments')
@@ -31,7 +31,8 @@ export class ModerationController {
   @Patch('comments')
   @SignedIn()
   @ApiOperation({ summary: 'Set the status of 1-100 comments at once, all or nothing (moderators, editors, admins)' })
-  @ApiBody({ type: [ModerateCommentItemDto] })
+  @ApiExtraModels(ModerateCommentItemDto)
+  @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(ModerateCommentItemDto) }, minItems: 1, maxItems: MAX_MODERATED } })
   @ApiUpdateMany(COMMENT_RESOURCE, 400, 401, 403, 404)
   async moderate(@Body() body: unknown, @CurrentActor() actor: Actor): Promise<ResourceList> {
     return COMMENT_RESOURCE.list(await this.moderation.moderateBody(body, actor), null);

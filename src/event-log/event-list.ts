@@ -41,7 +41,8 @@ function eventSchema(hal: boolean): SchemaObject {
         ...Object.fromEntries(resources.eventRefs().map(({ ref }) => [ref, { type: 'integer' }])),
         resource: {
           description: `The ${withEvents.map((definition) => definition.kind).join(' or ')} as the write left it; absent for deletions`,
-          oneOf: withEvents.map((definition) => schemaRef(capitalized(definition.kind), definition.schema)),
+          // As the log keeps it: a snapshot may lack the fields a read computes (a post's tags).
+          oneOf: withEvents.map((definition) => schemaRef(`${capitalized(definition.kind)}Snapshot`, definition.snapshotSchema)),
         },
         ...(hal ? { _links: { type: 'object', properties: { self: LINK }, required: ['self'], additionalProperties: false } } : {}),
       };

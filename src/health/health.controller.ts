@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -53,6 +53,8 @@ export class HealthController {
   /** 200 `{status: "ok", checks}` when the database answers; 503, a problem naming what is down. */
   @Get()
   @ApiOperation({ summary: 'Liveness and database reachability (503 when the database is down)' })
+  // The parameter @Headers('accept') implies, as optional: the 200 is JSON whatever it says.
+  @ApiHeader({ name: 'accept', required: false, schema: { type: 'string' }, description: 'The format of a 503: problem+json (default), problem+xml or HTML' })
   @ApiJson(200, 'The database answers; each check with its state', schemaRef('Health', HEALTH_SCHEMA))
   @ApiResponse({
     status: 503,

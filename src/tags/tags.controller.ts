@@ -37,11 +37,13 @@ export class TagsController {
   @ApiGetList(TAG_LIST)
   async list(@Query() query: ListTagsQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    // A cursor this service did not issue is 400 with ?slug= too, where it is not used.
+    const after = query.cursor === undefined ? undefined : decodeTagCursor(query.cursor, 'cursor');
     if (query.slug !== undefined) {
       const tag = await this.tags.findBySlug(query.slug, actor);
       return TAG_RESOURCE.list(tag ? [tag] : [], null);
     }
-    const page = await this.tags.list({ limit, ...(query.cursor === undefined ? {} : { after: decodeTagCursor(query.cursor, 'cursor') }) }, actor);
+    const page = await this.tags.list({ limit, ...(after === undefined ? {} : { after }) }, actor);
     return TAG_RESOURCE.list(page.items, nextPageHref('/tags', page.nextCursor, { limit }));
   }
 

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { SCOPES, type Scope } from '../../common/actor.js';
-import { DATE_TIME_PATTERN, IsDateTime, MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
+import { DATE_TIME_PATTERN, IsDateTime, MaxChars, NOT_BLANK_PATTERN, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
 
 const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and "write", each at most once' };
 
@@ -11,7 +11,7 @@ const SCOPES_MESSAGE = { message: 'scopes must be a non-empty list of "read" and
 @InputType('CreateApiKeyInput', { description: 'A new API key: its name, what it may do, and when it stops working' })
 export class CreateApiKeyDto {
   @Field(() => String, { description: 'What the key is for (1-100 characters, trimmed)' })
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Nightly export' })
+  @ApiProperty({ minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN, example: 'Nightly export' })
   @MaxChars(100)
   @Length(1, 100, { message: 'name must be 1-100 characters (after trimming)' })
   @IsString()

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional } from 'class-validator';
 import { COMMENT_STATUSES, type CommentStatus } from '../../auth/read-policy.js';
 import { PageQueryDto } from '../../common/pagination/cursor.js';
+import { MAX_INT32 } from '../../common/validation/limits.js';
 import { REQUIRED } from '../../common/validation/transforms.js';
 
 export const COMMENT_STATUS_MESSAGE = { message: 'status must be "approved", "pending", "spam" or "hidden"' };
@@ -22,7 +23,7 @@ export class ModerationQueueQuery extends PageQueryDto {
 
 /** One item of the body of `PATCH /comments` (a JSON array of 1-100 of them; documentation only: the service checks the array). */
 export class ModerateCommentItemDto {
-  @ApiProperty({ type: 'integer', minimum: 1, example: 7, description: "The comment's id" })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, example: 7, description: "The comment's id" })
   @IsDefined(REQUIRED)
   id: number;
 

@@ -1,5 +1,6 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiAtLeastOneMember } from '../../common/openapi/api-docs.decorators.js';
 import { IsIn, IsOptional } from 'class-validator';
 import { COMMENT_STATUSES, type CommentStatus } from '../../auth/read-policy.js';
 import { PartialInputType } from '../../common/validation/partial-input.js';
@@ -13,6 +14,7 @@ import { COMMENT_STATUS_MESSAGE } from './moderate-comment.dto.js';
  * admins); at least one of them.
  */
 @InputType('UpdateCommentInput', { description: 'Changes to a comment: only the fields given change' })
+@ApiAtLeastOneMember()
 export class UpdateCommentDto extends PartialInputType(CommentTextDto, ['body']) {
   @Field(() => GraphQLCommentStatus, { nullable: true, description: 'The new moderation status: moderators, editors and admins only' })
   @ApiPropertyOptional({ type: 'string', enum: [...COMMENT_STATUSES], description: 'The new moderation status: moderators, editors and admins only (403 for others)' })

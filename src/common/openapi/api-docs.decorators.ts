@@ -69,11 +69,23 @@ function representations(json: Schema, hal: Schema) {
     'application/json': { schema: json },
     'application/hal+json': { schema: hal },
     'application/xml': { schema: STRING },
+    // The same XML under its older name, for a client that asks for it (RFC 7303).
+    'text/xml': { schema: STRING },
     'text/html': { schema: STRING },
   };
 }
 
 const problemRef = () => schemaRef('Problem', PROBLEM_SCHEMA);
+
+const atLeastOneMember = new Set<string>();
+
+/** A request body class of which at least one member must be given (`{}` is 400): `minProperties: 1` in its schema. */
+export const ApiAtLeastOneMember = (): ClassDecorator => (target) => {
+  atLeastOneMember.add(target.name);
+};
+
+/** Whether the request body schema of this name (its class's) needs a member. */
+export const needsAMember = (schemaName: string) => atLeastOneMember.has(schemaName);
 
 /** problem+json responses for the given statuses (their headers are added by completeDocument). */
 export const ApiProblems = (...statuses: number[]) =>

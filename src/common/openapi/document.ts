@@ -4,7 +4,7 @@ import { codeForStatus, ERROR_CODES, type ErrorCode } from '../errors/error-code
 import { type ProblemDetails, toProblemDetails } from '../errors/problem-details.js';
 import { renderProblemXml } from '../errors/problem-xml.js';
 import { AVAILABLE_MEDIA_TYPES } from '../resource/media-types.js';
-import { PROBLEM_MEDIA_TYPE, PROBLEM_XML_MEDIA_TYPE } from './api-docs.decorators.js';
+import { needsAMember, PROBLEM_MEDIA_TYPE, PROBLEM_XML_MEDIA_TYPE } from './api-docs.decorators.js';
 import { headerRef, namedSchemas, PROBLEM_SCHEMA, RESPONSE_HEADERS, type ResponseHeaderName, schemaRef } from './schemas.js';
 import { MAX_INT32 } from '../validation/limits.js';
 
@@ -138,9 +138,15 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
         }
       }
       for (const media of Object.values(operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content : {})) {
-        const target = isReference(media.schema) ? schemas[media.schema.$ref.split('/').pop()!] : media.schema;
+        let target = isReference(media.schema) ? schemas[media.schema.$ref.split('/').pop()!] : media.schema;
+        // A list of items (PATCH /comments): each item is closed.
+        if (target && !isReference(target) && target.type === 'array') {
+          const items = target.items;
+          target = isReference(items) ? schemas[items.$ref.split('/').pop()!] : items;
+        }
         // The validation pipe refuses unknown fields.
-        if (target && !isReference(target)) target.additionalProperties = false;
+        if (target && !isReference(target) && target.type !== 'array') target.additionalProperties = false;
+        if (isReference(media.schema) && target && !isReference(target) && needsAMember(media.schema.$ref.split('/').pop()!)) target.minProperties = 1;
       }
 
       for (const status of commonStatuses(method, path, operation, negotiated, needsCredential)) {
@@ -239,6 +245,8 @@ function withoutUnusedComponents(document: OpenAPIObject): OpenAPIObject {
       if (key === '$ref' && typeof child === 'string' && child.startsWith('#/components/') && !used.has(child)) {
         used.add(child);
         const [, , section, name] = child.split('/');
+        // A schema named as the walk reads it (an event's, whose getter runs late) is added now.
+        if (section === 'schemas' && components.schemas && components.schemas[name] === undefined) components.schemas[name] = namedSchemas()[name];
         pending.push(components[section]?.[name]);
       } else {
         pending.push(child);

@@ -15,13 +15,16 @@ describe('ResourceDefinition', () => {
     );
   });
 
-  it('shows computed fields after the columns (a post\'s tags), in the schema but not required (the event log has none), named in XML', () => {
+  it('shows computed fields after the columns (a post\'s tags), required in the schema of reads but not in the event log\'s snapshot (which may have none), named in XML', () => {
     const post = Object.assign(new Post(), { id: 7, title: 'T', body: 'B', authorId: 2, createdAt: new Date(0), updatedAt: new Date(0), version: 1, tags: ['a', 'b-c'] });
     const view = POST_RESOURCE.view(post);
     expect(view.tags).toEqual(['a', 'b-c']);
     expect(Object.keys(view).slice(-2)).toEqual(['tags', '_links']);
     expect(POST_RESOURCE.schema.properties?.tags).toMatchObject({ type: 'array', items: { type: 'string' } });
-    expect(POST_RESOURCE.schema.required).not.toContain('tags');
+    expect(POST_RESOURCE.schema.required).toContain('tags');
+    expect(POST_RESOURCE.schema.required?.at(-1)).toBe('_links');
+    expect(POST_RESOURCE.snapshotSchema.required).not.toContain('tags');
+    expect(POST_RESOURCE.snapshotSchema.properties).toEqual(POST_RESOURCE.schema.properties);
     expect(POST_RESOURCE.xmlItem('tags')).toBe('tag');
     expect(POST_RESOURCE.xmlItem('title')).toBeUndefined();
     expect(USER_RESOURCE.xmlItem('tags')).toBeUndefined();

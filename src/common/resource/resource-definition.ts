@@ -32,8 +32,9 @@ export interface ResourceSpec<T extends Identified> {
   /**
    * Fields that are no column (a post's `tags`, a tag's `postCount`): read with the item by its
    * repository, set on it under the same name, shown after the columns. Kept in the event log
-   * when the item written carries them; not required in the schema (a row a write read without
-   * them, e.g. the scheduler's, has none).
+   * when the item written carries them; required in the schema of what the API answers (every
+   * read carries them), not in that of the event log's snapshot (`snapshotSchema`: a row a write
+   * read without them, e.g. the scheduler's, has none).
    */
   computed?: Readonly<Record<string, ComputedField>>;
   /**
@@ -128,6 +129,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   private fieldList?: Field[];
   private compiledView?: (item: T, definition: this) => ResourceView;
   private schemaObject?: SchemaObject;
+  private snapshotSchemaObject?: SchemaObject;
 
   constructor(spec: ResourceSpec<T>) {
     this.kind = spec.kind;
@@ -290,12 +292,22 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return this.listLoader ? this.listLoader(views) : Promise.resolve(views);
   }
 
-  /** The JSON schema of the view, for the OpenAPI document. */
+  /** The JSON schema of the view as the API answers it, computed fields and all, for the OpenAPI document. */
   get schema(): SchemaObject {
     if (!this.schemaObject) {
+      const snapshot = this.snapshotSchema;
+      const required = snapshot.required ?? [];
+      this.schemaObject = { ...snapshot, required: [...required.slice(0, -1), ...Object.keys(this.computed), ...required.slice(-1)] };
+    }
+    return this.schemaObject;
+  }
+
+  /** The JSON schema of the view as the event log keeps it: its computed fields may be absent. */
+  get snapshotSchema(): SchemaObject {
+    if (!this.snapshotSchemaObject) {
       const rels = Object.keys(this.links(this.sample()));
       const link: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
-      this.schemaObject = {
+      this.snapshotSchemaObject = {
         type: 'object',
         properties: {
           ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
@@ -307,7 +319,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
         additionalProperties: false,
       };
     }
-    return this.schemaObject;
+    return this.snapshotSchemaObject;
   }
 
   private computedSchemas(): Record<string, SchemaObject> {

@@ -52,6 +52,12 @@ export const REQUIRED: ValidationOptions = {
  * The date-times the service takes, for the OpenAPI document: RFC 3339 (`format: date-time`) with
  * an upper-case T and Z, seconds, and no leap second (which a Date cannot hold).
  */
+/** A trimmed text, for the OpenAPI document: something is left after trimming (a character other than white space). */
+export const NOT_BLANK_PATTERN = '\\S';
+
+/** A name a slug is made of, for the OpenAPI document: it holds a letter or digit a-z, 0-9 (the slug's only characters). */
+export const SLUGGABLE_PATTERN = '[A-Za-z0-9]';
+
 export const DATE_TIME_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
 
 /** An ISO 8601 date-time string becomes a Date; anything else stays as it is, for the type check to refuse. */

@@ -58,6 +58,10 @@ class StrictValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && metadata.data === undefined && value === undefined) {
       throw DomainError.badInput('The request needs a JSON body', [{ field: 'body', message: 'is required' }]);
     }
+    // JSON `null` as the whole body: the stock pipe would take it as `{}` (a PATCH that changes nothing).
+    if (metadata.type === 'body' && metadata.data === undefined && value === null && metadata.metatype !== undefined && metadata.metatype !== Object) {
+      throw DomainError.badInput('The request body must be a JSON object, not null', [{ field: 'body', message: 'must not be null' }]);
+    }
     // class-transformer recurses without a bound: a body nested 10,000 deep overflowed the stack (500).
     if (nestedDeeperThan(value, MAX_NESTING)) {
       const name = metadata.data || metadata.type;

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import type { PostStatus } from '../../auth/read-policy.js';
-import { DATE_TIME_PATTERN, IsDateTime, MaxChars, OMITTED_OR_NOT_NULL, REQUIRED, toDate, Trim } from '../../common/validation/transforms.js';
+import { DATE_TIME_PATTERN, IsDateTime, MaxChars, NOT_BLANK_PATTERN, OMITTED_OR_NOT_NULL, REQUIRED, SLUGGABLE_PATTERN, toDate, Trim } from '../../common/validation/transforms.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
 import { GraphQLPostStatus } from '../models/post-status.enum.js';
 
@@ -19,7 +19,7 @@ const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming
 @InputType('CreatePostInput', { description: 'A new post' })
 export class CreatePostDto {
   @Field(() => String, { description: 'The title (1-200 characters, trimmed)' })
-  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Hello', description: 'Trimmed' })
+  @ApiProperty({ minLength: 1, maxLength: 200, pattern: NOT_BLANK_PATTERN, example: 'Hello', description: 'Trimmed' })
   @MaxChars(200, TITLE_MESSAGE)
   @Length(1, 200, TITLE_MESSAGE)
   @IsString()
@@ -45,6 +45,8 @@ export class CreatePostDto {
     type: 'string',
     format: 'date-time',
     pattern: DATE_TIME_PATTERN,
+    // IsOptional: null is taken, as no date.
+    nullable: true,
     description: 'With status "scheduled" only (else 400): when to publish it, in the future. RFC 3339: 2030-01-01T09:00:00Z',
   })
   @IsDateTime({ message: 'publishAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z' })
@@ -55,7 +57,7 @@ export class CreatePostDto {
   @Field(() => [String], { nullable: true, description: 'Its tags by name or slug (each slugified and matched by slug; a new one is created); at most 10 different ones' })
   @ApiPropertyOptional({
     type: 'array',
-    items: { type: 'string', minLength: 1, maxLength: 50 },
+    items: { type: 'string', minLength: 1, maxLength: 50, pattern: SLUGGABLE_PATTERN },
     maxItems: 100,
     example: ['news', 'Release Notes'],
     description: 'Each slugified (lower-case, runs of other characters than a-z0-9 one "-") and matched by slug; a tag that does not exist yet is created. At most 10 different ones; on PATCH the new set',
@@ -72,7 +74,7 @@ export class CreatePostDto {
 
   /** Admins only: write the post on someone else's behalf. */
   @Field(() => Int, { nullable: true, description: 'Admins only: the author, if not yourself' })
-  @ApiPropertyOptional({ type: 'integer', description: 'Admins only: the author, if not yourself' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'Admins only: the author, if not yourself (the id of a user: another is 400)' })
   @Max(MAX_INT32)
   @Min(1)
   @IsInt({ message: 'authorId must be an integer' })

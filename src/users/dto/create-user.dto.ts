@@ -1,7 +1,7 @@
 import { Field, InputType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { MaxChars, NoInvisibleCharacters, NormalizeEmail, REQUIRED, Trim } from '../../common/validation/transforms.js';
+import { MaxChars, NoInvisibleCharacters, NormalizeEmail, NOT_BLANK_PATTERN, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
 // Decorators run bottom-up and the first failure is reported: presence, then type, then size.
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
@@ -11,7 +11,7 @@ const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at mo
 @InputType('CreateUserInput', { description: 'A new user (an author)' })
 export class CreateUserDto {
   @Field(() => String, { description: 'The name shown with their posts and comments (1-100 characters, trimmed)' })
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Carol Writer' })
+  @ApiProperty({ minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN, example: 'Carol Writer' })
   @MaxChars(100)
   @Length(1, 100)
   @IsString()
