@@ -10,12 +10,12 @@ const TAGS_TEMPLATE = (view: string) =>
   `<% if (${view}.tags && ${view}.tags.length) { %><ul class="tags"><% ${view}.tags.forEach(function (slug) { %><li><a rel="tag" href="/posts?tag=<%= encodeURIComponent(slug) %>"><%= slug %></a></li><% }) %></ul><% } %>`;
 
 /**
- * A post's tags as links to `/tags/{id}`, named by slug, when the read brought their ids (a post
- * from the event log has none). Whoever sees the post sees its tags (ReadPolicy.tagScope).
+ * A post's tags as links to `/tags/{id}`, named by slug, when it has some and the read brought
+ * their ids (a post from the event log has none). Whoever sees the post sees its tags (ReadPolicy.tagScope).
  */
 function tagLinks(post: Post): { tags?: Link[] } {
   const { tags, tagIds } = post;
-  if (!tags || !tagIds || tagIds.length !== tags.length) return {};
+  if (!tags || !tagIds || tagIds.length !== tags.length || tags.length === 0) return {};
   return { tags: tags.map((slug, index) => ({ href: `/tags/${tagIds[index]}`, name: slug })) };
 }
 
