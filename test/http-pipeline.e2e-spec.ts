@@ -99,6 +99,7 @@ describeEachDatabase('the HTTP pipeline', (kind) => {
       'GET /metrics',
       'GET /graphql/ide/:file',
       'GET /docs-json',
+      'GET /favicon.ico',
       'OPTIONS *',
     ]) {
       expect(routes.get(route), route).toEqual(PIPELINE);
@@ -191,6 +192,43 @@ describeEachDatabase('the HTTP pipeline', (kind) => {
       expect(response.headers['x-content-type-options'], label).toBe('nosniff');
       await expectCounted(method, route, status, before + 1, label);
     }
+  });
+
+  it('/favicon.ico is a real icon (ICO of 16×16 and 32×32 PNGs), cacheable and revalidated by its ETag; HEAD too; never a 404 problem', async () => {
+    const binary = (response: request.Response, done: (error: Error | null, body: Buffer) => void) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => done(null, Buffer.concat(chunks)));
+    };
+    const icon = await request(app.server).get('/favicon.ico').set(from(uniqueAddress())).buffer(true).parse(binary);
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/x-icon');
+    expect(icon.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    expect(icon.headers['x-content-type-options']).toBe('nosniff');
+    const bytes = icon.body as Buffer;
+    expect(Number(icon.headers['content-length'])).toBe(bytes.length);
+    // ICONDIR: reserved 0, type 1 (icon), two images; each entry's width, size and offset point at a PNG.
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 2]);
+    const sizes = [0, 1].map((index) => {
+      const entry = 6 + index * 16;
+      const [width, length, offset] = [bytes[entry], bytes.readUInt32LE(entry + 8), bytes.readUInt32LE(entry + 12)];
+      const png = bytes.subarray(offset, offset + length);
+      expect(png.subarray(0, 8).toString('latin1')).toBe('\x89PNG\r\n\x1a\n');
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([width, width]);
+      return width;
+    });
+    expect(sizes).toEqual([16, 32]);
+
+    const etag = icon.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const revalidated = await request(app.server).get('/favicon.ico').set(from(uniqueAddress())).set('if-none-match', etag);
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.etag).toBe(etag);
+    const head = await request(app.server).head('/favicon.ico').set(from(uniqueAddress()));
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('image/x-icon');
+    expect(head.headers['content-length']).toBe(String(bytes.length));
+    expect(head.text ?? '').toBe('');
   });
 
   it('a body over the limit is 413 in the format Accept asks for, with the request id', async () => {

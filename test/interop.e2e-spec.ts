@@ -172,7 +172,9 @@ describeEachDatabase('interop with stock clients', (kind) => {
       expect(JSON.parse(response.text)).toEqual({ _links: { self: { href: `/posts/${post.id}/comments` } }, _embedded: { comments: [] } });
       expect(response.headers.link).toBeUndefined();
       const one = await get(`/posts/${post.id}`, 'application/hal+json').expect(200);
-      expect(JSON.parse(one.text)).toEqual(post);
+      // Anonymous: without the revisions link its author got.
+      const { revisions: _revisions, ...links } = post._links as Record<string, unknown>;
+      expect(JSON.parse(one.text)).toEqual({ ...post, _links: links });
     });
   });
 
@@ -318,8 +320,9 @@ describeEachDatabase('interop with stock clients', (kind) => {
         const json = await http().get(path).expect(200);
         const html = (await get(path, 'text/html').expect(200)).text;
         const links = anchors(html);
-        for (const [rel, link] of Object.entries(json.body._links as Record<string, { href: string }>)) {
-          expect(links, `${path} ${rel}`).toContainEqual({ rel, href: link.href });
+        for (const [rel, value] of Object.entries(json.body._links as Record<string, { href: string } | { href: string }[]>)) {
+          // An array of links (a post's tags) is one <a> per entry, under the entry's rel (tag).
+          for (const link of [value].flat()) expect(links, `${path} ${rel}`).toContainEqual({ rel: Array.isArray(value) ? rel.replace(/s$/, '') : rel, href: link.href });
         }
       }
       const page = (await get(`/posts/${post.id}`, 'text/html').expect(200)).text;

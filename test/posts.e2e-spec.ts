@@ -73,7 +73,7 @@ describeEachDatabase('posts', (kind) => {
       expect(response.headers.location).toBe(`/posts/${post.id}`);
       expect(post.createdAt).toBe(post.updatedAt);
       expect(Math.abs(Date.parse(post.createdAt) - Date.now())).toBeLessThan(60_000);
-      const fetched = await http().get(response.headers.location).expect(200);
+      const fetched = await http().get(response.headers.location).set(bearer(aliceToken)).expect(200);
       expect(fetched.body).toEqual(response.body);
     });
 
@@ -189,7 +189,7 @@ describeEachDatabase('posts', (kind) => {
       expectPost(both.body, { title: 'T2', body: 'B2' });
       const bodyOnly = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).send({ body: 'B3' }).expect(200);
       expectPost(bodyOnly.body, { title: 'T2', body: 'B3' });
-      const fetched = await http().get(`/posts/${post.id}`).expect(200);
+      const fetched = await http().get(`/posts/${post.id}`).set(bearer(aliceToken)).expect(200);
       expect(fetched.body).toEqual(bodyOnly.body);
     });
 
@@ -236,7 +236,7 @@ describeEachDatabase('posts', (kind) => {
       }
       // An admin may not move a post to another author by PATCH either: authorId is not a PATCH field.
       expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(adminToken)).send({ authorId: 3 }), 400, 'BAD_USER_INPUT');
-      const fetched = await http().get(`/posts/${post.id}`).expect(200);
+      const fetched = await http().get(`/posts/${post.id}`).set(bearer(aliceToken)).expect(200);
       expect(fetched.body).toEqual(post);
     });
 

@@ -423,7 +423,7 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().get('/tags?slug=newsroom').expect(200);
   await http().get(`/tags/${tag.id as number}`).expect(200);
   await ql('{ posts(first: 3) { nodes { tags { slug postCount posts(first: 2) { id } } } } }');
-  const tagPage = await ql('{ tags(first: 1) { pageInfo { endCursor } } }');
+  const tagPage = await ql('{ tags(first: 1) { totalCount pageInfo { endCursor } } }');
   await ql(`{ tags(first: 1, after: "${tagPage.tags.pageInfo.endCursor as string}") { pageInfo { hasPreviousPage } } }`);
   // A tag only a draft carries: its writer sees it (by a post of theirs), the public does not.
   const drafted = (await http().post('/posts').set(bearer(alice)).send({ title: 'Drafted', body: 'b', status: 'draft', tags: ['Draft Only'] }).expect(201)).body;
@@ -431,7 +431,7 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().get(`/tags/${hidden.id}`).set(bearer(alice)).expect(200);
   await http().get(`/tags/${hidden.id}`).expect(404);
   await ql(`{ tag(id: ${hidden.id}) { slug } }`, alice);
-  await ql('{ tags(first: 1) { pageInfo { endCursor } } }', alice);
+  await ql('{ tags(first: 1) { totalCount pageInfo { endCursor } } }', alice);
   await http().patch(`/posts/${drafted.id as number}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
   await http().delete(`/tags/${tag.id as number}`).set(bearer(admin)).expect(204);
 

@@ -377,6 +377,31 @@ describeEachDatabase('tags', (kind) => {
       expectError(await graphql(app, '{ tags(after: "nonsense") { nodes { id } } }'), 'BAD_USER_INPUT', ['tags']);
     });
 
+    it('TagConnection.totalCount counts the tags the reader sees, as the list shows them: a draft-only tag for its author and admins, not for others', async () => {
+      const restCount = async (token?: string) => {
+        let count = 0;
+        let url: string | null = '/tags?limit=100';
+        while (url) {
+          const call = http().get(url);
+          const response: request.Response = await (token ? call.set(bearer(token)) : call).expect(200);
+          count += (response.body as unknown[]).length;
+          url = nextLink(response);
+        }
+        return count;
+      };
+      const total = async (token?: string) => expectData(await graphql(app, '{ tags(first: 1) { totalCount nodes { id } } }', undefined, { token })).tags.totalCount as number;
+      const bob = await createUser(app);
+      const before = { anonymous: await total(), alice: await total(alice), bob: await total(bob.token), admin: await total(admin) };
+      await createPost(app, alice, { status: 'draft', tags: [unique('Counted Draft Tag')] });
+      await createTag(unique('Counted Public Tag'));
+      const after = { anonymous: await total(), alice: await total(alice), bob: await total(bob.token), admin: await total(admin) };
+      expect(after).toEqual({ anonymous: before.anonymous + 1, alice: before.alice + 2, bob: before.bob + 1, admin: before.admin + 2 });
+      expect(after.anonymous).toBe(await restCount());
+      expect(after.alice).toBe(await restCount(alice));
+      expect(after.bob).toBe(await restCount(bob.token));
+      expect(after.admin).toBe(await restCount(admin));
+    });
+
     it('createTag, updateTag, deleteTag: rights and errors as REST; createPost and updatePost take tags', async () => {
       const name = unique('Graph Tag');
       const create = 'mutation($name: String!) { createTag(input: { name: $name }) { id name slug postCount } }';
@@ -453,6 +478,28 @@ describeEachDatabase('tags', (kind) => {
           { type: 'TAG_UPDATED', tagId: id, tag: expect.objectContaining({ id, name: renamed }) },
           { type: 'TAG_DELETED', tagId: id, tag: null },
         ]);
+        subscription.dispose();
+      } finally {
+        await socket.dispose();
+      }
+    });
+
+    it('a tag event has no author: REST items leave authorId out, GraphQL\'s Event.authorId (a nullable Int) is null', async () => {
+      const earlier = await createTag(unique('Before Authorless'));
+      const tag = await createTag(unique('Authorless'));
+      const [created] = await feedOf(tag.id as number, 1);
+      expect(created).not.toHaveProperty('authorId');
+      expect(Object.keys(created).sort()).toEqual(['cursor', 'occurredAt', 'resource', 'tagId', 'type']);
+      const xml = await http().get(`/events/${created.cursor as string}`).set('Accept', 'application/xml').expect(200);
+      expect(parseXml(xml.text).children.map((child) => child.name)).not.toContain('authorId');
+      const type = expectData(await graphql(app, '{ __type(name: "Event") { fields { name type { kind name } } } }')).__type as { fields: { name: string; type: { kind: string; name: string | null } }[] };
+      expect(type.fields.find((field) => field.name === 'authorId')?.type).toEqual({ kind: 'SCALAR', name: 'Int' });
+      // Replayed from the event before it.
+      const before = (await feedOf(earlier.id as number, 1))[0].cursor as string;
+      const socket = wsClient(await wsUrl());
+      try {
+        const subscription = new LiveSubscription(socket.client, 'subscription($after: String, $tagId: Int) { events(after: $after, types: [TAG_CREATED], tagId: $tagId) { type tagId authorId } }', { after: before, tagId: tag.id });
+        expect(await subscription.received(1)).toEqual([{ type: 'TAG_CREATED', tagId: tag.id, authorId: null }]);
         subscription.dispose();
       } finally {
         await socket.dispose();

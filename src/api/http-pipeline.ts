@@ -21,6 +21,7 @@ import { graphqlRateLimitResponder } from './graphql/graphql-error-responder.js'
 import { IDE_ASSETS_PATH, serveGraphiqlAssets } from './graphql/ide/graphiql.js';
 import { SseTransport } from './graphql/subscriptions/sse.transport.js';
 import { WebSocketTransport } from './graphql/subscriptions/websocket.transport.js';
+import { FAVICON_PATH, serveFavicon } from './rest/favicon.js';
 import { setupOpenApi } from './rest/openapi.js';
 import { RepresentationHooks } from './rest/representation.hooks.js';
 
@@ -130,6 +131,8 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   fastify.route(app.get(SseTransport).route());
   // GraphiQL's scripts and styles, outside production (the page itself is Apollo's landing page).
   if (ideEnabled(config)) fastify.get(`${IDE_ASSETS_PATH}/:file`, serveGraphiqlAssets());
+  // The icon browsers ask every page for (cacheable; HEAD too, as for every GET route).
+  fastify.get(FAVICON_PATH, serveFavicon());
   // The OpenAPI UI at /docs and the document at /docs-json.
   setupOpenApi(app, config);
 

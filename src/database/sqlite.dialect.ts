@@ -41,6 +41,24 @@ interface SqliteConnection {
 /** How much more a title hit weighs than a body hit in the search's bm25 rank. */
 const SEARCH_TITLE_WEIGHT = '10.0';
 
+/** The bm25 of a search's match (negated: higher is better). */
+const BM25 = `-bm25(posts_fts, ${SEARCH_TITLE_WEIGHT}, 1.0)`;
+
+/** How often the search matches in a column: highlight() adds one char(1) before each match, nothing else. */
+const matchesIn = (column: number, name: string) => `(length(highlight(posts_fts, ${column}, char(1), '')) - length(posts_fts.${name}))`;
+
+/**
+ * The rank of a search's match. FTS5 clamps the idf of a term that more than half the posts hold
+ * to 1e-6, so such a word gives every post a bm25 of a few millionths whose order follows the
+ * posts' lengths rather than the word's occurrences (a long post with it five times ranks with a
+ * short one holding it once). Below RANK_FLOOR a bm25 is that clamp's noise and counts as 0 (the
+ * most a clamped term can give is 1e-6 × (k1 + 1) × the title weight = 2.2e-5); ties are broken
+ * by the occurrences (a title one weighing as bm25 weighs it), each worth 1e-9, which never
+ * reaches the floor; then by id, as every order. PostgreSQL's ts_rank_cd counts occurrences itself.
+ */
+const RANK_FLOOR = '1e-4';
+const SEARCH_RANK = `(CASE WHEN ${BM25} >= ${RANK_FLOOR} THEN ${BM25} ELSE 0 END + 1e-9 * (${SEARCH_TITLE_WEIGHT} * ${matchesIn(0, 'title')} + ${matchesIn(1, 'body')}))`;
+
 /** Past this many distinct texts (an `IN (…)` list has one per length), statements are prepared afresh each time. */
 const PREPARED_STATEMENTS_MAX = 500;
 
@@ -111,7 +129,7 @@ export class SqliteDialect extends Dialect {
   }
 
   /**
-   * FTS5 ranks by bm25 (negated: higher is better), a title hit weighing ten body hits. The
+   * FTS5 ranks by bm25 (negated: higher is better; SEARCH_RANK), a title hit weighing ten body hits. The
    * match is read first, then the filters and the keyset over its rows; the snippet (around the
    * best match, no markers: plain text) is cut for the page's rows only, after the limit: it
    * weighs every term against every token of a post, the most costly part of a search when
@@ -123,7 +141,7 @@ export class SqliteDialect extends Dialect {
     const outer = (text: string) => text.replace(/\bRANK\b/g, 'p.rank');
     return (
       `SELECT ${select}, p.rank AS search_rank, (SELECT snippet(posts_fts, -1, '', '', '…', 24) FROM posts_fts WHERE posts_fts MATCH p.query AND posts_fts.rowid = p.id) AS search_snippet ` +
-      `FROM (SELECT t.id, s.rank, s.query FROM (SELECT posts_fts.rowid AS id, -bm25(posts_fts, ${SEARCH_TITLE_WEIGHT}, 1.0) AS rank, q.query FROM (SELECT $1 AS query) q CROSS JOIN posts_fts ` +
+      `FROM (SELECT t.id, s.rank, s.query FROM (SELECT posts_fts.rowid AS id, ${SEARCH_RANK} AS rank, q.query FROM (SELECT $1 AS query) q CROSS JOIN posts_fts ` +
       `WHERE posts_fts MATCH q.query) s JOIN posts t ON t.id = s.id${where.length > 0 ? ` WHERE ${where.map(inner).join(' AND ')}` : ''} ORDER BY ${inner(order)} LIMIT ${limit}) p ` +
       `JOIN posts t ON t.id = p.id ORDER BY ${outer(order)}`
     );

@@ -60,4 +60,7 @@ export class Post {
 
   /** The slugs of its tags, by slug: read with the row (no column; GraphQL's Post.tags resolves Tag objects). */
   tags?: string[];
+
+  /** The ids of those tags, in the order of `tags` (for their links), when read with them; never in the event log. */
+  tagIds?: number[];
 }

@@ -1,4 +1,5 @@
 import { AVATAR_TEMPLATE, NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
+import type { Link } from '../common/resource/links.js';
 import { defineResource } from '../common/resource/resource-definition.js';
 import { POST_STATUSES } from '../auth/read-policy.js';
 import { COMMENT_THREAD_TEMPLATE } from '../comments/comment-thread.html.js';
@@ -8,11 +9,24 @@ import { Post } from './post.entity.js';
 const TAGS_TEMPLATE = (view: string) =>
   `<% if (${view}.tags && ${view}.tags.length) { %><ul class="tags"><% ${view}.tags.forEach(function (slug) { %><li><a rel="tag" href="/posts?tag=<%= encodeURIComponent(slug) %>"><%= slug %></a></li><% }) %></ul><% } %>`;
 
+/**
+ * A post's tags as links to `/tags/{id}`, named by slug, when it has some and the read brought
+ * their ids (a post from the event log has none). Whoever sees the post sees its tags (ReadPolicy.tagScope).
+ */
+function tagLinks(post: Post): { tags?: Link[] } {
+  const { tags, tagIds } = post;
+  if (!tags || !tagIds || tagIds.length !== tags.length || tags.length === 0) return {};
+  return { tags: tags.map((slug, index) => ({ href: `/tags/${tagIds[index]}`, name: slug })) };
+}
+
 export const POST_RESOURCE = defineResource({
   kind: 'post',
   plural: 'posts',
   entity: Post,
-  links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` } }),
+  links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` }, ...tagLinks(post) }),
+  linkArrays: { tags: 'tag' },
+  // Revealed by the controllers to whom ReadPolicy.canSeeRevisions lets read them (GET /posts/{id}/revisions).
+  readerLinks: { revisions: (post: Post) => ({ href: `/posts/${post.id}/revisions` }) },
   fieldSchemas: { status: { type: 'string', enum: [...POST_STATUSES] } },
   computed: {
     tags: { schema: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' }, description: 'The slugs of its tags, in order' }, xmlItem: 'tag' },

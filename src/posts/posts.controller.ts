@@ -15,6 +15,7 @@ import { ListPostsQuery, PostStatusQuery } from './dto/list-posts.query.js';
 import { UpdatePostDto } from './dto/update-post.dto.js';
 import { REVISION_RESOURCE } from './post-revision.resource.js';
 import { POST_RESOURCE } from './post.resource.js';
+import type { Post as BlogPost } from './post.entity.js';
 import { POST_CURSOR_PATTERN } from './post-order.js';
 import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
 
@@ -69,6 +70,16 @@ const FOUND_POSTS: DocumentedResource = {
 export class PostsController {
   constructor(private readonly posts: PostsService) {}
 
+  /** A post as this reader sees it: with its `revisions` link when they may read them (the rule of GET /posts/{id}/revisions). */
+  private shown(post: BlogPost, actor: Actor | null): Resource {
+    return POST_RESOURCE.one(post, this.posts.canSeeRevisions(actor, post));
+  }
+
+  /** Which posts of a list show this reader their `revisions` link. */
+  private revealedTo(actor: Actor | null): (post: BlogPost) => boolean {
+    return (post) => this.posts.canSeeRevisions(actor, post);
+  }
+
   @Get('posts')
   @ApiOperation({
     summary:
@@ -84,15 +95,16 @@ export class PostsController {
       const request = toPageRequest(query);
       const page = await this.posts.list(scope, request);
       const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status });
-      return POST_RESOURCE.list(page.items, next);
+      return POST_RESOURCE.list(page.items, next, this.revealedTo(actor));
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await this.posts.find(scope, finding, { limit, cursor: query.cursor }, REST_FIELDS, clientAddress);
     if (page.searchBudget) setRateLimitItem(reply, page.searchBudget);
     const next = nextListHref(page.nextCursor, query, limit);
     const { search } = page;
-    if (!search) return POST_RESOURCE.list(page.items, next);
-    const views = page.items.map((post) => ({ ...POST_RESOURCE.view(post), _search: search.get(post.id) }));
+    const reveal = this.revealedTo(actor);
+    if (!search) return POST_RESOURCE.list(page.items, next, reveal);
+    const views = page.items.map((post) => ({ ...POST_RESOURCE.view(post, reveal(post)), _search: search.get(post.id) }));
     return new ResourceList(POST_RESOURCE, views, next);
   }
 
@@ -104,7 +116,7 @@ export class PostsController {
     const request = toPageRequest(query);
     const page = await this.posts.listForAuthor(authorId, request, actor, query.status);
     const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit, status: query.status });
-    return POST_RESOURCE.list(page.items, next);
+    return POST_RESOURCE.list(page.items, next, this.revealedTo(actor));
   }
 
   @Post('posts')
@@ -118,14 +130,14 @@ export class PostsController {
   ): Promise<Resource> {
     const post = await this.posts.create(input, actor);
     reply.header('location', POST_RESOURCE.path(post.id));
-    return POST_RESOURCE.one(post);
+    return this.shown(post, actor);
   }
 
   @Get('posts/:id')
   @ApiOperation({ summary: 'One post (a non-public one: 404 unless you are its author, an editor or an admin)' })
   @ApiGetOne(POST_RESOURCE)
   async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
-    return POST_RESOURCE.one(await this.posts.get(id, actor));
+    return this.shown(await this.posts.get(id, actor), actor);
   }
 
   @Patch('posts/:id')
@@ -138,7 +150,7 @@ export class PostsController {
     @CurrentActor() actor: Actor,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Resource> {
-    return POST_RESOURCE.one(await this.posts.update(id, input, actor, { expectedVersion }));
+    return this.shown(await this.posts.update(id, input, actor, { expectedVersion }), actor);
   }
 
   @Delete('posts/:id')

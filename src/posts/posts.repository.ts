@@ -57,12 +57,16 @@ export class PostsRepository extends ResourceRepository<Post> {
   ) {
     super(sql, Post, [
       {
-        // Every post read carries its tag slugs in the same statement (no round trip of its own).
+        // Every post read carries its tags' slugs and ids in the same statement (no round trip of its own), as `slug id`.
         property: 'tags',
         name: 'tags',
-        expression: (alias) => sql.dialect.arrayOf('g.slug', `FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id`),
-        // Sorted here, in code-point order (an ORDER BY would follow PostgreSQL's collation, which may weigh `-` differently).
-        read: (value) => sql.dialect.readArray(value).sort(),
+        expression: (alias) => sql.dialect.arrayOf(`g.slug || ' ' || g.id`, `FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id`),
+        read: (value, item) => {
+          // Sorted here, in code-point order (an ORDER BY would follow PostgreSQL's collation, which may weigh `-` differently).
+          const pairs = sql.dialect.readArray(value).map((pair) => pair.split(' ')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+          (item as Post).tagIds = pairs.map(([, id]) => Number(id));
+          return pairs.map(([slug]) => slug);
+        },
       },
     ]);
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };

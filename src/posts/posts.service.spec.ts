@@ -42,7 +42,7 @@ describe('PostsService', () => {
     revisions = unit.mock(PostRevisionsRepository);
     users = unit.mock(UsersService);
     events = unit.mock(EventPublisher);
-    unit.mock(TagsService).assignToPost.mockImplementation(async (_post, names) => [...names]);
+    unit.mock(TagsService).assignToPost.mockImplementation(async (_post, names) => ({ tags: [...names], tagIds: names.map((_name, index) => index + 1) }));
     stored = post();
     repository.findForUpdate.mockImplementation(async () => stored);
     repository.findById.mockImplementation(async () => stored);

@@ -14,7 +14,7 @@ import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
-import { TagsService } from '../tags/tags.service.js';
+import { type PostTags, TagsService } from '../tags/tags.service.js';
 import { UsersService } from '../users/users.service.js';
 import type { CreatePostDto } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
@@ -83,7 +83,7 @@ interface PostChange {
   /** For a scheduled publication: the time it was due, not the time it ran. */
   publishedAt?: Date;
   /** Its tags as they now are (set in the same transaction), shown in its events. */
-  tags?: string[];
+  tags?: PostTags;
 }
 
 @Injectable()
@@ -293,8 +293,9 @@ export class PostsService {
           { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
           manager,
         );
-        created.tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
-        if (created.status === 'published' && created.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
+        const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
+        Object.assign(created, tags);
+        if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
         await this.revisions.recordFirst(created, who.id, manager);
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
         await this.events.record(manager, ...recorded);
@@ -332,7 +333,7 @@ export class PostsService {
         change.publishAt = this.schedule(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
-      change.tags = input.tags === undefined ? await this.tags.slugsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
+      change.tags = input.tags === undefined ? await this.tags.tagsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
       return this.apply(current, change, who.id, manager, recorded, options.expectedVersion);
     });
     this.events.committed(recorded);
@@ -432,7 +433,7 @@ export class PostsService {
       if (current.status === 'trashed') values.trashedAt = null;
     }
     const updated = await this.posts.updateVersioned(current, values, expectedVersion, manager);
-    if (change.tags !== undefined) updated.tags = change.tags;
+    if (change.tags !== undefined) Object.assign(updated, change.tags);
     if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editorId, manager);
     const wasPublic = current.status === 'published';
     const isPublic = updated.status === 'published';

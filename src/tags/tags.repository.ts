@@ -88,6 +88,16 @@ export class TagsRepository extends ResourceRepository<Tag> {
     return page;
   }
 
+  /** How many tags the reader sees (TagConnection.totalCount): the list's WHERE, counted. */
+  async countVisible(scope: PostScope): Promise<number> {
+    this.recordReads({ kind: 'list' });
+    const params: unknown[] = [];
+    const visible = visibleTo(scope, params);
+    const statement = this.cached(`countVisible:${scope.kind}`, () => `SELECT COUNT(*) AS count FROM tags t${visible ? ` WHERE ${visible}` : ''}`);
+    const [row] = await this.sql.rows<{ count: number | string }>(statement, params);
+    return Number(row.count);
+  }
+
   /** Whether a tag the reader sees comes before the position (or is at it) in the list's order. */
   private async anyFrom(after: TagPosition, scope: PostScope): Promise<boolean> {
     this.recordReads({ kind: 'list' });
@@ -174,10 +184,10 @@ export class TagsRepository extends ResourceRepository<Tag> {
   }
 
   /** The slugs of one post's tags, in slug order. */
-  async slugsOfPost(postId: number, executor: Executor): Promise<string[]> {
+  async slugsOfPost(postId: number, executor: Executor): Promise<[slug: string, id: number][]> {
     this.recordReads({ kind: 'of', column: 'postId', ids: [postId] });
-    const statement = this.cached('slugsOfPost', () => 'SELECT g.slug FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = $1 ORDER BY g.slug');
-    return (await this.sql.rows<{ slug: string }>(statement, [postId], executor)).map((row) => row.slug);
+    const statement = this.cached('slugsOfPost', () => 'SELECT g.slug, g.id FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = $1 ORDER BY g.slug');
+    return (await this.sql.rows<{ slug: string; id: number | string }>(statement, [postId], executor)).map((row) => [row.slug, Number(row.id)]);
   }
 
   /** Makes these the post's tags (ids of existing tags); with `replace`, what it had beyond them goes. */

@@ -103,6 +103,16 @@ export class TagsResolver {
   }
 }
 
+@Resolver(() => TagConnection)
+export class TagConnectionResolver {
+  constructor(private readonly tagsService: TagsService) {}
+
+  @ResolveField('totalCount', () => Int, { description: 'All the tags you may see (a COUNT, run only when asked for)' })
+  totalCount(_connection: TagConnection, _args: unknown, context: GraphQLContext): Promise<number> {
+    return this.tagsService.count(context.actor);
+  }
+}
+
 // Read now, not from an event's snapshot (snapshot-fields).
 declareLiveFields('Post', 'tags');
 

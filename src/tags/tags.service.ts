@@ -48,6 +48,11 @@ export class TagsService {
     return this.tags.mostUsedPage(request, this.readPolicy.tagScope(actor));
   }
 
+  /** How many tags the reader sees, as the list shows them. */
+  count(actor: Actor | null): Promise<number> {
+    return this.tags.countVisible(this.readPolicy.tagScope(actor));
+  }
+
   findBySlug(slug: string, actor: Actor | null): Promise<Tag | null> {
     return this.tags.findBySlug(slug, this.readPolicy.tagScope(actor));
   }
@@ -136,7 +141,7 @@ export class TagsService {
    * `writer` who does not manage tags makes count against RATE_LIMIT_TAGS_MAX (429 RATE_LIMITED,
    * nothing made). Returns the slugs in order.
    */
-  async assignToPost(post: PostVisibility & { id: number }, names: readonly string[], manager: Executor, options: { replace: boolean; writer: Actor }): Promise<string[]> {
+  async assignToPost(post: PostVisibility & { id: number }, names: readonly string[], manager: Executor, options: { replace: boolean; writer: Actor }): Promise<PostTags> {
     const postId = post.id;
     const wanted = new Map<string, string>();
     for (const name of names) {
@@ -148,7 +153,7 @@ export class TagsService {
       throw DomainError.badInput(`tags: at most ${MAX_TAGS_PER_POST} per post`, [{ field: 'tags', message: `must name at most ${MAX_TAGS_PER_POST} different tags` }]);
     }
     // A new post without tags costs no statement.
-    if (wanted.size === 0 && !options.replace) return [];
+    if (wanted.size === 0 && !options.replace) return { tags: [], tagIds: [] };
     const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
     await this.countNewTags(options.writer, wanted.size - existing.size);
     const tagIds: number[] = [];
@@ -164,7 +169,7 @@ export class TagsService {
       tagIds.push(ensured.id);
     }
     await this.tags.setPostTags(postId, tagIds, manager, options);
-    return [...wanted.keys()].sort();
+    return postTags([...wanted.keys()].map((slug, index) => [slug, tagIds[index]]));
   }
 
   /** Spends `count` new tags from the writer's hourly allowance; all of them or none (RATE_LIMITED). */
@@ -186,10 +191,21 @@ export class TagsService {
     await this.events.record(manager, ...announced.map((tag) => event('tagCreated', tag, audience)));
   }
 
-  /** The slugs of one post's tags, read in its transaction. */
-  slugsOfPost(postId: number, manager: Executor): Promise<string[]> {
-    return this.tags.slugsOfPost(postId, manager);
+  /** One post's tags, read in its transaction. */
+  async tagsOfPost(postId: number, manager: Executor): Promise<PostTags> {
+    return postTags(await this.tags.slugsOfPost(postId, manager));
   }
+}
+
+/** A post's tags as a post carries them: their slugs in code-point order, and their ids in the same order. */
+export interface PostTags {
+  tags: string[];
+  tagIds: number[];
+}
+
+function postTags(pairs: [slug: string, id: number][]): PostTags {
+  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { tags: pairs.map(([slug]) => slug), tagIds: pairs.map(([, id]) => id) };
 }
 
 /** Who hears of a change to a tag: everyone when it is public, else those who read every non-public post. */

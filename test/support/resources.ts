@@ -45,10 +45,15 @@ export function expectPost(body: Record<string, unknown>, expected: Partial<Post
   expect(body.createdAt).toMatch(ISO);
   expect(body.updatedAt).toMatch(ISO);
   expect(Array.isArray(body.tags) && body.tags.every((slug) => typeof slug === 'string')).toBe(true);
-  expect(body._links).toEqual({
+  const links = body._links as Record<string, unknown>;
+  const tags = body.tags as string[];
+  expect(links).toEqual({
     self: { href: `/posts/${body.id}` },
     author: { href: `/users/${body.authorId}` },
     comments: { href: `/posts/${body.id}/comments` },
+    // Its tags, when it has some; its revisions, for a reader who may read them (test/post-links.e2e-spec.ts).
+    ...(tags.length > 0 ? { tags: tags.map((slug) => ({ href: expect.stringMatching(/^\/tags\/\d+$/), name: slug })) } : {}),
+    ...('revisions' in links ? { revisions: { href: `/posts/${body.id}/revisions` } } : {}),
   });
   expect(body).toMatchObject(expected);
   return body as unknown as PostBody;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Eta } from 'eta';
 import type { Actor } from '../../common/actor.js';
 import { avatarSource, LINKS_TEMPLATE } from '../../common/resource/html.js';
-import type { Links } from '../../common/resource/links.js';
+import { eachLink, type Links } from '../../common/resource/links.js';
 import type { Resource, ResourceList } from '../../common/resource/resource.js';
 
 type Template = ReturnType<Eta['compile']>;
@@ -49,11 +49,12 @@ export class HtmlRenderer {
       return this.page(title, resource.origin.html.list, { title, items, nextHref: resource.nextHref });
     }
     const { origin, view } = resource;
-    return this.page(origin.html.title(view), origin.html.page, await origin.pageModel(view, reader), view._links ?? origin.halLinks?.(view));
+    const links: Links | undefined = view._links ?? origin.halLinks?.(view);
+    return this.page(origin.html.title(view), origin.html.page, await origin.pageModel(view, reader), links && eachLink(links, origin.linkRel?.bind(origin)));
   }
 
   /** The page: the resource's own template, then (for one resource) every one of its links. */
-  private page(title: string, template: string, data: Record<string, unknown>, links?: Links): string {
+  private page(title: string, template: string, data: Record<string, unknown>, links?: ReturnType<typeof eachLink>): string {
     let body = this.template(template).call(this.eta, { ...data, avatar: avatarSource });
     if (links) body += '\n' + this.template(LINKS_TEMPLATE).call(this.eta, { links });
     return this.template(LAYOUT).call(this.eta, { title, body });

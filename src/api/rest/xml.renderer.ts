@@ -1,5 +1,6 @@
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { ListItem, Resource, ResourceList } from '../../common/resource/resource.js';
+import { eachLink } from '../../common/resource/links.js';
 import { XML_BUILDER_OPTIONS, createXmlDocument, xmlText } from '../../common/resource/xml.js';
 
 const isObject = (value: unknown): value is ListItem => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -10,7 +11,7 @@ type ItemNames = (field: string) => string | undefined;
  * A field an object (a resource inside an event) is an element with its own fields and links; an
  * array an element with one child a value (`<tags><tag>news</tag></tags>`, named by the origin).
  */
-function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?: ItemNames): void {
+function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?: ItemNames, linkRel?: ItemNames): void {
   const element = parent.ele(name);
   for (const [field, value] of Object.entries(view)) {
     if (field === '_links' || value === undefined) continue;
@@ -27,18 +28,19 @@ function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?:
     const child = element.ele(field);
     if (value !== null) child.txt(xmlText(String(value)));
   }
-  for (const [rel, link] of Object.entries(view._links ?? {})) element.ele('link', { rel, href: xmlText(link.href) });
+  for (const { rel, link } of eachLink(view._links ?? {}, linkRel)) element.ele('link', { rel, href: xmlText(link.href), ...(link.name === undefined ? {} : { name: xmlText(link.name) }) });
 }
 
-/** `<post>` with one child element a field and `<link rel href/>` a link; lists as `<posts>`. */
+/** `<post>` with one child element a field and `<link rel href/>` a link (one per entry of an array of links); lists as `<posts>`. */
 export function renderXml(resource: Resource | ResourceList): string {
   const document = createXmlDocument(XML_BUILDER_OPTIONS);
   const itemName: ItemNames | undefined = resource.origin.xmlItem?.bind(resource.origin);
+  const linkRel: ItemNames | undefined = resource.origin.linkRel?.bind(resource.origin);
   if ('items' in resource) {
     const list = document.ele(resource.plural);
-    for (const item of resource.items) appendView(list, resource.kind, item, itemName);
+    for (const item of resource.items) appendView(list, resource.kind, item, itemName, linkRel);
   } else {
-    appendView(document, resource.kind, resource.view, itemName);
+    appendView(document, resource.kind, resource.view, itemName, linkRel);
   }
   return document.end({ prettyPrint: false });
 }

@@ -41,7 +41,8 @@ export interface ComputedColumn {
   /** Its name in the statement (snake_case: PostgreSQL folds unquoted names to lower case). */
   name: string;
   expression: (alias: string) => string;
-  read: (value: unknown) => unknown;
+  /** The value to set; it may set more of the item (a post's tag ids beside its slugs). */
+  read: (value: unknown, item: object) => unknown;
 }
 
 /** A list restricted to the rows whose `column` equals `value`. */
@@ -277,7 +278,7 @@ export abstract class ResourceRepository<T extends Versioned> {
     for (const column of this.computed) {
       // A statement that does not select it (one that locks rows) leaves it unset rather than empty.
       const value = row[column.name];
-      if (value !== undefined) (item as Record<string, unknown>)[column.property] = column.read(value);
+      if (value !== undefined) (item as Record<string, unknown>)[column.property] = column.read(value, item);
     }
     return item;
   }

@@ -4,9 +4,9 @@ export const AVATAR_TEMPLATE = `<% if (it.author) { %><img class="avatar" src="<
 /** The "next page" link of every HTML list. */
 export const NEXT_PAGE_TEMPLATE = `<% if (it.nextHref) { %><p><a rel="next" href="<%= it.nextHref %>">Next page</a></p><% } %>`;
 
-/** Every `_links` entry of a resource page as an `<a rel href>` (`it.links`), whatever its template shows. */
+/** Every `_links` entry of a resource page as an `<a rel href>` (`it.links`: eachLink's list), whatever its template shows. */
 export const LINKS_TEMPLATE = `<nav class="links" aria-label="Links"><h2>Links</h2><ul>
-<% Object.entries(it.links).forEach(function ([rel, link]) { %><li><a rel="<%= rel %>" href="<%= link.href %>"><%= rel %></a> <code><%= link.href %></code></li>
+<% it.links.forEach(function ({ rel, link }) { %><li><a rel="<%= rel %>" href="<%= link.href %>"><%= link.name || rel %></a> <code><%= link.href %></code></li>
 <% }) %></ul></nav>`;
 
 const AVATAR_COLOURS = ['#0b57d0', '#188038', '#b3261e', '#8e24aa', '#e37400', '#007b83'];

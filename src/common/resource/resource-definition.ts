@@ -22,6 +22,17 @@ export interface ResourceSpec<T extends Identified> {
   links?: (item: T) => Links;
   /** The rels of `links` an item has only sometimes (a comment's `parent`): not required in the OpenAPI schema. */
   optionalLinks?: readonly string[];
+  /**
+   * The rels of `links` that are arrays of links (a post's `tags`), each an item has only
+   * sometimes, with the rel of one entry where links are written one by one (XML's `<link>`,
+   * HTML's `<a>`): `tags` → `tag`. Each entry carries its `name` (HAL's secondary key: a tag's slug).
+   */
+  linkArrays?: Readonly<Record<string, string>>;
+  /**
+   * Links only some readers get (a post's `revisions`): in the view when the caller reveals
+   * them (`one(item, true)`, as private fields), after the others; optional in the schema.
+   */
+  readerLinks?: Readonly<Record<string, (item: T) => Link>>;
   /** What a column's type does not say about a field's values (an enum kept as varchar), for the OpenAPI schema. */
   fieldSchemas?: Partial<Record<keyof T & string, SchemaObject>>;
   /**
@@ -121,6 +132,8 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
   private readonly optionalLinks: readonly string[];
+  private readonly linkArrays: Readonly<Record<string, string>>;
+  private readonly readerLinks: Readonly<Record<string, (item: T) => Link>>;
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
   private readonly computed: Readonly<Record<string, ComputedField>>;
@@ -142,6 +155,8 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.html = spec.html;
     this.extraLinks = spec.links;
     this.optionalLinks = spec.optionalLinks ?? [];
+    this.linkArrays = spec.linkArrays ?? {};
+    this.readerLinks = spec.readerLinks ?? {};
     this.fieldSchemas = spec.fieldSchemas ?? {};
     this.privateFields = spec.privateFields ?? [];
     this.computed = spec.computed ?? {};
@@ -156,10 +171,17 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return this.extraLinks ? { self, ...this.extraLinks(item) } : { self };
   }
 
-  /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`; its private fields too when `reveal`. */
+  /** The rel of one entry of an array of links (`tags` → `tag`), for XML and HTML. */
+  linkRel(rel: string): string | undefined {
+    return Object.hasOwn(this.linkArrays, rel) ? this.linkArrays[rel] : undefined;
+  }
+
+  /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`; its private fields and reader links too when `reveal`. */
   view(item: T, reveal = false): ResourceView {
     const view = (this.compiledView ??= this.compileView())(item, this);
-    if (!reveal || this.privateFields.length === 0) return view;
+    if (!reveal) return view;
+    for (const [rel, link] of Object.entries(this.readerLinks)) view._links[rel] = link(item);
+    if (this.privateFields.length === 0) return view;
     const { _links, ...fields } = view;
     const source = item as unknown as Record<string, unknown>;
     for (const property of this.privateFields) fields[property] = iso(source[property]);
@@ -307,12 +329,18 @@ export class ResourceDefinition<T extends Identified = Identified> {
     if (!this.snapshotSchemaObject) {
       const rels = Object.keys(this.links(this.sample()));
       const link: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
+      const named: SchemaObject = { type: 'object', properties: { href: { type: 'string' }, name: { type: 'string' } }, required: ['href', 'name'], additionalProperties: false };
+      const linkSchemas: Record<string, SchemaObject> = {
+        ...Object.fromEntries(rels.map((rel) => [rel, link])),
+        ...Object.fromEntries(Object.keys(this.linkArrays).map((rel) => [rel, { type: 'array', items: named }])),
+        ...Object.fromEntries(Object.keys(this.readerLinks).map((rel) => [rel, link])),
+      };
       this.snapshotSchemaObject = {
         type: 'object',
         properties: {
           ...Object.fromEntries(this.fields.map((field) => [field.property, { ...field.schema, ...this.fieldSchemas[field.property] }])),
           ...this.computedSchemas(),
-          _links: { type: 'object', properties: Object.fromEntries(rels.map((rel) => [rel, link])), required: rels.filter((rel) => !this.optionalLinks.includes(rel)), additionalProperties: false },
+          _links: { type: 'object', properties: linkSchemas, required: rels.filter((rel) => !this.optionalLinks.includes(rel) && !Object.hasOwn(this.linkArrays, rel)), additionalProperties: false },
         },
         // Computed fields are not required: a resource in the event log may have none.
         required: [...this.fields.map((field) => field.property).filter((property) => !this.privateFields.includes(property)), '_links'],

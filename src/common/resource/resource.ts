@@ -15,6 +15,8 @@ export interface ResourceOrigin {
   halLinks?(item: ListItem): Links;
   /** The name of each element of an array field in XML (`tag` in a post's `<tags>`); `item` when it names none. */
   xmlItem?(field: string): string | undefined;
+  /** The rel of each entry of an array of links where links are written one by one (XML, HTML): `tag` for a post's `tags`. */
+  linkRel?(rel: string): string | undefined;
 }
 
 /** Where one resource comes from, for its HTML page: the page's template and title, and what it shows besides the resource. */

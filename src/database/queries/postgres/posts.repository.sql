@@ -90,7 +90,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -117,7 +117,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -144,7 +144,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -208,7 +208,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -241,7 +241,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -274,7 +274,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -307,7 +307,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -342,7 +342,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -376,7 +376,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -408,7 +408,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -440,7 +440,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -472,7 +472,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -505,7 +505,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -558,7 +558,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -611,7 +611,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -663,7 +663,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -795,7 +795,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -828,7 +828,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -862,7 +862,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -895,7 +895,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -927,7 +927,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -979,7 +979,7 @@ SELECT
   t.version,
   ARRAY(
     SELECT
-      g.slug
+      g.slug || ' ' || g.id
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id

@@ -60,6 +60,46 @@ WHERE
 LIMIT
   1
 
+-- TagsRepository.countVisible
+SELECT
+  COUNT(*) AS count
+FROM
+  tags t
+WHERE
+  (
+    (
+      t.post_count > 0
+      OR (
+        t.announced
+        AND t.link_count = 0
+      )
+    )
+    OR EXISTS (
+      SELECT
+        1
+      FROM
+        post_tags vt
+        JOIN posts vp ON vp.id = vt.post_id
+      WHERE
+        vt.tag_id = t.id
+        AND vp.author_id = $1
+    )
+  )
+
+-- TagsRepository.countVisible
+SELECT
+  COUNT(*) AS count
+FROM
+  tags t
+WHERE
+  (
+    t.post_count > 0
+    OR (
+      t.announced
+      AND t.link_count = 0
+    )
+  )
+
 -- TagsRepository.delete
 DELETE FROM tags
 WHERE
@@ -490,7 +530,8 @@ VALUES
 
 -- TagsRepository.slugsOfPost
 SELECT
-  g.slug
+  g.slug,
+  g.id
 FROM
   post_tags pt
   JOIN tags g ON g.id = pt.tag_id

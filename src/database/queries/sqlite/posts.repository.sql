@@ -90,7 +90,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -117,7 +117,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -144,7 +144,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -207,7 +207,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -240,7 +240,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -273,7 +273,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -306,7 +306,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -339,7 +339,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -374,7 +374,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -408,7 +408,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -440,7 +440,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -472,7 +472,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -504,7 +504,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -531,7 +531,14 @@ FROM
       (
         SELECT
           posts_fts.rowid AS id,
-          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          (
+            CASE
+              WHEN - bm25 (posts_fts, 10.0, 1.0) >= 1e-4 THEN - bm25 (posts_fts, 10.0, 1.0)
+              ELSE 0
+            END + 1e-9 * (
+              10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
+            )
+          ) AS rank,
           q.query
         FROM
           (
@@ -572,7 +579,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -599,7 +606,14 @@ FROM
       (
         SELECT
           posts_fts.rowid AS id,
-          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          (
+            CASE
+              WHEN - bm25 (posts_fts, 10.0, 1.0) >= 1e-4 THEN - bm25 (posts_fts, 10.0, 1.0)
+              ELSE 0
+            END + 1e-9 * (
+              10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
+            )
+          ) AS rank,
           q.query
         FROM
           (
@@ -640,7 +654,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -667,7 +681,14 @@ FROM
       (
         SELECT
           posts_fts.rowid AS id,
-          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          (
+            CASE
+              WHEN - bm25 (posts_fts, 10.0, 1.0) >= 1e-4 THEN - bm25 (posts_fts, 10.0, 1.0)
+              ELSE 0
+            END + 1e-9 * (
+              10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
+            )
+          ) AS rank,
           q.query
         FROM
           (
@@ -707,7 +728,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -734,7 +755,14 @@ FROM
       (
         SELECT
           posts_fts.rowid AS id,
-          - bm25 (posts_fts, 10.0, 1.0) AS rank,
+          (
+            CASE
+              WHEN - bm25 (posts_fts, 10.0, 1.0) >= 1e-4 THEN - bm25 (posts_fts, 10.0, 1.0)
+              ELSE 0
+            END + 1e-9 * (
+              10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
+            )
+          ) AS rank,
           q.query
         FROM
           (
@@ -852,7 +880,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -885,7 +913,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -919,7 +947,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -952,7 +980,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -984,7 +1012,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
@@ -1036,7 +1064,7 @@ SELECT
   t.version,
   (
     SELECT
-      group_concat(g.slug, char(31))
+      group_concat(g.slug || ' ' || g.id, char(31))
     FROM
       post_tags pt
       JOIN tags g ON g.id = pt.tag_id
