@@ -8,12 +8,15 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { buildHTTPExecutor, type HTTPExecutorOptions } from '@graphql-tools/executor-http';
 import { composeServices as composeWithTheGuild } from '@theguild/federation-composition';
+import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { parse } from 'graphql';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureCost, MUTATION_WEIGHT } from '../src/api/graphql/limits/query-limits.js';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { createPostIn, type EditorialPost, editorialEnv } from './support/editorial.js';
 import { expectData, graphql } from './support/graphql-client.js';
+import { isSubscription, operationLabel, operationOf, readmeOperations, THREAD_PAGE, withTypename } from './support/readme-operations.js';
 import { listen, waitForSubscribers } from './support/subscriptions.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -40,6 +43,13 @@ const REVIEWED = '{ reviews { stars post { id title author { name } } } }';
 /** 7 levels, all in the blog subgraph: past GRAPHQL_MAX_DEPTH=6, so 400 QUERY_TOO_DEEP there. */
 const TOO_DEEP = '{ posts(first: 1) { nodes { author { posts(first: 1) { author { posts(first: 1) { id } } } } } } }';
 
+/** The thread page as a client generated from fragments sends it: each fragment used at several depths. */
+const THREAD_PAGE_FRAGMENTS = `query ThreadPage($id: Int!) {
+  post(id: $id) { id title commentCount comments(first: 50) { ...Comment replies(first: 5) { ...Comment replies(first: 5) { ...Comment } } } }
+}
+fragment Comment on Comment { id body author { ...Author } }
+fragment Author on User { name }`;
+
 interface GatewayBody {
   data?: Record<string, unknown> | null;
   errors?: { message: string; extensions?: Record<string, unknown> }[];
@@ -58,6 +68,7 @@ interface TransportOptions {
 interface HiveGatewayConfig {
   supergraph: string;
   logging: false;
+  demandControl: { includeExtensionMetadata: true };
   transportEntries: Record<string, { options: TransportOptions }>;
   transports: Record<string, { getSubgraphExecutor: (options: { transportEntry: { location?: string; options?: TransportOptions } }) => ReturnType<typeof buildHTTPExecutor> }>;
   propagateHeaders: { fromClientToSubgraphs: (payload: { request: Request }) => Record<string, string | null> };
@@ -65,11 +76,11 @@ interface HiveGatewayConfig {
 type HiveGateway = Parameters<typeof createServer>[1] & AsyncDisposable;
 const { createGatewayRuntime } = (await import(HIVE_GATEWAY_RUNTIME)) as { createGatewayRuntime: (config: HiveGatewayConfig) => HiveGateway };
 
-async function post(url: string, query: string, token?: string): Promise<{ status: number; body: GatewayBody }> {
+async function post(url: string, query: string, token?: string, variables?: Record<string, unknown>): Promise<{ status: number; body: GatewayBody }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...(token ? bearer(token) : {}) },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify({ query, variables }),
   });
   return { status: response.status, body: (await response.json()) as GatewayBody };
 }
@@ -137,6 +148,8 @@ describe('Federation with both gateway families (GRAPHQL_FEDERATION=true)', () =
     const hive = createGatewayRuntime({
       supergraph: guild.supergraphSdl,
       logging: false,
+      // Demand control with its defaults (no maxCost), its estimate in `extensions.cost.estimated`.
+      demandControl: { includeExtensionMetadata: true },
       // The blog's subscriptions go to its SSE path, configured per subgraph as Hive's docs do.
       transportEntries: { blog: { options: { subscriptions: { location: '/graphql/stream' } } } },
       transports: {
@@ -235,6 +248,79 @@ describe('Federation with both gateway families (GRAPHQL_FEDERATION=true)', () =
     expect(hive.body.errors?.map((error) => [error.extensions?.code, error.message]), JSON.stringify(hive.body.errors)).toEqual([['QUERY_TOO_DEEP', direct.body.errors![0].message]]);
   });
 
+  /** The first result of a subscription through Hive Gateway (over SSE), once `trigger` has run. */
+  async function firstEvent(query: string, trigger: () => Promise<unknown>): Promise<GatewayBody> {
+    const abort = new AbortController();
+    const response = await fetch(hiveUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query }),
+      signal: abort.signal,
+    });
+    try {
+      expect(response.status).toBe(200);
+      await trigger();
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended: ${text}`);
+        text += value;
+        const data = /event: next\ndata: (.*)\n/.exec(text)?.[1];
+        if (data !== undefined) return JSON.parse(data) as GatewayBody;
+      }
+    } finally {
+      abort.abort();
+    }
+  }
+
+  it("Hive Gateway's demand control estimates every README operation and the 50 × 5 × 5 thread page at the service's own cost (a mutation 10 less, fragments unexpanded: Hive's)", async () => {
+    const schema = app.app.get(GraphQLSchemaHost).schema;
+    const operations: [string, string, Record<string, unknown>?][] = [
+      ...readmeOperations().filter((query) => !query.includes('_service')).map((query): [string, string] => [operationLabel(query), query]),
+      ['query ThreadPage (50 × 5 × 5)', withTypename(THREAD_PAGE), { id: published.id }],
+      ['query ThreadPage, as fragments', THREAD_PAGE_FRAGMENTS, { id: published.id }],
+    ];
+    expect(operations.length).toBeGreaterThanOrEqual(16);
+    const rows: string[] = [];
+    const figures: { label: string; expected: number; hive: number | undefined }[] = [];
+    for (const [label, written, variables] of operations) {
+      // The README's post 1 is a draft here: a comment on the published post gives the subscription its event.
+      const query = written.replace(/commentCreated\(postId: \d+\)/, `commentCreated(postId: ${published.id})`);
+      const service = measureCost(schema, parse(query), { maxCost: Number.MAX_SAFE_INTEGER }, variables);
+      expect(service.errors, label).toEqual([]);
+      let body: GatewayBody;
+      if (isSubscription(query)) {
+        body = await firstEvent(query, async () => {
+          if (!query.includes('commentCreated')) return;
+          await waitForSubscribers(app, 'commentCreated', 1);
+          await request(app.server).post(`/posts/${published.id}/comments`).set(bearer(alice)).send({ body: 'A comment through Hive' }).expect(201);
+        });
+      } else {
+        // Anonymous: a mutation is refused (UNAUTHENTICATED) after the gateway has estimated it.
+        ({ body } = await post(hiveUrl, query, undefined, variables));
+      }
+      const hive = (body.extensions?.cost as { estimated?: number } | undefined)?.estimated;
+      rows.push(`| ${label} | ${service.cost} | ${hive} |`);
+      // Two known differences, Hive's and not the convention's (IBM's cost spec, which the
+      // contract's figures and Apollo's router follow); the service keeps the convention:
+      // - a mutation costs 10 more (IBM's default, Apollo's router, Hive's own documented
+      //   `operationTypeCost` default), but Hive's estimator adds it in an `OperationTypeDefinition`
+      //   visitor — a node of schema definitions, never of an operation — so it never does;
+      // - Hive walks the document as written and does not expand fragments: a fragment's fields
+      //   count once, outside every list it is spread in (the gateway forwards the fragments).
+      const expected =
+        label === 'query ThreadPage, as fragments'
+          ? 1 + 50 * (1 + 5 * (1 + 5 * 1)) + 1 // the lists' own items; the fragment's author once
+          : operationOf(query).operation === 'mutation'
+            ? service.cost - MUTATION_WEIGHT
+            : service.cost;
+      figures.push({ label, expected, hive });
+    }
+    console.log(`The cost of each README operation, as the service and Hive Gateway estimate it:\n| operation | service | Hive Gateway |\n| --- | --- | --- |\n${rows.join('\n')}`);
+    expect(figures.filter((figure) => figure.hive !== figure.expected)).toEqual([]);
+  });
+
   it('a subscription through Hive Gateway (SSE to the gateway, SSE to the subgraph) receives the event', async () => {
     const abort = new AbortController();
     const response = await fetch(hiveUrl, {
@@ -258,7 +344,8 @@ describe('Federation with both gateway families (GRAPHQL_FEDERATION=true)', () =
         const data = /event: next\ndata: (.*)\n/.exec(text)?.[1];
         if (data !== undefined) event = JSON.parse(data);
       }
-      expect(event).toEqual({ data: { postCreated: { title: 'Live through Hive', author: { name: 'Alice Author' } } } });
+      // With Hive's demand-control estimate (postCreated 1, its author 1), as this gateway is configured.
+      expect(event).toEqual({ data: { postCreated: { title: 'Live through Hive', author: { name: 'Alice Author' } } }, extensions: { cost: { estimated: 2 } } });
     } finally {
       abort.abort();
     }

@@ -1,27 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import {
   type ConstDirectiveNode,
   type ConstValueNode,
-  type DocumentNode,
-  type FieldNode,
   getNamedType,
   getNullableType,
   isListType,
   isObjectType,
   Kind,
-  type OperationDefinitionNode,
   parse,
-  print,
-  type SelectionSetNode,
-  visit,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationGate } from '../src/api/graphql/gate/operation-gate.js';
 import { argumentWeight } from '../src/api/graphql/limits/query-limits.js';
 import { LIST_SIZE_EXTENSION, type ListSize } from '../src/common/graphql/cost.decorator.js';
 import { expectData, graphql } from './support/graphql-client.js';
+import { isSubscription, readmeOperations, THREAD_PAGE, withTypename } from './support/readme-operations.js';
 import { errorCodes, type ListeningApp, LiveSubscription, listen, until, type WsClient, wsClient } from './support/subscriptions.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -34,57 +28,10 @@ import { startTestApp, type TestApp } from './support/test-app.js';
  * `"cost"` item in `RateLimit`; the subgraph SDL carries the same weights as `@cost`/`@listSize`.
  */
 
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-/** Every operation of the README: its ```graphql blocks and the `"query"` strings of its examples. */
-function readmeOperations(): string[] {
-  const sources: string[] = [];
-  for (const [, block] of README.matchAll(/```graphql\n([\s\S]*?)```/g)) sources.push(block);
-  for (const [, literal] of README.matchAll(/"query":\s*"((?:[^"\\]|\\.)*)"/g)) sources.push(JSON.parse(`"${literal}"`) as string);
-  const operations: string[] = [];
-  for (const source of sources) {
-    const document = parse(source);
-    for (const definition of document.definitions) {
-      if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(print(definition));
-    }
-  }
-  return operations;
-}
-
-/** What Apollo Client sends: `__typename` added to every selection set but the operation's own. */
-function withTypename(query: string): string {
-  const document = visit(parse(query), {
-    SelectionSet: {
-      leave(set: SelectionSetNode, _key, parent) {
-        if ((parent as OperationDefinitionNode | undefined)?.kind === Kind.OPERATION_DEFINITION) return undefined;
-        if (set.selections.some((selection) => selection.kind === Kind.FIELD && selection.name.value === '__typename')) return undefined;
-        const typename: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } };
-        return { ...set, selections: [...set.selections, typename] };
-      },
-    },
-  }) as DocumentNode;
-  return print(document);
-}
-
-const THREAD_PAGE = `query ThreadPage($id: Int!) {
-  post(id: $id) {
-    id title commentCount
-    comments(first: 50) {
-      id body author { name }
-      replies(first: 5) {
-        id body author { name }
-        replies(first: 5) { id body author { name } }
-      }
-    }
-  }
-}`;
-
 const uniqueAddress = () => {
   const [a, b] = randomBytes(2);
   return `198.18.${a}.${b}`;
 };
-
-const isSubscription = (query: string) => (parse(query).definitions[0] as OperationDefinitionNode).operation === 'subscription';
 
 describe('GraphQL cost: one budget that fits real clients', () => {
   let app: TestApp;

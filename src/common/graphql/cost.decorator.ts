@@ -29,7 +29,10 @@ export const LIST_SIZE_EXTENSION = 'listSize';
 /** The directive a field's, or an argument's, weight is printed as. */
 export const COST_DIRECTIVE = 'cost';
 
-/** `@cost(weight:)` on a field: its weight, in place of its type's. */
+/**
+ * `@cost(weight:)` on a field: its weight, in place of its type's. Hive Gateway adds it to its
+ * type's weight instead (1 more on an object field): its figure agrees only on scalar fields.
+ */
 export function Cost(weight: number): MethodDecorator & PropertyDecorator {
   return applyDecorators(Extensions({ [COST_EXTENSION]: { weight } satisfies FieldCost }), Directive(`@cost(weight: ${weight})`)) as MethodDecorator & PropertyDecorator;
 }
@@ -37,7 +40,8 @@ export function Cost(weight: number): MethodDecorator & PropertyDecorator {
 /**
  * `@cost(weight:)` on an argument (a property of an `@ArgsType`): added when the argument is given,
  * e.g. a full-text `search`. Arguments have no extensions in code-first schemas, so the directive
- * itself is the declaration: the estimator reads it from the argument's definition.
+ * itself is the declaration: the estimator reads it from the argument's definition. Hive Gateway
+ * multiplies it by the field's own list size: its figure agrees on single and connection fields.
  */
 export function ArgumentCost(weight: number): PropertyDecorator {
   return Directive(`@cost(weight: ${weight})`) as PropertyDecorator;
