@@ -17,7 +17,7 @@ import { killAllServers, type ServerProcess, startServer, tempWorkDir } from './
  * instance (installing, another service, another machine) is preceded by a line
  * `<!-- walkthrough: skip <reason> -->`.
  */
-export const WALKTHROUGH_FILES = ['README.md'];
+const WALKTHROUGH_FILES = ['README.md'];
 
 const BASE_IN_DOCS = 'localhost:3000';
 const SKIP = /^<!--\s*walkthrough:\s*skip\b\s*(.*?)\s*-->$/;
@@ -29,7 +29,7 @@ interface Block {
 }
 
 /** The shell blocks of one Markdown file, in order; fences may be indented (inside list items). */
-export function shellBlocks(file: string): Block[] {
+function shellBlocks(file: string): Block[] {
   const lines = readFileSync(resolve(file), 'utf8').split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -50,10 +50,10 @@ export function shellBlocks(file: string): Block[] {
 
 /**
  * `# expect: NNN` at the end of a command's last line makes NNN the status its curl must answer
- * (`# expect: 200 stream`: an event stream, read for two seconds); it becomes a variable set for
+ * (`# expect: 200 stream`: an event stream, read for five seconds); it becomes a variable set for
  * that command alone.
  */
-function withExpectations(text: string): string {
+function withExpectations(text: string, where: string): string {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const expectation = /#\s*expect:\s*(\d{3})(\s+stream)?\b/.exec(lines[i]);
@@ -65,6 +65,7 @@ function withExpectations(text: string): string {
     const at = command.search(/\S/);
     // An assignment from a command substitution: the expectation goes inside it.
     const captured = /^(\s*\w+=\$\()\s*(.*)$/.exec(command);
+    if (!/^curl\s/.test(captured ? captured[2] : command.trim())) throw new Error(`${where}: "# expect:" belongs on the last line of a curl command: ${command.trim()}`);
     lines[first] = captured ? `${captured[1]}${assignment} ${captured[2]}` : `${command.slice(0, at)}${assignment} ${command.slice(at)}`;
   }
   return lines.join('\n');
@@ -77,7 +78,7 @@ function script(blocks: Block[], base: string): string {
   const parts = [PRELUDE];
   for (const block of blocks) {
     if (block.skip) continue;
-    parts.push(`WALK_BLOCK='${block.where}'`, `echo "### ${block.where}"`, withExpectations(block.text.split(BASE_IN_DOCS).join(base)));
+    parts.push(`WALK_BLOCK='${block.where}'`, `echo "### ${block.where}"`, withExpectations(block.text.split(BASE_IN_DOCS).join(base), block.where));
   }
   return `${parts.join('\n')}\n`;
 }
@@ -119,7 +120,7 @@ describe('README walkthrough', () => {
     work?.remove();
   });
 
-  it('every skipped block says why, and most blocks run', () => {
+  it('finds the blocks: most run, each skipped one says why', () => {
     for (const block of blocks) if (block.skip !== undefined) expect(block.skip, block.where).not.toBe('');
     expect(blocks.filter((block) => !block.skip).length).toBeGreaterThan(10);
   });

@@ -46,8 +46,9 @@ const DEMO_UNPUBLISHED = [
 ] as const;
 
 /**
- * Comments by index (their ids in an empty database are index + 1): comment 1 opens a thread of
- * replies (`parent`: an earlier comment's index), and the last ones wait in the moderation queue.
+ * Comments by index (their ids in an empty database are index + 1): comment 8 opens a thread of
+ * replies (`parent`: an earlier comment's index), and the last three wait in the moderation queue.
+ * The thread and the queue are on post 5, which the suites' assertions about posts 1-4 leave alone.
  */
 const DEMO_COMMENTS: { post: number; author: number; body: string; parent?: number; status?: 'pending' }[] = [
   { post: 0, author: 1, body: 'Great to be here!' },
@@ -58,13 +59,12 @@ const DEMO_COMMENTS: { post: number; author: number; body: string; parent?: numb
   { post: 3, author: 1, body: 'Works behind our proxy with SSE.' },
   { post: 4, author: 1, body: 'What about migrations?' },
   { post: 4, author: 0, body: 'They run at start-up, under a lock.' },
-  { post: 0, author: 2, parent: 0, body: 'Same here. Is there a feed of what changed?' },
-  { post: 0, author: 1, parent: 8, body: 'GET /events, or the events subscription.' },
-  { post: 0, author: 2, parent: 9, body: 'Thanks, found it.' },
-  { post: 0, author: 0, parent: 0, body: 'Replies nest up to COMMENTS_MAX_DEPTH deep.' },
-  { post: 1, author: 2, status: 'pending', body: 'Does it do JSON:API as well?' },
-  { post: 2, author: 2, status: 'pending', body: 'Buy cheap watches at example.net' },
-  { post: 3, author: 2, status: 'pending', body: 'First!' },
+  { post: 4, author: 2, parent: 7, body: 'And when two instances start at once?' },
+  { post: 4, author: 0, parent: 8, body: 'One takes the lock and migrates, the other waits for it.' },
+  { post: 4, author: 2, parent: 9, body: 'Thanks, that settles it.' },
+  { post: 4, author: 2, status: 'pending', body: 'Does it run on MySQL too?' },
+  { post: 4, author: 2, status: 'pending', body: 'Buy cheap watches at example.net' },
+  { post: 4, author: 2, status: 'pending', body: 'First!' },
 ];
 
 /**

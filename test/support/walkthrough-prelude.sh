@@ -3,7 +3,7 @@
 # still streams to whatever pipe the command is in; the body is kept to look for GraphQL errors.
 # Every failing command is written to $WALK_FAILURES and the script goes on, so one run names
 # every failing block. WALK_EXPECT (set by "# expect: NNN") is the status a call must answer;
-# WALK_STREAM reads an event stream for two seconds.
+# WALK_STREAM reads an event stream for five seconds (it would go on until Ctrl-C).
 set -o errtrace -o pipefail
 
 walk_fail() { printf '%s\t%s\n' "$WALK_BLOCK" "$1" >> "$WALK_FAILURES"; }
@@ -18,9 +18,9 @@ trap 'walk_err $? "$BASH_COMMAND"' ERR
 curl() {
   local dir status code problem='' expected=${WALK_EXPECT:-}
   local limit=(--max-time 10)
-  [ -z "${WALK_STREAM:-}" ] || limit=(--max-time 2)
+  [ -z "${WALK_STREAM:-}" ] || limit=(--max-time 5)
   dir=$(mktemp -d)
-  { command curl -sS "$@" "${limit[@]}" -w '%{stderr}\nWALK_STATUS %{http_code}\n' 2> "$dir/err" && echo 0 > "$dir/code" || echo $? > "$dir/code"; } | tee "$dir/out"
+  { command curl -sS "${limit[@]}" "$@" -w '%{stderr}\nWALK_STATUS %{http_code}\n' 2> "$dir/err" && echo 0 > "$dir/code" || echo $? > "$dir/code"; } | tee "$dir/out"
   code=$(cat "$dir/code")
   status=$(sed -n 's/^WALK_STATUS //p' "$dir/err" | tail -n 1)
   { grep -v '^WALK_STATUS ' "$dir/err" || true; } | { sed '/^$/d' || true; } >&2
