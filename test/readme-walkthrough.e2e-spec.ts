@@ -80,6 +80,8 @@ function script(blocks: Block[], base: string): string {
     if (block.skip) continue;
     parts.push(`WALK_BLOCK='${block.where}'`, `echo "### ${block.where}"`, withExpectations(block.text.split(BASE_IN_DOCS).join(base), block.where));
   }
+  // Reached only when bash ran the whole script (not cut short by the timeout below).
+  parts.push('echo WALK_DONE');
   return `${parts.join('\n')}\n`;
 }
 
@@ -111,6 +113,7 @@ describe('README walkthrough', () => {
   let server: ServerProcess;
 
   beforeAll(async () => {
+    // An empty working directory: the default DATABASE_URL, ./data/blog.sqlite, is a new file there.
     work = tempWorkDir('readme-walkthrough-');
     // WEBHOOK_ALLOW_PRIVATE: the webhooks example registers a local URL, and says so.
     server = await startServer({ ...DEFAULT_LIMITS, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'true' }, work.dir);
@@ -133,6 +136,7 @@ describe('README walkthrough', () => {
     const { output } = await runBash(file, work.dir, { WALK_FAILURES: failures });
     const failed = readFileSync(failures, 'utf8').trim();
     const ran = blocks.filter((block) => !block.skip);
+    expect(output.trimEnd().endsWith('WALK_DONE'), `the script did not run to its end:\n${output.slice(-3000)}`).toBe(true);
     const failedBlocks = new Set(failed.split('\n').filter((line) => /^\S+:\d+\t/.test(line)).map((line) => line.split('\t')[0]));
     expect(failed, `${failedBlocks.size} of ${ran.length} blocks failed (${[...failedBlocks].join(', ')}):\n${failed}\n\n--- output ---\n${output.slice(-3000)}`).toBe('');
   });

@@ -87,7 +87,7 @@ describeEachDatabase('startup', (kind) => {
         [5, 'moderator@example.com', 'moderator'],
       ]);
       const tags = await request(app.server).get('/tags').expect(200);
-      expect(Object.fromEntries(tags.body.map((tag: { slug: string; postCount: number }) => [tag.slug, tag.postCount]))).toEqual({ news: 1, 'http-api': 2, graphql: 2, operations: 1 });
+      expect(Object.fromEntries(tags.body.map((tag: { slug: string; postCount: number }) => [tag.slug, tag.postCount]))).toEqual({ announcements: 1, 'http-api': 2, graphql: 2, operations: 1 });
       const thread = await request(app.server).get('/posts/5/comments?parentId=8').expect(200);
       expect(thread.body).toHaveLength(1);
       const moderator = await tokenFor(app, { email: 'moderator@example.com', password: 'moderator-password' });

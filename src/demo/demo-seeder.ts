@@ -29,7 +29,7 @@ export const DEMO_USERS: { name: string; email: string; password: string; role: 
 ];
 
 /** Tags by name; posts name them by index. */
-const DEMO_TAGS = ['News', 'HTTP API', 'GraphQL', 'Operations'];
+const DEMO_TAGS = ['Announcements', 'HTTP API', 'GraphQL', 'Operations'];
 
 const DEMO_POSTS = [
   { author: 1, tags: [0], title: 'Welcome to the blog service', body: 'Posts, users and comments over REST and GraphQL, with live subscriptions. Try GET /posts or POST /graphql.' },
