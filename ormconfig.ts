@@ -4,5 +4,10 @@ import './src/app.module.js';
 import { loadConfig } from './src/config/app-config.js';
 import { buildDataSourceOptions } from './src/database/data-source-options.js';
 
-/** The DataSource of the TypeORM CLI (`npm run migration:generate|run|revert`), from the same settings. */
-export default new DataSource(buildDataSourceOptions(loadConfig().database));
+const config = loadConfig();
+
+/**
+ * The DataSource of the TypeORM CLI (`npm run migration:generate|run|revert`), from the same
+ * settings: DATABASE_DIRECT_URL when set, as the service's own migrations.
+ */
+export default new DataSource(buildDataSourceOptions(config.databaseDirectUrl ? { type: 'postgres', url: config.databaseDirectUrl } : config.database));

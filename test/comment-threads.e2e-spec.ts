@@ -60,7 +60,7 @@ describeEachDatabase('comment threads', (kind) => {
   }
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COMPLEXITY: '100000', GRAPHQL_MAX_COST: '100000' } });
+    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COST: '100000' } });
     [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
   });
   afterAll(() => app?.close());

@@ -452,13 +452,13 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     expect(JSON.stringify(unknown.results[0].errors)).toContain('EventType');
   });
 
-  it('goes through the operation gate like every subscription: a selection over the complexity budget is refused', async () => {
+  it('goes through the operation gate like every subscription: a selection over the cost budget is refused', async () => {
     const ws = wsClient(urls.ws);
     clients.push(ws);
     await ws.connected;
     const costly = new LiveSubscription(ws.client, 'subscription { events { post { author { posts(first: 100) { comments(first: 100) { id } } } } } }');
     subscriptions.push(costly);
-    expect(errorCodes(await costly.failed())).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(errorCodes(await costly.failed())).toEqual(['COST_LIMIT_EXCEEDED']);
   });
 
   // Last: it prunes the log.

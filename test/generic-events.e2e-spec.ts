@@ -60,7 +60,7 @@ it('the registry derives the vocabulary from the declarations, gizmo last, as de
 
 it("a webhook's body carries the refs the event has, and none it has not (no author)", () => {
   const body = JSON.parse(
-    payloadOf({ id: 3, tx: 0, type: 'GIZMO_MADE', occurredAt: new Date(0), refs: { postId: null, authorId: null, commentId: null, gizmoId: 5 }, resource: '{"id":5,"name":"sprocket"}', origin: null, audience: PUBLIC_AUDIENCE }),
+    payloadOf({ id: 3, tx: 0, type: 'GIZMO_MADE', occurredAt: new Date(0), refs: { postId: null, authorId: null, commentId: null, gizmoId: 5 }, resource: '{"id":5,"name":"sprocket"}', origin: null, audience: PUBLIC_AUDIENCE, traceParent: null }),
   ) as { data: Record<string, unknown> };
   expect(body.data).toEqual({ cursor: expect.any(String), type: 'GIZMO_MADE', occurredAt: new Date(0).toISOString(), gizmoId: 5, resource: { id: 5, name: 'sprocket', _links: { self: { href: '/gizmos/5' } } } });
 });

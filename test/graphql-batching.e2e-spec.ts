@@ -35,9 +35,8 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   }
 
   beforeAll(async () => {
-    // The front-page query below asks for up to 20 × 50 comments: over the default
-    // complexity budget (see graphql-limits), so this suite raises it.
-    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COMPLEXITY: '100000', GRAPHQL_MAX_COST: '100000' } });
+    // Some pages below ask for more than the default cost budget admits (see graphql-limits), so this suite raises it.
+    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COST: '100000' } });
     tokens = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
     for (let index = 0; index < 3; index++) {
       const email = `batch-${index}@example.com`;
@@ -166,11 +165,13 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     });
     afterAll(() => defaults?.close());
 
-    it('the front-page query with the default 50 comments per post is over the complexity budget', async () => {
-      const result = await graphql(defaults, FRONT_PAGE);
+    it('the front-page query with the default 50 comments per post fits the default cost budget; five times the posts do not', async () => {
+      // 1 + 20 × (post 1 + author 1 + 50 × (comment 1 + author 1)) = 2041: scalars cost nothing (CONTRACT §18).
+      expect(expectData(await graphql(defaults, FRONT_PAGE)).posts.nodes.length).toBe(5);
+      const result = await graphql(defaults, FRONT_PAGE.replace('first: 20', 'first: 100'));
       expect(result.status).toBe(400);
-      expect(expectError(result, 'QUERY_TOO_COMPLEX').extensions.complexity).toBe(2081);
-      // Asking for fewer comments per post fits: 1 + 20 × (1 + 2 + 1 + 10 × 2) = 481.
+      expect(expectError(result, 'COST_LIMIT_EXCEEDED').extensions.cost).toBe(1 + 100 * (1 + 1 + 50 * (1 + 1)));
+      // Asking for fewer comments per post: 1 + 20 × (1 + 1 + 10 × 2) = 441.
       const fewer = await graphql(defaults, '{ posts(first: 20) { nodes { author { name } comments(first: 10) { author { name } } } } }');
       expect(expectData(fewer).posts.nodes.length).toBe(5);
     });

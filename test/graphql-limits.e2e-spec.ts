@@ -5,9 +5,9 @@ import { expectData, expectError, graphql, type GraphQLResult } from './support/
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
- * Depth (GRAPHQL_MAX_DEPTH, default 10), complexity (GRAPHQL_MAX_COMPLEXITY, default 1000,
- * lists weighted by `first`), aliases, tokens and document size: all refused before anything
- * runs, counted through fragments, inline fragments and aliases.
+ * Depth (GRAPHQL_MAX_DEPTH, default 10), the cost (GRAPHQL_MAX_COST, default 10000: objects 1,
+ * scalars 0, lists by `first`; CONTRACT §18), aliases, tokens and document size: all refused
+ * before anything runs, counted through fragments, inline fragments and aliases.
  */
 
 /** A chain of `depth` nested fields: post → author → posts → author → ... → id. */
@@ -88,39 +88,40 @@ describeEachDatabase('GraphQL limits', (kind) => {
     });
   });
 
-  describe('complexity (default 1000, lists weighted by first)', () => {
+  describe('cost (default 10000: objects 1, scalars 0, lists by first)', () => {
     it('refuses nested lists whose sizes multiply past the budget', async () => {
       const result = await gql('{ posts(first: 100) { nodes { comments(first: 100) { id } } } }');
-      expectRefused(result, 'QUERY_TOO_COMPLEX');
-      expect(result.body.errors![0].extensions).toMatchObject({ complexity: 1 + 100 * (1 + (1 + 100 * 1)), maxComplexity: 1000 });
+      expectRefused(result, 'COST_LIMIT_EXCEEDED');
+      expect(result.body.errors![0].extensions).toMatchObject({ cost: 1 + 100 * (1 + 100 * 1), maxCost: 10000 });
       expectData(await gql('{ posts(first: 10) { nodes { comments(first: 10) { id } } } }'));
     });
 
     it('counts through fragments and inline fragments', async () => {
-      expectRefused(await gql('{ posts(first: 100) { ...P } } fragment P on PostConnection { nodes { comments(first: 100) { id } } }'), 'QUERY_TOO_COMPLEX');
-      expectRefused(await gql('{ posts(first: 100) { ... on PostConnection { nodes { ... on Post { comments(first: 100) { id } } } } } }'), 'QUERY_TOO_COMPLEX');
+      expectRefused(await gql('{ posts(first: 100) { ...P } } fragment P on PostConnection { nodes { comments(first: 100) { id } } }'), 'COST_LIMIT_EXCEEDED');
+      expectRefused(await gql('{ posts(first: 100) { ... on PostConnection { nodes { ... on Post { comments(first: 100) { id } } } } } }'), 'COST_LIMIT_EXCEEDED');
     });
 
-    it('counts every alias of a field: ten cheap copies add up', async () => {
-      const one = 'posts(first: 30) { nodes { id title body } }';
+    it('counts every alias of a field: ten copies of an admitted page add up', async () => {
+      // 1 + 50 × (1 + author 1 + 20 comments × 1) = 1101; scalars cost nothing (§18), so the copies carry objects.
+      const one = 'posts(first: 50) { nodes { id title author { name } comments(first: 20) { id } } }';
       expectData(await gql(`{ ${one} }`));
       const copies = Array.from({ length: 10 }, (_, index) => `p${index}: ${one}`).join(' ');
-      expectRefused(await gql(`{ ${copies} }`), 'QUERY_TOO_COMPLEX');
+      expectRefused(await gql(`{ ${copies} }`), 'COST_LIMIT_EXCEEDED');
     });
 
     it('counts `first` given in variables, per request (the same document passes or fails by its variables)', async () => {
       const query = 'query($n: Int) { posts(first: $n) { nodes { comments(first: $n) { id } } } }';
       expectData(await gql(query, { n: 5 }));
-      expectRefused(await gql(query, { n: 100 }), 'QUERY_TOO_COMPLEX');
+      expectRefused(await gql(query, { n: 100 }), 'COST_LIMIT_EXCEEDED');
       expectData(await gql(query, { n: 5 }));
-      // Without the variable, the defaults count: 20 posts × 50 comments.
-      expectRefused(await gql(query), 'QUERY_TOO_COMPLEX');
+      // Without the variable, the defaults count: 20 posts × 50 comments, 1 + 20 × 51 = 1021, admitted.
+      expectData(await gql(query));
     });
 
     it('leaves out what @include/@skip leave out', async () => {
       const query = 'query($big: Boolean!) { posts(first: 100) { nodes { comments(first: 100) @include(if: $big) { id } } } }';
       expectData(await gql(query, { big: false }));
-      expectRefused(await gql(query, { big: true }), 'QUERY_TOO_COMPLEX');
+      expectRefused(await gql(query, { big: true }), 'COST_LIMIT_EXCEEDED');
     });
 
     it('refuses a fragment "bomb" (fragments spreading each other twice, 2^40 fields) at once', async () => {
@@ -184,17 +185,17 @@ describeEachDatabase('GraphQL limits', (kind) => {
     let strict: TestApp;
     beforeAll(async () => {
       strict = await startTestApp(kind, {
-        env: { GRAPHQL_MAX_DEPTH: '3', GRAPHQL_MAX_COMPLEXITY: '50', GRAPHQL_MAX_ALIASES: '2', GRAPHQL_MAX_TOKENS: '100', GRAPHQL_MAX_DOCUMENT_BYTES: '2048' },
+        env: { GRAPHQL_MAX_DEPTH: '3', GRAPHQL_MAX_COST: '20', GRAPHQL_MAX_ALIASES: '2', GRAPHQL_MAX_TOKENS: '100', GRAPHQL_MAX_DOCUMENT_BYTES: '2048' },
       });
     });
     afterAll(() => strict?.close());
 
-    it('GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_COMPLEXITY, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_DOCUMENT_BYTES', async () => {
+    it('GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_COST, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_DOCUMENT_BYTES', async () => {
       const run = (query: string) => graphql(strict, query);
       expectData(await run(nested(3)));
       expectRefused(await run(nested(4)), 'QUERY_TOO_DEEP');
       expectData(await run('{ posts(first: 10) { nodes { id } } }'));
-      expectRefused(await run('{ posts(first: 30) { nodes { id } } }'), 'QUERY_TOO_COMPLEX');
+      expectRefused(await run('{ posts(first: 30) { nodes { id } } }'), 'COST_LIMIT_EXCEEDED');
       expectData(await run('{ a: __typename b: __typename }'));
       expectRefused(await run('{ a: __typename b: __typename c: __typename }'), 'QUERY_TOO_COMPLEX');
       expectRefused(await run(`{ ${'__typename '.repeat(120)}}`), 'GRAPHQL_PARSE_FAILED');

@@ -44,7 +44,8 @@ const policyOf = (response: Response) => parseList(response.headers['ratelimit-p
 const limitOf = (response: Response) => parseList(response.headers['ratelimit'] as string | undefined);
 
 /** posts(first: 4) { nodes { id } }: 1 + 4 × 2. */
-const QUERY = '{ posts(first: 4) { nodes { id } } }';
+/** The connection 1 + 4 × (post 1 + author 1); scalars cost nothing. */
+const QUERY = '{ posts(first: 4) { nodes { id author { name } } } }';
 const QUERY_COST = 9;
 
 describeEachDatabase('RateLimit-Policy and RateLimit headers', (kind) => {
@@ -114,7 +115,7 @@ describeEachDatabase('RateLimit-Policy and RateLimit headers', (kind) => {
     it('GraphQL: past the cost budget, 429 with the cost item at r=0 and Retry-After agreeing with its t', async () => {
       const from = { 'X-Forwarded-For': uniqueAddress() };
       // 1 + 40 × 2 = 81 of 100, then over.
-      const big = '{ posts(first: 40) { nodes { id } } }';
+      const big = '{ posts(first: 40) { nodes { id author { name } } } }';
       const first = await request(app.server).post('/graphql').set(from).send({ query: big }).expect(200);
       expect(limitOf(first).get('cost')!.r).toBe(100 - 81);
       const refused = await request(app.server).post('/graphql').set(from).send({ query: big });

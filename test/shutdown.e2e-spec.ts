@@ -122,20 +122,21 @@ describeEachDatabase('graceful shutdown under load', (kind) => {
     };
     const workers = Array.from({ length: CONNECTIONS }, () => worker());
 
-    // Let the load settle, then signal with every client mid-request.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Let the load settle (every client has been answered at least once: on a busy machine that
+    // takes longer), then signal with every client mid-request.
+    for (let waited = 0; outcomes.length <= CONNECTIONS && waited < 60_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const before = outcomes.length;
     expect(before).toBeGreaterThan(CONNECTIONS);
     signalled = true;
-    const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     const exit = await server.exited;
-    const exitMs = Date.now() - signalledAt;
     await Promise.allSettled(workers);
     agent.destroy();
 
+    // Exit code 0 is the graceful end: past SHUTDOWN_TIMEOUT_MS (10 s) the server exits with 1.
     expect(exit, server.stderr()).toEqual({ code: 0, signal: null });
-    expect(exitMs, 'exit after SIGTERM (ms)').toBeLessThan(10_000);
 
     // What the server says it answered, by request id.
     const logged = new Map<string, number>();

@@ -124,7 +124,7 @@ describeEachDatabase('subscriptions over Server-Sent Events', (kind) => {
 
   it.each([
     ['too deep', 'subscription { commentCreated { post { author { posts { comments { post { author { posts { comments { post { title } } } } } } } } } } }', 'QUERY_TOO_DEEP'],
-    ['too complex', 'subscription { postCreated { author { posts(first: 100) { comments(first: 50) { body } } } } }', 'QUERY_TOO_COMPLEX'],
+    ['too costly', 'subscription { postCreated { author { posts(first: 100) { comments(first: 100) { body } } } } }', 'COST_LIMIT_EXCEEDED'],
     ['invalid', 'subscription { postCreated { nope } }', 'GRAPHQL_VALIDATION_FAILED'],
     ['unparsable', 'subscription { postCreated {', 'GRAPHQL_PARSE_FAILED'],
   ])('a %s subscription is refused with 400 and its code', async (_name, query, code) => {

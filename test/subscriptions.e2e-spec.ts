@@ -473,7 +473,7 @@ describe('subscriptions over graphql-ws: limits and caps', () => {
     app = await startTestApp('sqlite', {
       env: {
         GRAPHQL_MAX_DEPTH: '4',
-        GRAPHQL_MAX_COMPLEXITY: '50',
+        GRAPHQL_MAX_COST: '50',
         SUBSCRIPTIONS_MAX_PER_CONNECTION: '2',
         SUBSCRIPTIONS_MAX_CONNECTIONS: '1',
         SUBSCRIPTIONS_KEEPALIVE_MS: '100',
@@ -509,12 +509,12 @@ describe('subscriptions over graphql-ws: limits and caps', () => {
     expect(errorCodes(await viaFragment.failed())).toEqual(['QUERY_TOO_DEEP']);
   });
 
-  it('a too-complex subscription gets QUERY_TOO_COMPLEX, with `first` taken from variables', async () => {
+  it('a too-costly subscription gets COST_LIMIT_EXCEEDED, with `first` taken from variables', async () => {
     const client = await live.connect();
     const complex = new LiveSubscription(client.client, 'subscription { postCreated { author { posts(first: 100) { title } } } }');
-    expect(errorCodes(await complex.failed())).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(errorCodes(await complex.failed())).toEqual(['COST_LIMIT_EXCEEDED']);
     const viaVariables = new LiveSubscription(client.client, 'subscription($n: Int) { postCreated { comments(first: $n) { body } } }', { n: 80 });
-    expect(errorCodes(await viaVariables.failed())).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(errorCodes(await viaVariables.failed())).toEqual(['COST_LIMIT_EXCEEDED']);
     const cheap = await live.subscribe('subscription($n: Int) { postCreated { title comments(first: $n) { body } } }', { n: 5 }, { client });
     await create('cheap');
     expect(await cheap.received(1)).toEqual([{ title: 'cheap', comments: [] }]);

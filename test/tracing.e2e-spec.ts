@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN } from './support/auth.js';
 import { createTestDatabase, type DatabaseKind, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './support/databases.js';
-import { OtlpReceiver, SPAN_KIND } from './support/otlp-receiver.js';
+import { OtlpReceiver, type ReceivedSpan, SPAN_KIND } from './support/otlp-receiver.js';
 import { killAllServers, requireBuild, type ServerProcess, startServer, tempWorkDir } from './support/server-process.js';
 import { rawStream } from './support/sse.js';
 import { until, wsClient } from './support/subscriptions.js';
@@ -284,6 +284,78 @@ for (const kind of KINDS) {
 
       const relay = await until('an event relay span', () => collector.spans.find((span) => span.name === 'event relay batch'));
       expect(relay.attributes['messaging.batch.message_count']).toBeGreaterThan(0);
+    });
+
+    const isStatement = (span: ReceivedSpan) => span.attributes['db.system.name'] === (kind === 'postgres' ? 'postgresql' : 'sqlite') && typeof span.attributes['db.query.text'] === 'string';
+
+    it('names SQL spans `{db.operation.name} {db.collection.name}` (SELECT posts), with those attributes (OpenTelemetry database conventions)', async () => {
+      const traceId = hex(16);
+      const result = await graphql(
+        run.server.url,
+        { query: 'mutation Named($input: CreatePostInput!) { createPost(input: $input) { id } }', variables: { input: { title: 'Named spans', body: 'Hello', status: 'PUBLISHED' } } },
+        { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${hex(8)}-01` },
+      );
+      expect(result.errors).toBeUndefined();
+      const id = (result.data!.createPost as { id: number }).id;
+      const read = await fetch(`${run.server.url}/posts/${id}`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+      expect(read.status).toBe(200);
+      const statements = await until('an INSERT into posts and a SELECT from posts', () => {
+        const found = inTrace(traceId).filter(isStatement);
+        return found.some((span) => span.name === 'INSERT posts') && found.some((span) => span.name === 'SELECT posts') && found;
+      }).catch((error: unknown) => {
+        throw new Error(`${String(error)}: ${JSON.stringify(inTrace(traceId).map((span) => [span.name, span.attributes['db.system.name'], span.attributes['db.query.text']]))}`);
+      });
+      for (const span of statements) {
+        const operation = span.attributes['db.operation.name'];
+        const collection = span.attributes['db.collection.name'];
+        expect(operation, span.name).toMatch(/^[A-Z]+$/);
+        expect(span.name).toBe(collection === undefined ? operation : `${String(operation)} ${String(collection)}`);
+        expect(span.kind).toBe(SPAN_KIND.client);
+      }
+      const insert = statements.find((span) => span.name === 'INSERT posts')!;
+      expect(insert.attributes).toMatchObject({ 'db.operation.name': 'INSERT', 'db.collection.name': 'posts' });
+      expect(String(insert.attributes['db.query.text'])).toMatch(/INSERT INTO "?posts"?/i);
+      expect(statements.find((span) => span.name === 'SELECT posts')!.attributes).toMatchObject({ 'db.operation.name': 'SELECT', 'db.collection.name': 'posts' });
+    });
+
+    it("gives the relay's batch, the webhook feed and each attempt traces of their own, linked to the mutation whose event they carry; the mutation's trace ends with its request", async () => {
+      const created = await fetch(`${run.server.url}/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ url: hooks.url(), types: ['POST_CREATED'] }),
+      });
+      expect(created.status).toBe(201);
+      const traceId = hex(16);
+      const result = await graphql(
+        run.server.url,
+        { query: 'mutation Linked($input: CreatePostInput!) { createPost(input: $input) { id } }', variables: { input: { title: 'Linked spans', body: 'Hello', status: 'PUBLISHED' } }, operationName: 'Linked' },
+        { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${hex(8)}-01` },
+      );
+      expect(result.errors).toBeUndefined();
+      const postId = (result.data!.createPost as { id: number }).id;
+      const mutation = await until('the mutation span', () => inTrace(traceId).find((span) => span.attributes['graphql.operation.name'] === 'Linked'));
+      const server = await until('the HTTP server span', () => inTrace(traceId).find((span) => span.kind === SPAN_KIND.server));
+      const linksToMutation = (span: ReceivedSpan) => span.links.some((link) => link.traceId === traceId && link.spanId === mutation.spanId);
+
+      const receipt = await until('the delivery of the post', () => hooks.receipts.find((each) => (JSON.parse(each.body) as { data: { postId?: number } }).data.postId === postId), 20_000);
+      const [, attemptTrace, attemptId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(receipt.headers.traceparent ?? '')) ?? [];
+      const attempt = await until('the attempt span', () => collector.spans.find((span) => span.spanId === attemptId));
+      const relay = await until('the relay batch of the event', () => collector.spans.find((span) => span.name === 'event relay batch' && linksToMutation(span)));
+      const feed = await until('the webhook feed of the event', () => collector.spans.find((span) => span.name === 'webhook feed' && linksToMutation(span)));
+      for (const background of [attempt, relay, feed]) {
+        expect(background.parentSpanId, background.name).toBe('');
+        expect(background.traceId, background.name).not.toBe(traceId);
+        expect(linksToMutation(background), background.name).toBe(true);
+      }
+      expect(attempt.traceId).toBe(attemptTrace);
+      // The feed's statements are its own trace's (the INSERT of the delivery below its span).
+      await until("the feed's INSERT", () => collector.spans.some((span) => isStatement(span) && span.name === 'INSERT webhook_deliveries' && collector.descendsFrom(span, feed.spanId)));
+
+      // Nothing of the background work is in the mutation's trace, and nothing in it starts after its request has ended.
+      const mutationTrace = inTrace(traceId);
+      const background = (span: ReceivedSpan) => /webhook|relay/.test(span.name) || /^webhook/.test(String(span.attributes['db.collection.name'] ?? '')) || span.name === 'SELECT events';
+      expect(mutationTrace.filter(background).map((span) => span.name)).toEqual([]);
+      for (const span of mutationTrace) expect(BigInt(span.startTimeUnixNano), span.name).toBeLessThanOrEqual(BigInt(server.endTimeUnixNano));
     });
 
     if (kind === 'postgres') {

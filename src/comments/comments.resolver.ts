@@ -15,7 +15,7 @@ import { Comment } from './comment.entity.js';
 import { CommentLoaders, readingFor } from './comments.loader.js';
 import { CommentsService } from './comments.service.js';
 import { UpdateCommentDto } from './dto/update-comment.dto.js';
-import { CommentsArgs, CreateCommentInput } from './models/comment.inputs.js';
+import { CommentsArgs, CreateCommentInput, DEFAULT_COMMENTS_PAGE_SIZE } from './models/comment.inputs.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
 import { declareLiveFields, isWithheld } from '../common/resource/snapshot-fields.js';
 
@@ -88,7 +88,7 @@ export class CommentsResolver {
     return parent && this.comments.canSee(context.actor, parent) ? parent : null;
   }
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_COMMENTS_PAGE_SIZE })
   @ResolveField('replies', () => [Comment], { description: 'Its first replies the reader sees, oldest first (batched: one statement for every comment of the request)' })
   replies(
     @Parent() comment: Pick<Comment, 'id'>,
@@ -136,7 +136,7 @@ export class PostCommentsResolver {
     private readonly commentsService: CommentsService,
   ) {}
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_COMMENTS_PAGE_SIZE })
   @ResolveField('comments', () => [Comment], { description: 'Its first comments the reader sees, oldest first, replies included (each with its parentId)' })
   comments(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.

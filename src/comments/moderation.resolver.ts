@@ -9,13 +9,14 @@ import { CommentConnection, ModerationQueueArgs } from './models/comment-connect
 import { GraphQLCommentStatus } from './models/comment-status.enum.js';
 import type { CommentStatus } from '../auth/read-policy.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
+import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 
 /** The moderation queue and bulk moderation over GraphQL: thin over CommentModerationService. */
 @Resolver(() => CommentConnection)
 export class ModerationResolver {
   constructor(private readonly moderation: CommentModerationService) {}
 
-  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE, sizedFields: ['edges', 'nodes'] })
   @Query(() => CommentConnection, { description: 'Moderators, editors and admins: the comments of one status (default PENDING), oldest first' })
   async comments(@Args() args: ModerationQueueArgs, @Context() context: GraphQLContext): Promise<CommentConnection> {
     const status = args.status ?? DEFAULT_QUEUE_STATUS;
@@ -28,7 +29,7 @@ export class ModerationResolver {
     return this.moderation.count(connection.status, context.actor);
   }
 
-  @ListSize({ sizedByLengthOf: 'ids', assumedSize: MAX_MODERATED })
+  @ListSize({ assumedSize: MAX_MODERATED })
   @Mutation(() => [Comment], { description: 'Moderators, editors and admins: set the status of 1-100 comments, all or nothing. Returns them in the order given' })
   moderateComments(
     @Args('ids', { type: () => [Int], description: 'The comments (1-100, each once)' }) ids: number[],

@@ -47,6 +47,9 @@ function crossCheck(values: SettingValues, given: Given): string[] {
   if (given('databaseReplicaUrls') && values.databaseReplicaUrls !== undefined && values.database !== undefined && values.database.type !== 'postgres') {
     problems.push('DATABASE_REPLICA_URLS needs a PostgreSQL DATABASE_URL (replicas are PostgreSQL standbys)');
   }
+  if (given('databaseDirectUrl') && values.database !== undefined && values.database.type !== 'postgres') {
+    problems.push('DATABASE_DIRECT_URL needs a PostgreSQL DATABASE_URL (it is the direct way to the same database)');
+  }
   return problems;
 }
 

@@ -52,6 +52,7 @@ describe('messages for refused values', () => {
       DATABASE_URL: 'postgres://db.example.com/blog',
       DATABASE_REPLICA_URLS: 'postgres://blog:hunter2@replica.example.com/blog,mysql://blog:hunter2@other.example.com/blog',
     },
+    DATABASE_DIRECT_URL: { DATABASE_URL: 'postgres://pgbouncer.example.com/blog', DATABASE_DIRECT_URL: 'mysql://blog:hunter2@db.example.com/blog' },
     REDIS_URL: { REDIS_URL: 'http://:hunter2@cache.example.com' },
     ADMIN_PASSWORD: { ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: 'hunter2' },
     JWT_SECRET: { JWT_SECRET: 'hunter2' },
@@ -66,6 +67,11 @@ describe('messages for refused values', () => {
     const message = messageFor(env);
     expect(message).toContain(name);
     expect(message).not.toContain('hunter2');
+  });
+
+  it('refuse DATABASE_DIRECT_URL beside a SQLite DATABASE_URL', () => {
+    expect(messageFor({ DATABASE_DIRECT_URL: 'postgres://db.example.com/blog' })).toContain('DATABASE_DIRECT_URL needs a PostgreSQL DATABASE_URL');
+    expect(loadConfig({ DATABASE_URL: 'postgres://pgbouncer.example.com/blog', DATABASE_DIRECT_URL: 'postgres://db.example.com/blog' }).databaseDirectUrl).toBe('postgres://db.example.com/blog');
   });
 
   it('name JWT_SECRET when production has none', () => {

@@ -40,6 +40,12 @@ export const SETTINGS = {
     description:
       'The database: the embedded SQLite file `./data/blog.sqlite` by default; `sqlite:<path>` (`sqlite::memory:` for memory) or `postgres://user:pass@host:5432/db`.',
   }),
+  databaseDirectUrl: setting('DATABASE_DIRECT_URL', url('postgres:', 'postgresql:'), {
+    group: 'Database and first admin',
+    secret: true,
+    description:
+      'PostgreSQL behind a transaction pooler (PgBouncer and the like) in `DATABASE_URL`: a direct `postgres://` URL of the same database, for what needs a session of its own: LISTEN and the migrations with their lock. Setting it also sends the statements on `DATABASE_URL` unnamed (a transaction pooler cannot keep prepared statements). Unset: everything uses `DATABASE_URL` (README, "Behind a connection pooler").',
+  }),
   dbPoolSize: setting('DB_POOL_SIZE', int(1, 1000), {
     group: 'Database and first admin',
     default: '10',
@@ -262,16 +268,17 @@ export const SETTINGS = {
     description: "Deepest nesting of fields (HTTP and WebSocket), counted through fragments (introspection's own nesting not counted).",
   }),
   graphqlMaxComplexity: setting('GRAPHQL_MAX_COMPLEXITY', int(1, 1_000_000_000), {
-    limit: 'Complexity of a GraphQL operation (lists weighted by `first`); past it 400 `QUERY_TOO_COMPLEX` before it runs',
     group: 'GraphQL',
     default: '1000',
-    description: 'Complexity budget of an operation (HTTP and WebSocket): every field costs 1, a list with `first` costs 1 + first × its selection.',
+    description:
+      'Deprecated (v4), no effect: the cost (`GRAPHQL_MAX_COST`) is the one budget of an operation. Still accepted (and checked) so that existing deployments start.',
   }),
   graphqlMaxCost: setting('GRAPHQL_MAX_COST', int(1, 1_000_000_000), {
-    limit: 'Cost of one GraphQL operation (the `@cost`/`@listSize` weights); past it 400 `COST_LIMIT_EXCEEDED` (with `extensions.cost`) before it runs',
+    limit: 'Cost of one GraphQL operation (the `@cost`/`@listSize` weights: scalars 0, objects 1, lists by their size); past it 400 `COST_LIMIT_EXCEEDED` (with `extensions.cost`) before it runs',
     group: 'GraphQL',
-    default: '5000',
-    description: 'The most one operation may cost, on every transport: the weights declared next to the fields they price (README, "Cost and limits").',
+    default: '10000',
+    description:
+      'The one budget of an operation, on every transport (POST, GET, WebSocket, SSE, persisted queries): the weights declared next to the fields they price (README, "Cost and limits").',
   }),
   graphqlFederation: setting('GRAPHQL_FEDERATION', bool(), {
     group: 'GraphQL',
@@ -345,7 +352,7 @@ export const SETTINGS = {
     group: 'Live subscriptions',
     default: '5000',
     description:
-      "What one address's distinct subscriptions may cost per event, as the sum of their complexities (identical subscriptions share one execution and count once).",
+      "What one address's distinct subscriptions may cost per event, as the sum of their costs (`GRAPHQL_MAX_COST`'s measure; identical subscriptions share one execution and count once).",
   }),
   subscriptionsKeepAliveMs: setting('SUBSCRIPTIONS_KEEPALIVE_MS', int(0, 3_600_000), {
     limit: 'WebSocket pings; a peer that misses one is cut off',

@@ -1,6 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { Dialect } from '../common/persistence/dialect.js';
 import { ReadRouter } from '../common/persistence/read-router.js';
@@ -8,8 +8,6 @@ import { Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { QueryCountingLogger } from '../metrics/query-counting.logger.js';
-import { SqlStatementSpans } from '../tracing/sql-spans.js';
-import { tracingState } from '../tracing/tracing-state.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { runMigrations, withStartupLock } from './migration-runner.js';
 import { PostgresDialect } from './postgres.dialect.js';
@@ -20,6 +18,23 @@ import { SearchLanguage } from './search-language.js';
 import { SqliteDialect } from './sqlite.dialect.js';
 
 const logger = new Logger('Database');
+
+/** The DataSource's options, and DATABASE_DIRECT_URL for the migrations (read by dataSourceFactory, not by TypeORM). */
+type StartupOptions = DataSourceOptions & { directUrl?: string };
+
+/**
+ * Applies the pending migrations under the start-up lock: through DATABASE_DIRECT_URL when it
+ * is set (a DataSource of two connections, closed after), else through the service's own.
+ */
+async function migrate(dataSource: DataSource, options: DataSourceOptions, directUrl: string | undefined): Promise<string[]> {
+  if (directUrl === undefined) return withStartupLock(dataSource, () => runMigrations(dataSource));
+  const direct = await new DataSource({ ...options, url: directUrl, poolSize: 2 } as DataSourceOptions).initialize();
+  try {
+    return await withStartupLock(direct, () => runMigrations(direct));
+  } finally {
+    await direct.destroy();
+  }
+}
 
 @Global()
 @Module({
@@ -34,12 +49,12 @@ const logger = new Logger('Database');
         }),
         retryAttempts: 2,
         retryDelay: 1000,
+        directUrl: config.databaseDirectUrl,
       }),
-      dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
-        // With tracing on, a span per SQLite statement (PostgreSQL's come from instrumentation-pg).
-        if (tracingState.enabled && dataSource.options.type !== 'postgres') dataSource.subscribers.push(new SqlStatementSpans());
-        const applied = await withStartupLock(dataSource, () => runMigrations(dataSource));
+      dataSourceFactory: async (startup) => {
+        const { directUrl, ...options } = startup as StartupOptions;
+        const dataSource = await new DataSource(options as DataSourceOptions).initialize();
+        const applied = await migrate(dataSource, options as DataSourceOptions, directUrl);
         if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
         return dataSource;
       },
@@ -51,7 +66,7 @@ const logger = new Logger('Database');
       provide: Dialect,
       inject: [getDataSourceToken(), AppConfig],
       useFactory: (dataSource: DataSource, config: AppConfig) =>
-        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.searchLanguage) : new SqliteDialect(dataSource),
+        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.searchLanguage, config.databaseDirectUrl) : new SqliteDialect(dataSource),
     },
     TransactionRunner,
     Sql,

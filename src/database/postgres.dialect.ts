@@ -28,9 +28,15 @@ const CONNECT_TIMEOUT_MS = 2500;
 /**
  * PostgreSQL through pg: a pool, each transaction on a connection of its own, any number of
  * instances on one database (row locks, snapshot visibility of the outbox, LISTEN/NOTIFY).
+ * With a direct URL (DATABASE_DIRECT_URL), the pool's URL is taken to be a transaction pooler:
+ * LISTEN goes to the direct URL, and statements are sent unnamed, since consecutive statements of
+ * one pool connection may reach different server connections, which know nothing of each
+ * other's prepared statements.
  */
 export class PostgresDialect extends Dialect {
   readonly shared = true;
+  /** Its statements' spans come from instrumentation-pg (tracing/tracing.ts), which names the system so too. */
+  readonly dbSystemName = 'postgresql';
   /**
    * The event's transaction ended before every transaction still open in this database began.
    * The snapshot's xmin alone is cluster-wide: a long transaction in another database, which can
@@ -48,6 +54,9 @@ export class PostgresDialect extends Dialect {
     'UNION ALL SELECT pg_current_xact_id_if_assigned()::text::bigint) open)';
   readonly notify = 'SELECT pg_notify($1, $2)';
   private readonly names = new Map<string, string>();
+  /** Where LISTEN goes: a session of its own, never a pooler's shared connection. */
+  private readonly listenUrl: string | undefined;
+  private readonly namedStatements: boolean;
 
   /** The search's text search configuration: SEARCH_LANGUAGE, the one the search column is built with (search-language.ts). */
   private readonly searchConfig: string;
@@ -55,9 +64,12 @@ export class PostgresDialect extends Dialect {
   constructor(
     private readonly dataSource: DataSource,
     searchLanguage = 'english',
+    directUrl?: string,
   ) {
     super();
     this.searchConfig = `${literal(searchLanguage)}::regconfig`;
+    this.listenUrl = directUrl ?? (dataSource.options as { url?: string }).url;
+    this.namedStatements = directUrl === undefined;
   }
 
   statement(text: string): string {
@@ -118,7 +130,7 @@ export class PostgresDialect extends Dialect {
     return { condition: `(tx, id) > ($${next}, $${next + 1})`, params: [position.tx, position.id] };
   }
 
-  /** A named prepared statement: parsed and planned once per connection. */
+  /** A named prepared statement (parsed and planned once per connection), unless behind a pooler. */
   async send(text: string, values: readonly unknown[]): Promise<unknown[]> {
     const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
     return (await pool.query({ text, values: values as unknown[], name: this.nameOf(text) })).rows;
@@ -128,7 +140,8 @@ export class PostgresDialect extends Dialect {
    * In a read-only transaction of its own whose statement_timeout is `timeoutMs` (SET LOCAL: the
    * pooled connection keeps its own setting): three round trips instead of one, and the server
    * stops the statement's work when the time is up. A connection whose ROLLBACK fails is
-   * dropped, not reused.
+   * dropped, not reused. Through a transaction pooler, the transaction holds its server
+   * connection throughout, and SET LOCAL ends with it.
    */
   override async sendBounded(text: string, values: readonly unknown[], timeoutMs: number): Promise<unknown[]> {
     const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
@@ -212,7 +225,7 @@ export class PostgresDialect extends Dialect {
 
   /** A connection of its own (LISTEN holds it), opened again a second after it is lost. */
   listen(name: string, channels: readonly string[], handlers: NotificationHandlers): Listener {
-    const url = (this.dataSource.options as { url?: string }).url;
+    const url = this.listenUrl;
     let client: pg.Client | undefined;
     let closed = false;
     const connect = (): Promise<void> => {
@@ -250,6 +263,7 @@ export class PostgresDialect extends Dialect {
   }
 
   private nameOf(text: string): string | undefined {
+    if (!this.namedStatements) return undefined;
     let name = this.names.get(text);
     if (name === undefined && this.names.size < PREPARED_STATEMENTS_MAX) this.names.set(text, (name = `blog_${this.names.size}`));
     return name;

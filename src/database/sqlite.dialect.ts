@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
 import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
-import { startSqliteStatementSpan } from '../tracing/sql-spans.js';
+import { SqlStatementSpans, startStatementSpan } from '../tracing/sql-spans.js';
 import { failSpan } from '../tracing/spans.js';
 import { tracingState } from '../tracing/tracing-state.js';
 
@@ -60,8 +60,13 @@ export class SqliteDialect extends Dialect {
   /** What waits for the end of the transaction now open (whenTransactionEnds); null when none is. */
   private ending: ((committed: boolean) => void)[] | null = null;
 
+  /** No instrumentation traces better-sqlite3: the spans of its statements are ours (`send`, SqlStatementSpans). */
+  readonly dbSystemName = 'sqlite';
+
   constructor(private readonly dataSource: DataSource) {
     super();
+    // With tracing on, a span per statement TypeORM's query runner sends.
+    if (tracingState.enabled) dataSource.subscribers.push(new SqlStatementSpans(this.dbSystemName));
   }
 
   statement(text: string): string {
@@ -132,7 +137,7 @@ export class SqliteDialect extends Dialect {
     // better-sqlite3 binds no booleans (TypeORM's runner turns them into 0/1 too).
     const values = params.some((value) => typeof value === 'boolean') ? params.map((value) => (typeof value === 'boolean' ? Number(value) : value)) : params;
     // With tracing on, a span per statement (TypeORM's own statements get theirs from SqlStatementSpans).
-    const span = tracingState.enabled ? startSqliteStatementSpan(text) : undefined;
+    const span = tracingState.enabled ? startStatementSpan(this.dbSystemName, text) : undefined;
     try {
       const { statement, toRow } = this.prepare(text);
       if (!statement.reader) {

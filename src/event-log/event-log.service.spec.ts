@@ -16,7 +16,7 @@ import { EventLogService } from './event-log.service.js';
 // The event feed's rules: type lists, pages and their cursors, and cursors that pruning passed.
 
 const stored = (id: number): StoredEvent => ({
-  tx: 0, id, type: 'POST_DELETED', occurredAt: new Date(0), refs: { postId: id, commentId: null, authorId: 2 }, resource: null, origin: null, audience: PUBLIC_AUDIENCE,
+  tx: 0, id, type: 'POST_DELETED', occurredAt: new Date(0), refs: { postId: id, commentId: null, authorId: 2 }, resource: null, origin: null, audience: PUBLIC_AUDIENCE, traceParent: null,
 });
 
 describe('EventLogService', () => {

@@ -29,6 +29,7 @@ class FakeLog {
       resource: size > 0 ? 'x'.repeat(size) : null,
       origin: null,
       audience: PUBLIC_AUDIENCE,
+      traceParent: null,
       name: 'postCreated',
       payload: {},
     } satisfies LoggedEvent;

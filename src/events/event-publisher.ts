@@ -11,6 +11,7 @@ import { type BlogEvent, type BlogEventName, CONTENT_CHANGED, type ContentChange
 import { EventRelay } from './event-relay.js';
 import { tagsOfEvents } from './event-tags.js';
 import { type ErasureScope, OutboxRepository } from './outbox.repository.js';
+import { traceParentOfActiveSpan } from '../tracing/spans.js';
 
 export const PUB_SUB = Symbol('PUB_SUB');
 
@@ -64,6 +65,7 @@ export class EventPublisher {
    */
   async record(executor: Executor, ...events: BlogEvent[]): Promise<void> {
     const occurredAt = new Date();
+    const traceParent = traceParentOfActiveSpan();
     const payloads: object[] = [];
     const stored = await this.outbox.append(
       executor,
@@ -78,6 +80,7 @@ export class EventPublisher {
           resource: deletion ? null : definition.toJson(payload as never),
           origin: this.origin,
           audience,
+          traceParent,
         };
       }),
     );
@@ -147,7 +150,7 @@ export class EventPublisher {
     const fields = Object.entries(this.definitionOf(name).eventRefs ?? {}) as [string, keyof T & string][];
     return (row, source, next) => {
       const refs = Object.fromEntries(fields.map(([ref, field]) => [ref, row.column(field)]));
-      return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource: row.json, audience }, next);
+      return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource: row.json, audience, traceParent: traceParentOfActiveSpan() }, next);
     };
   }
 

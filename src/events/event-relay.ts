@@ -10,7 +10,7 @@ import { carriesContent, eventName } from './blog-events.js';
 import { encodeEventCursor, type EventPosition } from './event-cursor.js';
 import { tagsOfEvents } from './event-tags.js';
 import { OutboxRepository, type StoredEvent } from './outbox.repository.js';
-import { SpanKind, startRootSpan } from '../tracing/spans.js';
+import { inSpan, outsideTrace, SpanKind, startRootSpan } from '../tracing/spans.js';
 
 /** The in-process bus the relay publishes to: the subscriptions of this instance listen on it. */
 export const LOCAL_EVENTS = Symbol('LOCAL_EVENTS');
@@ -177,7 +177,8 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
       this.againReads ||= reads;
       return;
     }
-    this.draining = this.drain(reads).finally(() => {
+    // Outside the trace of the request that woke it: each batch is a trace of its own, linked to its events' writes.
+    this.draining = outsideTrace(() => this.drain(reads)).finally(() => {
       this.draining = null;
       if (this.again) {
         const again = this.againReads;
@@ -196,9 +197,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
         if (!reads && this.handed.length === 0) return;
         const batch = await this.outbox.after(this.position, BATCH);
         this.dropTouched(batch);
-        const span = batch.length > 0 ? startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': batch.length }) : undefined;
-        for (const event of batch) this.publish(event, null);
-        span?.end();
+        if (batch.length > 0) this.publishBatch(batch, null, { 'messaging.batch.message_count': batch.length });
         if (batch.length < BATCH) {
           // Handed events that still do not follow on were committed after the read: their writer's `settle` reads again.
           this.publishHanded();
@@ -249,10 +248,20 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     let count = 0;
     while (count < this.handed.length && this.handed[count].id === this.position.id + 1 + count && this.handed[count].tx === this.position.tx) count += 1;
     if (count === 0) return;
-    const span = startRootSpan('event relay batch', SpanKind.INTERNAL, { 'messaging.batch.message_count': count, 'blog.events.handed_over': true });
-    for (const event of this.handed.splice(0, count)) this.publish(event, event.payload);
-    span?.end();
+    this.publishBatch(this.handed.splice(0, count), (event) => (event as HandedEvent).payload, { 'messaging.batch.message_count': count, 'blog.events.handed_over': true });
     this.handedOverCount += count;
+  }
+
+  /**
+   * Publishes a batch under its span (with tracing on): the root of a trace of its own, linked to
+   * the spans of the writes that recorded its events (their `traceParent`).
+   */
+  private publishBatch(batch: readonly StoredEvent[], payloadOf: ((event: StoredEvent) => object) | null, attributes: Record<string, number | boolean>): void {
+    const span = startRootSpan('event relay batch', SpanKind.INTERNAL, attributes, batch.map((event) => event.traceParent));
+    inSpan(span, () => {
+      for (const event of batch) this.publish(event, payloadOf ? payloadOf(event) : null);
+    });
+    span?.end();
   }
 
   /** `payload`: the resource handed over with the event; null to read it from the event's JSON. */
@@ -270,8 +279,8 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     this.metrics.eventsPublished.labels(event.type).inc();
     this.metrics.eventsRelayLag.observe(Math.max(0, Date.now() - event.occurredAt.getTime()) / 1000);
     // One object for every listener, with its audience: each subscriber keeps what it may see.
-    const { id, tx, type, occurredAt, refs, resource, origin, audience } = event;
-    const logged: LoggedEvent = { id, tx, type, occurredAt, refs, resource, origin, audience, cursor: encodeEventCursor(event), name, payload };
+    const { id, tx, type, occurredAt, refs, resource, origin, audience, traceParent } = event;
+    const logged: LoggedEvent = { id, tx, type, occurredAt, refs, resource, origin, audience, traceParent, cursor: encodeEventCursor(event), name, payload };
     if (!erased) void this.bus.publish(name, logged);
     void this.bus.publish(EVERY_EVENT, logged);
   }

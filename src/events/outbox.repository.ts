@@ -21,6 +21,8 @@ export interface StoredEvent extends EventPosition {
   origin: string | null;
   /** Who may read it (ReadPolicy.canSeeAudience). */
   audience: EventAudience;
+  /** The W3C `traceparent` of the write that recorded it (null: none, or tracing off): what the spans of its delivery link to. */
+  traceParent: string | null;
 }
 
 export interface NewEvent {
@@ -31,6 +33,7 @@ export interface NewEvent {
   resource: string | null;
   origin: string;
   audience: EventAudience;
+  traceParent: string | null;
 }
 
 /** A new row's event as an INSERT made from that row: its ids (by ref) and resource are SQL expressions of it. */
@@ -41,6 +44,7 @@ export interface EventFromRow {
   refs: Readonly<Record<string, string>>;
   resource: string;
   audience: EventAudience;
+  traceParent: string | null;
 }
 
 /** Whose eyes a read is for: ReadPolicy.canSeeAudience, in SQL (audienceSql). */
@@ -72,6 +76,7 @@ type Row = Record<string, unknown> & {
   audience_owner: number | string | null;
   audience_except: string | null;
   audience_except_owner: number | string | null;
+  trace_parent: string | null;
 };
 
 /** The statements' parts that name the refs' columns, built once for the refs the resources declare. */
@@ -120,6 +125,7 @@ export class OutboxRepository {
         event.audience.owner,
         event.audience.except?.audience ?? null,
         event.audience.except?.owner ?? null,
+        event.traceParent,
       ]);
       const written = await this.sql.rows<{ id: number | string; tx: number | string }>(this.sql.statement(`${insert} VALUES ${rows.join(', ')} RETURNING id, tx`), params, executor);
       // RETURNING gives no order for a multi-row INSERT: the ids were given in the rows' order.
@@ -142,6 +148,7 @@ export class OutboxRepository {
         owner: event.audience.owner,
         except: event.audience.except ? { audience: event.audience.except.audience, owner: event.audience.except.owner } : null,
       },
+      traceParent: event.traceParent,
     };
   }
 
@@ -154,7 +161,7 @@ export class OutboxRepository {
     return {
       text:
         `${this.layout.insert} SELECT $${next}, $${next + 1}, ${refs}, ${event.resource}, ` +
-        `$${next + 2}, $${next + 3}, $${next + 4}, $${next + 5}, $${next + 6} FROM ${source}`,
+        `$${next + 2}, $${next + 3}, $${next + 4}, $${next + 5}, $${next + 6}, $${next + 7} FROM ${source}`,
       params: [
         event.type,
         this.sql.timestamp(event.occurredAt),
@@ -163,6 +170,7 @@ export class OutboxRepository {
         event.audience.owner,
         event.audience.except?.audience ?? null,
         event.audience.except?.owner ?? null,
+        event.traceParent,
       ],
     };
   }
@@ -251,9 +259,9 @@ export class OutboxRepository {
       this.shape = {
         refs,
         columns: new Map(refs.map(({ ref, column }) => [ref, column])),
-        select: ['id', 'tx', 'type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner'].join(', '),
-        insert: `INSERT INTO events (${['type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner'].join(', ')})`,
-        width: columns.length + 8,
+        select: ['id', 'tx', 'type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner', 'trace_parent'].join(', '),
+        insert: `INSERT INTO events (${['type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner', 'trace_parent'].join(', ')})`,
+        width: columns.length + 9,
       };
     }
     return this.shape;
@@ -310,6 +318,7 @@ export class OutboxRepository {
         owner: row.audience_owner === null ? null : Number(row.audience_owner),
         except: row.audience_except === null ? null : { audience: row.audience_except as Audience, owner: row.audience_except_owner === null ? null : Number(row.audience_except_owner) },
       },
+      traceParent: row.trace_parent ?? null,
     }));
   }
 }

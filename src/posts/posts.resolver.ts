@@ -17,7 +17,8 @@ import { Post } from './post.entity.js';
 import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
 import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
-import { Cost, ListSize } from '../common/graphql/cost.decorator.js';
+import { ListSize } from '../common/graphql/cost.decorator.js';
+import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 
 const GRAPHQL_FIELDS: PostFindingFields = { q: 'search', sort: 'orderBy', cursor: 'after' };
@@ -72,8 +73,7 @@ export class PostsResolver {
     return post && this.postsService.canSee(context.actor, post) ? post : null;
   }
 
-  @Cost(1, { search: 10 })
-  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE, sizedFields: ['edges', 'nodes'] })
   @Query(() => PostConnection, {
     description:
       'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
@@ -126,7 +126,7 @@ export class PostsResolver {
     return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
   }
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })
   @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author, editors and admins (an empty list for everyone else)' })
   async revisions(@Parent() post: Post, @Args() args: RevisionsArgs, @Context() context: GraphQLContext): Promise<PostRevision[]> {
     if (!this.postsService.canSeeRevisions(context.actor, post)) return [];
@@ -154,7 +154,7 @@ export class PostsResolver {
 export class UserPostsResolver {
   constructor(private readonly postLoaders: PostLoaders) {}
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })
   @ResolveField('posts', () => [Post], { description: 'Their newest public posts, newest publication first (all of them: Query.posts(authorId))' })
   posts(
     // A plain type, not the entity class, so that no validation pipe looks at the parent.

@@ -13,6 +13,7 @@ import { Tag } from './tag.entity.js';
 import { TagLoaders } from './tags.loader.js';
 import { MAX_TAGS_PER_POST, TagsService } from './tags.service.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
+import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { declareLiveFields, isWithheld } from '../common/resource/snapshot-fields.js';
 
 /** Tags over GraphQL: thin over TagsService (same validation, policy and errors as REST). */
@@ -45,7 +46,7 @@ export class TagsResolver {
     return id === null ? null : this.tag({ id }, context);
   }
 
-  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE, sizedFields: ['edges', 'nodes'] })
   @Query(() => TagConnection, { description: 'Tags, most used first (by their public posts), then by id' })
   async tags(@Args() args: TagsArgs, @Context() context: GraphQLContext): Promise<TagConnection> {
     const page = await this.tagsService.list({ limit: args.first, ...(args.after == null ? {} : { after: decodeTagCursor(args.after, 'after') }) }, context.actor);
@@ -60,7 +61,7 @@ export class TagsResolver {
     return (await context.loaders.of(this.tagLoaders).byId.load(tag.id))?.postCount ?? 0;
   }
 
-  @ListSize({ slicingArguments: ['first'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })
   @ResolveField('posts', () => [Post], { description: 'Its newest public posts, newest publication first' })
   posts(@Parent() tag: Pick<Tag, 'id'>, @Args() args: TagPostsArgs, @Context() context: GraphQLContext): Promise<Post[]> {
     return context.loaders.of(this.tagLoaders).posts(args.first).load(tag.id);

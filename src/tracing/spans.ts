@@ -1,4 +1,4 @@
-import type { Attributes, Context, Span, SpanKind as OtelSpanKind } from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span, SpanKind as OtelSpanKind } from '@opentelemetry/api';
 import { tracingState } from './tracing-state.js';
 
 export type { Span };
@@ -16,9 +16,46 @@ export function startSpan(name: string, kind: Kind, attributes?: Attributes): Sp
   return tracingState.api?.trace.getTracer(TRACER).startSpan(name, { kind, attributes });
 }
 
-/** A span that starts a trace of its own (background work woken by a request is not part of it). */
-export function startRootSpan(name: string, kind: Kind, attributes?: Attributes): Span | undefined {
-  return tracingState.api?.trace.getTracer(TRACER).startSpan(name, { kind, attributes, root: true });
+/**
+ * A span that starts a trace of its own (background work woken by a request is not part of it),
+ * linked to the spans of `causes` (W3C `traceparent`s, as traceParentOfActiveSpan gave them: the
+ * writes whose events it handles; null and repeated ones are passed over).
+ */
+export function startRootSpan(name: string, kind: Kind, attributes?: Attributes, causes: readonly (string | null | undefined)[] = []): Span | undefined {
+  const api = tracingState.api;
+  if (!api) return undefined;
+  const links: Link[] = [];
+  for (const traceparent of new Set(causes)) {
+    if (!traceparent) continue;
+    const context = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, { traceparent }));
+    if (context && api.trace.isSpanContextValid(context)) links.push({ context });
+  }
+  return api.trace.getTracer(TRACER).startSpan(name, { kind, attributes, root: true, links });
+}
+
+/** The active span as a W3C `traceparent` (what a background span links to: startRootSpan); null without one. */
+export function traceParentOfActiveSpan(): string | null {
+  const api = tracingState.api;
+  const span = api?.trace.getActiveSpan();
+  if (!api || !span) return null;
+  const headers: Record<string, string> = {};
+  api.propagation.inject(api.trace.setSpan(api.ROOT_CONTEXT, span), headers);
+  return headers.traceparent ?? null;
+}
+
+/**
+ * Calls `fn` outside any trace: background work that a request wakes (the relay, the webhooks)
+ * would otherwise carry the request's context, and its statements would hang under the request's
+ * span long after it ended. Its own spans are roots (startRootSpan). Just calls `fn` with tracing off.
+ */
+export function outsideTrace<R>(fn: () => R): R {
+  const api = tracingState.api;
+  return api ? api.context.with(api.ROOT_CONTEXT, fn) : fn();
+}
+
+/** Calls `fn` inside `span` (its statements are the span's children); just calls it without one. */
+export function inSpan<R>(span: Span | undefined, fn: () => R): R {
+  return span ? runInContext(contextOf(span), fn) : fn();
 }
 
 /** Marks a span failed with the error's message (never a value a client sent: messages are ours). */

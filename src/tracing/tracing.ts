@@ -10,6 +10,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type Sampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import type { AppConfig } from '../config/app-config.js';
 import { redactSpanQuery } from './http-span.js';
+import { nameStatementSpan } from './sql-spans.js';
 import { tracingState } from './tracing-state.js';
 
 /**
@@ -40,7 +41,8 @@ export function startTracing(config: AppConfig): { shutdown: () => Promise<void>
         requestHook: redactSpanQuery,
       }),
       // The statement text only: TypeORM sends values as parameters, which are not recorded.
-      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true }),
+      // Its spans named as our SQLite ones are (`SELECT posts`), not `pg.query:<prepared statement's name> <database>`.
+      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true, requestHook: nameStatementSpan }),
       // The command name only, never its arguments (keys and values are users' data).
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],

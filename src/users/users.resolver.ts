@@ -10,6 +10,7 @@ import { User } from './user.entity.js';
 import { UserLoaders } from './users.loader.js';
 import { UsersService } from './users.service.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
+import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 
 /** Users over GraphQL: thin over UsersService (same validation, policy and errors as REST). */
 @Resolver(() => User)
@@ -31,7 +32,7 @@ export class UsersResolver {
     return id === null ? null : this.user(id, context);
   }
 
-  @ListSize({ slicingArguments: ['first'], sizedFields: ['edges', 'nodes'] })
+  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE, sizedFields: ['edges', 'nodes'] })
   @Query(() => UserConnection, { description: 'Users, oldest first' })
   async users(@Args() args: UsersArgs, @Context() context: GraphQLContext): Promise<UserConnection> {
     const page = await this.usersService.list(toPageRequest(args));

@@ -11,6 +11,8 @@ export interface NewDelivery {
   messageId: string;
   /** The JSON body, the same on every attempt. */
   payload: string;
+  /** The event's (StoredEvent.traceParent): what each attempt's span links to. */
+  traceParent: string | null;
 }
 
 /** A delivery claimed for an attempt, with what sending it needs. */
@@ -22,6 +24,7 @@ export interface ClaimedDelivery {
   payload: string;
   /** Attempts made before this one. */
   attempts: number;
+  traceParent: string | null;
   url: string;
   secret: string;
 }
@@ -63,11 +66,11 @@ export class WebhookDeliveriesRepository {
     const now = this.sql.timestamp(new Date());
     for (let start = 0; start < deliveries.length; start += CHUNK) {
       const chunk = deliveries.slice(start, start + CHUNK);
-      const values = chunk.map((_, index) => `(${this.sql.placeholders(7, index * 7 + 1)}, 'pending', 0)`).join(', ');
-      const params = chunk.flatMap((delivery) => [delivery.webhookId, delivery.eventId, delivery.eventCursor, delivery.messageId, delivery.payload, now, now]);
+      const values = chunk.map((_, index) => `(${this.sql.placeholders(8, index * 8 + 1)}, 'pending', 0)`).join(', ');
+      const params = chunk.flatMap((delivery) => [delivery.webhookId, delivery.eventId, delivery.eventCursor, delivery.messageId, delivery.payload, delivery.traceParent, now, now]);
       await this.sql.rows(
         this.sql.statement(
-          `INSERT INTO webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, next_attempt_at, created_at, status, attempts) ` +
+          `INSERT INTO webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, trace_parent, next_attempt_at, created_at, status, attempts) ` +
             `VALUES ${values} ON CONFLICT (webhook_id, event_id) DO NOTHING`,
         ),
         params,
@@ -88,7 +91,7 @@ export class WebhookDeliveriesRepository {
         `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ` +
         `WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until < $3) AND w.active = $4 ` +
         `ORDER BY d.next_attempt_at LIMIT $5${lock}) ` +
-        `RETURNING id, webhook_id, event_cursor, message_id, payload, attempts`,
+        `RETURNING id, webhook_id, event_cursor, message_id, payload, attempts, trace_parent`,
     );
     const nowParam = this.sql.timestamp(now);
     const rows = await this.sql.written<Record<string, unknown>>(statement, [this.sql.timestamp(leaseUntil), nowParam, nowParam, true, limit]);
@@ -110,6 +113,7 @@ export class WebhookDeliveriesRepository {
           messageId: row.message_id as string,
           payload: row.payload as string,
           attempts: Number(row.attempts),
+          traceParent: (row.trace_parent as string | null | undefined) ?? null,
           url: target.url,
           secret: target.secret,
         },

@@ -12,6 +12,7 @@ import { OutboxRepository, PUBLIC_READER, type StoredEvent } from '../events/out
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type AttemptOutcome, type ClaimedDelivery, type NewDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhooksRepository } from './webhooks.repository.js';
+import { inSpan, outsideTrace, SpanKind, startRootSpan } from '../tracing/spans.js';
 
 const FEED_BATCH = 100;
 const POLL_MS = 1000;
@@ -108,8 +109,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private tick(): void {
-    this.transactions
-      .single(() => this.deliveries.workload())
+    // Outside the trace of whatever woke it (a request that changed a webhook), as the feeder and sender are.
+    outsideTrace(() => this.transactions.single(() => this.deliveries.workload()))
       .then(({ pending, activeWebhooks }) => {
         this.activeWebhooks = activeWebhooks;
         this.pending = pending;
@@ -127,7 +128,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.feedAgain = true;
       return;
     }
-    this.feeding = this.feed()
+    // Outside the trace of what woke it (the relay's batch): each feed that queues deliveries is a trace of its own.
+    this.feeding = outsideTrace(() => this.feed())
       .catch((error: unknown) => this.logger.debug(`Could not queue webhook deliveries: ${message(error)}`))
       .finally(() => {
         this.feeding = null;
@@ -145,7 +147,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.claimAgain = true;
       return;
     }
-    this.claiming = this.claim()
+    this.claiming = outsideTrace(() => this.claim())
       .catch((error: unknown) => this.logger.debug(`Could not claim webhook deliveries: ${message(error)}`))
       .finally(() => {
         this.claiming = null;
@@ -167,7 +169,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // others with the next public event read.
       const events = await this.outbox.after(isAfter(earliest, fed) ? earliest : fed, FEED_BATCH, { reader: PUBLIC_READER });
       if (events.length === 0) return;
-      const queued = await this.transactions.run(async (manager) => {
+      // With tracing on, the queuing has a span of its own, linked to the writes that recorded the events.
+      const span = startRootSpan('webhook feed', SpanKind.INTERNAL, { 'messaging.batch.message_count': events.length }, events.map((event) => event.traceParent));
+      const queued = await inSpan(span, () => this.transactions.run(async (manager) => {
         const position = await this.webhooks.feedPosition(manager, true);
         // Another instance fed these events meanwhile: read again from where it left off.
         if (position.tx !== fed.tx || position.id !== fed.id) return null;
@@ -186,13 +190,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           }
           const eventCursor = encodeEventCursor(event);
           for (const webhook of matching) {
-            rows.push({ webhookId: webhook.id, eventId: event.id, eventCursor, messageId: `msg_${randomBytes(16).toString('base64url')}`, payload });
+            rows.push({ webhookId: webhook.id, eventId: event.id, eventCursor, messageId: `msg_${randomBytes(16).toString('base64url')}`, payload, traceParent: event.traceParent });
           }
         }
         await this.deliveries.insert(rows, manager);
         await this.webhooks.advanceFeed(events[events.length - 1], manager);
         return rows.length;
-      });
+      })).finally(() => span?.end());
       if (queued) this.wakeSender();
       if (queued !== null && events.length < FEED_BATCH) return;
     }
@@ -228,6 +232,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       body: delivery.payload,
       timeoutMs: this.config.webhookTimeoutMs,
       allowPrivate: this.config.webhookAllowPrivate,
+      traceParent: delivery.traceParent,
     });
     const at = new Date();
     const attempt = delivery.attempts + 1;

@@ -12,6 +12,8 @@ export interface SendOptions {
   body: string;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** The trace of the write whose event this is: the attempt's span links to it. */
+  traceParent?: string | null;
 }
 
 export interface SendResult {
@@ -36,8 +38,8 @@ export async function sendSigned(options: SendOptions): Promise<SendResult> {
   const elapsed = () => Math.round(performance.now() - started);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
-  // With tracing on, each attempt is a client span whose `traceparent` the receiver gets.
-  const span = startRootSpan('webhook POST', SpanKind.CLIENT, { 'http.request.method': 'POST', 'webhook.message_id': options.messageId });
+  // With tracing on, each attempt is a client span whose `traceparent` the receiver gets, linked to the event's write.
+  const span = startRootSpan('webhook POST', SpanKind.CLIENT, { 'http.request.method': 'POST', 'webhook.message_id': options.messageId }, [options.traceParent]);
   try {
     const target = new URL(options.url);
     span?.setAttributes({ 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80) });

@@ -8,6 +8,11 @@ import pg from 'pg';
 export type DatabaseKind = 'sqlite' | 'postgres';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+/**
+ * With TEST_DATABASE_URL through a transaction pooler: the same server reached directly. Test
+ * databases are made and dropped through it, and each app gets it as DATABASE_DIRECT_URL.
+ */
+export const TEST_DATABASE_DIRECT_URL = process.env.TEST_DATABASE_DIRECT_URL || undefined;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
 export const DATABASES: DatabaseKind[] = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -15,6 +20,8 @@ export const DATABASES: DatabaseKind[] = TEST_DATABASE_URL ? ['sqlite', 'postgre
 export interface TestDatabase {
   kind: DatabaseKind;
   url: string;
+  /** The same database, directly (TEST_DATABASE_DIRECT_URL): the apps' DATABASE_DIRECT_URL. */
+  directUrl?: string;
   drop(): Promise<void>;
 }
 
@@ -33,20 +40,25 @@ export async function createTestDatabase(kind: DatabaseKind, { file = false } = 
     };
   }
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  const adminUrl = TEST_DATABASE_DIRECT_URL ?? TEST_DATABASE_URL;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
+  const beside = (server: string) => {
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
   return {
     kind,
-    url: url.toString(),
+    url: beside(TEST_DATABASE_URL),
+    directUrl: TEST_DATABASE_DIRECT_URL && beside(TEST_DATABASE_DIRECT_URL),
     drop: async () => {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

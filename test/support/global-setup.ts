@@ -1,3 +1,5 @@
+import { findPgbouncer } from './pgbouncer.js';
+
 /** Says once, at the start of a run, which suites are skipped for want of a server. */
 export default function announceSkippedSuites(): void {
   const missing = [
@@ -6,5 +8,8 @@ export default function announceSkippedSuites(): void {
   ].filter(([variable]) => !process.env[variable]);
   for (const [variable, server] of missing) {
     console.warn(`[tests] ${variable} is not set: the ${server} suites are skipped (set it, e.g. as in .ci/run, to run them).`);
+  }
+  if (process.env.TEST_DATABASE_URL && !findPgbouncer()) {
+    console.warn('[tests] pgbouncer is not installed: the connection pooler suite is skipped (Debian: apt-get install pgbouncer).');
   }
 }

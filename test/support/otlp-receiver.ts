@@ -10,6 +10,11 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId: string;
   attributes: Record<string, unknown>;
+  /** Span links: the spans this one was caused by, in other traces. */
+  links: { traceId: string; spanId: string }[];
+  /** Nanoseconds since the epoch, as decimal text (compare them as BigInts). */
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
 }
 
 /** OTLP span kinds (the JSON encoding's numbers). */
@@ -28,7 +33,17 @@ interface OtlpExport {
     resource?: { attributes?: { key: string; value: OtlpAnyValue }[] };
     scopeSpans?: {
       scope?: { name?: string };
-      spans?: { name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string; attributes?: { key: string; value: OtlpAnyValue }[] }[];
+      spans?: {
+        name: string;
+        kind: number;
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        attributes?: { key: string; value: OtlpAnyValue }[];
+        links?: { traceId: string; spanId: string }[];
+        startTimeUnixNano?: string | number;
+        endTimeUnixNano?: string | number;
+      }[];
     }[];
   }[];
 }
@@ -85,6 +100,9 @@ export class OtlpReceiver {
             spanId: span.spanId,
             parentSpanId: span.parentSpanId ?? '',
             attributes: Object.fromEntries((span.attributes ?? []).map(({ key, value }) => [key, plain(value)])),
+            links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
+            startTimeUnixNano: String(span.startTimeUnixNano ?? 0),
+            endTimeUnixNano: String(span.endTimeUnixNano ?? 0),
           });
         }
       }

@@ -9,6 +9,8 @@ import { AppConfig } from '../../config/app-config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { GraphQLCacheHooks } from './cache/graphql-cache.hooks.js';
 import { guardEntityRepresentations } from './federation/entity-representations.js';
+import { FEDERATION_LINK } from './federation/federation-link.js';
+import { serveReferableEntitiesSdl } from './federation/referable-entities.js';
 import { gatePlugin } from './gate/gate.plugin.js';
 import { OperationGate } from './gate/operation-gate.js';
 import { GraphQLContextFactory } from './graphql-context.factory.js';
@@ -57,10 +59,10 @@ export function buildGraphQLOptions(
     path: GRAPHQL_PATH,
     // The schema lives in memory; `npm run schema:print` writes schema.gql (and a test keeps it current).
     // As a federation subgraph (CONTRACT §10) it gains _service, _entities and the @key directives.
-    autoSchemaFile: config.graphqlFederation ? { federation: 2 } : true,
+    autoSchemaFile: config.graphqlFederation ? { federation: FEDERATION_LINK } : true,
     sortSchema: true,
     transformSchema: (schema) => {
-      const described = describeRootTypes(config.graphqlFederation ? guardEntityRepresentations(schema) : schema);
+      const described = describeRootTypes(config.graphqlFederation ? serveReferableEntitiesSdl(guardEntityRepresentations(schema)) : schema);
       return routed(tracingState.enabled ? traceResolvers(described) : described);
     },
     introspection: config.graphqlIntrospection,

@@ -24,7 +24,7 @@ export interface Page<T> {
 
 /**
  * The pattern of list cursors, for the OpenAPI document: base64url of `v1:<id>` for every id up to
- * 1999999999 (the ids there are; the service takes cursors up to 2147483647, the largest id).
+ * 1999999999 (the ids there are; the service takes cursors up to MAX_INT32, the largest id).
  */
 export const LIST_CURSOR_PATTERN = base64Pattern('v1:', [...positiveIntegerShapes(9), ['1', ...Array<string>(9).fill(DIGIT)]]);
 

@@ -70,6 +70,9 @@ export abstract class Dialect {
    */
   abstract readonly shared: boolean;
 
+  /** The database's `db.system.name` in trace spans (OpenTelemetry database conventions). */
+  abstract readonly dbSystemName: string;
+
   // --- Statement text and parameters -----------------------------------------------------------
 
   /** A statement written with `$1, $2, …` as this database takes it. */

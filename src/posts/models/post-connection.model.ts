@@ -4,6 +4,7 @@ import { POST_STATUSES, type PostStatus } from '../../auth/read-policy.js';
 import { FirstArg } from '../../common/graphql/page.args.js';
 import { PageInfo } from '../../common/graphql/page-info.model.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
+import { ArgumentCost } from '../../common/graphql/cost.decorator.js';
 import { Post } from '../post.entity.js';
 import { IsDateTime, MaxChars } from '../../common/validation/transforms.js';
 import { MAX_POST_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_TAG_FILTERS, TAG_SLUG_PATTERN } from '../dto/list-posts.query.js';
@@ -69,6 +70,9 @@ export class PostConnection {
 
 const DATE_MESSAGE = (name: string) => ({ message: `${name} must be a DateTime in years 0001-9999` });
 
+/** What a full-text `search` adds to the cost of `Query.posts` (ranking and snippets). */
+export const SEARCH_WEIGHT = 10;
+
 /** Query.posts(first, after, authorId, tag, search, status, publishedAfter, publishedBefore, orderBy). */
 @ArgsType()
 export class PostsArgs {
@@ -95,6 +99,7 @@ export class PostsArgs {
   tag?: string[] | null;
 
   @Field(() => String, { nullable: true, description: `Full-text search over title and body (at most ${MAX_SEARCH_LENGTH} characters): words, "phrases", -excluded; edges carry rank and snippet` })
+  @ArgumentCost(SEARCH_WEIGHT)
   @MaxChars(MAX_SEARCH_LENGTH, { message: `search must be at most ${MAX_SEARCH_LENGTH} characters` })
   @IsOptional()
   search?: string | null;

@@ -20,7 +20,7 @@ function makeGate(env: Record<string, string> = {}) {
     NODE_ENV: 'test',
     GRAPHQL_MAX_DEPTH: '5',
     GRAPHQL_MAX_ALIASES: '5',
-    GRAPHQL_MAX_COMPLEXITY: '100',
+    GRAPHQL_MAX_COST: '100',
     ...env,
   });
   const auth = { authenticate: async () => null } as unknown as AuthService;
@@ -39,16 +39,16 @@ describe('OperationGate: limits remembered per document and per value of the var
     const gate = makeGate();
     const query = 'query($id: Int!, $n: Int) { post(id: $id) { comments(first: $n) { id } } }';
     expect(codeOf(await verdict(gate, query, { id: 1, n: 5 }))).toBeNull();
-    expect(codeOf(await verdict(gate, query, { id: 2, n: 500 }))).toBe('QUERY_TOO_COMPLEX');
+    expect(codeOf(await verdict(gate, query, { id: 2, n: 500 }))).toBe('COST_LIMIT_EXCEEDED');
     expect(codeOf(await verdict(gate, query, { id: 3, n: 5 }))).toBeNull();
-    expect(codeOf(await verdict(gate, query, { id: 4, n: 500 }))).toBe('QUERY_TOO_COMPLEX');
+    expect(codeOf(await verdict(gate, query, { id: 4, n: 500 }))).toBe('COST_LIMIT_EXCEEDED');
   });
 
   it('follows @include with a variable', async () => {
     const gate = makeGate();
     const query = 'query($all: Boolean!) { posts(first: 50) { id comments(first: 5) @include(if: $all) { id } } }';
     expect(codeOf(await verdict(gate, query, { all: false }))).toBeNull();
-    expect(codeOf(await verdict(gate, query, { all: true }))).toBe('QUERY_TOO_COMPLEX');
+    expect(codeOf(await verdict(gate, query, { all: true }))).toBe('COST_LIMIT_EXCEEDED');
     expect(codeOf(await verdict(gate, query, { all: false }))).toBeNull();
   });
 
@@ -60,23 +60,22 @@ describe('OperationGate: limits remembered per document and per value of the var
     expect(codeOf(await verdict(gate, query, { n: 3 }))).toBeNull();
   });
 
-  it('gives the admitted operation its complexity', async () => {
-    const result = await verdict(makeGate(), '{ posts(first: 3) { id } }');
-    expect('admitted' in result && result.admitted.complexity).toBe(4);
-    expect('admitted' in result && result.admitted.cost).toBe(4);
+  it('gives the admitted operation its cost: 3 posts of 1, their scalars 0', async () => {
+    const result = await verdict(makeGate(), '{ posts(first: 3) { id __typename } }');
+    expect('admitted' in result && result.admitted.cost).toBe(3);
   });
 
   it('refuses past GRAPHQL_MAX_COST with COST_LIMIT_EXCEEDED (400), on every transport', async () => {
     const gate = makeGate({ GRAPHQL_MAX_COST: '20' });
     for (const transport of ['http', 'ws', 'sse'] as const) {
       const result = await verdict(gate, '{ posts(first: 30) { id } }', {}, { transport });
-      expect('refused' in result && result.refused.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 31, maxCost: 20, http: { status: 400 } });
+      expect('refused' in result && result.refused.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 30, maxCost: 20, http: { status: 400 } });
     }
   });
 
   it("spends each admitted operation's cost from its address's budget (RATE_LIMIT_COST_MAX), on every transport", async () => {
     const gate = makeGate({ RATE_LIMIT_COST_MAX: '10' });
-    const query = '{ posts(first: 3) { id } }';
+    const query = '{ posts(first: 4) { id } }';
     const first = await verdict(gate, query, {}, { transport: 'ws' });
     expect('admitted' in first && first.admitted.budget).toMatchObject({ policy: 'cost', limit: 10, remaining: 6, exceeded: false });
     expect(codeOf(await verdict(gate, query, {}, { transport: 'sse' }))).toBeNull();

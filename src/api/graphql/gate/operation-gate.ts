@@ -35,8 +35,7 @@ export interface AdmittedOperation {
   operation: OperationDefinitionNode;
   operationName?: string;
   variables: Record<string, unknown>;
-  complexity: number;
-  /** Its `@cost`/`@listSize` cost (what GRAPHQL_MAX_COST bounds and the address's budget paid). */
+  /** Its `@cost`/`@listSize` cost: what GRAPHQL_MAX_COST bounds, the address's budget paid, its subscription holds. */
   cost: number;
   /** Where the address's cost budget stands after paying it (null when RATE_LIMIT_COST_MAX=0). */
   budget: LimitState | null;
@@ -67,8 +66,8 @@ export type GateVerdict =
  * 5. parsing and validation, cached per document, the same cache serving Apollo
  *    (validated-documents.ts);
  * 6. the operation: a subscription only over a live transport;
- * 7. depth, aliases, complexity and cost (remembered per document and per value of the variables
- *    that change them);
+ * 7. depth, aliases and the cost — the one budget (remembered per document and per value of the
+ *    variables that change it); a refusal still reports the address's cost budget (RateLimit);
  * 7b. the address's cost budget (RATE_LIMIT_COST_MAX per window), paid by every admitted operation;
  * 8. for subscriptions, the per-address budget of distinct executions every event will cost
  *    (subscription-budget.ts, held by the live transports).
@@ -97,7 +96,6 @@ export class OperationGate {
     this.limits = {
       maxDepth: config.graphqlMaxDepth,
       maxAliases: config.graphqlMaxAliases,
-      maxComplexity: config.graphqlMaxComplexity,
       maxCost: config.graphqlMaxCost,
     };
     this.maxNesting = Math.max(256, config.graphqlMaxDepth + 32);
@@ -119,6 +117,11 @@ export class OperationGate {
   /** The actor behind a credential, checked afresh: 401 (a DomainError) when it no longer holds. */
   authenticate(authorization: string | undefined | null): Promise<Actor | null> {
     return this.auth.authenticate(authorization);
+  }
+
+  /** Where the address's cost budget stands, nothing spent (a refused operation runs nothing): its RateLimit item. */
+  private async standing(caller: Caller): Promise<LimitState | undefined> {
+    return (await this.limiter.spend(costKey(caller.address), COST_POLICY, 0, this.config.rateLimitCostMax, this.config.rateLimitWindowS)) ?? undefined;
   }
 
   async admit(raw: RawOperation, caller: Caller, schema: GraphQLSchema): Promise<GateVerdict> {
@@ -165,10 +168,10 @@ export class OperationGate {
         ),
       };
     }
-    if (prepared.structural) return { refused: prepared.structural };
+    if (prepared.structural) return { refused: prepared.structural, budget: await this.standing(caller) };
     const vars = variables ?? {};
     const cost = this.documents.costOf(prepared, schema, vars, operationName);
-    if (cost.error) return { refused: cost.error };
+    if (cost.error) return { refused: cost.error, budget: await this.standing(caller) };
     const budget = await this.limiter.spend(costKey(caller.address), COST_POLICY, cost.cost, this.config.rateLimitCostMax, this.config.rateLimitWindowS);
     if (budget?.exceeded) return { refused: toGraphQLError(rateLimited(budget.resetS)), budget };
     if (register !== undefined) await this.sources.register(register, query);
@@ -181,7 +184,6 @@ export class OperationGate {
         operation,
         operationName,
         variables: vars,
-        complexity: cost.complexity,
         cost: cost.cost,
         budget,
       },

@@ -2,13 +2,13 @@ import { GraphQLError } from 'graphql';
 
 interface Held {
   refs: number;
-  complexity: number;
+  cost: number;
 }
 
 /**
  * What one client address may make every event cost. Subscribers asking the same operation
  * share one execution per event, so an address pays once for each distinct operation it holds
- * (text, operation name and variables) — its complexity — and nothing for repeats. Without a
+ * (text, operation name and variables) — its cost (query-limits.ts) — and nothing for repeats. Without a
  * bound, a few dozen distinct heavy documents from one address would make every write cost
  * hundreds of milliseconds of CPU.
  */
@@ -18,12 +18,12 @@ export class SubscriptionBudget {
   constructor(private readonly maxPerAddress: number) {}
 
   /** Holds one subscription of `key`; returns its release (call it once), or the refusal. */
-  hold(address: string, key: string, complexity: number): (() => void) | GraphQLError {
+  hold(address: string, key: string, operationCost: number): (() => void) | GraphQLError {
     let account = this.byAddress.get(address);
     if (!account) this.byAddress.set(address, (account = { total: 0, held: new Map() }));
     let held = account.held.get(key);
     if (!held) {
-      const cost = Math.max(1, complexity);
+      const cost = Math.max(1, operationCost);
       if (account.total + cost > this.maxPerAddress) {
         if (account.held.size === 0) this.byAddress.delete(address);
         return new GraphQLError(
@@ -32,7 +32,7 @@ export class SubscriptionBudget {
         );
       }
       account.total += cost;
-      account.held.set(key, (held = { refs: 0, complexity: cost }));
+      account.held.set(key, (held = { refs: 0, cost }));
     }
     held.refs += 1;
     let released = false;
@@ -55,7 +55,7 @@ export class SubscriptionBudget {
     held.refs -= 1;
     if (held.refs > 0) return;
     account.held.delete(key);
-    account.total -= held.complexity;
+    account.total -= held.cost;
     if (account.held.size === 0) this.byAddress.delete(address);
   }
 }

@@ -9,7 +9,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { checkStructure, complexityVariables, measureComplexity, type QueryLimits } from '../limits/query-limits.js';
+import { checkStructure, costVariables, measureCost, type QueryLimits } from '../limits/query-limits.js';
 import { refusal, withStatus } from './refusal.js';
 
 /** Text of the validated documents kept in memory (their ASTs take some ten times more). */
@@ -18,8 +18,7 @@ const DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
 const MAX_COSTS_PER_DOCUMENT = 64;
 
 export interface Cost {
-  complexity: number;
-  /** The `@cost`/`@listSize` cost (GRAPHQL_MAX_COST, RATE_LIMIT_COST_MAX). */
+  /** The `@cost`/`@listSize` cost (GRAPHQL_MAX_COST, RATE_LIMIT_COST_MAX, the subscriptions' budget). */
   cost: number;
   error?: GraphQLError;
 }
@@ -29,7 +28,7 @@ export interface PreparedDocument {
   document: DocumentNode;
   /** Depth and alias limits: a property of the document alone. */
   structural?: GraphQLError;
-  /** The variables whose values can change the complexity (`first`, priced arguments, @skip/@include). */
+  /** The variables whose values can change the cost (`first`, priced arguments, @skip/@include). */
   costVariables: readonly string[];
   costs: Map<string, Cost>;
 }
@@ -43,7 +42,7 @@ export interface ValidatedDocumentsOptions {
 
 /**
  * Documents parsed and validated once, by SHA-256 (bounded by the bytes of their text), with
- * their depth and alias verdict and their complexity per value of the variables that change it.
+ * their depth and alias verdict and their cost per value of the variables that change it.
  * The same cache is Apollo's documentStore, so POST and GET run what the gate validated.
  */
 export class ValidatedDocuments {
@@ -96,7 +95,7 @@ export class ValidatedDocuments {
     const prepared: PreparedDocument = {
       document,
       structural: structural && withStatus(structural, 400),
-      costVariables: complexityVariables(document, schema),
+      costVariables: costVariables(document, schema),
       costs: new Map(),
     };
     this.sourceLengths.set(hash, query.length);
@@ -105,16 +104,16 @@ export class ValidatedDocuments {
   }
 
   /**
-   * The complexity, measured once per document and per value of the variables that can change
+   * The cost, measured once per document and per value of the variables that can change
    * it — the post page asked for with a thousand different `$id`s is measured once.
    */
   costOf(prepared: PreparedDocument, schema: GraphQLSchema, variables: Record<string, unknown>, operationName?: string): Cost {
     const key = `${operationName ?? ''}\u0000${JSON.stringify(prepared.costVariables.map((name) => variables[name] ?? null))}`;
     const known = prepared.costs.get(key);
     if (known) return known;
-    const measured = measureComplexity(schema, prepared.document, this.options.limits, variables, operationName);
+    const measured = measureCost(schema, prepared.document, this.options.limits, variables, operationName);
     const [error] = measured.errors;
-    const cost = { complexity: measured.complexity, cost: measured.cost, error: error && withStatus(error, 400) };
+    const cost = { cost: measured.cost, error: error && withStatus(error, 400) };
     if (prepared.costs.size >= MAX_COSTS_PER_DOCUMENT) prepared.costs.clear();
     // Variables that do not fit their types are reported by this walk; such answers are not kept.
     if (error?.extensions.code !== 'BAD_USER_INPUT') prepared.costs.set(key, cost);

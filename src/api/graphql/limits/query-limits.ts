@@ -1,10 +1,29 @@
 import {
+  type ArgumentNode,
   type ASTNode,
   type ASTVisitor,
+  type DirectiveNode,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  type GraphQLArgument,
   GraphQLError,
+  type GraphQLField,
+  GraphQLIncludeDirective,
+  type GraphQLNamedType,
   type GraphQLSchema,
+  GraphQLSkipDirective,
+  type InlineFragmentNode,
+  isCompositeType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -15,43 +34,41 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import { type ComplexityEstimator, createComplexityRule, simpleEstimator } from 'graphql-query-complexity';
-import { COST_EXTENSION, type FieldCost, LIST_SIZE_EXTENSION, type ListSize } from '../../../common/graphql/cost.decorator.js';
+import { COST_DIRECTIVE, COST_EXTENSION, type FieldCost, LIST_SIZE_EXTENSION, type ListSize } from '../../../common/graphql/cost.decorator.js';
 
 /**
- * Limits on what one GraphQL document may ask for, as validation rules: the same rules serve
- * HTTP (the Apollo plugin in query-limits.plugin.ts) and WebSocket subscriptions, and they run
- * after parsing and before anything executes.
+ * Limits on what one GraphQL document may ask for, checked after parsing and before anything
+ * executes, the same on every transport (the operation gate, gate/operation-gate.ts):
  *
  * - depth: the longest chain of nested fields, counted through fragments and inline fragments
  *   (introspection's __schema/__type subtrees are bounded by the schema and not counted);
  * - aliases: aliased fields, counted once per use of the fragment that holds them;
- * - complexity: graphql-query-complexity with every field costing 1 and a list field with a
- *   `first` argument costing 1 + first × its selection (so nested lists multiply);
- * - cost (contract §10): the same walk priced by the `@cost`/`@listSize` weights declared next to
- *   the fields (src/common/graphql/cost.decorator.ts), see costEstimator.
+ * - cost (contract §10, §18): THE budget of an operation (GRAPHQL_MAX_COST, and per address
+ *   RATE_LIMIT_COST_MAX), by the `@cost`/`@listSize` demand-control convention that Apollo's and
+ *   Hive's routers apply to the same weights printed in the subgraph SDL — see measureCost.
  *
- * Complexity and cost sit side by side rather than one replacing the other: GRAPHQL_MAX_COMPLEXITY
- * (§4, default 1000) is a structural bound whose formula clients and the contract fix (every field
- * 1, lists by `first`), while the cost (GRAPHQL_MAX_COST, default 5000, and the per-address budget
- * RATE_LIMIT_COST_MAX) prices what the server does — a search, a mutation, a list without `first`.
- * Were they one number, the lower complexity limit would always answer first and
- * COST_LIMIT_EXCEEDED could never be seen with the defaults. Both are measured by one validation
- * pass over the document (graphql-js visits it once with both rules in parallel), remembered
- * together per document and variables (gate/validated-documents.ts); complexity is checked first.
+ * The fixed complexity formula of v1–v3 (every field 1, GRAPHQL_MAX_COMPLEXITY) is retired: two
+ * measures disagreed, and the lower one refused what the cost admitted (the README's own thread
+ * query). What it also bounded — the work of the walk itself — is the expanded-selection bound
+ * below (QUERY_TOO_COMPLEX), which no document a client writes comes near.
  */
 export interface QueryLimits {
   maxDepth: number;
   maxAliases: number;
-  maxComplexity: number;
   maxCost: number;
 }
 
 export const QUERY_TOO_DEEP = 'QUERY_TOO_DEEP';
 export const QUERY_TOO_COMPLEX = 'QUERY_TOO_COMPLEX';
 export const COST_LIMIT_EXCEEDED = 'COST_LIMIT_EXCEEDED';
-/** Apollo's demand-control convention: a mutation costs 10 (each root field of one). */
+/** Apollo's demand-control convention: a mutation operation costs 10 more than its selection. */
 export const MUTATION_WEIGHT = 10;
+/**
+ * Fields a document may hold once its fragments are expanded (each use of a fragment counted):
+ * bounds the work of measuring it, whatever its cost (a fragment spread twice at every one of 40
+ * levels is 2^40 fields of cost 0).
+ */
+export const MAX_EXPANDED_FIELDS = 10_000;
 
 function limitError(code: string, message: string, node: OperationDefinitionNode | undefined, details: object): GraphQLError {
   return new GraphQLError(message, { nodes: node ? [node] : undefined, extensions: { code, ...details } });
@@ -159,98 +176,184 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
   };
 }
 
-/** A list field with a `first` argument costs 1 + first × its selection; others fall through. */
-export const firstArgumentEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  if (!field.args.some((argument) => argument.name === 'first')) return undefined;
-  const first = typeof args.first === 'number' && args.first > 1 ? args.first : 1;
-  return 1 + first * childComplexity;
-};
-
-export const COMPLEXITY_ESTIMATORS = [firstArgumentEstimator, simpleEstimator({ defaultComplexity: 1 })];
+/** The weight an argument adds when it is given: its `@cost(weight:)` directive (cost.decorator.ts, ArgumentCost). */
+export function argumentWeight(argument: GraphQLArgument): number {
+  const directive = argument.astNode?.directives?.find((node: DirectiveNode) => node.name.value === COST_DIRECTIVE);
+  const weight = directive?.arguments?.find((node: ArgumentNode) => node.name.value === 'weight')?.value;
+  return weight?.kind === Kind.INT ? Number(weight.value) : 0;
+}
 
 function sizeOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return Math.max(0, value);
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.max(0, value);
   if (Array.isArray(value)) return value.length;
   return undefined;
 }
 
+/** A connection's lists (`edges`, `nodes`) and the size its slicing argument gave them. */
+interface Sized {
+  fields: readonly string[];
+  size: number;
+}
+
+class TooManyFields extends Error {}
+
 /**
- * The cost of a field, by the `@cost`/`@listSize` convention: its weight (declared with @Cost,
- * else 10 for a root mutation field, else 1), plus the weights of the declared arguments it is
- * given, plus its size × its selection. The size: the first slicing argument given (a number, or
- * a list's length) else the assumed size (@ListSize); `_entities` (federation) by the number of
- * its representations; otherwise `first` when the field has one (as the complexity), else 1.
+ * The cost walk: each fragment measured once per list context (memoized), so a document whose
+ * fragments spread each other many times costs linear time, not exponential.
  */
-export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
-  const declared = field.extensions?.[COST_EXTENSION] as FieldCost | undefined;
-  const listSize = field.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
-  let cost = declared?.weight ?? (type.name === 'Mutation' ? MUTATION_WEIGHT : 1);
-  for (const [name, weight] of Object.entries(declared?.arguments ?? {})) {
-    if (args[name] !== undefined && args[name] !== null) cost += weight;
-  }
-  let size: number | undefined;
-  if (listSize) {
-    if (listSize.sizedByLengthOf !== undefined) size = sizeOf(args[listSize.sizedByLengthOf]);
-    for (const name of size === undefined ? (listSize.slicingArguments ?? []) : []) {
-      size = sizeOf(args[name]);
-      if (size !== undefined) break;
-    }
-    size ??= listSize.assumedSize ?? 1;
-  } else if (field.name === '_entities') {
-    size = sizeOf(args.representations) ?? 1;
-  } else if (field.args.some((argument) => argument.name === 'first')) {
-    size = typeof args.first === 'number' && args.first > 1 ? args.first : 1;
-  }
-  return cost + (size ?? 1) * childComplexity;
-};
+class CostWalk {
+  private fields = 0;
+  private readonly memo = new Map<string, { cost: number; fields: number }>();
+  private readonly active = new Set<string>();
 
-/** The operation's cost; `onComplete` gets it, an error COST_LIMIT_EXCEEDED past `maxCost`. */
-export function costLimitRule(
-  maxCost: number,
-  variables: Record<string, unknown> = {},
-  operationName?: string,
-  onComplete?: (cost: number) => void,
-): ValidationRule {
-  return createComplexityRule({
-    maximumComplexity: maxCost,
-    variables,
-    operationName,
-    onComplete,
-    estimators: [costEstimator],
-    maxQueryNodes: Math.max(10_000, 2 * maxCost),
-    createError: (max, actual) =>
-      limitError(COST_LIMIT_EXCEEDED, `The operation costs ${actual}; at most ${max} is allowed`, undefined, { cost: actual, maxCost: max }),
-  });
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Map<string, FragmentDefinitionNode>,
+    private readonly variables: Record<string, unknown>,
+  ) {}
+
+  selectionSet(set: SelectionSetNode, parent: GraphQLNamedType | undefined, sized: Sized | undefined): number {
+    let cost = 0;
+    for (const selection of set.selections) {
+      if (!this.included(selection)) continue;
+      if (selection.kind === Kind.FIELD) cost += this.field(selection, parent, sized);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) cost += this.selectionSet(selection.selectionSet, this.condition(selection, parent), sized);
+      else cost += this.fragment(selection.name.value, sized);
+    }
+    return cost;
+  }
+
+  /**
+   * A field: `count × (weight + selection) + arguments`. The weight: its @cost, else 1 for an
+   * object, union or interface and 0 for a scalar or enum (and `__typename`). The count, for a
+   * list: the size its parent connection's slicing argument gave it (`sizedFields`), else its own
+   * slicing argument's value (defaults included), else its assumed size, else (`_entities`) the
+   * number of representations, else (no @listSize) its `first`, else 1. A connection field itself is one object: its `first`
+   * multiplies its `edges` and `nodes`, not its `pageInfo` or `totalCount`.
+   */
+  private field(node: FieldNode, parent: GraphQLNamedType | undefined, sized: Sized | undefined): number {
+    if ((this.fields += 1) > MAX_EXPANDED_FIELDS) throw new TooManyFields();
+    // __typename costs nothing; introspection (__schema, __type) is bounded by the schema.
+    if (node.name.value.startsWith('__')) return 0;
+    if (!parent || !(isObjectType(parent) || isInterfaceType(parent))) return 0;
+    const definition: GraphQLField<unknown, unknown> | undefined = parent.getFields()[node.name.value];
+    if (!definition) return 0;
+    const args = getArgumentValues(definition, node, this.variables);
+    const named = getNamedType(definition.type);
+    const declared = definition.extensions?.[COST_EXTENSION] as FieldCost | undefined;
+    const listSize = definition.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
+    let argumentsCost = 0;
+    for (const argument of definition.args) {
+      if (args[argument.name] !== undefined && args[argument.name] !== null) argumentsCost += argumentWeight(argument);
+    }
+    let sliced: number | undefined;
+    for (const name of listSize?.slicingArguments ?? []) {
+      sliced = sizeOf(args[name]);
+      if (sliced !== undefined) break;
+    }
+    const size = sliced ?? listSize?.assumedSize ?? 1;
+    let count = 1;
+    if (isListType(getNullableType(definition.type))) {
+      if (sized?.fields.includes(node.name.value)) count = sized.size;
+      else if (listSize && !listSize.sizedFields) count = size;
+      else if (node.name.value === '_entities') count = sizeOf(args.representations) ?? 1;
+      else if (!listSize) count = sizeOf(args.first) ?? 1;
+    }
+    const weight = declared?.weight ?? (isCompositeType(named) ? 1 : 0);
+    const below = listSize?.sizedFields ? { fields: listSize.sizedFields, size } : undefined;
+    const selection = node.selectionSet ? this.selectionSet(node.selectionSet, named, below) : 0;
+    return count * (weight + selection) + argumentsCost;
+  }
+
+  private fragment(name: string, sized: Sized | undefined): number {
+    const key = `${name}\u0000${sized ? `${sized.size}:${sized.fields.join(',')}` : ''}`;
+    const known = this.memo.get(key);
+    if (known) {
+      if ((this.fields += known.fields) > MAX_EXPANDED_FIELDS) throw new TooManyFields();
+      return known.cost;
+    }
+    const fragment = this.fragments.get(name);
+    // Unknown fragments and cycles are reported by the standard rules; they add nothing here.
+    if (!fragment || this.active.has(key)) return 0;
+    this.active.add(key);
+    const before = this.fields;
+    const cost = this.selectionSet(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value) ?? undefined, sized);
+    this.active.delete(key);
+    this.memo.set(key, { cost, fields: this.fields - before });
+    return cost;
+  }
+
+  private condition(fragment: InlineFragmentNode, parent: GraphQLNamedType | undefined): GraphQLNamedType | undefined {
+    return fragment.typeCondition ? (this.schema.getType(fragment.typeCondition.name.value) ?? undefined) : parent;
+  }
+
+  /** What @skip/@include leave out costs nothing. */
+  private included(node: { directives?: readonly DirectiveNode[] } & ASTNode): boolean {
+    if (!node.directives?.length) return true;
+    const skip = getDirectiveValues(GraphQLSkipDirective, node as FieldNode, this.variables);
+    if (skip?.if === true) return false;
+    const include = getDirectiveValues(GraphQLIncludeDirective, node as FieldNode, this.variables);
+    return include?.if !== false;
+  }
 }
 
-/** Needs the request's variables (a `first: $n` counts $n), so it runs per request, not per cached document. */
-export function complexityLimitRule(
-  maxComplexity: number,
-  variables: Record<string, unknown> = {},
-  operationName?: string,
-  onComplete?: (complexity: number) => void,
-): ValidationRule {
-  return createComplexityRule({
-    maximumComplexity: maxComplexity,
-    variables,
-    operationName,
-    onComplete,
-    estimators: COMPLEXITY_ESTIMATORS,
-    // Bounds the walk itself: every field costs at least 1, so more nodes than this is over budget anyway.
-    maxQueryNodes: Math.max(10_000, 2 * maxComplexity),
-    createError: (max, actual) =>
-      limitError(QUERY_TOO_COMPLEX, `The query's complexity is ${actual}; at most ${max} is allowed`, undefined, {
-        complexity: actual,
-        maxComplexity: max,
-      }),
-  });
+export interface CostMeasure {
+  /** The operation's cost (the limit when the walk gave up). */
+  cost: number;
+  /** Why it may not run: COST_LIMIT_EXCEEDED, QUERY_TOO_COMPLEX (too many fields to measure) or BAD_USER_INPUT (variables). */
+  errors: readonly GraphQLError[];
 }
 
 /**
- * Checks a parsed (and otherwise valid) document against the limits: the cheap structural rules
- * first, then the complexity, which depends on the variables. Returns the errors, each with
- * `extensions.code`: QUERY_TOO_DEEP, QUERY_TOO_COMPLEX, or BAD_USER_INPUT for variables that do
- * not fit their types. Transport-neutral: the HTTP plugin answers them with status 400.
+ * The cost of the operation chosen by `operationName`, with the request's variables (a
+ * `first: $n` counts $n), counted through fragments, inline fragments and aliases, without what
+ * @skip/@include leave out; a mutation adds MUTATION_WEIGHT. Fragments on several types of a
+ * union or interface add up, as routers count them. Past `limits.maxCost`: COST_LIMIT_EXCEEDED
+ * with the cost in `extensions`. The document must have passed validation.
+ */
+export function measureCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  limits: Pick<QueryLimits, 'maxCost'>,
+  variables?: Record<string, unknown> | null,
+  operationName?: string | null,
+): CostMeasure {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return { cost: 0, errors: [] };
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
+  if (coerced.errors) {
+    const unique = [...new Map(coerced.errors.map((error) => [error.message, error])).values()];
+    return { cost: 0, errors: unique.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } })) };
+  }
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const root = schema.getRootType(operation.operation) ?? undefined;
+  let cost: number;
+  try {
+    cost = new CostWalk(schema, fragments, coerced.coerced).selectionSet(operation.selectionSet, root, undefined);
+  } catch (error) {
+    // An argument whose value does not fit its type (graphql-js coerces it as execution would).
+    if (error instanceof GraphQLError) return { cost: 0, errors: [new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } })] };
+    if (!(error instanceof TooManyFields)) throw error;
+    return {
+      cost: limits.maxCost,
+      errors: [limitError(QUERY_TOO_COMPLEX, `The query has more than ${MAX_EXPANDED_FIELDS} fields once its fragments are expanded`, operation, {
+        maxFields: MAX_EXPANDED_FIELDS,
+      })],
+    };
+  }
+  if (operation.operation === 'mutation') cost += MUTATION_WEIGHT;
+  if (cost > limits.maxCost) {
+    return { cost, errors: [limitError(COST_LIMIT_EXCEEDED, `The operation costs ${cost}; at most ${limits.maxCost} is allowed`, undefined, { cost, maxCost: limits.maxCost })] };
+  }
+  return { cost, errors: [] };
+}
+
+/**
+ * Checks a parsed (and otherwise valid) document against the limits: depth and aliases first,
+ * then the cost, which depends on the variables. Transport-neutral: the gate answers with 400.
  */
 export function checkQueryLimits(
   schema: GraphQLSchema,
@@ -260,7 +363,7 @@ export function checkQueryLimits(
   operationName?: string | null,
 ): readonly GraphQLError[] {
   const structural = checkStructure(schema, document, limits);
-  return structural.length > 0 ? structural : checkComplexity(schema, document, limits, variables, operationName);
+  return structural.length > 0 ? structural : measureCost(schema, document, limits, variables, operationName).errors;
 }
 
 /** Depth and aliases: a property of the document alone, so callers may cache it per document. */
@@ -269,12 +372,11 @@ export function checkStructure(schema: GraphQLSchema, document: DocumentNode, li
 }
 
 /**
- * The variables whose values can change what `checkComplexity` finds: those used in a `first`
- * argument, in `_entities`' representations, in an argument the field's @ListSize slices by or its
- * @Cost prices (with the schema), or in a directive (@skip/@include decide which fields count).
- * The estimators ignore every other argument, so other variables (an `$id`, say) never matter.
+ * The variables whose values can change what `measureCost` finds: those used in a slicing
+ * argument (`first`), in `_entities`' representations, in an argument with a weight, or in a
+ * directive (@skip/@include decide which fields count). Others (an `$id`, say) never matter.
  */
-export function complexityVariables(document: DocumentNode, schema?: GraphQLSchema): string[] {
+export function costVariables(document: DocumentNode, schema?: GraphQLSchema): string[] {
   const names = new Set<string>();
   const collect = (node: ASTNode) =>
     visit(node, {
@@ -287,8 +389,8 @@ export function complexityVariables(document: DocumentNode, schema?: GraphQLSche
     if (argument === 'first' || argument === 'representations') return true;
     const field = typeInfo?.getFieldDef();
     const listSize = field?.extensions?.[LIST_SIZE_EXTENSION] as ListSize | undefined;
-    const cost = field?.extensions?.[COST_EXTENSION] as FieldCost | undefined;
-    return (listSize?.slicingArguments ?? []).includes(argument) || listSize?.sizedByLengthOf === argument || (cost?.arguments !== undefined && argument in cost.arguments);
+    const definition = typeInfo?.getArgument();
+    return (listSize?.slicingArguments ?? []).includes(argument) || (definition ? argumentWeight(definition) > 0 : false);
   };
   const visitor: ASTVisitor = {
     Argument(argument) {
@@ -301,62 +403,4 @@ export function complexityVariables(document: DocumentNode, schema?: GraphQLSche
   };
   visit(document, typeInfo ? visitWithTypeInfo(typeInfo, visitor) : visitor);
   return [...names].sort();
-}
-
-/** The complexity budget, which depends on the variables (and on the operation chosen). */
-export function checkComplexity(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  limits: QueryLimits,
-  variables?: Record<string, unknown> | null,
-  operationName?: string | null,
-): readonly GraphQLError[] {
-  return measureComplexity(schema, document, limits, variables, operationName).errors;
-}
-
-export interface ComplexityMeasure {
-  /** The operation's complexity (the budget when the walk gave up). */
-  complexity: number;
-  /** Its cost (the limit when the walk gave up). */
-  cost: number;
-  errors: readonly GraphQLError[];
-}
-
-/**
- * The complexity and the cost of the operation, in one validation pass, and when either is over
- * its limit, why (complexity first: §4's QUERY_TOO_COMPLEX keeps its meaning).
- */
-export function measureComplexity(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  limits: QueryLimits,
-  variables?: Record<string, unknown> | null,
-  operationName?: string | null,
-): ComplexityMeasure {
-  let complexity = 0;
-  let cost = 0;
-  let errors: readonly GraphQLError[];
-  try {
-    const complexityRule = complexityLimitRule(limits.maxComplexity, variables ?? {}, operationName ?? undefined, (measured) => (complexity = measured));
-    const costRule = costLimitRule(limits.maxCost, variables ?? {}, operationName ?? undefined, (measured) => (cost = measured));
-    errors = validate(schema, document, [complexityRule, costRule]);
-  } catch (error) {
-    // graphql-query-complexity throws once it has walked maxQueryNodes nodes.
-    return {
-      complexity: limits.maxComplexity,
-      cost: limits.maxCost,
-      errors: [limitError(QUERY_TOO_COMPLEX, `The query is too complex; at most ${limits.maxComplexity} is allowed`, undefined, {
-        maxComplexity: limits.maxComplexity,
-        reason: error instanceof Error ? error.message : String(error),
-      })],
-    };
-  }
-  // Other errors of the rules are variables that do not fit their types (each rule reports them: kept once).
-  const tooComplex = errors.filter((error) => error.extensions.code === QUERY_TOO_COMPLEX);
-  const tooCostly = errors.filter((error) => error.extensions.code === COST_LIMIT_EXCEEDED);
-  const badInput = errors.filter((error) => error.extensions.code !== QUERY_TOO_COMPLEX && error.extensions.code !== COST_LIMIT_EXCEEDED);
-  const uniqueBadInput = [...new Map(badInput.map((error) => [error.message, error])).values()].map(
-    (error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
-  );
-  return { complexity, cost, errors: uniqueBadInput.length > 0 ? uniqueBadInput : tooComplex.length > 0 ? tooComplex : tooCostly };
 }

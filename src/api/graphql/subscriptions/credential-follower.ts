@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import type { PubSubEngine } from 'graphql-subscriptions';
 import type { Actor } from '../../../common/actor.js';
 import { normalizeError } from '../../../common/errors/normalize-error.js';
+import { MAX_INT32 } from '../../../common/validation/limits.js';
 import { CREDENTIALS_CHANGED, type CredentialsChanged } from '../../../events/blog-events.js';
 import { PUB_SUB } from '../../../events/event-publisher.js';
 import { OperationGate } from '../gate/operation-gate.js';
@@ -12,7 +13,8 @@ export interface Credential {
   actor: Actor | null;
 }
 
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** The longest delay setTimeout takes (a signed 32-bit number of milliseconds). */
+const MAX_TIMEOUT_MS = MAX_INT32;
 
 /**
  * Follows the credential of every live connection, WebSocket or event stream alike: a credential

@@ -100,7 +100,7 @@ export class OperationRunner {
       if (operation.operation.operation !== 'subscription') this.executing.set(contextValue, span);
     }
     if (operation.operation.operation === 'subscription') {
-      const hold = this.gate.subscriptions.hold(caller.address, executionKey(operation), operation.complexity);
+      const hold = this.gate.subscriptions.hold(caller.address, executionKey(operation), operation.cost);
       if (hold instanceof GraphQLError) {
         this.metrics.recordGraphQLOperation('invalid');
         return [hold];

@@ -179,7 +179,8 @@ WITH
         audience,
         audience_owner,
         audience_except,
-        audience_except_owner
+        audience_except_owner,
+        trace_parent
       )
     SELECT
       $10,
@@ -210,7 +211,8 @@ WITH
       $13,
       $14,
       $15,
-      $16
+      $16,
+      $17
     FROM
       r
   )
@@ -251,7 +253,8 @@ WITH
         audience,
         audience_owner,
         audience_except,
-        audience_except_owner
+        audience_except_owner,
+        trace_parent
       )
     SELECT
       $8,
@@ -282,7 +285,8 @@ WITH
       $11,
       $12,
       $13,
-      $14
+      $14,
+      $15
     FROM
       r
   )

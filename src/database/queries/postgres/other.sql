@@ -11,11 +11,7 @@ WHERE
 
 -- withStartupLock (src/database/migration-runner.ts)
 SELECT
-  pg_advisory_lock($1)
-
--- withStartupLock (src/database/migration-runner.ts)
-SELECT
-  pg_advisory_unlock($1)
+  pg_advisory_xact_lock($1)
 
 -- applySearchLanguage (src/database/search-language.ts)
 SELECT

@@ -17,7 +17,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -75,7 +76,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -134,7 +136,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -195,7 +198,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -251,10 +255,11 @@ INSERT INTO
     audience,
     audience_owner,
     audience_except,
-    audience_except_owner
+    audience_except_owner,
+    trace_parent
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 RETURNING
   id,
   tx
@@ -274,7 +279,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -428,7 +434,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE

@@ -52,7 +52,8 @@ RETURNING
   event_cursor,
   message_id,
   payload,
-  attempts
+  attempts,
+  trace_parent
 
 -- WebhookDeliveriesRepository.claimDue
 SELECT
@@ -167,9 +168,9 @@ WHERE
 
 -- WebhookDeliveriesRepository.insert
 INSERT INTO
-  webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, next_attempt_at, created_at, status, attempts)
+  webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, trace_parent, next_attempt_at, created_at, status, attempts)
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, 'pending', 0)
+  ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', 0)
 ON CONFLICT (webhook_id, event_id) DO NOTHING
 
 -- WebhookDeliveriesRepository.pruneBatch

@@ -191,7 +191,8 @@ INSERT INTO
     audience,
     audience_owner,
     audience_except,
-    audience_except_owner
+    audience_except_owner,
+    trace_parent
   )
 SELECT
   ?,
@@ -218,6 +219,7 @@ SELECT
     'updatedAt',
     strftime('%Y-%m-%dT%H:%M:%fZ', r.updated_at)
   ),
+  ?,
   ?,
   ?,
   ?,

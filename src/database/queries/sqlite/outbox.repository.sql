@@ -17,7 +17,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -43,7 +44,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -70,7 +72,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -99,7 +102,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -123,10 +127,11 @@ INSERT INTO
     audience,
     audience_owner,
     audience_except,
-    audience_except_owner
+    audience_except_owner,
+    trace_parent
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   tx
@@ -146,7 +151,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 WHERE
@@ -226,7 +232,8 @@ SELECT
   audience,
   audience_owner,
   audience_except,
-  audience_except_owner
+  audience_except_owner,
+  trace_parent
 FROM
   events
 ORDER BY

@@ -50,7 +50,8 @@ RETURNING
   event_cursor,
   message_id,
   payload,
-  attempts
+  attempts,
+  trace_parent
 
 -- WebhookDeliveriesRepository.claimDue
 SELECT
@@ -165,9 +166,9 @@ WHERE
 
 -- WebhookDeliveriesRepository.insert
 INSERT INTO
-  webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, next_attempt_at, created_at, status, attempts)
+  webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, trace_parent, next_attempt_at, created_at, status, attempts)
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, 'pending', 0)
+  (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)
 ON CONFLICT (webhook_id, event_id) DO NOTHING
 
 -- WebhookDeliveriesRepository.pruneBatch
