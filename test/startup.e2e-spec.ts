@@ -14,7 +14,9 @@ import { expectProblem } from './support/problems.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 const MIGRATION_NAMES = MIGRATIONS.map((Migration) => new Migration().name!).sort();
-const DEMO_EMAILS = ['admin@example.com', 'alice@example.com', 'bob@example.com'];
+const DEMO_EMAILS = ['admin@example.com', 'alice@example.com', 'bob@example.com', 'editor@example.com', 'moderator@example.com'];
+/** Posts and comments of the demo data. */
+const DEMO_POSTS_AND_COMMENTS = [7, 14];
 
 async function rows<T>(app: TestApp, sql: string): Promise<T[]> {
   return app.app.get(DataSource).query(sql);
@@ -67,14 +69,31 @@ describeEachDatabase('startup', (kind) => {
     });
   });
 
-  it('loads the demo data by default: 3 users, 7 posts (5 public, a draft, a scheduled one), 8 comments', async () => {
+  it('loads the demo data by default: 5 users (an editor and a moderator too), 7 posts (5 public, a draft, a scheduled one), 4 tags, 14 comments (a thread, 3 pending)', async () => {
     const app = await startTestApp(kind);
     try {
       expect(await emailCounts(app)).toEqual(Object.fromEntries(DEMO_EMAILS.map((email) => [email, 1])));
-      expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual([7, 8]);
+      expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual(DEMO_POSTS_AND_COMMENTS);
       const admin = await request(app.server).get('/users/1').expect(200);
       expect(admin.body).toMatchObject({ email: 'admin@example.com', role: 'admin' });
       await tokenFor(app, ADMIN);
+      // The ids and roles the README's demo table lists.
+      const users = await request(app.server).get('/users').expect(200);
+      expect(users.body.map((user: { id: number; email: string; role: string }) => [user.id, user.email, user.role])).toEqual([
+        [1, 'admin@example.com', 'admin'],
+        [2, 'alice@example.com', 'author'],
+        [3, 'bob@example.com', 'author'],
+        [4, 'editor@example.com', 'editor'],
+        [5, 'moderator@example.com', 'moderator'],
+      ]);
+      const tags = await request(app.server).get('/tags').expect(200);
+      expect(Object.fromEntries(tags.body.map((tag: { slug: string; postCount: number }) => [tag.slug, tag.postCount]))).toEqual({ announcements: 1, 'http-api': 2, graphql: 2, operations: 1 });
+      const thread = await request(app.server).get('/posts/5/comments?parentId=8').expect(200);
+      expect(thread.body).toHaveLength(1);
+      const moderator = await tokenFor(app, { email: 'moderator@example.com', password: 'moderator-password' });
+      const queue = await request(app.server).get('/comments?status=pending').set(bearer(moderator)).expect(200);
+      expect(queue.body).toHaveLength(3);
+      await tokenFor(app, { email: 'editor@example.com', password: 'editor-password' });
     } finally {
       await app.close();
     }
@@ -155,7 +174,7 @@ describeEachDatabase('startup', (kind) => {
           expect(await emailCounts(app)).toEqual(
             Object.fromEntries([...DEMO_EMAILS, 'durable@example.com'].map((email) => [email, 1])),
           );
-          expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual([7, 8]);
+          expect([await tableCount(app, 'posts'), await tableCount(app, 'comments')]).toEqual(DEMO_POSTS_AND_COMMENTS);
           const durable = await request(app.server).get(`/users/${created.id}`).expect(200);
           expect(durable.body.email).toBe('durable@example.com');
           await tokenFor(app, { email: 'durable@example.com', password: 'durable-password' });
@@ -181,7 +200,7 @@ describePostgres(
         for (const app of apps) await request(app.server).get('/health').expect(200);
         expect(await migrationCounts(apps[0])).toEqual(Object.fromEntries(MIGRATION_NAMES.map((name) => [name, 1])));
         expect(await emailCounts(apps[0])).toEqual(Object.fromEntries(DEMO_EMAILS.map((email) => [email, 1])));
-        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual([7, 8]);
+        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual(DEMO_POSTS_AND_COMMENTS);
         // Every instance sees the same data and accepts the others' tokens.
         const token = await tokenFor(apps[1], ALICE);
         await request(apps[2].server).patch('/users/2').set(bearer(token)).send({ name: 'Alice Shared' }).expect(200);
@@ -208,7 +227,7 @@ describePostgres(
         expect(await emailCounts(apps[0])).toEqual(
           Object.fromEntries([...DEMO_EMAILS, 'root@example.com'].map((email) => [email, 1])),
         );
-        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual([7, 8]);
+        expect([await tableCount(apps[0], 'posts'), await tableCount(apps[0], 'comments')]).toEqual(DEMO_POSTS_AND_COMMENTS);
       } finally {
         for (const app of apps) await app.close();
         await database.drop();

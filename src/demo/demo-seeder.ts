@@ -9,26 +9,34 @@ import { withStartupLock } from '../database/migration-runner.js';
 import type { Post } from '../posts/post.entity.js';
 import { PostRevisionsRepository } from '../posts/post-revisions.repository.js';
 import { PostsRepository } from '../posts/posts.repository.js';
+import { slugify } from '../tags/slug.js';
+import { TagsRepository } from '../tags/tags.repository.js';
 import type { User, UserRole } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 
 /**
- * The demo accounts the README lists. None has an avatarUrl: the HTML pages draw their initials
- * inline, so the demo works offline and asks no other host for anything.
+ * The demo accounts the README lists, with the ids they get in an empty database (1-5, in this
+ * order). None has an avatarUrl: the HTML pages draw their initials inline, so the demo works
+ * offline and asks no other host for anything.
  */
 export const DEMO_USERS: { name: string; email: string; password: string; role: UserRole }[] = [
   { name: 'Ada Admin', email: 'admin@example.com', password: 'admin-password', role: 'admin' },
   { name: 'Alice Author', email: 'alice@example.com', password: 'alice-password', role: 'author' },
   { name: 'Bob Writer', email: 'bob@example.com', password: 'bob-password', role: 'author' },
+  { name: 'Eddie Editor', email: 'editor@example.com', password: 'editor-password', role: 'editor' },
+  { name: 'Mo Moderator', email: 'moderator@example.com', password: 'moderator-password', role: 'moderator' },
 ];
 
+/** Tags by name; posts name them by index. */
+const DEMO_TAGS = ['Announcements', 'HTTP API', 'GraphQL', 'Operations'];
+
 const DEMO_POSTS = [
-  { author: 1, title: 'Welcome to the blog service', body: 'Posts, users and comments over REST and GraphQL, with live subscriptions. Try GET /posts or POST /graphql.' },
-  { author: 1, title: 'Content negotiation', body: 'Every GET answers JSON, HAL, XML or HTML, chosen by the Accept header.' },
-  { author: 2, title: 'Keyset paging', body: 'Lists are paged by cursor, so the hundredth page costs what the first one does.' },
-  { author: 2, title: 'Subscriptions', body: 'Subscribe to postCreated over graphql-ws or Server-Sent Events and watch posts arrive.' },
-  { author: 0, title: 'Running in production', body: 'Point DATABASE_URL at PostgreSQL and REDIS_URL at Redis, and run as many instances as you like.' },
+  { author: 1, tags: [0], title: 'Welcome to the blog service', body: 'Posts, users and comments over REST and GraphQL, with live subscriptions. Try GET /posts or POST /graphql.' },
+  { author: 1, tags: [1], title: 'Content negotiation', body: 'Every GET answers JSON, HAL, XML or HTML, chosen by the Accept header.' },
+  { author: 2, tags: [1, 2], title: 'Keyset paging', body: 'Lists are paged by cursor, so the hundredth page costs what the first one does.' },
+  { author: 2, tags: [2], title: 'Subscriptions', body: 'Subscribe to postCreated over graphql-ws or Server-Sent Events and watch posts arrive.' },
+  { author: 0, tags: [3], title: 'Running in production', body: 'Point DATABASE_URL at PostgreSQL and REDIS_URL at Redis, and run as many instances as you like.' },
 ];
 
 /** Not public: seen by their author (Alice) and admins only. */
@@ -37,7 +45,12 @@ const DEMO_UNPUBLISHED = [
   { author: 1, status: 'scheduled', title: 'Coming soon: tags', body: 'Scheduled: published by the service itself when publishAt comes.' },
 ] as const;
 
-const DEMO_COMMENTS = [
+/**
+ * Comments by index (their ids in an empty database are index + 1): comment 8 opens a thread of
+ * replies (`parent`: an earlier comment's index), and the last three wait in the moderation queue.
+ * The thread and the queue are on post 5, which the suites' assertions about posts 1-4 leave alone.
+ */
+const DEMO_COMMENTS: { post: number; author: number; body: string; parent?: number; status?: 'pending' }[] = [
   { post: 0, author: 1, body: 'Great to be here!' },
   { post: 0, author: 2, body: 'Looking forward to more posts.' },
   { post: 1, author: 2, body: 'XML too? Nice.' },
@@ -46,6 +59,12 @@ const DEMO_COMMENTS = [
   { post: 3, author: 1, body: 'Works behind our proxy with SSE.' },
   { post: 4, author: 1, body: 'What about migrations?' },
   { post: 4, author: 0, body: 'They run at start-up, under a lock.' },
+  { post: 4, author: 2, parent: 7, body: 'And when two instances start at once?' },
+  { post: 4, author: 0, parent: 8, body: 'One takes the lock and migrates, the other waits for it.' },
+  { post: 4, author: 2, parent: 9, body: 'Thanks, that settles it.' },
+  { post: 4, author: 2, status: 'pending', body: 'Does it run on MySQL too?' },
+  { post: 4, author: 2, status: 'pending', body: 'Buy cheap watches at example.net' },
+  { post: 4, author: 2, status: 'pending', body: 'First!' },
 ];
 
 /**
@@ -64,6 +83,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
     private readonly posts: PostsRepository,
     private readonly revisions: PostRevisionsRepository,
     private readonly comments: CommentsRepository,
+    private readonly tags: TagsRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -112,9 +132,28 @@ export class DemoSeeder implements OnApplicationBootstrap {
       posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
     }
     for (const post of posts) await this.revisions.record(post, post.authorId, manager);
-    for (const demo of DEMO_COMMENTS) {
-      await this.comments.insert({ postId: posts[demo.post].id, body: demo.body, authorId: users[demo.author].id, createdAt: at() }, manager);
+    const tagIds: number[] = [];
+    for (const name of DEMO_TAGS) tagIds.push((await this.tags.ensure(name, slugify(name), true, manager)).id);
+    for (const [index, demo] of DEMO_POSTS.entries()) {
+      await this.tags.setPostTags(posts[index].id, demo.tags.map((tag) => tagIds[tag]), manager, { replace: false });
     }
-    this.logger.log(`Loaded demo data: ${users.length} users, ${posts.length} posts, ${DEMO_COMMENTS.length} comments`);
+    const comments: { id: number; depth: number }[] = [];
+    for (const demo of DEMO_COMMENTS) {
+      const parent = demo.parent === undefined ? undefined : comments[demo.parent];
+      const comment = await this.comments.insert(
+        {
+          postId: posts[demo.post].id,
+          body: demo.body,
+          authorId: users[demo.author].id,
+          parentId: parent?.id ?? null,
+          depth: (parent?.depth ?? 0) + 1,
+          status: demo.status ?? 'approved',
+          createdAt: at(),
+        },
+        manager,
+      );
+      comments.push({ id: comment.id, depth: (parent?.depth ?? 0) + 1 });
+    }
+    this.logger.log(`Loaded demo data: ${users.length} users, ${posts.length} posts, ${DEMO_TAGS.length} tags, ${DEMO_COMMENTS.length} comments`);
   }
 }

@@ -10,6 +10,6 @@ import { TagsService } from './tags.service.js';
 @Module({
   controllers: [TagsController],
   providers: [TagsRepository, TagsService, TagLoaders, TagsResolver, TagConnectionResolver, PostTagsResolver, TagEventsResolver],
-  exports: [TagsService, TagLoaders],
+  exports: [TagsService, TagLoaders, TagsRepository],
 })
 export class TagsModule {}

@@ -133,9 +133,9 @@ WHERE
 
 -- CommentsRepository.insert
 INSERT INTO
-  comments (post_id, body, author_id, created_at, updated_at, version)
+  comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
 VALUES
-  ($1, $2, $3, $4, $5, $6)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 RETURNING
   id,
   post_id,

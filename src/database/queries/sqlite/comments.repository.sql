@@ -131,9 +131,9 @@ WHERE
 
 -- CommentsRepository.insert
 INSERT INTO
-  comments (post_id, body, author_id, created_at, updated_at, version)
+  comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
 VALUES
-  (?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
