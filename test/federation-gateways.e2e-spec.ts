@@ -291,11 +291,22 @@ describe('Federation with both gateway families (GRAPHQL_FEDERATION=true)', () =
       expect(service.errors, label).toEqual([]);
       let body: GatewayBody;
       if (isSubscription(query)) {
+        // Each subscription gets an event of its kind: a comment for commentCreated; for the others
+        // (postCreated, the live events feed) public posts, one every 250 ms until an event came.
+        let waiting = true;
         body = await firstEvent(query, async () => {
-          if (!query.includes('commentCreated')) return;
-          await waitForSubscribers(app, 'commentCreated', 1);
-          await request(app.server).post(`/posts/${published.id}/comments`).set(bearer(alice)).send({ body: 'A comment through Hive' }).expect(201);
-        });
+          if (query.includes('commentCreated')) {
+            await waitForSubscribers(app, 'commentCreated', 1);
+            await request(app.server).post(`/posts/${published.id}/comments`).set(bearer(alice)).send({ body: 'A comment through Hive' }).expect(201);
+            return;
+          }
+          void (async () => {
+            while (waiting) {
+              await request(app.server).post('/posts').set(bearer(alice)).send({ title: 'A post through Hive', body: 'b' }).expect(201);
+              await new Promise((resolve) => setTimeout(resolve, 250));
+            }
+          })().catch((error: unknown) => console.error('a post for the subscription:', error));
+        }).finally(() => (waiting = false));
       } else {
         // Anonymous: a mutation is refused (UNAUTHENTICATED) after the gateway has estimated it.
         ({ body } = await post(hiveUrl, query, undefined, variables));

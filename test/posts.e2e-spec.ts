@@ -44,6 +44,8 @@ describeEachDatabase('posts', (kind) => {
         self: { href: '/posts/1' },
         author: { href: '/users/2' },
         comments: { href: '/posts/1/comments' },
+        // The demo data tags post 1 "Announcements".
+        tags: [{ href: '/tags/1', name: 'announcements' }],
       });
     });
 

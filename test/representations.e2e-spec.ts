@@ -166,7 +166,7 @@ describeEachDatabase('representations', (kind) => {
       });
       // Its tags, one <tag> each (none on the demo post).
       expect(root.children.find((child) => child.name === 'tags')?.children).toEqual(json.body.tags.map((slug: string) => expect.objectContaining({ name: 'tag', text: slug })));
-      expect(links).toEqual({ self: '/posts/1', author: '/users/2', comments: '/posts/1/comments' });
+      expect(links).toEqual({ self: '/posts/1', author: '/users/2', comments: '/posts/1/comments', tag: '/tags/1' });
       expect(response.text).toContain('<link rel="self" href="/posts/1"/>');
       // The lenient xmlbuilder2 reader agrees.
       expect(create(response.text).root().node.nodeName).toBe('post');
