@@ -51,15 +51,21 @@ const POST_FIELDS = 't.id, t.title, t.body, t.author_id, t.status, t.publish_at,
 // A post's tag slugs, read in the post's own statement by a correlated subquery, as the service
 // does (src/database/*.dialect.ts: arrayOf); sorted in code-point order after reading, as it does.
 const TAGS_FROM = 'FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = t.id';
-const SQLITE_POST_COLUMNS = `${POST_FIELDS}, (SELECT group_concat(g.slug, char(31)) ${TAGS_FROM}) AS tags`;
-const PG_POST_COLUMNS = `${POST_FIELDS}, ARRAY(SELECT g.slug ${TAGS_FROM}) AS tags`;
+// Each tag as slug + U+001E + id (its link), so that sorting them sorts by slug.
+const SQLITE_POST_COLUMNS = `${POST_FIELDS}, (SELECT group_concat(g.slug || char(30) || g.id, char(31)) ${TAGS_FROM}) AS tags`;
+const PG_POST_COLUMNS = `${POST_FIELDS}, ARRAY(SELECT g.slug || chr(30) || g.id ${TAGS_FROM}) AS tags`;
 const PUBLIC_WITH_TAG = "t.status = 'published' AND EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = t.id AND pt.tag_id = ?)";
 // The post page's tags: slug and name of each (the service's Post.tags reads them in one statement).
 const TAGS_OF_POST = 'SELECT g.slug AS slug, g.name AS name FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ?';
-// FTS5: bm25 negated (higher is better), a title hit weighing ten body hits; the snippet without markers.
+// FTS5: bm25 negated (higher is better), a title hit weighing ten body hits, below 1e-4 (the clamped
+// idf of a word most posts hold) 0, plus 1e-9 per occurrence (highlight's markers, a title one ×10);
+// the snippet without markers.
+const BM25 = '-bm25(posts_fts, 10.0, 1.0)';
+const occurrences = (column, name) => `(length(highlight(posts_fts, ${column}, char(1), '')) - length(posts_fts.${name}))`;
+const SQLITE_RANK = `(CASE WHEN ${BM25} >= 1e-4 THEN ${BM25} ELSE 0 END + 1e-9 * (10.0 * ${occurrences(0, 'title')} + ${occurrences(1, 'body')}))`;
 const SQLITE_SEARCH =
   `SELECT ${SQLITE_POST_COLUMNS}, s.rank AS search_rank, s.snippet AS search_snippet FROM (SELECT posts_fts.rowid AS id, ` +
-  "-bm25(posts_fts, 10.0, 1.0) AS rank, snippet(posts_fts, -1, '', '', '…', 24) AS snippet FROM posts_fts WHERE posts_fts MATCH ?) s " +
+  `${SQLITE_RANK} AS rank, snippet(posts_fts, -1, '', '', '…', 24) AS snippet FROM posts_fts WHERE posts_fts MATCH ?) s ` +
   "JOIN posts t ON t.id = s.id WHERE t.status = 'published'";
 // PostgreSQL: the GIN index finds the matches, ts_rank_cd ranks them; ts_headline for the page's rows only.
 const pgSearch = (keyset) =>
@@ -217,11 +223,17 @@ const postView = (store, row) => ({
   trashedAt: row.trashed_at === null ? null : store.iso(row.trashed_at),
   createdAt: store.iso(row.created_at),
   updatedAt: store.iso(row.updated_at),
-  tags: store.tags(row.tags),
+  ...postTags(store.tags(row.tags).map((tag) => tag.split('\x1e')), row),
+});
+
+/** A post's tags (slugs) and its links, with one link per tag when it has any. */
+const postTags = (tags, row) => ({
+  tags: tags.map(([slug]) => slug),
   _links: {
     self: { href: `/posts/${row.id}` },
     author: { href: `/users/${row.author_id}` },
     comments: { href: `/posts/${row.id}/comments` },
+    ...(tags.length > 0 ? { tags: tags.map(([slug, id]) => ({ href: `/tags/${id}`, name: slug })) } : {}),
   },
 });
 
