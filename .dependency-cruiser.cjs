@@ -5,7 +5,7 @@
  * so a new resource needs no change here. `npm run lint` runs this check.
  */
 const FLOORS = [
-  ['config'],
+  ['config', 'redaction'],
   ['common', 'redis', 'metrics', 'tracing'],
   ['database', 'auth'],
   ['events'],

@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { redactUrl } from '../common/logging/redact-url.js';
+import { redactUrl } from '../redaction/redact-url.js';
 import { nameServerSpan, type Span } from './spans.js';
 
 /**

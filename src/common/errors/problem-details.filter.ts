@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type NormalizedError, normalizeError } from './normalize-error.js';
 import { varyOnAccept } from '../http/vary.js';
-import { redactUrl } from '../logging/redact-url.js';
+import { redactUrl } from '../../redaction/redact-url.js';
 import { toProblemDetails } from './problem-details.js';
 import { renderProblem } from './problem-renderer.js';
 import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from '../rate-limit/rate-limit-headers.js';

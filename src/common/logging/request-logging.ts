@@ -6,7 +6,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { sendProblem } from '../errors/problem-details.filter.js';
 import { traceIdsOfActiveSpan } from '../../tracing/spans.js';
 import { tracingState } from '../../tracing/tracing-state.js';
-import { redactUrl } from './redact-url.js';
+import { redactUrl } from '../../redaction/redact-url.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
