@@ -13,7 +13,8 @@
  *  5. autocannon rounds, interleaved (service, floor[, peer], service, floor, …); SQL statements
  *     per request from each server's db_queries_total, CPU per request from /proc/<pid>/stat.
  *  6. Subscription fan-out (bench/fanout.mjs), in-process bus, then through Redis when given.
- *  7. A markdown table on stdout, everything in bench/results/latest.json. Progress goes to stderr.
+ *  7. A markdown table on stdout and in bench/results/latest.md, everything in
+ *     bench/results/latest.json (docs/benchmarks.md links them). Progress goes to stderr.
  *
  * Run `node bench/run.mjs --help` for the flags. The driver builds nothing: `npm run bench` does.
  */
@@ -77,7 +78,7 @@ Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, r
                             fanout, fanout-redis, cache-hot-set,
                             cold-start: start-up time, idle RSS and modules, bench/cold-start.mjs)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
-          --out FILE (bench/results/latest.json)  --keep (keep the temp dir / database)
+          --out FILE.json (bench/results/latest.json; the table goes beside it, FILE.md)  --keep (keep the temp dir / database)
           --allow-mismatch  measure a scenario even when the two servers answer differently
           --no-cache        skip the "cache on" rows (a second service instance with RESPONSE_CACHE=memory)
           --timeout MIN (20) stop everything and exit after this long
@@ -151,6 +152,11 @@ function readOptions(argv) {
     cache: values['no-cache'] !== true,
     timeoutMin: number('timeout', 20, 1, 24 * 60),
   };
+}
+
+/** Where the markdown table of a run goes: beside its JSON, `latest.json` → `latest.md`. */
+export function markdownFileOf(jsonFile) {
+  return jsonFile.endsWith('.json') ? `${jsonFile.slice(0, -'.json'.length)}.md` : `${jsonFile}.md`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -847,6 +853,9 @@ function renderMarkdown(report) {
   lines.push(
     `- Machine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGb} GB, Node ${report.machine.node}, ${report.machine.platform}; load average at start ${report.machine.loadAverageAtStart.join(' / ')}`,
   );
+  if (report.machine.loadAverageAtStart[0] > report.machine.cores) {
+    lines.push(`- NOTE: the load average at the start (${report.machine.loadAverageAtStart[0]}) was above the ${report.machine.cores} cores: other work shared the machine, so req/s and latencies are low; compare CPU µs/req and SQL/req`);
+  }
   lines.push(
     `- Database: ${report.database}; dataset ${fmt.int(dataset.users)} users, ${fmt.int(dataset.posts)} posts, ${fmt.int(dataset.comments)} comments (seed ${options.seed}), loaded in ${fmt.int(dataset.loadMs)} ms`,
   );
@@ -955,7 +964,7 @@ async function main() {
     startedAt: new Date().toISOString(),
     machine: machine(),
     git: gitState(),
-    options: { ...options, help: undefined, database: options.database ? 'postgres' : 'sqlite', redis: options.redis ? 'yes' : 'no', peer: options.peer ?? null },
+    options: { ...options, help: undefined, out: path.relative(ROOT, options.out), database: options.database ? 'postgres' : 'sqlite', redis: options.redis ? 'yes' : 'no', peer: options.peer ?? null },
     notes: [],
     scenarios: [],
     fanout: [],
@@ -1127,10 +1136,14 @@ async function main() {
 
   // 7. Results.
   report.finishedAt = new Date().toISOString();
-  out(renderMarkdown(report));
+  const table = renderMarkdown(report);
+  out(table);
+  // The figures the docs link (docs/benchmarks.md): written here, never copied by hand.
+  const tableFile = markdownFileOf(options.out);
   await mkdir(path.dirname(options.out), { recursive: true });
   await writeFile(options.out, `${JSON.stringify(report, null, 2)}\n`);
-  log(`\nbench: results in ${path.relative(process.cwd(), options.out) || options.out}`);
+  await writeFile(tableFile, `${table.trimEnd()}\n`);
+  log(`\nbench: results in ${path.relative(process.cwd(), options.out) || options.out} and ${path.relative(process.cwd(), tableFile) || tableFile}`);
   return exitCode;
 }
 

@@ -1,8 +1,9 @@
 /**
  * The README's quick start, end to end, on whatever Node runs this script: the production build
  * (`dist/src/main.js`) is started with this same Node binary on a fresh SQLite file with the demo
- * data, then the README's HTTP and GraphQL examples run against it, then SIGTERM must stop it
- * with exit code 0. `.ci/run` runs it on Node 24 (the suite itself runs on the machine's Node).
+ * data, then the first HTTP and GraphQL examples of the user docs (README.md, docs/http-api.md,
+ * docs/graphql.md) run against it, then SIGTERM must stop it with exit code 0. (Every shell block
+ * of the docs runs as written in test/readme-walkthrough.e2e-spec.ts.) `.ci/run` runs it on Node 24 (the suite itself runs on the machine's Node).
  *
  *   npm run build && node test/readme-smoke.mjs
  */

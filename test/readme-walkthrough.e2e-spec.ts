@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../src/config/settings.js';
 import { killAllServers, type ServerProcess, startServer, tempWorkDir } from './support/server-process.js';
+import { docsPagesOnDisk, USER_DOCS } from './support/user-docs.js';
 
 /**
  * The newcomer's walkthrough (issue 37): every shell block of the quick-start docs runs, in
@@ -13,11 +14,12 @@ import { killAllServers, type ServerProcess, startServer, tempWorkDir } from './
  * answer with `errors`, or any other failing command is a failure, unless the command says what
  * it expects on its last line: `# expect: 412`.
  *
- * A block is a ```sh or ```bash fence of these files. A block that cannot run on a fresh
+ * A block is a ```sh or ```bash fence of these files: the README, then the pages of docs/, in
+ * the order of USER_DOCS (test/support/user-docs.ts). A block that cannot run on a fresh
  * instance (installing, another service, another machine) is preceded by a line
  * `<!-- walkthrough: skip <reason> -->`.
  */
-const WALKTHROUGH_FILES = ['README.md'];
+const WALKTHROUGH_FILES: readonly string[] = USER_DOCS;
 
 const BASE_IN_DOCS = 'localhost:3000';
 const SKIP = /^<!--\s*walkthrough:\s*skip\b\s*(.*?)\s*-->$/;
@@ -106,6 +108,52 @@ const DEFAULT_LIMITS = Object.fromEntries(
     .filter((setting) => setting.env.startsWith('RATE_LIMIT_'))
     .map((setting) => [setting.env, setting.example]),
 );
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a Markdown file's headings (outside fences). */
+function anchorsOf(file: string): Set<string> {
+  const anchors = new Set<string>();
+  let fence = false;
+  for (const line of readFileSync(resolve(file), 'utf8').split('\n')) {
+    if (/^\s*```/.test(line)) fence = !fence;
+    const heading = fence ? null : /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) anchors.add(anchorOf(heading[1]));
+  }
+  return anchors;
+}
+
+/** Every relative link of a Markdown file that names no existing file, or no heading of it. */
+function brokenLinks(file: string): string[] {
+  const text = readFileSync(resolve(file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  const broken: string[] = [];
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    const [path, anchor] = target.split('#');
+    const linked = path === '' ? resolve(file) : resolve(dirname(file), path);
+    if (!existsSync(linked)) broken.push(`${file}: ${target} (no such file)`);
+    else if (anchor && !statSync(linked).isDirectory() && !anchorsOf(linked).has(anchor)) broken.push(`${file}: ${target} (no such heading)`);
+  }
+  return broken;
+}
+
+describe('the user docs', () => {
+  it('list every page of docs/ in the walkthrough order', () => {
+    expect([...USER_DOCS].filter((page) => page.startsWith('docs/')).sort()).toEqual(docsPagesOnDisk(new URL('../', import.meta.url)));
+  });
+
+  it('link only to files and headings that exist', () => {
+    expect(USER_DOCS.flatMap(brokenLinks)).toEqual([]);
+  });
+});
 
 describe('README walkthrough', () => {
   const blocks = WALKTHROUGH_FILES.flatMap(shellBlocks);

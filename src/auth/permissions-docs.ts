@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { ROLES } from '../common/actor.js';
 import { renderPermissionMatrix } from './permissions.js';
 
-export const ROLES_DOCS_FILE = 'README.md';
+export const ROLES_DOCS_FILE = 'docs/http-api.md';
 export const ROLES_BEGIN = '<!-- roles:begin -->';
 export const ROLES_END = '<!-- roles:end -->';
 
-/** The README's roles table, as `renderPermissionMatrix` renders it (with the line end before the end marker). */
+/** The roles table of docs/http-api.md, as `renderPermissionMatrix` renders it (with the line end before the end marker). */
 export function renderRolesTable(): string {
   return `${renderPermissionMatrix(ROLES)}\n`;
 }
@@ -22,19 +22,19 @@ function bounds(readme: string): [number, number] {
   return [begin + ROLES_BEGIN.length + 1, end];
 }
 
-/** The README's roles table as it is now (between the markers). */
+/** The roles table as it is now (between the markers). */
 export function rolesTableOf(readme: string): string {
   const [begin, end] = bounds(readme);
   return readme.slice(begin, end);
 }
 
-/** The README with the part between the markers replaced by `table`. */
+/** The page with the part between the markers replaced by `table`. */
 export function withRolesTable(readme: string, table: string): string {
   const [begin, end] = bounds(readme);
   return readme.slice(0, begin) + table + readme.slice(end);
 }
 
-/** Writes the README's roles table under `root` (`npm run settings:docs`); true when it changed. */
+/** Writes the roles table of docs/http-api.md under `root` (`npm run settings:docs`); true when it changed. */
 export function writeRolesDocs(root: string): boolean {
   const path = join(root, ROLES_DOCS_FILE);
   if (!existsSync(path)) return false;

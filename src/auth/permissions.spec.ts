@@ -6,8 +6,8 @@ import { renderRolesTable, ROLES_BEGIN, ROLES_DOCS_FILE, ROLES_END, rolesTableOf
 
 describe('the permission table', () => {
   it(`${ROLES_DOCS_FILE}'s roles table is what the table renders (else run: npm run settings:docs)`, () => {
-    const readme = readFileSync(ROLES_DOCS_FILE, 'utf8');
-    expect(rolesTableOf(readme), `${ROLES_DOCS_FILE}'s roles table differs from src/auth/permissions.ts: run npm run settings:docs`).toBe(renderRolesTable());
+    const page = readFileSync(ROLES_DOCS_FILE, 'utf8');
+    expect(rolesTableOf(page), `${ROLES_DOCS_FILE}'s roles table differs from src/auth/permissions.ts: run npm run settings:docs`).toBe(renderRolesTable());
   });
 
   it('renders one row per action and one column per role', () => {
@@ -33,7 +33,7 @@ describe('the permission table', () => {
     expect(grantOf('moderator', 'comments.edit')).toBe('own');
   });
 
-  it('replaces only the part of the README between the markers', () => {
+  it('replaces only the part of the page between the markers', () => {
     const readme = `# T\n\n${ROLES_BEGIN}\n| old |\n${ROLES_END}\n\nAfter.\n`;
     expect(withRolesTable(readme, '| new |\n')).toBe(`# T\n\n${ROLES_BEGIN}\n| new |\n${ROLES_END}\n\nAfter.\n`);
     expect(() => rolesTableOf('# none\n')).toThrow(/roles:begin/);

@@ -1,7 +1,7 @@
 /**
- * `npm run settings:docs` (with src/auth/permissions-docs.cli.ts): writes `.env.example` and the
- * README's settings table (between its markers) from the declarations in settings.ts. Run from
- * the repository root.
+ * `npm run settings:docs` (with src/auth/permissions-docs.cli.ts): writes `.env.example`, the
+ * settings table of docs/configuration.md and the limits table of docs/security.md (between their
+ * markers) from the declarations in settings.ts. Run from the repository root.
  */
 import { writeSettingsDocs } from './settings-docs.js';
 

@@ -5,10 +5,11 @@ import {
   DOCS_COMMAND,
   ENV_EXAMPLE_FILE,
   limitsTableOf,
-  README_FILE,
+  LIMITS_DOCS_FILE,
   renderLimitsTable,
   renderEnvExample,
   renderSettingsTable,
+  SETTINGS_DOCS_FILE,
   settingsTableOf,
   TABLE_BEGIN,
   TABLE_END,
@@ -22,16 +23,16 @@ describe('the settings docs are generated from src/config/settings.ts', () => {
     );
   });
 
-  it(`the settings table of ${README_FILE} is what the declarations render (else run: ${DOCS_COMMAND})`, () => {
-    const readme = readFileSync(README_FILE, 'utf8');
-    expect(settingsTableOf(readme), `${README_FILE}'s settings table differs from src/config/settings.ts: run ${DOCS_COMMAND}`).toBe(
+  it(`the settings table of ${SETTINGS_DOCS_FILE} is what the declarations render (else run: ${DOCS_COMMAND})`, () => {
+    const page = readFileSync(SETTINGS_DOCS_FILE, 'utf8');
+    expect(settingsTableOf(page), `${SETTINGS_DOCS_FILE}'s settings table differs from src/config/settings.ts: run ${DOCS_COMMAND}`).toBe(
       renderSettingsTable(),
     );
   });
 
-  it(`the security table of ${README_FILE} is what the declarations render (else run: ${DOCS_COMMAND})`, () => {
-    const readme = readFileSync(README_FILE, 'utf8');
-    expect(limitsTableOf(readme), `${README_FILE}'s security table differs from src/config/settings.ts: run ${DOCS_COMMAND}`).toBe(renderLimitsTable());
+  it(`the security table of ${LIMITS_DOCS_FILE} is what the declarations render (else run: ${DOCS_COMMAND})`, () => {
+    const page = readFileSync(LIMITS_DOCS_FILE, 'utf8');
+    expect(limitsTableOf(page), `${LIMITS_DOCS_FILE}'s security table differs from src/config/settings.ts: run ${DOCS_COMMAND}`).toBe(renderLimitsTable());
   });
 
   it('.env.example keeps its lines within 100 characters', () => {
@@ -67,7 +68,7 @@ describe('rendering', () => {
     );
   });
 
-  it('renders one README row per setting, keeping the backticks and escaping pipes', () => {
+  it('renders one table row per setting, keeping the backticks and escaping pipes', () => {
     expect(renderSettingsTable(declared).split('\n')).toEqual([
       '| Setting | Default | Accepts | Meaning |',
       '|---|---|---|---|',
@@ -83,7 +84,7 @@ describe('rendering', () => {
     expect(renderLimitsTable(declared).split('\n')).toEqual(['| Limit | Setting | Default |', '|---|---|---|', '| Demos at once; past it, 429 | `DEMO_LIMIT` | `2` |', '']);
   });
 
-  it('replaces only the part of the README between the markers', () => {
+  it('replaces only the part of a page between the markers', () => {
     const readme = `# Title\n\nBefore.\n\n${TABLE_BEGIN}\n| old |\n${TABLE_END}\n\nAfter.\n`;
     expect(withSettingsTable(readme, '| new |\n')).toBe(`# Title\n\nBefore.\n\n${TABLE_BEGIN}\n| new |\n${TABLE_END}\n\nAfter.\n`);
     expect(() => withSettingsTable('# No markers\n', '| new |\n')).toThrow(/settings:begin/);

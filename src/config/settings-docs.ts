@@ -4,13 +4,14 @@ import { plainText, type Setting } from './setting-kinds.js';
 import { SETTINGS } from './settings.js';
 
 /**
- * `.env.example` and the README's settings table, rendered from the declarations in
- * settings.ts. `npm run settings:docs` writes them; settings-docs.spec.ts fails when the
- * checked-in files differ from what this renders.
+ * `.env.example`, the settings table of docs/configuration.md and the limits table of
+ * docs/security.md, rendered from the declarations in settings.ts. `npm run settings:docs`
+ * writes them; settings-docs.spec.ts fails when the checked-in files differ from what this renders.
  */
 export const DOCS_COMMAND = 'npm run settings:docs';
 export const ENV_EXAMPLE_FILE = '.env.example';
-export const README_FILE = 'README.md';
+export const SETTINGS_DOCS_FILE = 'docs/configuration.md';
+export const LIMITS_DOCS_FILE = 'docs/security.md';
 export const TABLE_BEGIN = '<!-- settings:begin -->';
 export const TABLE_END = '<!-- settings:end -->';
 export const LIMITS_BEGIN = '<!-- limits:begin -->';
@@ -93,23 +94,23 @@ type Markers = readonly [begin: string, end: string];
 const SETTINGS_MARKERS: Markers = [TABLE_BEGIN, TABLE_END];
 const LIMITS_MARKERS: Markers = [LIMITS_BEGIN, LIMITS_END];
 
-/** Where a generated table is in the README: after the begin marker's line, up to the end marker. */
+/** Where a generated table is in a page: after the begin marker's line, up to the end marker. */
 function tableBounds(readme: string, [open, close]: Markers): [number, number] {
   const begin = readme.indexOf(`${open}\n`);
   const end = readme.indexOf(close);
   if (begin < 0 || end < begin || readme.indexOf(open, begin + 1) >= 0 || readme.indexOf(close, end + 1) >= 0) {
-    throw new Error(`${README_FILE} needs exactly one "${open}" line followed by one "${close}" around a generated table`);
+    throw new Error(`${open === LIMITS_BEGIN ? LIMITS_DOCS_FILE : SETTINGS_DOCS_FILE} needs exactly one "${open}" line followed by one "${close}" around a generated table`);
   }
   return [begin + open.length + 1, end];
 }
 
-/** The README's settings table as it is now (between the markers). */
+/** The settings table of a page as it is now (between the markers). */
 export function settingsTableOf(readme: string, markers: Markers = SETTINGS_MARKERS): string {
   const [begin, end] = tableBounds(readme, markers);
   return readme.slice(begin, end);
 }
 
-/** The README with the part between the markers replaced by `table`. */
+/** The page with the part between the markers replaced by `table`. */
 export function withSettingsTable(readme: string, table: string, markers: Markers = SETTINGS_MARKERS): string {
   const [begin, end] = tableBounds(readme, markers);
   return readme.slice(0, begin) + table + readme.slice(end);
@@ -120,12 +121,13 @@ export function limitsTableOf(readme: string): string {
   return settingsTableOf(readme, LIMITS_MARKERS);
 }
 
-/** Writes `.env.example` and the README's table under `root`; returns the files that changed. */
+/** Writes `.env.example` and the two tables' pages under `root`; returns the files that changed. */
 export function writeSettingsDocs(root: string): string[] {
-  const readme = readFileSync(join(root, README_FILE), 'utf8');
+  const page = (name: string) => readFileSync(join(root, name), 'utf8');
   const rendered: [string, string][] = [
     [ENV_EXAMPLE_FILE, renderEnvExample()],
-    [README_FILE, withSettingsTable(withSettingsTable(readme, renderSettingsTable()), renderLimitsTable(), LIMITS_MARKERS)],
+    [SETTINGS_DOCS_FILE, withSettingsTable(page(SETTINGS_DOCS_FILE), renderSettingsTable())],
+    [LIMITS_DOCS_FILE, withSettingsTable(page(LIMITS_DOCS_FILE), renderLimitsTable(), LIMITS_MARKERS)],
   ];
   const changed: string[] = [];
   for (const [name, content] of rendered) {

@@ -1,15 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { type DocumentNode, type FieldNode, Kind, type OperationDefinitionNode, parse, print, type SelectionSetNode, visit } from 'graphql';
+import { USER_DOCS } from './user-docs.js';
 
-/** The GraphQL operations the README shows, read from the README itself (issue 37 item 1: the cost of each). */
+/**
+ * The GraphQL operations the user docs show (the README and docs/, in USER_DOCS order), read from
+ * the pages themselves (issue 37 item 1: the cost of each).
+ */
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const ROOT = new URL('../../', import.meta.url);
+const PAGES = USER_DOCS.map((page) => readFileSync(new URL(page, ROOT), 'utf8'));
 
-/** Every operation of the README: its ```graphql blocks and the `"query"` strings of its examples. */
+/** Every operation of the user docs: their ```graphql blocks and the `"query"` strings of their examples. */
 export function readmeOperations(): string[] {
   const sources: string[] = [];
-  for (const [, block] of README.matchAll(/```graphql\n([\s\S]*?)```/g)) sources.push(block);
-  for (const [, literal] of README.matchAll(/"query":\s*"((?:[^"\\]|\\.)*)"/g)) sources.push(JSON.parse(`"${literal}"`) as string);
+  for (const page of PAGES) {
+    for (const [, block] of page.matchAll(/```graphql\n([\s\S]*?)```/g)) sources.push(block);
+    for (const [, literal] of page.matchAll(/"query":\s*"((?:[^"\\]|\\.)*)"/g)) sources.push(JSON.parse(`"${literal}"`) as string);
+  }
   const operations: string[] = [];
   for (const source of sources) {
     const document = parse(source);
