@@ -44,7 +44,7 @@ export const SETTINGS = {
     group: 'Database and first admin',
     secret: true,
     description:
-      'PostgreSQL behind a transaction pooler (PgBouncer and the like) in `DATABASE_URL`: a direct `postgres://` URL of the same database, for what needs a session of its own: LISTEN and the migrations with their lock. Setting it also sends the statements on `DATABASE_URL` unnamed (a transaction pooler cannot keep prepared statements). Unset: everything uses `DATABASE_URL` (README, "Behind a connection pooler").',
+      'PostgreSQL behind a transaction pooler (PgBouncer and the like) in `DATABASE_URL`: a direct `postgres://` URL of the same database, for what needs a session of its own: LISTEN and the migrations with their lock. Setting it also sends the statements on `DATABASE_URL` unnamed (a transaction pooler cannot keep prepared statements). Unset: everything uses `DATABASE_URL` (docs/operations.md, "Behind a connection pooler").',
   }),
   dbPoolSize: setting('DB_POOL_SIZE', int(1, 1000), {
     group: 'Database and first admin',
@@ -56,7 +56,7 @@ export const SETTINGS = {
     default: '',
     secret: true,
     description:
-      'Read replicas (streaming standbys of the PostgreSQL `DATABASE_URL`), comma-separated `postgres://` URLs: anonymous REST reads and GraphQL queries go to a healthy replica, everything else to the primary (README, "Read replicas"). PostgreSQL only.',
+      'Read replicas (streaming standbys of the PostgreSQL `DATABASE_URL`), comma-separated `postgres://` URLs: anonymous REST reads and GraphQL queries go to a healthy replica, everything else to the primary (docs/operations.md, "Read replicas"). PostgreSQL only.',
   }),
   databaseReplicaMaxLagMs: setting('DATABASE_REPLICA_MAX_LAG_MS', int(0, 3_600_000), {
     group: 'Database and first admin',
@@ -98,7 +98,7 @@ export const SETTINGS = {
   authJwksUrl: setting('AUTH_JWKS_URL', url('https:', 'http:'), {
     group: 'Single sign-on (OpenID Connect)',
     description:
-      "Single sign-on (README, \"Single sign-on\"): the OpenID Connect provider's key set (JWKS). Set, its RS256/ES256 tokens are accepted, and `AUTH_ISSUER` and `AUTH_AUDIENCE` are required.",
+      "Single sign-on (docs/sso.md): the OpenID Connect provider's key set (JWKS). Set, its RS256/ES256 tokens are accepted, and `AUTH_ISSUER` and `AUTH_AUDIENCE` are required.",
   }),
   authIssuer: setting('AUTH_ISSUER', text(), {
     group: 'Single sign-on (OpenID Connect)',
@@ -278,7 +278,7 @@ export const SETTINGS = {
     group: 'GraphQL',
     default: '10000',
     description:
-      'The one budget of an operation, on every transport (POST, GET, WebSocket, SSE, persisted queries): the weights declared next to the fields they price (README, "Cost and limits").',
+      'The one budget of an operation, on every transport (POST, GET, WebSocket, SSE, persisted queries): the weights declared next to the fields they price (docs/graphql.md, "Cost and limits").',
   }),
   graphqlFederation: setting('GRAPHQL_FEDERATION', bool(), {
     group: 'GraphQL',
