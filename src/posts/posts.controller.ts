@@ -73,17 +73,17 @@ export class PostsController {
   constructor(
     private readonly posts: PostsService,
     private readonly finder: PostFinder,
-    private readonly revisionsOf: PostRevisions,
+    private readonly postRevisions: PostRevisions,
   ) {}
 
   /** A post as this reader sees it: with its `revisions` link when they may read them (the rule of GET /posts/{id}/revisions). */
   private shown(post: BlogPost, actor: Actor | null): Resource {
-    return POST_RESOURCE.one(post, this.revisionsOf.canSee(actor, post));
+    return POST_RESOURCE.one(post, this.postRevisions.canSee(actor, post));
   }
 
   /** Which posts of a list show this reader their `revisions` link. */
   private revealedTo(actor: Actor | null): (post: BlogPost) => boolean {
-    return (post) => this.revisionsOf.canSee(actor, post);
+    return (post) => this.postRevisions.canSee(actor, post);
   }
 
   @Get('posts')
@@ -172,7 +172,7 @@ export class PostsController {
   @ApiGetList(REVISION_RESOURCE)
   async revisions(@Param('id', ParseIdPipe) id: number, @Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.revisionsOf.list(id, request, actor);
+    const page = await this.postRevisions.list(id, request, actor);
     const next = nextPageHref(`/posts/${id}/revisions`, page.nextCursor, { limit: request.limit });
     return REVISION_RESOURCE.list(page.items, next);
   }
@@ -181,6 +181,6 @@ export class PostsController {
   @ApiOperation({ summary: 'One revision of a post (its author, editors and admins; 404 for others)' })
   @ApiGetOne(REVISION_RESOURCE)
   async revision(@Param('id', ParseIdPipe) id: number, @Param('number', ParseIdPipe) number: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
-    return REVISION_RESOURCE.one(await this.revisionsOf.get(id, number, actor));
+    return REVISION_RESOURCE.one(await this.postRevisions.get(id, number, actor));
   }
 }

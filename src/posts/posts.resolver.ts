@@ -48,7 +48,7 @@ export class PostsResolver {
   constructor(
     private readonly postsService: PostsService,
     private readonly finder: PostFinder,
-    private readonly revisionsOf: PostRevisions,
+    private readonly postRevisions: PostRevisions,
     private readonly postLoaders: PostLoaders,
     private readonly userLoaders: UserLoaders,
     private readonly gateway: SubscriptionGateway,
@@ -133,7 +133,7 @@ export class PostsResolver {
   @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })
   @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author, editors and admins (an empty list for everyone else)' })
   async revisions(@Parent() post: Post, @Args() args: RevisionsArgs, @Context() context: GraphQLContext): Promise<PostRevision[]> {
-    if (!this.revisionsOf.canSee(context.actor, post)) return [];
+    if (!this.postRevisions.canSee(context.actor, post)) return [];
     return context.loaders.of(this.postLoaders).revisions(args.first).load(post.id);
   }
 
