@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/app-config.js';
-import { PostsService } from '../src/posts/posts.service.js';
+import { PostFinder } from '../src/posts/post-finder.service.js';
 import { ALICE, tokenFor } from './support/auth.js';
 import { TEST_REDIS_URL } from './support/databases.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
@@ -278,7 +278,7 @@ describe('GraphQL introspection, error masking and the IDE by environment', () =
     });
 
     it('masks internal errors', async () => {
-      const spy = vi.spyOn(production.app.get(PostsService), 'findByIds').mockRejectedValueOnce(new Error('boom in the posts table'));
+      const spy = vi.spyOn(production.app.get(PostFinder), 'findByIds').mockRejectedValueOnce(new Error('boom in the posts table'));
       const result = await graphql(production, '{ post(id: 1) { id } }');
       expect(expectError(result, 'INTERNAL_SERVER_ERROR', ['post']).message).toBe('Internal server error');
       expect(result.response.text).not.toContain('boom');
@@ -316,7 +316,7 @@ describe('GraphQL introspection, error masking and the IDE by environment', () =
     });
 
     it("shows an internal error's message, never its stack", async () => {
-      const spy = vi.spyOn(development.app.get(PostsService), 'findByIds').mockRejectedValueOnce(new Error('boom in development'));
+      const spy = vi.spyOn(development.app.get(PostFinder), 'findByIds').mockRejectedValueOnce(new Error('boom in development'));
       const result = await graphql(development, '{ post(id: 1) { id } }');
       const error = expectError(result, 'INTERNAL_SERVER_ERROR', ['post']);
       expect(error.message).toBe('boom in development');

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { encodeTimeCursor } from '../src/common/pagination/cursor.js';
-import { PostsService } from '../src/posts/posts.service.js';
+import { PostFinder } from '../src/posts/post-finder.service.js';
 import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
 import { ISO } from './support/resources.js';
@@ -320,7 +320,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     });
 
     it('INTERNAL_SERVER_ERROR with a masked message, and SERVICE_UNAVAILABLE for an unreachable database', async () => {
-      const posts = app.app.get(PostsService);
+      const posts = app.app.get(PostFinder);
       const spy = vi.spyOn(posts, 'findByIds').mockRejectedValueOnce(new Error('SELECT password_hash FROM users -- at /work/src/x.ts:1:1'));
       const internal = await gql('{ post(id: 1) { id } comment(id: 1) { id } }');
       expect(internal.status).toBe(200);

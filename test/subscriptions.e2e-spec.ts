@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { PostsService } from '../src/posts/posts.service.js';
+import { PostFinder } from '../src/posts/post-finder.service.js';
 import type { BlogEventName } from '../src/events/blog-events.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
@@ -408,7 +408,7 @@ describeEachDatabase('subscriptions over graphql-ws', (kind) => {
     it('an error while resolving an event is coded and masked as over HTTP, and the stream goes on', async () => {
       const post = await restPost(alice, 'resolution fails once');
       const sub = await live.subscribe('subscription($p: Int) { commentCreated(postId: $p) { body post { title } } }', { p: post });
-      const spy = vi.spyOn(app.app.get(PostsService), 'findByIds').mockRejectedValueOnce(new Error('SELECT password_hash FROM users -- at /work/src/x.ts:1:1'));
+      const spy = vi.spyOn(app.app.get(PostFinder), 'findByIds').mockRejectedValueOnce(new Error('SELECT password_hash FROM users -- at /work/src/x.ts:1:1'));
       try {
         await restComment(bob, post, 'unlucky');
         await until('the failed event', () => sub.results.length === 1);

@@ -12,7 +12,7 @@ import { AppConfig } from '../config/app-config.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import type { Post } from '../posts/post.entity.js';
-import { PostsRepository } from '../posts/posts.repository.js';
+import { PostsService } from '../posts/posts.service.js';
 import type { Comment } from './comment.entity.js';
 import { CommentsRepository } from './comments.repository.js';
 import { MAX_MODERATED } from './dto/moderate-comment.dto.js';
@@ -37,7 +37,7 @@ const floodKey = (userId: number) => `comments:user:${userId}`;
 export class CommentModerationService {
   constructor(
     private readonly comments: CommentsRepository,
-    private readonly postRows: PostsRepository,
+    private readonly posts: PostsService,
     private readonly policy: AuthorizationPolicy,
     private readonly readPolicy: ReadPolicy,
     private readonly transactions: TransactionRunner,
@@ -146,7 +146,7 @@ export class CommentModerationService {
     const ids = items.map((item) => item.id);
     let recorded: BlogEvent[] = [];
     const result = await this.transactions.run(async (manager) => {
-      const found = new Map((await this.comments.findManyForUpdate(ids, this.postRows.table, manager)).map((comment) => [comment.id, comment]));
+      const found = new Map((await this.comments.findManyForUpdate(ids, this.posts.table, manager)).map((comment) => [comment.id, comment]));
       for (const id of ids) {
         const current = found.get(id);
         if (!current?.post || !this.readPolicy.canSeeComment(who, current, current.post)) throw DomainError.notFound('Comment', id);

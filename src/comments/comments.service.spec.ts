@@ -5,7 +5,6 @@ import type { Actor } from '../common/actor.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import { PUBLIC_AUDIENCE, ReadPolicy } from '../auth/read-policy.js';
 import { Post } from '../posts/post.entity.js';
-import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { Comment } from './comment.entity.js';
 import { CommentsRepository } from './comments.repository.js';
@@ -34,7 +33,6 @@ const foreignKeyViolation = () => Object.assign(new Error('fk'), { code: 'SQLITE
 describe('CommentsService', () => {
   let repository: Mocked<CommentsRepository>;
   let posts: Mocked<PostsService>;
-  let postRows: Mocked<PostsRepository>;
   let events: Mocked<EventPublisher>;
   let service: CommentsService;
 
@@ -43,7 +41,6 @@ describe('CommentsService', () => {
     ({ service } = unit);
     repository = unit.mock(CommentsRepository);
     posts = unit.mock(PostsService);
-    postRows = unit.mock(PostsRepository);
     events = unit.mock(EventPublisher);
     // Admission and the events of a change are the moderation service's (its own spec and e2e spec): approved at once here.
     const moderation = unit.mock(CommentModerationService);
@@ -51,16 +48,16 @@ describe('CommentsService', () => {
     moderation.admit.mockResolvedValue('approved');
     moderation.changeEvents.mockImplementation((before, after, on) => realModeration.changeEvents(before, after, on));
     repository.findById.mockImplementation(async () => comment());
-    // The comment locked with its post joined in (update): the post of postRows.findById.
-    repository.findManyForUpdate.mockImplementation(async () => [Object.assign(comment(), { post: (await postRows.findById(7)) ?? undefined })]);
+    // The comment locked with its post joined in (update): the post of posts.findById.
+    repository.findManyForUpdate.mockImplementation(async () => [Object.assign(comment(), { post: (await posts.findById(7)) ?? undefined })]);
     repository.updateVersioned.mockImplementation(async (current, changes) => comment({ ...current, ...changes, version: current.version + 1 }));
     repository.delete.mockResolvedValue(true);
     repository.thread.mockResolvedValue([{ id: 11, postId: 7, authorId: alice.id, status: 'approved' }]);
     // The event of a new row, as the repository writes it with the row.
     repository.insertRecorded.mockImplementation(async (values) => comment(values as Partial<Comment>));
     events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
-    postRows.findById.mockResolvedValue(post());
-    postRows.exists.mockResolvedValue(true);
+    posts.findById.mockResolvedValue(post());
+    posts.exists.mockResolvedValue(true);
     posts.get.mockResolvedValue(post());
   });
 
@@ -81,9 +78,9 @@ describe('CommentsService', () => {
 
     it('is NOT_FOUND when the foreign key refuses a post that does not exist, and announces nothing', async () => {
       repository.insertRecorded.mockRejectedValueOnce(foreignKeyViolation());
-      postRows.exists.mockResolvedValueOnce(false);
+      posts.exists.mockResolvedValueOnce(false);
       expect(await codeOf(service.create(99, { body: 'Hi' }, bob))).toBe('NOT_FOUND');
-      expect(postRows.exists).toHaveBeenCalledWith(99);
+      expect(posts.exists).toHaveBeenCalledWith(99);
       expect(events.committed).not.toHaveBeenCalled();
     });
 
@@ -95,7 +92,7 @@ describe('CommentsService', () => {
   });
 
   it("is NOT_FOUND on a draft the writer may not see; a comment on one the author sees is restricted to the post's owner", async () => {
-    postRows.findById.mockResolvedValue(post({ status: 'draft' }));
+    posts.findById.mockResolvedValue(post({ status: 'draft' }));
     expect(await codeOf(service.create(7, { body: 'Hi' }, alice))).toBe('NOT_FOUND');
     expect(await codeOf(service.update(11, { body: 'X' }, alice))).toBe('NOT_FOUND');
     expect(await codeOf(service.delete(11, alice))).toBe('NOT_FOUND');

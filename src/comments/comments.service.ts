@@ -12,7 +12,6 @@ import type { WriteOptions } from '../common/persistence/write-options.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import type { Post } from '../posts/post.entity.js';
-import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import type { Join } from '../common/persistence/resource-repository.js';
@@ -40,7 +39,6 @@ export class CommentsService {
   constructor(
     private readonly comments: CommentsRepository,
     private readonly posts: PostsService,
-    private readonly postRows: PostsRepository,
     private readonly users: UsersRepository,
     private readonly policy: AuthorizationPolicy,
     private readonly readPolicy: ReadPolicy,
@@ -76,7 +74,7 @@ export class CommentsService {
 
   /** For batching: the comments with these ids, each with its post (`comment.post`, for the read policy), in one statement. */
   findByIds(ids: readonly number[]): Promise<Comment[]> {
-    return this.comments.findByIds(ids, { property: 'post', table: this.postRows.table, foreignKey: 'postId' });
+    return this.comments.findByIds(ids, { property: 'post', table: this.posts.table, foreignKey: 'postId' });
   }
 
   /** Whether the caller may see the comment: its post (joined in by findByIds) and its status. */
@@ -124,7 +122,7 @@ export class CommentsService {
 
   /** The post a comment is on, if the writer may see it (404 otherwise), with the audience of its events. */
   private async visiblePost(postId: number, actor: Actor, executor?: Executor): Promise<Post> {
-    const post = await this.postRows.findById(postId, executor);
+    const post = await this.posts.findById(postId, executor);
     if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Post', postId);
     return post;
   }
@@ -162,7 +160,7 @@ export class CommentsService {
     const comment = await this.comments
       .insertRecorded({ ...text, ...thread, postId, authorId: who.id, status }, this.events.created('commentCreated', audience))
       .catch(async (error: unknown) => {
-        if (isForeignKeyViolation(error) && !(await this.postRows.exists(postId))) throw DomainError.notFound('Post', postId);
+        if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
         if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
         throw error;
       });
@@ -175,7 +173,7 @@ export class CommentsService {
    * events follow the change from the state it really had; 404 unless the writer sees it, like a read.
    */
   private async lockVisible(id: number, writer: Actor, executor: Executor): Promise<{ current: Comment; post: Post }> {
-    const [current] = await this.comments.findManyForUpdate([id], this.postRows.table, executor);
+    const [current] = await this.comments.findManyForUpdate([id], this.posts.table, executor);
     const post = current?.post;
     if (!post || !this.readPolicy.canSeeComment(writer, current, post)) throw DomainError.notFound('Comment', id);
     return { current, post };

@@ -17,7 +17,9 @@ import { REVISION_RESOURCE } from './post-revision.resource.js';
 import { POST_RESOURCE } from './post.resource.js';
 import type { Post as BlogPost } from './post.entity.js';
 import { POST_CURSOR_PATTERN } from './post-order.js';
-import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
+import { PostFinder, type PostFinding, type PostFindingFields } from './post-finder.service.js';
+import { PostRevisions } from './post-revisions.service.js';
+import { PostsService } from './posts.service.js';
 
 /** Post lists page by (publishedAt, id) cursors, or by id ones with ?status. */
 const POST_LISTS: DocumentedResource = {
@@ -68,16 +70,20 @@ const FOUND_POSTS: DocumentedResource = {
 @NegotiatedRepresentations()
 @Controller()
 export class PostsController {
-  constructor(private readonly posts: PostsService) {}
+  constructor(
+    private readonly posts: PostsService,
+    private readonly finder: PostFinder,
+    private readonly postRevisions: PostRevisions,
+  ) {}
 
   /** A post as this reader sees it: with its `revisions` link when they may read them (the rule of GET /posts/{id}/revisions). */
   private shown(post: BlogPost, actor: Actor | null): Resource {
-    return POST_RESOURCE.one(post, this.posts.canSeeRevisions(actor, post));
+    return POST_RESOURCE.one(post, this.postRevisions.canSee(actor, post));
   }
 
   /** Which posts of a list show this reader their `revisions` link. */
   private revealedTo(actor: Actor | null): (post: BlogPost) => boolean {
-    return (post) => this.posts.canSeeRevisions(actor, post);
+    return (post) => this.postRevisions.canSee(actor, post);
   }
 
   @Get('posts')
@@ -89,16 +95,16 @@ export class PostsController {
   })
   @ApiGetList(FOUND_POSTS, 401)
   async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ResourceList> {
-    const scope = this.posts.scope(actor, query);
+    const scope = this.finder.scope(actor, query);
     const finding: PostFinding = { tags: query.tag, q: query.q, publishedAfter: query.publishedAfter, publishedBefore: query.publishedBefore, sort: query.sort };
-    if (this.posts.isPlainList(finding)) {
+    if (this.finder.isPlainList(finding)) {
       const request = toPageRequest(query);
-      const page = await this.posts.list(scope, request);
+      const page = await this.finder.list(scope, request);
       const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status });
       return POST_RESOURCE.list(page.items, next, this.revealedTo(actor));
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const page = await this.posts.find(scope, finding, { limit, cursor: query.cursor }, REST_FIELDS, clientAddress);
+    const page = await this.finder.find(scope, finding, { limit, cursor: query.cursor }, REST_FIELDS, clientAddress);
     if (page.searchBudget) setRateLimitItem(reply, page.searchBudget);
     const next = nextListHref(page.nextCursor, query, limit);
     const { search } = page;
@@ -114,7 +120,7 @@ export class PostsController {
   @ApiGetList(POST_LISTS, 401)
   async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PostStatusQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.posts.listForAuthor(authorId, request, actor, query.status);
+    const page = await this.finder.listForAuthor(authorId, request, actor, query.status);
     const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit, status: query.status });
     return POST_RESOURCE.list(page.items, next, this.revealedTo(actor));
   }
@@ -166,7 +172,7 @@ export class PostsController {
   @ApiGetList(REVISION_RESOURCE)
   async revisions(@Param('id', ParseIdPipe) id: number, @Query() query: PageQueryDto, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.posts.listRevisions(id, request, actor);
+    const page = await this.postRevisions.list(id, request, actor);
     const next = nextPageHref(`/posts/${id}/revisions`, page.nextCursor, { limit: request.limit });
     return REVISION_RESOURCE.list(page.items, next);
   }
@@ -175,6 +181,6 @@ export class PostsController {
   @ApiOperation({ summary: 'One revision of a post (its author, editors and admins; 404 for others)' })
   @ApiGetOne(REVISION_RESOURCE)
   async revision(@Param('id', ParseIdPipe) id: number, @Param('number', ParseIdPipe) number: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
-    return REVISION_RESOURCE.one(await this.posts.getRevision(id, number, actor));
+    return REVISION_RESOURCE.one(await this.postRevisions.get(id, number, actor));
   }
 }

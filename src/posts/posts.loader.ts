@@ -6,7 +6,8 @@ import type { PageRequest } from '../common/pagination/cursor.js';
 import { UserLoaders } from '../users/users.loader.js';
 import type { Post } from './post.entity.js';
 import type { PostRevision } from './post-revision.entity.js';
-import { PostsService } from './posts.service.js';
+import { PostFinder } from './post-finder.service.js';
+import { PostRevisions } from './post-revisions.service.js';
 
 export interface PostLoaderSet {
   /**
@@ -25,7 +26,8 @@ export interface PostLoaderSet {
 @Injectable()
 export class PostLoaders implements LoaderSet<PostLoaderSet> {
   constructor(
-    private readonly posts: PostsService,
+    private readonly posts: PostFinder,
+    private readonly revisions: PostRevisions,
     private readonly users: UserLoaders,
   ) {}
 
@@ -61,7 +63,7 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
       (first: number) =>
         new DataLoader<number, PostRevision[]>(
           async (postIds) => {
-            const newest = await this.posts.newestRevisions(postIds, first);
+            const newest = await this.revisions.newest(postIds, first);
             return postIds.map((id) => newest.get(id) ?? []);
           },
           { maxBatchSize: MAX_BATCH_SIZE },

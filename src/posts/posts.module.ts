@@ -3,7 +3,9 @@ import type { ResourceView } from '../common/resource/resource.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { UsersService } from '../users/users.service.js';
+import { PostFinder } from './post-finder.service.js';
 import { PostRevisionsRepository } from './post-revisions.repository.js';
+import { PostRevisions } from './post-revisions.service.js';
 import { PostScheduler } from './post-scheduler.js';
 import { POST_RESOURCE } from './post.resource.js';
 import { PostsController } from './posts.controller.js';
@@ -21,6 +23,8 @@ import { TrashRetention } from './trash-retention.js';
     PostsRepository,
     PostRevisionsRepository,
     PostsService,
+    PostFinder,
+    PostRevisions,
     PostLoaders,
     PostsResolver,
     UserPostsResolver,

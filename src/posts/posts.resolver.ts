@@ -16,7 +16,9 @@ import { PostConnection, PostsArgs, RevisionsArgs, UserPostsArgs } from './model
 import { Post } from './post.entity.js';
 import { PostRevision } from './post-revision.entity.js';
 import { PostLoaders } from './posts.loader.js';
-import { type PostFinding, type PostFindingFields, PostsService } from './posts.service.js';
+import { PostFinder, type PostFinding, type PostFindingFields } from './post-finder.service.js';
+import { PostRevisions } from './post-revisions.service.js';
+import { PostsService } from './posts.service.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
 import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
@@ -37,7 +39,7 @@ const PUBLISHED: VisibilityChange = { name: 'postPublished', seenBefore };
 const UNPUBLISHED: VisibilityChange = { name: 'postUnpublished', seenBefore };
 
 /**
- * Posts over GraphQL: thin over PostsService (same validation, policy and errors as REST).
+ * Posts over GraphQL: thin over PostsService, PostFinder and PostRevisions (same validation, policy and errors as REST).
  * Related resources are read through the request's DataLoaders. Field resolvers without
  * parameter decorators are called directly by graphql-js (no Nest pipeline per field).
  */
@@ -45,6 +47,8 @@ const UNPUBLISHED: VisibilityChange = { name: 'postUnpublished', seenBefore };
 export class PostsResolver {
   constructor(
     private readonly postsService: PostsService,
+    private readonly finder: PostFinder,
+    private readonly postRevisions: PostRevisions,
     private readonly postLoaders: PostLoaders,
     private readonly userLoaders: UserLoaders,
     private readonly gateway: SubscriptionGateway,
@@ -79,7 +83,7 @@ export class PostsResolver {
       'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
   })
   async posts(@Args() args: PostsArgs, @Context() context: GraphQLContext): Promise<PostConnection> {
-    const scope = this.postsService.scope(context.actor, { authorId: args.authorId ?? undefined, status: args.status ?? undefined });
+    const scope = this.finder.scope(context.actor, { authorId: args.authorId ?? undefined, status: args.status ?? undefined });
     const finding: PostFinding = {
       tags: args.tag ?? undefined,
       q: args.search ?? undefined,
@@ -88,12 +92,12 @@ export class PostsResolver {
       sort: args.orderBy ?? undefined,
     };
     const byId = context.loaders.of(this.postLoaders).byId;
-    if (this.postsService.isPlainList(finding)) {
-      const page = await this.postsService.list(scope, toPageRequest(args));
+    if (this.finder.isPlainList(finding)) {
+      const page = await this.finder.list(scope, toPageRequest(args));
       for (const post of page.items) byId.prime(post.id, post);
       return { ...connectionOf(page), scope };
     }
-    const page = await this.postsService.find(scope, finding, { limit: args.first, cursor: args.after ?? undefined }, GRAPHQL_FIELDS, context.clientAddress);
+    const page = await this.finder.find(scope, finding, { limit: args.first, cursor: args.after ?? undefined }, GRAPHQL_FIELDS, context.clientAddress);
     if (page.searchBudget && context.reply) setRateLimitItem(context.reply, page.searchBudget);
     for (const post of page.items) byId.prime(post.id, post);
     const connection = connectionOf(page);
@@ -129,7 +133,7 @@ export class PostsResolver {
   @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })
   @ResolveField('revisions', () => [PostRevision], { description: 'Its newest revisions, newest first: for its author, editors and admins (an empty list for everyone else)' })
   async revisions(@Parent() post: Post, @Args() args: RevisionsArgs, @Context() context: GraphQLContext): Promise<PostRevision[]> {
-    if (!this.postsService.canSeeRevisions(context.actor, post)) return [];
+    if (!this.postRevisions.canSee(context.actor, post)) return [];
     return context.loaders.of(this.postLoaders).revisions(args.first).load(post.id);
   }
 
@@ -168,11 +172,11 @@ export class UserPostsResolver {
 
 @Resolver(() => PostConnection)
 export class PostConnectionResolver {
-  constructor(private readonly postsService: PostsService) {}
+  constructor(private readonly finder: PostFinder) {}
 
   @ResolveField('totalCount', () => Int, { description: 'All the posts of this list you may see (a COUNT, run only when asked for)' })
   totalCount(connection: PostConnection): Promise<number> {
-    if (connection.finding) return this.postsService.countFound(connection.scope, connection.finding);
-    return this.postsService.count(connection.scope);
+    if (connection.finding) return this.finder.countFound(connection.scope, connection.finding);
+    return this.finder.count(connection.scope);
   }
 }

@@ -9,7 +9,7 @@ import { Post } from '../post.entity.js';
 import { IsDateTime, MaxChars } from '../../common/validation/transforms.js';
 import { MAX_POST_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_TAG_FILTERS, TAG_SLUG_PATTERN } from '../dto/list-posts.query.js';
 import type { PostSort } from '../post-order.js';
-import type { PostFinding, PostListScope } from '../posts.service.js';
+import type { PostFinding, PostListScope } from '../post-finder.service.js';
 import { GraphQLPostStatus } from './post-status.enum.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
 

@@ -1,0 +1,32 @@
+import type { PostStatus } from '../auth/read-policy.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import type { PostTags } from '../tags/tags.service.js';
+
+/** A change to a post, as the one write path takes it (a PATCH, a restore, the schedule, the trash). */
+export interface PostChange {
+  title?: string;
+  body?: string;
+  status?: PostStatus;
+  publishAt?: Date | null;
+  /** For a scheduled publication: the time it was due, not the time it ran. */
+  publishedAt?: Date;
+  /** Its tags as they now are (set in the same transaction), shown in its events. */
+  tags?: PostTags;
+}
+
+/**
+ * publishAt as it is to be stored: only a scheduled post has one, in the future (given, or
+ * the one it already had); given with any other status it is 400.
+ */
+export function publishAtOf(status: PostStatus, given: Date | null | undefined, kept: Date | null, now: Date): Date | null {
+  if (status === 'trashed') throw DomainError.badInput('status "trashed" is reached by DELETE', [{ field: 'status', message: 'must be "draft", "scheduled" or "published"' }]);
+  if (status !== 'scheduled') {
+    if (given != null) throw DomainError.badInput('publishAt is only taken with status "scheduled"', [{ field: 'publishAt', message: 'is only taken with status "scheduled"' }]);
+    return null;
+  }
+  const publishAt = given ?? kept;
+  if (!publishAt || publishAt.getTime() <= now.getTime()) {
+    throw DomainError.badInput('status "scheduled" needs publishAt in the future', [{ field: 'publishAt', message: 'must be a date-time in the future' }]);
+  }
+  return publishAt;
+}
