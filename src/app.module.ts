@@ -21,16 +21,22 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { ResourceCatalog, type ResourceList } from './common/resource/resource-catalog.js';
+import { ResourceCatalogModule } from './common/resource/resource-catalog.module.js';
+import { RESOURCES } from './resources.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `resources`: what the application serves (src/resources.ts; a test may name others). */
+  static forRoot(config: AppConfig, resources: ResourceList = RESOURCES): DynamicModule {
+    const catalog = new ResourceCatalog(resources);
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ResourceCatalogModule.forRoot(catalog),
         MetricsModule,
-        DatabaseModule,
+        DatabaseModule.forRoot(catalog.entities),
         RedisModule,
         RateLimitModule,
         PolicyModule,
@@ -40,7 +46,7 @@ export class AppModule {
         TagsModule,
         PostsModule,
         CommentsModule,
-        EventLogModule,
+        EventLogModule.forRoot(catalog),
         TokensModule,
         ApiKeysModule,
         WebhooksModule,

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_AUDIENCE } from '../src/auth/read-policy.js';
 import { TransactionRunner } from '../src/common/persistence/transaction-runner.js';
-import { resources } from '../src/common/resource/resource-definition.js';
+import { ResourceCatalog } from '../src/common/resource/resource-catalog.js';
 import { event } from '../src/events/blog-events.js';
 import { EventPublisher } from '../src/events/event-publisher.js';
 import { EVERY_EVENT, EventRelay, LOCAL_EVENTS, type LoggedEvent } from '../src/events/event-relay.js';
@@ -230,7 +230,7 @@ describeEachDatabase('event relay: events handed over at commit, and read from t
     published.forEach((sent, index) => {
       const stored = log[index];
       expect({ ...sent, cursor: undefined, name: undefined, payload: undefined }).toEqual({ ...stored, cursor: undefined, name: undefined, payload: undefined });
-      const definition = resources.ofEvent(sent.name)!;
+      const definition = app.app.get(ResourceCatalog).ofEvent(sent.name)!;
       expect(sent.payload).toEqual(definition.fromJson(stored.resource!));
       expect(sent.payload).toBeInstanceOf(definition.entity);
     });

@@ -4,7 +4,9 @@ import { Column, DataSource, Entity, PrimaryGeneratedColumn, VersionColumn } fro
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PUBLIC_AUDIENCE } from '../src/auth/read-policy.js';
 import { TransactionRunner } from '../src/common/persistence/transaction-runner.js';
-import { defineResource, resources } from '../src/common/resource/resource-definition.js';
+import { ResourceCatalog, type ResourceList } from '../src/common/resource/resource-catalog.js';
+import { defineResource, type ResourceDefinition } from '../src/common/resource/resource-definition.js';
+import { RESOURCES } from '../src/resources.js';
 import type { BlogEvent, BlogEventName } from '../src/events/blog-events.js';
 import { encodeEventCursor, START } from '../src/events/event-cursor.js';
 import { EventPublisher } from '../src/events/event-publisher.js';
@@ -18,8 +20,8 @@ import { describeEachDatabase, startTestApp, type TestApp } from './support/test
 
 /**
  * A resource's events are declared by the resource alone: a throw-away resource, declared here
- * and nowhere else (its events, a ref of its own, no author), is in the event log's vocabulary
- * everywhere — the outbox's columns, GET /events and its OpenAPI schema, the GraphQL `EventType`,
+ * and listed for the application here only (its events, a ref of its own, no author), is in the
+ * event log's vocabulary everywhere — the outbox's columns, GET /events and its OpenAPI schema, the GraphQL `EventType`,
  * `Event` and the `events` subscription's filters, webhooks' types and bodies — with no shared
  * file edited. Its column is what its own migration would add (here: added before start-up).
  */
@@ -45,22 +47,26 @@ const GIZMO = defineResource({
   html: { title: (view) => String(view.name), page: '<p><%= it.gizmo.name %></p>', list: '<ul></ul>' },
 });
 
+/** The service's resources and the gizmo, last. */
+const WITH_GIZMO: ResourceList = { resources: [...RESOURCES.resources, GIZMO as unknown as ResourceDefinition<never>], tables: [...RESOURCES.tables] };
+const catalog = new ResourceCatalog(WITH_GIZMO);
+
 const gizmo = (id: number, name: string) => Object.assign(new Gizmo(), { id, name, version: 1 });
 /** An event of the gizmo resource (not in BlogEvents: it exists in this file only). */
 const gizmoEvent = (name: string, payload: object): BlogEvent => ({ name: name as BlogEventName, payload: payload as never, audience: PUBLIC_AUDIENCE });
 
-it('the registry derives the vocabulary from the declarations, gizmo last, as declared', () => {
-  const types = resources.eventTypes().map(({ type }) => type);
+it('the catalog derives the vocabulary from the declarations, gizmo last, as listed', () => {
+  const types = catalog.eventTypes().map(({ type }) => type);
   expect(types.slice(-2)).toEqual(['GIZMO_MADE', 'GIZMO_SCRAPPED']);
   expect(types.indexOf('POST_CREATED')).toBeLessThan(types.indexOf('COMMENT_CREATED'));
-  expect(resources.eventRefs().find(({ ref }) => ref === 'gizmoId')).toEqual({ ref: 'gizmoId', column: 'gizmo_id', description: 'The gizmo it is about', filter: 'Only events about this gizmo' });
+  expect(catalog.eventRefs().find(({ ref }) => ref === 'gizmoId')).toEqual({ ref: 'gizmoId', column: 'gizmo_id', description: 'The gizmo it is about', filter: 'Only events about this gizmo' });
   expect(GIZMO.refsOf(gizmo(5, 'sprocket'))).toEqual({ gizmoId: 5 });
   expect(GIZMO.deletedPayload({ gizmoId: 5, postId: null })).toEqual({ id: 5 });
 });
 
 it("a webhook's body carries the refs the event has, and none it has not (no author)", () => {
   const body = JSON.parse(
-    payloadOf({ id: 3, tx: 0, type: 'GIZMO_MADE', occurredAt: new Date(0), refs: { postId: null, authorId: null, commentId: null, gizmoId: 5 }, resource: '{"id":5,"name":"sprocket"}', origin: null, audience: PUBLIC_AUDIENCE, traceParent: null }),
+    payloadOf({ id: 3, tx: 0, type: 'GIZMO_MADE', occurredAt: new Date(0), refs: { postId: null, authorId: null, commentId: null, gizmoId: 5 }, resource: '{"id":5,"name":"sprocket"}', origin: null, audience: PUBLIC_AUDIENCE, traceParent: null }, catalog),
   ) as { data: Record<string, unknown> };
   expect(body.data).toEqual({ cursor: expect.any(String), type: 'GIZMO_MADE', occurredAt: new Date(0).toISOString(), gizmoId: 5, resource: { id: 5, name: 'sprocket', _links: { self: { href: '/gizmos/5' } } } });
 });
@@ -80,7 +86,7 @@ describeEachDatabase('events of a resource declared only by itself', (kind) => {
     // What the gizmo resource's own migration would do.
     await migrator.query('ALTER TABLE events ADD COLUMN gizmo_id integer');
     await migrator.destroy();
-    app = await startTestApp(kind, { database });
+    app = await startTestApp(kind, { database, resources: WITH_GIZMO });
     urls = await listen(app);
     adminToken = await tokenFor(app, ADMIN);
   });

@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type DataSourceOptions, getMetadataArgsStorage, type Logger as TypeOrmLogger } from 'typeorm';
+import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 import type { DatabaseConfig } from '../config/app-config.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { pgTypes } from './pg-timestamps.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 
 export interface DataSourceExtras {
+  /** The entity classes (ResourceCatalog.entities): none for a data source that only migrates. */
+  entities?: readonly (new () => object)[];
   poolSize?: number;
   logger?: TypeOrmLogger;
 }
@@ -14,8 +16,7 @@ export interface DataSourceExtras {
 /** TypeORM options for SQLite (better-sqlite3, WAL) or PostgreSQL. Migrations, never synchronize. */
 export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSourceExtras = {}): DataSourceOptions {
   const common = {
-    // Every entity class loaded so far: each feature module brings its own (they are loaded first).
-    entities: getMetadataArgsStorage().tables.map((table) => table.target),
+    entities: [...(extras.entities ?? [])] as (new () => object)[],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

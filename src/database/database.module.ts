@@ -1,4 +1,4 @@
-import { Global, Logger, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
@@ -36,30 +36,16 @@ async function migrate(dataSource: DataSource, options: DataSourceOptions, direc
   }
 }
 
+async function dataSourceFactory(startup?: DataSourceOptions): Promise<DataSource> {
+  const { directUrl, ...options } = startup as StartupOptions;
+  const dataSource = await new DataSource(options as DataSourceOptions).initialize();
+  const applied = await migrate(dataSource, options as DataSourceOptions, directUrl);
+  if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+  return dataSource;
+}
+
 @Global()
 @Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [AppConfig, MetricsService],
-      useFactory: (config: AppConfig, metrics: MetricsService) => ({
-        ...buildDataSourceOptions(config.database, {
-          poolSize: config.dbPoolSize,
-          // Counts every statement sent: db_queries_total.
-          logger: new QueryCountingLogger(() => metrics.recordDbQuery()),
-        }),
-        retryAttempts: 2,
-        retryDelay: 1000,
-        directUrl: config.databaseDirectUrl,
-      }),
-      dataSourceFactory: async (startup) => {
-        const { directUrl, ...options } = startup as StartupOptions;
-        const dataSource = await new DataSource(options as DataSourceOptions).initialize();
-        const applied = await migrate(dataSource, options as DataSourceOptions, directUrl);
-        if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
-        return dataSource;
-      },
-    }),
-  ],
   providers: [
     {
       // The one place that asks which database it is: everything else asks the dialect.
@@ -78,4 +64,28 @@ async function migrate(dataSource: DataSource, options: DataSourceOptions, direc
   ],
   exports: [Dialect, TransactionRunner, Sql, ReplicaSet, ReadRoutingInterceptor],
 })
-export class DatabaseModule {}
+export class DatabaseModule {
+  /** `entities`: every entity class of the application (ResourceCatalog.entities), exactly. */
+  static forRoot(entities: readonly (new () => object)[]): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [AppConfig, MetricsService],
+          useFactory: (config: AppConfig, metrics: MetricsService) => ({
+            ...buildDataSourceOptions(config.database, {
+              entities,
+              poolSize: config.dbPoolSize,
+              // Counts every statement sent: db_queries_total.
+              logger: new QueryCountingLogger(() => metrics.recordDbQuery()),
+            }),
+            retryAttempts: 2,
+            retryDelay: 1000,
+            directUrl: config.databaseDirectUrl,
+          }),
+          dataSourceFactory,
+        }),
+      ],
+    };
+  }
+}

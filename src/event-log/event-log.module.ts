@@ -1,11 +1,11 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventLogService } from './event-log.service.js';
 import { EventRetention } from './event-retention.js';
 import { EventsController } from './events.controller.js';
 import { EventsResolver, FIRST_FILTER } from './events.resolver.js';
 import { declareEventSchema } from './models/event.model.js';
-import { describeEventQuery } from './dto/list-events.query.js';
 
 /**
  * The event log for readers: GET /events, the resumable `events` subscription, and retention
@@ -17,10 +17,12 @@ import { describeEventQuery } from './dto/list-events.query.js';
   exports: [EventLogService, EventRetention],
 })
 export class EventLogModule {
-  constructor() {
-    // Every feature module is loaded by now, with its resource: what they declare about their
-    // events goes into the GraphQL schema and the OpenAPI document, both built later.
-    declareEventSchema(EventsResolver.prototype, 'subscribe', FIRST_FILTER);
-    describeEventQuery();
+  /**
+   * `catalog`: the application's resources, whose events go into the GraphQL schema (declared
+   * here, before it is built). The OpenAPI document states them per application (describeEventLog).
+   */
+  static forRoot(catalog: ResourceCatalog): DynamicModule {
+    declareEventSchema(catalog, EventsResolver.prototype, 'subscribe', FIRST_FILTER);
+    return { module: EventLogModule };
   }
 }

@@ -7,11 +7,10 @@ import type { DomainError } from '../common/errors/domain-error.js';
 import { encodeEventCursor, START } from '../events/event-cursor.js';
 import { LOCAL_EVENTS } from '../events/event-relay.js';
 import { OutboxRepository, type StoredEvent } from '../events/outbox.repository.js';
-// The resources declare the events, so the feed knows their types and can revive them.
-import '../posts/post.resource.js';
-import '../comments/comment.resource.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventLogService } from './event-log.service.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
+import { RESOURCES } from '../resources.js';
 
 // The event feed's rules: type lists, pages and their cursors, and cursors that pruning passed.
 
@@ -25,7 +24,7 @@ describe('EventLogService', () => {
   let service: EventLogService;
 
   beforeEach(async () => {
-    const unit = await newTestService(EventLogService, { providers: [{ provide: LOCAL_EVENTS, useValue: new PubSub() }], real: [new ReadPolicy()] });
+    const unit = await newTestService(EventLogService, { providers: [{ provide: LOCAL_EVENTS, useValue: new PubSub() }], real: [new ReadPolicy(), new ResourceCatalog(RESOURCES)] });
     ({ service } = unit);
     outbox = unit.mock(OutboxRepository);
     pruning = unit.mock(EventLogRepository);

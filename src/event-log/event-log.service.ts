@@ -3,12 +3,13 @@ import type { PubSubEngine } from 'graphql-subscriptions';
 import { ReadPolicy } from '../auth/read-policy.js';
 import type { Actor } from '../common/actor.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { decodeEventCursor, encodeEventCursor, type EventPosition, isAfter, START } from '../events/event-cursor.js';
 import { EVERY_EVENT, LOCAL_EVENTS, type LoggedEvent } from '../events/event-relay.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { EventLogRepository } from './event-log.repository.js';
 import { EventStream } from './event-stream.js';
-import { eventTypes, type FeedEvent, type FeedFilter, type FeedReader, fromLogged, fromStored } from './feed-event.js';
+import { type FeedEvent, type FeedFilter, type FeedReader, fromLogged, fromStored } from './feed-event.js';
 
 /** Events read from the log at a time when a subscriber resumes, at most... */
 const REPLAY_PAGE = 200;
@@ -45,6 +46,7 @@ export class EventLogService {
     private readonly pruning: EventLogRepository,
     @Inject(LOCAL_EVENTS) private readonly bus: PubSubEngine,
     private readonly policy: ReadPolicy,
+    private readonly catalog: ResourceCatalog,
   ) {}
 
   /** The read policy's word on an actor, in the two forms reads need (SQL and in memory). */
@@ -56,7 +58,7 @@ export class EventLogService {
   parseTypes(list: string | undefined, field = 'types'): string[] | undefined {
     if (list === undefined) return undefined;
     const types = list.split(',').map((type) => type.trim());
-    const known = eventTypes();
+    const known = this.catalog.eventTypeNames();
     const unknown = types.filter((type) => !known.includes(type));
     if (unknown.length > 0) {
       throw DomainError.badInput(`${field} has an unknown event type: ${unknown.join(', ')}`, [
@@ -115,7 +117,7 @@ export class EventLogService {
   private async read(position: EventPosition, limit: number, filter: FeedFilter, exact = false): Promise<FeedEvent[]> {
     const stored = exact ? await this.outbox.at(position, filter) : await this.outbox.after(position, limit, filter);
     if (!exact || stored.length === 0) await this.assertKept(position, exact);
-    return stored.map(fromStored).filter((event): event is FeedEvent => event !== null);
+    return stored.map((event) => fromStored(this.catalog, event)).filter((event): event is FeedEvent => event !== null);
   }
 
   /** Refuses (CURSOR_EXPIRED) a position whose followers were pruned, or with `itself` one that was pruned. */
@@ -150,7 +152,7 @@ export class EventLogService {
   private view(event: LoggedEvent): FeedEvent | null {
     let view = this.views.get(event);
     if (view === undefined) {
-      view = fromLogged(event);
+      view = fromLogged(this.catalog, event);
       this.views.set(event, view);
     }
     return view;

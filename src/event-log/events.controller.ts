@@ -5,6 +5,7 @@ import type { Actor } from '../common/actor.js';
 import { ApiGetList, ApiGetOne } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { NegotiatedRepresentations, Uncached } from '../common/resource/negotiated.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { Resource, ResourceList } from '../common/resource/resource.js';
 import { encodeEventCursor, EVENT_CURSOR_PATTERN } from '../events/event-cursor.js';
 import { ListEventsQuery } from './dto/list-events.query.js';
@@ -15,7 +16,10 @@ import { EventLogService } from './event-log.service.js';
 @NegotiatedRepresentations()
 @Controller('events')
 export class EventsController {
-  constructor(private readonly events: EventLogService) {}
+  constructor(
+    private readonly events: EventLogService,
+    private readonly catalog: ResourceCatalog,
+  ) {}
 
   @Get()
   // Pruning changes what a page shows (or whether its cursor is still good) without a write.
@@ -32,7 +36,7 @@ export class EventsController {
     const params = new URLSearchParams({ limit: String(limit) });
     if (query.types !== undefined) params.set('types', types!.join(','));
     const next = page.next === null ? null : `/events?${params.toString()}&after=${page.next}`;
-    return new ResourceList(EVENT_LIST, page.events.map(eventItem), next);
+    return new ResourceList(EVENT_LIST, page.events.map((event) => eventItem(this.catalog, event)), next);
   }
 
   @Get(':cursor')
@@ -46,6 +50,6 @@ export class EventsController {
   @ApiGetOne(EVENT_LIST, 410)
   async get(@Param('cursor') cursor: string, @CurrentActor() actor: Actor | null): Promise<Resource> {
     // Events have no version: their ETag is a digest of what is sent.
-    return new Resource(EVENT_LIST, eventItem(await this.events.event(cursor, actor)), null);
+    return new Resource(EVENT_LIST, eventItem(this.catalog, await this.events.event(cursor, actor)), null);
   }
 }

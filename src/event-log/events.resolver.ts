@@ -1,8 +1,9 @@
 import { Args, Context, Resolver, Subscription } from '@nestjs/graphql';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Loaders } from '../common/graphql/loaders.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { EventLogService } from './event-log.service.js';
-import { eventFilterRefs, EventModel, EventType } from './models/event.model.js';
+import { EventModel, EventType } from './models/event.model.js';
 import type { FeedEvent } from './feed-event.js';
 
 type Item = FeedEvent | Error;
@@ -19,7 +20,10 @@ export class EventsResolver {
   /** Live events are one object for every subscriber: they share its loaders too. */
   private readonly eventLoaders = new WeakMap<object, Loaders>();
 
-  constructor(private readonly events: EventLogService) {}
+  constructor(
+    private readonly events: EventLogService,
+    private readonly catalog: ResourceCatalog,
+  ) {}
 
   @Subscription(() => EventModel, {
     name: 'events',
@@ -36,7 +40,7 @@ export class EventsResolver {
     ...filters: (number | null | undefined)[]
   ): Promise<AsyncIterableIterator<Item>> {
     const refs: Record<string, number> = {};
-    eventFilterRefs().forEach((ref, index) => {
+    this.catalog.filterRefs().forEach((ref, index) => {
       const id = filters[index];
       if (id !== null && id !== undefined) refs[ref] = id;
     });

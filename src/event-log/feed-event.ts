@@ -1,12 +1,10 @@
 import type { EventAudience } from '../auth/read-policy.js';
-import { type EventRefs, resources } from '../common/resource/resource-definition.js';
+import type { ResourceCatalog } from '../common/resource/resource-catalog.js';
+import type { EventRefs } from '../common/resource/resource-definition.js';
 import { eventName } from '../events/blog-events.js';
 import { encodeEventCursor, type EventPosition } from '../events/event-cursor.js';
 import type { LoggedEvent } from '../events/event-relay.js';
 import type { EventReader, StoredEvent } from '../events/outbox.repository.js';
-
-/** Every type of event in the log, in the order the resources declare them (read when needed: every resource is declared by then). */
-export const eventTypes = (): string[] => resources.eventTypes().map(({ type }) => type);
 
 /** An event as GET /events and the `events` subscription serve it. */
 export interface FeedEvent {
@@ -47,15 +45,15 @@ export function matchesFilter(filter: FeedFilter, event: { type: string; refs: E
 }
 
 /** An event read from the log; null when its type is unknown to this build. */
-export function fromStored(event: StoredEvent): FeedEvent | null {
-  const definition = resources.ofEvent(eventName(event.type));
+export function fromStored(catalog: ResourceCatalog, event: StoredEvent): FeedEvent | null {
+  const definition = catalog.ofEvent(eventName(event.type));
   if (!definition) return null;
   return feedEvent(event, encodeEventCursor(event), definition.kind, event.resource === null ? null : (definition.fromJson(event.resource) as object));
 }
 
 /** An event as the relay published it (its payload is the revived resource already). */
-export function fromLogged(event: LoggedEvent): FeedEvent | null {
-  const definition = resources.ofEvent(event.name);
+export function fromLogged(catalog: ResourceCatalog, event: LoggedEvent): FeedEvent | null {
+  const definition = catalog.ofEvent(event.name);
   if (!definition) return null;
   return feedEvent(event, event.cursor, definition.kind, event.resource === null ? null : event.payload);
 }

@@ -5,7 +5,7 @@ import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
 import { Dialect, type Statement } from '../common/persistence/dialect.js';
 import type { Executor } from '../common/persistence/sql.js';
-import { resources } from '../common/resource/resource-definition.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { AppConfig } from '../config/app-config.js';
 import { type BlogEvent, type BlogEventName, CONTENT_CHANGED, type ContentChanged, CREDENTIALS_CHANGED, type CredentialsChanged, eventType } from './blog-events.js';
 import { EventRelay } from './event-relay.js';
@@ -49,6 +49,7 @@ export class EventPublisher {
     private readonly cache: ResponseCache,
     private readonly dialect: Dialect,
     config: AppConfig,
+    private readonly catalog: ResourceCatalog,
   ) {
     this.bus = Boolean(config.redisUrl);
   }
@@ -137,7 +138,7 @@ export class EventPublisher {
   }
 
   private definitionOf(name: string) {
-    const definition = resources.ofEvent(name);
+    const definition = this.catalog.ofEvent(name);
     if (!definition?.eventRefs) throw new Error(`No resource declares the event ${name}`);
     return definition;
   }

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { PubSubEngine } from 'graphql-subscriptions';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import { Dialect, type Listener } from '../common/persistence/dialect.js';
-import { resources } from '../common/resource/resource-definition.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { carriesContent, eventName } from './blog-events.js';
@@ -97,6 +97,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly metrics: MetricsService,
     private readonly cache: ResponseCache,
     private readonly dialect: Dialect,
+    private readonly catalog: ResourceCatalog,
   ) {
     this.carriesChanges = dialect.shared && !config.redisUrl;
   }
@@ -268,7 +269,7 @@ export class EventRelay implements OnApplicationBootstrap, OnApplicationShutdown
   private publish(event: StoredEvent, payload: object | null): void {
     this.position = { tx: event.tx, id: event.id };
     const name = eventName(event.type);
-    const definition = resources.ofEvent(name);
+    const definition = this.catalog.ofEvent(name);
     if (!definition?.eventRefs) {
       this.logger.warn(`An event of unknown type ${event.type} in the log (id ${event.id}) was skipped`);
       return;

@@ -5,7 +5,8 @@ import { type Executor, Sql } from '../common/persistence/sql.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { ANONYMOUS_READER, type Audience, type AudienceReader, audienceBeyondSql, type AudienceSet, audienceSql, type EventAudience } from '../auth/read-policy.js';
-import { type EventRefColumn, type EventRefs, resources } from '../common/resource/resource-definition.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
+import type { EventRefColumn, EventRefs } from '../common/resource/resource-definition.js';
 import type { EventPosition } from './event-cursor.js';
 
 /** An event as the outbox keeps it. */
@@ -13,7 +14,7 @@ export interface StoredEvent extends EventPosition {
   /** `POST_CREATED`, … */
   type: string;
   occurredAt: Date;
-  /** Every ref of the log (resources.eventRefs), null where the event has none. */
+  /** Every ref of the log (ResourceCatalog.eventRefs), null where the event has none. */
   refs: EventRefs;
   /** The resource as the write left it (JSON); null for deletions. */
   resource: string | null;
@@ -106,6 +107,7 @@ export class OutboxRepository {
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
+    private readonly catalog: ResourceCatalog,
   ) {}
 
   /** Records events in the write's transaction, in the order given; returns them as the log now holds them. */
@@ -249,11 +251,10 @@ export class OutboxRepository {
   }
 
   /**
-   * The column lists of the refs the resources declare, built on first use (every feature module
-   * has declared its resource by then) and again only if another resource is declared since.
+   * The column lists of the refs the resources declare (the catalog's), built on first use.
    */
   private get layout(): Layout {
-    const refs = resources.eventRefs();
+    const refs = this.catalog.eventRefs();
     if (this.shape?.refs !== refs) {
       const columns = refs.map(({ column }) => column);
       this.shape = {

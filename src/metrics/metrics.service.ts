@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
-import { resources } from '../common/resource/resource-definition.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 
 type HttpSeries = { requests: Counter.Internal; duration: Histogram.Internal<string> };
 
@@ -145,7 +145,10 @@ export class MetricsService implements OnApplicationBootstrap {
   /** Created on the first operation of each type (not at start: a histogram's series would show its empty buckets). */
   private readonly costSeries = new Map<string, Histogram.Internal<'type'>>();
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly catalog: ResourceCatalog,
+  ) {
     // Every known series starts at 0, so dashboards see it before the first event.
     for (const type of GRAPHQL_OPERATION_TYPES) {
       const series = this.graphqlOperations.labels(type);
@@ -158,9 +161,9 @@ export class MetricsService implements OnApplicationBootstrap {
     if (config.metricsEnabled) collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Every event the resources declare starts at 0 too (they are all loaded by now). */
+  /** Every event the resources declare starts at 0 too. */
   onApplicationBootstrap(): void {
-    for (const resource of resources.all()) for (const name of resource.events) this.subscriptionEvents.labels(name).inc(0);
+    for (const resource of this.catalog.all()) for (const name of resource.events) this.subscriptionEvents.labels(name).inc(0);
   }
 
   /** One answered HTTP request; `route` is the route template (e.g. /posts/:id), never the URL. */

@@ -3,7 +3,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import type { PubSubEngine } from 'graphql-subscriptions';
 import { Dialect } from '../common/persistence/dialect.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
-import { resources } from '../common/resource/resource-definition.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { AppConfig } from '../config/app-config.js';
 import { eventName } from '../events/blog-events.js';
 import { encodeEventCursor, isAfter } from '../events/event-cursor.js';
@@ -65,6 +65,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly dialect: Dialect,
+    private readonly catalog: ResourceCatalog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -182,7 +183,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           if (matching.length === 0) continue;
           let payload: string;
           try {
-            payload = payloadOf(event);
+            payload = payloadOf(event, this.catalog);
           } catch (error) {
             // One unreadable event must not stop the feed for every later one.
             this.logger.warn(`Event ${event.id} (${event.type}) could not be sent to webhooks: ${message(error)}`);
@@ -260,7 +261,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 }
 
 /** The body POSTed for an event: `{type, timestamp, data}`, `data` as GET /events lists the event. */
-export function payloadOf(event: StoredEvent): string {
+export function payloadOf(event: StoredEvent, catalog: ResourceCatalog): string {
   const occurredAt = event.occurredAt.toISOString();
   const data: Record<string, unknown> = { cursor: encodeEventCursor(event), type: event.type, occurredAt };
   for (const ref in event.refs) {
@@ -268,7 +269,7 @@ export function payloadOf(event: StoredEvent): string {
     if (id !== null) data[ref] = id;
   }
   if (event.resource !== null) {
-    const definition = resources.ofEvent(eventName(event.type));
+    const definition = catalog.ofEvent(eventName(event.type));
     if (definition) data.resource = definition.view(definition.fromJson(event.resource));
   }
   return JSON.stringify({ type: event.type, timestamp: occurredAt, data });

@@ -6,7 +6,7 @@ import type { Actor } from '../common/actor.js';
 import { ApiDelete, ApiJson, ApiProblems } from '../common/openapi/api-docs.decorators.js';
 import { headerRef, schemaRef, type SchemaObject } from '../common/openapi/schemas.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
-import { CreateWebhookDto, eventTypesSchema } from './dto/create-webhook.dto.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import type { AttemptRecord } from './webhook-deliveries.repository.js';
 import { type WebhookView, WebhooksService } from './webhooks.service.js';
@@ -17,7 +17,8 @@ const WEBHOOK_SCHEMA: SchemaObject = {
   properties: {
     id: { type: 'integer' },
     url: { type: 'string', format: 'uri' },
-    types: eventTypesSchema(),
+    // Its types are the application's (describeWebhookTypes).
+    types: { type: 'array', items: { type: 'string' } },
     description: { type: 'string', nullable: true },
     active: { type: 'boolean' },
     createdAt: date(false),

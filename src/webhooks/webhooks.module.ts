@@ -1,11 +1,8 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { EventPublisher } from '../events/event-publisher.js';
-// The table's declaration, for the data source and `npm run migration:generate` (the repository reads it by name).
-import './webhook.entity.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookRetention } from './webhook-retention.js';
-import { describeWebhookTypes } from './dto/update-webhook.dto.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -19,10 +16,7 @@ export class WebhooksModule implements OnModuleInit {
   constructor(
     private readonly events: EventPublisher,
     private readonly deliveries: WebhookDeliveriesRepository,
-  ) {
-    // Every resource has declared its events by now; the OpenAPI document is built later.
-    describeWebhookTypes();
-  }
+  ) {}
 
   /** Deliveries keep a copy of their event's content: an erasure of the log's erases theirs. */
   onModuleInit(): void {

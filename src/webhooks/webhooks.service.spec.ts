@@ -3,15 +3,14 @@ import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.j
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
 import type { DomainError } from '../common/errors/domain-error.js';
+import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { createValidationPipe } from '../common/validation/validation.pipe.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
-// The resources declare the event types a webhook may ask for.
-import '../posts/post.resource.js';
-import '../comments/comment.resource.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { type NewWebhook, type WebhookRecord, WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
+import { RESOURCES } from '../resources.js';
 
 // Admins' webhooks: who may manage them, which URLs are refused, the secret, where sending starts.
 // URLs are IP literals, so the address guard decides without DNS.
@@ -119,7 +118,8 @@ describe('WebhooksService', () => {
 
 describe('CreateWebhookDto', () => {
   const validate = (body: object) =>
-    createValidationPipe()
+    // The resources declare the event types a webhook may ask for: the pipe hands the DTO its application's catalog.
+    createValidationPipe(new ResourceCatalog(RESOURCES))
       .transform(body, { type: 'body', metatype: CreateWebhookDto })
       .then(
         () => [],

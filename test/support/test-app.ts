@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { describe } from 'vitest';
 import { createApp } from '../../src/app.factory.js';
+import type { ResourceList } from '../../src/common/resource/resource-catalog.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, DATABASES, type DatabaseKind, type TestDatabase, TEST_DATABASE_URL } from './databases.js';
 
@@ -25,6 +26,8 @@ export interface TestAppOptions {
   file?: boolean;
   /** Called once the application is created, before its start-up hooks (migrations have run). */
   beforeInit?: (app: NestFastifyApplication) => void;
+  /** The resources it serves, instead of src/resources.ts's. */
+  resources?: ResourceList;
 }
 
 /** Starts the real application on a fresh database of the given kind, ready for supertest. */
@@ -49,7 +52,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
   });
   let app: NestFastifyApplication;
   try {
-    app = await createApp(config);
+    app = await createApp(config, options.resources);
     options.beforeInit?.(app);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();

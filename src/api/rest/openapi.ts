@@ -3,8 +3,11 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { PROBLEM_MEDIA_TYPE } from '../../common/openapi/api-docs.decorators.js';
 import { completeDocument } from '../../common/openapi/document.js';
 import { headerRef, PROBLEM_SCHEMA, schemaRef } from '../../common/openapi/schemas.js';
+import { ResourceCatalog } from '../../common/resource/resource-catalog.js';
 import type { AppConfig } from '../../config/app-config.js';
+import { describeEventLog } from '../../event-log/event-list.js';
 import { METRICS_PATH } from '../../metrics/metrics.module.js';
+import { describeWebhookTypes } from '../../webhooks/dto/update-webhook.dto.js';
 
 /** GET /metrics, a plain Fastify route: no credential is read, no database is asked. */
 function metricsPath(): OpenAPIObject['paths'] {
@@ -41,7 +44,15 @@ export function setupOpenApi(app: NestFastifyApplication, appConfig: Pick<AppCon
     .setVersion('1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  SwaggerModule.setup('docs', app, () => completeDocument(SwaggerModule.createDocument(app, config), appConfig.metricsEnabled ? metricsPath() : {}), {
+  const catalog = app.get(ResourceCatalog);
+  const document = () => {
+    const completed = completeDocument(SwaggerModule.createDocument(app, config), appConfig.metricsEnabled ? metricsPath() : {});
+    // The event types, refs and snapshots are this application's resources' (its catalog).
+    describeEventLog(completed, catalog);
+    describeWebhookTypes(completed, catalog);
+    return completed;
+  };
+  SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Blog service API',
   });

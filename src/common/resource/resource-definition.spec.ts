@@ -4,7 +4,7 @@ import { Post } from '../../posts/post.entity.js';
 import { POST_RESOURCE } from '../../posts/post.resource.js';
 import { User } from '../../users/user.entity.js';
 import { USER_RESOURCE } from '../../users/user.resource.js';
-import { defineResource, refColumn, resources } from './resource-definition.js';
+import { refColumn } from './resource-definition.js';
 
 describe('ResourceDefinition', () => {
   it('builds a view with generated code, one object literal (this is the code that runs)', () => {
@@ -57,28 +57,8 @@ describe('ResourceDefinition', () => {
   });
 });
 
-describe('the event vocabulary of the registry', () => {
-  it("is the resources' declarations, in declaration order, rebuilt only after a new declaration", () => {
-    const types = resources.eventTypes();
-    expect(types.slice(0, 5).map(({ type }) => type)).toEqual(['POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'POST_PUBLISHED', 'POST_UNPUBLISHED']);
-    expect(types[0]).toEqual({ type: 'POST_CREATED', name: 'postCreated', description: 'A post was written', kind: 'post' });
-    expect(resources.eventTypes()).toBe(types);
-    expect(resources.eventRefs().map(({ ref, column }) => [ref, column])).toEqual(expect.arrayContaining([['postId', 'post_id'], ['authorId', 'author_id']]));
-
-    class Sprocket {
-      id: number;
-      version: number;
-    }
-    defineResource({ kind: 'sprocket', plural: 'sprockets', entity: Sprocket, events: { sprocketTurned: 'A sprocket turned' }, eventRefs: { sprocketId: 'id' }, html: { title: () => '', page: '', list: '' } });
-    expect(resources.eventTypes()).not.toBe(types);
-    expect(resources.eventTypes().at(-1)).toEqual({ type: 'SPROCKET_TURNED', name: 'sprocketTurned', description: 'A sprocket turned', kind: 'sprocket' });
-    expect(resources.eventRefs().at(-1)).toEqual({ ref: 'sprocketId', column: 'sprocket_id' });
-    expect(resources.ofEvent('sprocketTurned')?.refsOf({ id: 3 })).toEqual({ sprocketId: 3 });
-  });
-
-  it('keeps a ref described by the first resource that describes it', () => {
-    const postId = resources.eventRefs().find(({ ref }) => ref === 'postId');
-    expect(postId?.filter).toBe('Only events about this post (for comment events: the post they are on)');
+describe('event refs', () => {
+  it("rebuild a deletion's payload from the ids an event carries", () => {
     expect(POST_RESOURCE.refsOf({ id: 7, authorId: null })).toEqual({ postId: 7, authorId: null });
     expect(POST_RESOURCE.deletedPayload({ postId: 7, authorId: 2, commentId: null })).toEqual({ id: 7, authorId: 2 });
   });

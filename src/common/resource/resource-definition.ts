@@ -113,7 +113,7 @@ interface Field {
 }
 
 /**
- * One resource, as the feature module that owns it declares it: the registry iterates these
+ * One resource, as the feature module that owns it declares it: the catalog (resource-catalog.ts) iterates these
  * (representations, links, OpenAPI, entities, event names), so shared code names no resource.
  * The fields come from the entity's TypeORM decorators, read once on first use: every column
  * but secrets (`select: false`) and the version (which is the ETag).
@@ -390,21 +390,9 @@ function readFields(entity: new () => unknown): Field[] {
     });
 }
 
-/** Every resource declared so far (each feature module declares its own when it is loaded). */
-const registry = new Map<string, ResourceDefinition<never>>();
-
-/** What is derived from every resource's events, built on first use and again after a new declaration. */
-interface EventVocabulary {
-  types: EventTypeInfo[];
-  refs: EventRefColumn[];
-}
-let vocabulary: EventVocabulary | null = null;
-
+/** A resource as its feature declares it; src/resources.ts lists it for the application (ResourceCatalog). */
 export function defineResource<T extends Identified>(spec: ResourceSpec<T>): ResourceDefinition<T> {
-  const definition = new ResourceDefinition(spec);
-  registry.set(spec.kind, definition as unknown as ResourceDefinition<never>);
-  vocabulary = null;
-  return definition;
+  return new ResourceDefinition(spec);
 }
 
 /** `postId` → `post_id`: a ref's column in the `events` table. */
@@ -415,46 +403,7 @@ export function refColumn(ref: string): string {
   return column;
 }
 
-function buildVocabulary(): EventVocabulary {
-  const types: EventTypeInfo[] = [];
-  const refs = new Map<string, EventRefColumn>();
-  for (const definition of registry.values()) {
-    for (const name of definition.events) types.push({ type: eventType(name), name, description: definition.eventDescriptions[name], kind: definition.kind });
-    for (const [ref, declared] of Object.entries(definition.eventRefSpecs)) {
-      const known = refs.get(ref) ?? { ref, column: refColumn(ref) };
-      if (typeof declared !== 'string') {
-        known.description ??= declared.description;
-        known.filter ??= declared.filter;
-      }
-      refs.set(ref, known);
-    }
-  }
-  return { types, refs: [...refs.values()] };
-}
-
 /** An event's name as the event log and clients write it: `postCreated` → `POST_CREATED`. */
 export function eventType(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
 }
-
-export const resources = {
-  get(kind: string): ResourceDefinition<never> | undefined {
-    return registry.get(kind);
-  },
-  all(): ResourceDefinition<never>[] {
-    return [...registry.values()];
-  },
-  /** Every event type, in the order resources were declared and declare their events (the same array until a new declaration). */
-  eventTypes(): readonly EventTypeInfo[] {
-    return (vocabulary ??= buildVocabulary()).types;
-  },
-  /** Every ref of the event log (the union of the resources' `eventRefs`; the same array until a new declaration). */
-  eventRefs(): readonly EventRefColumn[] {
-    return (vocabulary ??= buildVocabulary()).refs;
-  },
-  /** The resource whose writes publish this event. */
-  ofEvent(name: string): ResourceDefinition<never> | undefined {
-    for (const definition of registry.values()) if (definition.events.includes(name)) return definition;
-    return undefined;
-  },
-};

@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
+import type { ValidationError, ValidatorOptions } from 'class-validator';
 import { DomainError, type FieldError } from '../errors/domain-error.js';
 import { findStringProblem, textProblem } from './well-formed.js';
 import { MAX_INT32, MAX_PARAMETER_CHARS } from './limits.js';
@@ -25,6 +25,13 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
  * or `/users/1e3` would pass as ids 1 and 1000.
  */
 class StrictValidationPipe extends ValidationPipe {
+  constructor(
+    options: ConstructorParameters<typeof ValidationPipe>[0],
+    private readonly context: object | undefined,
+  ) {
+    super(options);
+  }
+
   /**
    * Flat inputs that passed, per class: the same few argument sets (`{first: 50}`, `{limit: 20}`)
    * come with nearly every request, and class-transformer + class-validator cost far more than
@@ -34,6 +41,11 @@ class StrictValidationPipe extends ValidationPipe {
 
   protected override transformPrimitive(value: unknown): unknown {
     return value;
+  }
+
+  protected override validate(object: object, validatorOptions?: ValidatorOptions): Promise<ValidationError[]> | ValidationError[] {
+    if (this.context !== undefined) Object.defineProperty(object, CONTEXT, { value: this.context });
+    return super.validate(object, validatorOptions);
   }
 
   /**
@@ -145,8 +157,22 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Request bodies and queries: unknown fields are refused, types are not coerced. */
-export function createValidationPipe(): ValidationPipe {
+const CONTEXT = Symbol('validation context');
+
+/**
+ * What the application gave its validation pipe (its ResourceCatalog), for a validator of the
+ * input being validated (`args.object`): a DTO's rules that depend on the application (the
+ * event types a webhook may ask for) read it here, not from module state. Undefined when none.
+ */
+export function validationContext<T extends object>(object: object): T | undefined {
+  return (object as { [CONTEXT]?: T })[CONTEXT];
+}
+
+/**
+ * Request bodies and queries: unknown fields are refused, types are not coerced. `context`: what
+ * validators may read of the application (validationContext).
+ */
+export function createValidationPipe(context?: object): ValidationPipe {
   return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
@@ -162,7 +188,7 @@ export function createValidationPipe(): ValidationPipe {
         fieldErrors,
       );
     },
-  });
+  }, context);
 }
 
 /** A path id: a positive 32-bit integer written in plain digits, else 400. */

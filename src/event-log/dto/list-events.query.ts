@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageLimit } from '../../common/pagination/cursor.js';
-import { eventTypes } from '../feed-event.js';
 
 const TYPES_DOCS = { example: 'POST_CREATED,COMMENT_CREATED', maxLength: 200 };
 
@@ -16,7 +15,7 @@ export class ListEventsQuery {
   @PageLimit()
   limit?: number;
 
-  // The types themselves are stated once every resource has declared its events (describeEventQuery).
+  // The types themselves are the application's, stated in its OpenAPI document (describeEventLog).
   @ApiPropertyOptional(TYPES_DOCS)
   @IsOptional()
   @IsString()
@@ -24,9 +23,3 @@ export class ListEventsQuery {
   types?: string;
 }
 
-/** States the event types in the OpenAPI document's `types` (the list, and the pattern of a comma-separated list of them), when the resources are all declared. */
-export function describeEventQuery(): void {
-  const types = eventTypes();
-  const type = `(?:${types.join('|')})`;
-  ApiPropertyOptional({ ...TYPES_DOCS, description: `Only these types, comma-separated: ${types.join(', ')}`, pattern: `^${type}(?:,${type})*$` })(ListEventsQuery.prototype, 'types');
-}

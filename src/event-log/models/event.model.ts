@@ -1,5 +1,5 @@
 import { Args, Field, GraphQLISODateTime, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { resources } from '../../common/resource/resource-definition.js';
+import type { ResourceCatalog } from '../../common/resource/resource-catalog.js';
 import type { FeedEvent } from '../feed-event.js';
 
 /** GraphQL's `EventType`: the log's own type names, as the resources declare them (declareEventSchema). */
@@ -25,32 +25,36 @@ export class EventModel {
   occurredAt: Date;
 }
 
-/** The filters of the `events` subscription after its own arguments: one per ref declared with a `filter`. */
-export const eventFilterRefs = (): string[] => resources.eventRefs().flatMap(({ ref, filter }) => (filter ? [ref] : []));
-
-let declared = false;
+/** The vocabulary declared (declareEventSchema), as JSON: a process has one. */
+let declared: string | null = null;
 
 /**
- * Adds what the resources declare about their events to the GraphQL schema: the values of
- * `EventType`, a nullable Int field of `Event` per ref, and the filters of the `events`
+ * Adds what the catalog's resources declare about their events to the GraphQL schema: the
+ * values of `EventType`, a nullable Int field of `Event` per ref, and the filters of the `events`
  * subscription (`resolver` and `method`, whose arguments from `firstFilter` on are the filters,
- * in eventFilterRefs' order). Called once every feature module is loaded (EventLogModule's
- * constructor), before the schema is built; once per process, since the schema's metadata is.
+ * in the catalog's filterRefs order). Called by EventLogModule.forRoot with the application's
+ * catalog, before the schema is built. Nest keeps the code-first schema's metadata per process,
+ * so this declares it once: again with the same vocabulary (another application of the same
+ * resources) it does nothing, with another one it throws rather than serve a wrong schema.
  */
-export function declareEventSchema(resolver: object, method: string, firstFilter: number): void {
-  if (declared) return;
-  declared = true;
-  for (const { type, description } of resources.eventTypes()) {
+export function declareEventSchema(catalog: ResourceCatalog, resolver: object, method: string, firstFilter: number): void {
+  const vocabulary = JSON.stringify([catalog.eventTypes(), catalog.eventRefs()]);
+  if (declared !== null) {
+    if (declared === vocabulary) return;
+    throw new Error('The GraphQL event schema of this process was declared for other resources: one process serves one event vocabulary');
+  }
+  declared = vocabulary;
+  for (const { type, description } of catalog.eventTypes()) {
     EventType[type] = type;
     eventTypeValues[type] = { description };
   }
-  for (const { ref, description } of resources.eventRefs()) {
+  for (const { ref, description } of catalog.eventRefs()) {
     Field(() => Int, {
       nullable: true,
       description: description ?? `The ${ref} of what it is about (null if none)`,
       middleware: [({ source }) => (source as FeedEvent).refs[ref] ?? null],
     })(EventModel.prototype, ref);
   }
-  const filters = resources.eventRefs().filter(({ filter }) => filter);
+  const filters = catalog.eventRefs().filter(({ filter }) => filter);
   filters.forEach(({ ref, filter }, index) => Args(ref, { type: () => Int, nullable: true, description: filter })(resolver, method, firstFilter + index));
 }

@@ -1,32 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsOptional, IsString, IsUrl, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
-import { resources } from '../../common/resource/resource-definition.js';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsOptional, IsString, IsUrl, MaxLength, ValidateBy, ValidateIf, type ValidationArguments } from 'class-validator';
+import type { ResourceCatalog } from '../../common/resource/resource-catalog.js';
+import { validationContext } from '../../common/validation/validation.pipe.js';
 import { MaxChars, REQUIRED, Trim } from '../../common/validation/transforms.js';
 
-/** The types of events a webhook may ask for: those of the event log, as the resources declare them (read when needed). */
-export const eventTypes = (): string[] => resources.eventTypes().map(({ type }) => type);
+/** The types of events a webhook may ask for: those of the event log, as the application's resources declare them (its validation pipe's catalog). */
+const eventTypes = (args: ValidationArguments): string[] => validationContext<ResourceCatalog>(args.object)?.eventTypeNames() ?? [];
 
-/** An event type (`POST_CREATED`): one of eventTypes(). */
+/** An event type (`POST_CREATED`): one of the catalog's eventTypeNames(). */
 export type EventType = string;
-
-/** The schema of a list of event types, its types read when the OpenAPI document is built. */
-export const eventTypesSchema = () => ({
-  type: 'array' as const,
-  items: {
-    type: 'string' as const,
-    get enum() {
-      return eventTypes();
-    },
-  },
-});
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 const URL_MESSAGE = { message: 'url must be an http(s) URL of at most 2048 characters' };
-const TYPES_MESSAGE = { message: () => `types must be a non-empty list of ${eventTypes().join(', ')}, each at most once` };
+const TYPES_MESSAGE = { message: (args: ValidationArguments) => `types must be a non-empty list of ${eventTypes(args).join(', ')}, each at most once` };
 
 /** Each element is an event type of the log. */
 const IsEventType = () =>
-  ValidateBy({ name: 'isEventType', validator: { validate: (value: unknown) => typeof value === 'string' && eventTypes().includes(value) } }, { each: true, ...TYPES_MESSAGE });
+  ValidateBy({ name: 'isEventType', validator: { validate: (value: unknown, args?: ValidationArguments) => typeof value === 'string' && args !== undefined && eventTypes(args).includes(value) } }, { each: true, ...TYPES_MESSAGE });
 const DESCRIPTION_MESSAGE = { message: 'description must be a string of at most 500 characters' };
 
 /** The body of POST /webhooks. */
@@ -40,8 +30,9 @@ export class CreateWebhookDto {
   @Trim()
   url: string;
 
-  // Each type at most once: as many as there are types, at most (maxItems: describeWebhookTypes).
-  @ApiProperty({ ...eventTypesSchema(), minItems: 1, uniqueItems: true, example: ['POST_CREATED'] })
+  // Each type at most once: as many as there are types, at most. The types (enum, maxItems) are
+  // the application's, stated in its OpenAPI document (describeWebhookTypes).
+  @ApiProperty({ type: 'array', items: { type: 'string' }, minItems: 1, uniqueItems: true, example: ['POST_CREATED'] })
   @IsEventType()
   @ArrayUnique(undefined, TYPES_MESSAGE)
   @ArrayNotEmpty(TYPES_MESSAGE)

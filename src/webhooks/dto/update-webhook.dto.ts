@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiPropertyOptional, type OpenAPIObject, PartialType, type SchemaObject } from '@nestjs/swagger';
 import { IsBoolean, ValidateIf } from 'class-validator';
 import { OMITTED_OR_NOT_NULL } from '../../common/validation/transforms.js';
-import { CreateWebhookDto, eventTypes } from './create-webhook.dto.js';
+import type { ResourceCatalog } from '../../common/resource/resource-catalog.js';
+import { CreateWebhookDto } from './create-webhook.dto.js';
 
 /** The body of PATCH /webhooks/{id}: a new webhook's fields, each optional (null removes the description), and `active`. */
 export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullProperties: false }) {
@@ -12,12 +13,16 @@ export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullPr
 }
 
 /**
- * States in the OpenAPI document how many types a webhook may list (each once), once every
- * resource has declared its events (WebhooksModule's constructor): on POST's body and on PATCH's,
- * whose copy of the property PartialType made when it was declared.
+ * States the application's event types in its OpenAPI document: those a webhook lists (`types` of
+ * a webhook, of POST's body and PATCH's), and on the bodies how many it may list (each once).
  */
-export function describeWebhookTypes(): void {
-  const maxItems = eventTypes().length;
-  ApiProperty({ maxItems })(CreateWebhookDto.prototype, 'types');
-  ApiPropertyOptional({ maxItems })(UpdateWebhookDto.prototype, 'types');
+export function describeWebhookTypes(document: OpenAPIObject, catalog: ResourceCatalog): void {
+  const types = catalog.eventTypeNames();
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  for (const [name, body] of [['CreateWebhookDto', true], ['UpdateWebhookDto', true], ['Webhook', false], ['NewWebhook', false]] as const) {
+    const property = schemas[name]?.properties?.types as SchemaObject | undefined;
+    if (!property) continue;
+    property.items = { ...(property.items as SchemaObject), enum: types };
+    if (body) property.maxItems = types.length;
+  }
 }
