@@ -69,7 +69,7 @@ describe('the event vocabulary of the registry', () => {
       id: number;
       version: number;
     }
-    defineResource({ kind: 'sprocket', plural: 'sprockets', entity: Sprocket, events: { sprocketTurned: 'A sprocket turned' }, eventRefs: { sprocketId: 'id' }, html: { title: () => '', page: '', list: '' } });
+    defineResource({ kind: 'sprocket', plural: 'sprockets', entity: Sprocket, events: { sprocketTurned: 'A sprocket turned' }, eventRefs: { sprocketId: 'id' } });
     expect(resources.eventTypes()).not.toBe(types);
     expect(resources.eventTypes().at(-1)).toEqual({ type: 'SPROCKET_TURNED', name: 'sprocketTurned', description: 'A sprocket turned', kind: 'sprocket' });
     expect(resources.eventRefs().at(-1)).toEqual({ ref: 'sprocketId', column: 'sprocket_id' });
