@@ -16,11 +16,11 @@ export class HtmlRenderer {
   /** `reader`: who asked, for what a page shows besides the resource (a post's comments follow the read policy). */
   async render(resource: Resource | ResourceList, reader: Actor | null = null): Promise<string> {
     if ('items' in resource) {
-      const page = this.pages.list(resource.kind);
+      const page = this.pages.list(resource.origin);
       return LAYOUT({ title: page.title, body: await page.body(resource.items, resource.nextHref) });
     }
     const { origin, view } = resource;
-    const page = this.pages.item(resource.kind);
+    const page = this.pages.item(origin);
     let body = await page.body(view, reader);
     // Then every one of its links, whatever its page shows.
     const links: Links | undefined = view._links ?? origin.halLinks?.(view);
