@@ -27,6 +27,13 @@ module.exports = {
       to: { path: FLOORS.slice(index + 1).map(path).join('|') },
     })),
     {
+      name: 'posts-imports-comments',
+      comment: 'Comments are on posts: comments may read posts, never the reverse (a page that shows both, like a post with its comments, joins them in api/rest/pages)',
+      severity: 'error',
+      from: { path: '^src/posts/' },
+      to: { path: '^src/comments/' },
+    },
+    {
       name: 'no-circular',
       comment: 'Modules that import each other (directly or through others) cannot be understood apart',
       severity: 'error',

@@ -44,7 +44,6 @@ const GIZMO = defineResource({
   entity: Gizmo,
   events: { gizmoMade: 'A gizmo was made', gizmoScrapped: 'A gizmo was scrapped' },
   eventRefs: { gizmoId: { field: 'id', description: 'The gizmo it is about', filter: 'Only events about this gizmo' } },
-  html: { title: (view) => String(view.name), page: '<p><%= it.gizmo.name %></p>', list: '<ul></ul>' },
 });
 
 /** The service's resources and the gizmo, last. */

@@ -2,8 +2,7 @@ import type { OpenAPIObject, ParameterObject } from '@nestjs/swagger';
 import type { DocumentedResource } from '../common/openapi/api-docs.decorators.js';
 import type { SchemaObject } from '../common/openapi/schemas.js';
 import type { ResourceCatalog } from '../common/resource/resource-catalog.js';
-import { NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
-import type { ListItem, ListOrigin, PageOrigin } from '../common/resource/resource.js';
+import type { ListItem, ResourceOrigin } from '../common/resource/resource.js';
 import { EVENT_CURSOR_PATTERN } from '../events/event-cursor.js';
 import type { FeedEvent } from './feed-event.js';
 
@@ -81,19 +80,12 @@ export function describeEventLog(document: OpenAPIObject, catalog: ResourceCatal
   }
 }
 
-/** The fields of an event beside its refs. */
-const OWN_FIELDS = JSON.stringify(['cursor', 'type', 'occurredAt', 'resource', '_links']);
-
-/** An event's refs in HTML (`postId 3 · authorId 2`), whatever resources declare them. */
-const REFS_TEMPLATE = (event: string) =>
-  `<% Object.keys(${event}).filter(function (key) { return ${OWN_FIELDS}.indexOf(key) < 0; }).forEach(function (key) { %> <span class="ref"><%= key %> <%= ${event}[key] %></span><% }) %>`;
-
 /**
- * The event log, as a list and one event at a time: what the representations (JSON, HAL, XML,
- * HTML) and the OpenAPI document need of it. An event's JSON and XML are its fields alone; HAL
+ * The event log, as a list and one event at a time: what the representations (JSON, HAL, XML;
+ * its HTML pages are api/rest/pages' event pages) and the OpenAPI document need of it. An event's JSON and XML are its fields alone; HAL
  * adds `_links.self` (GET /events/{cursor}) to each, so a HAL client can follow it.
  */
-export const EVENT_LIST: ListOrigin & PageOrigin & DocumentedResource = {
+export const EVENT_LIST: ResourceOrigin & DocumentedResource = {
   kind: 'event',
   plural: 'events',
   cursorParameter: 'after',
@@ -102,20 +94,4 @@ export const EVENT_LIST: ListOrigin & PageOrigin & DocumentedResource = {
   schema: { type: 'object' },
   halSchema: { type: 'object' },
   halLinks: (item) => ({ self: { href: eventPath(String(item.cursor)) } }),
-  html: {
-    title: (view) => `Event ${String(view.type)}`,
-    page: `<article class="event">
-<h1><code><%= it.event.type %></code></h1>
-<p><time datetime="<%= it.event.occurredAt %>"><%= it.event.occurredAt %></time>${REFS_TEMPLATE('it.event')}</p>
-<% if (it.event.resource) { %><p>As the write left it: <a href="<%= it.event.resource._links.self.href %>"><%= it.event.resource._links.self.href %></a></p><% } %>
-<p><small>cursor <code><%= it.event.cursor %></code> · <a href="/events?after=<%= it.event.cursor %>">the events after it</a></small></p>
-</article>`,
-    list: `<h1><%= it.title %></h1>
-<ol class="events">
-<% it.items.forEach(function (e) { %><li><code><%= e.type %></code> <time datetime="<%= e.occurredAt %>"><%= e.occurredAt %></time><% if (e.resource) { %> <a href="<%= e.resource._links.self.href %>"><%= e.resource._links.self.href %></a><% } %>${REFS_TEMPLATE('e')} <small>cursor <a href="/events/<%= e.cursor %>"><code><%= e.cursor %></code></a></small></li>
-<% }) %></ol>
-${NEXT_PAGE_TEMPLATE}`,
-  },
-  listItems: (items) => Promise.resolve(items),
-  pageModel: (view) => Promise.resolve({ event: view }),
 };

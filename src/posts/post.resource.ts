@@ -1,13 +1,7 @@
-import { AVATAR_TEMPLATE, NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
 import type { Link } from '../common/resource/links.js';
 import { defineResource } from '../common/resource/resource-definition.js';
 import { POST_STATUSES } from '../auth/read-policy.js';
-import { COMMENT_THREAD_TEMPLATE } from '../comments/comment-thread.html.js';
 import { Post } from './post.entity.js';
-
-/** A post's tags as links to the public posts carrying each (`view` the template's expression of the post). */
-const TAGS_TEMPLATE = (view: string) =>
-  `<% if (${view}.tags && ${view}.tags.length) { %><ul class="tags"><% ${view}.tags.forEach(function (slug) { %><li><a rel="tag" href="/posts?tag=<%= encodeURIComponent(slug) %>"><%= slug %></a></li><% }) %></ul><% } %>`;
 
 /**
  * A post's tags as links to `/tags/{id}`, named by slug, when it has some and the read brought
@@ -45,25 +39,6 @@ export const POST_RESOURCE = defineResource({
       filter: 'Only events about this post (for comment events: the post they are on)',
     },
     authorId: { field: 'authorId', description: 'The author of the post or comment it is about', filter: 'Only events about posts and comments by this user' },
-  },
-  html: {
-    title: (view) => String(view.title),
-    page: `<article class="post">
-<h1><%= it.post.title %></h1>
-<header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time> <span class="status"><%= it.post.status %></span></header>
-<div class="body"><%= it.post.body %></div>
-${TAGS_TEMPLATE('it.post')}
-</article>
-<% if (it.comments) { %><section>
-<h2>Comments (<%= it.commentCount %><%= it.moreComments ? '+' : '' %>)</h2>
-${COMMENT_THREAD_TEMPLATE}<% thread(it.comments) %>
-<% if (it.moreComments) { %><p><a href="<%= it.post._links.comments.href %>">All comments</a></p><% } %>
-</section><% } %>`,
-    list: `<h1><%= it.title %></h1>
-<ul class="posts">
-<% it.items.forEach(function (p) { %><li><a href="<%= p._links.self.href %>"><%= p.title %></a> by <a href="<%= p._links.author.href %>"><%= p.authorName %></a> <time datetime="<%= p.createdAt %>"><%= p.createdAt %></time> ${TAGS_TEMPLATE('p')}</li>
-<% }) %></ul>
-${NEXT_PAGE_TEMPLATE}`,
   },
 });
 

@@ -1,4 +1,3 @@
-import { NEXT_PAGE_TEMPLATE } from '../common/resource/html.js';
 import { defineResource } from '../common/resource/resource-definition.js';
 import { Tag } from './tag.entity.js';
 
@@ -13,18 +12,6 @@ export const TAG_RESOURCE = defineResource({
   computed: { postCount: { schema: { type: 'integer', minimum: 0, description: 'How many public posts carry it' } } },
   events: { tagCreated: 'A tag was made', tagUpdated: 'A tag was renamed (its slug follows its name)', tagDeleted: 'A tag was deleted (the posts that carried it lost it): its id only' },
   eventRefs: { tagId: { field: 'id', description: 'The tag it is about; null for other events', filter: 'Only events about this tag' } },
-  html: {
-    title: (view) => String(view.name),
-    page: `<article class="tag">
-<h1><%= it.tag.name %></h1>
-<p><code><%= it.tag.slug %></code>: <a rel="posts" href="<%= it.tag._links.posts.href %>"><%= it.tag.postCount %> posts</a></p>
-</article>`,
-    list: `<h1><%= it.title %></h1>
-<ul class="tags">
-<% it.items.forEach(function (t) { %><li><a href="<%= t._links.self.href %>"><%= t.name %></a> <a rel="posts" href="<%= t._links.posts.href %>">(<%= t.postCount %>)</a></li>
-<% }) %></ul>
-${NEXT_PAGE_TEMPLATE}`,
-  },
 });
 
 declare module '../events/blog-events.js' {

@@ -19,7 +19,6 @@ const SPROCKET = defineResource({
   entity: Sprocket,
   events: { sprocketTurned: 'A sprocket turned', sprocketStopped: 'A sprocket stopped' },
   eventRefs: { sprocketId: { field: 'id', filter: 'Only this sprocket' }, postId: { field: 'postId', description: 'Not the first to describe it' } },
-  html: { title: () => '', page: '', list: '' },
 });
 
 const list = (...resources: ResourceDefinition<never>[]): ResourceList => ({ resources, tables: [] });

@@ -1,6 +1,5 @@
 import { getMetadataArgsStorage } from 'typeorm';
 import type { SchemaObject } from '../openapi/schemas.js';
-import type { Actor } from '../actor.js';
 import type { Link, Links } from './links.js';
 import { Resource, ResourceList, type ResourceView } from './resource.js';
 import { isoText } from './iso-text.js';
@@ -62,11 +61,6 @@ export interface ResourceSpec<T extends Identified> {
    * and as a filter of the `events` subscription (the first resource to describe a ref wins).
    */
   eventRefs?: Readonly<Record<string, EventRef<T>>>;
-  /**
-   * Eta templates of its HTML page (`it.<kind>` is the view, beside what page loaders add) and
-   * of its HTML list (`it.title`, `it.items`, `it.nextHref`), and the page's title.
-   */
-  html: { page: string; list: string; title: (view: ResourceView) => string };
 }
 
 /** The ids an event carries beside its resource, by ref name (null: the event has none). */
@@ -129,7 +123,6 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly eventRefs?: Readonly<Record<string, keyof T & string>>;
   /** Refs as declared, with their descriptions. */
   readonly eventRefSpecs: Readonly<Record<string, EventRef<T>>>;
-  readonly html: ResourceSpec<T>['html'];
   private readonly extraLinks?: (item: T) => Links;
   private readonly optionalLinks: readonly string[];
   private readonly linkArrays: Readonly<Record<string, string>>;
@@ -137,8 +130,6 @@ export class ResourceDefinition<T extends Identified = Identified> {
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
   private readonly computed: Readonly<Record<string, ComputedField>>;
-  private readonly pageLoaders = new Map<string, (view: ResourceView, reader: Actor | null) => Promise<object>>();
-  private listLoader?: (views: ResourceView[]) => Promise<ResourceView[]>;
   private fieldList?: Field[];
   private compiledView?: (item: T, definition: this) => ResourceView;
   private schemaObject?: SchemaObject;
@@ -152,7 +143,6 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.events = Object.keys(this.eventDescriptions);
     this.eventRefSpecs = spec.eventRefs ?? {};
     this.eventRefs = spec.eventRefs && Object.fromEntries(Object.entries(spec.eventRefs).map(([ref, declared]) => [ref, typeof declared === 'string' ? declared : declared.field]));
-    this.html = spec.html;
     this.extraLinks = spec.links;
     this.optionalLinks = spec.optionalLinks ?? [];
     this.linkArrays = spec.linkArrays ?? {};
@@ -288,30 +278,6 @@ export class ResourceDefinition<T extends Identified = Identified> {
 
   list(items: readonly T[], nextHref: string | null, reveal?: (item: T) => boolean): ResourceList {
     return new ResourceList(this, items.map((item) => this.view(item, reveal?.(item) ?? false)), nextHref);
-  }
-
-  /**
-   * Sets what the HTML page of one shows besides the resource (its author, its comments), under
-   * a name: the module that sets it again (a new application in the same process) replaces it.
-   * The loader gets the reader: what it shows follows the read policy (a post's comments).
-   */
-  setPageData(name: string, load: (view: ResourceView, reader: Actor | null) => Promise<object>): void {
-    this.pageLoaders.set(name, load);
-  }
-
-  /** Sets what each item of the HTML list shows besides its fields (its author's name). */
-  setListData(load: (views: ResourceView[]) => Promise<ResourceView[]>): void {
-    this.listLoader = load;
-  }
-
-  async pageModel(view: ResourceView, reader: Actor | null = null): Promise<Record<string, unknown>> {
-    const model: Record<string, unknown> = { [this.kind]: view };
-    for (const load of this.pageLoaders.values()) Object.assign(model, await load(view, reader));
-    return model;
-  }
-
-  listItems(views: ResourceView[]): Promise<ResourceView[]> {
-    return this.listLoader ? this.listLoader(views) : Promise.resolve(views);
   }
 
   /** The JSON schema of the view as the API answers it, computed fields and all, for the OpenAPI document. */

@@ -1,4 +1,3 @@
-import type { Actor } from '../actor.js';
 import type { Links } from './links.js';
 
 /** A resource as clients see it: its fields and `_links`, in every format. */
@@ -19,20 +18,13 @@ export interface ResourceOrigin {
   linkRel?(rel: string): string | undefined;
 }
 
-/** Where one resource comes from, for its HTML page: the page's template and title, and what it shows besides the resource. */
-export interface PageOrigin extends ResourceOrigin {
-  readonly html: { readonly page: string; title(view: ListItem): string };
-  /** What the page shows besides the resource, as `reader` may see it. */
-  pageModel(view: ListItem, reader?: Actor | null): Promise<Record<string, unknown>>;
-}
-
 /**
  * What controllers return for one resource. The representation hooks render it in the
  * negotiated format and derive the ETag from `version` (from the body itself when it has none).
  */
 export class Resource {
   constructor(
-    readonly origin: PageOrigin,
+    readonly origin: ResourceOrigin,
     readonly view: ListItem,
     readonly version: number | null,
   ) {}
@@ -50,16 +42,10 @@ export function halItem(origin: ResourceOrigin, item: ListItem): ListItem {
   return item._links !== undefined || !origin.halLinks ? item : { ...item, _links: origin.halLinks(item) };
 }
 
-/** Where a list comes from: its kind and collection, its HTML list template, what its HTML items show besides their fields. */
-export interface ListOrigin<T extends ListItem = ListItem> extends ResourceOrigin {
-  readonly html: { readonly list: string };
-  listItems(items: T[]): Promise<T[]>;
-}
-
 /** What controllers return for a list: the items and, when more exist, the next page's path. */
 export class ResourceList<T extends ListItem = ListItem> {
   constructor(
-    readonly origin: ListOrigin<T>,
+    readonly origin: ResourceOrigin,
     readonly items: T[],
     readonly nextHref: string | null,
   ) {}

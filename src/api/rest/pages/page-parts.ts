@@ -1,13 +1,12 @@
-/** An author's avatar beside a byline, for the HTML templates of resources that have an author (`it.author`). */
+/** An author's avatar beside a byline, for the templates of pages that show an author (`it.author`, with `it.avatar`: avatarSource). */
 export const AVATAR_TEMPLATE = `<% if (it.author) { %><img class="avatar" src="<%= it.avatar(it.author) %>" alt="<%= it.author.name %>"><% } %>`;
 
-/** The "next page" link of every HTML list. */
+/** The "next page" link of every list. */
 export const NEXT_PAGE_TEMPLATE = `<% if (it.nextHref) { %><p><a rel="next" href="<%= it.nextHref %>">Next page</a></p><% } %>`;
 
-/** Every `_links` entry of a resource page as an `<a rel href>` (`it.links`: eachLink's list), whatever its template shows. */
-export const LINKS_TEMPLATE = `<nav class="links" aria-label="Links"><h2>Links</h2><ul>
-<% it.links.forEach(function ({ rel, link }) { %><li><a rel="<%= rel %>" href="<%= link.href %>"><%= link.name || rel %></a> <code><%= link.href %></code></li>
-<% }) %></ul></nav>`;
+/** A post's tags as links to the public posts carrying each (`view` the template's expression of the post). */
+export const TAGS_TEMPLATE = (view: string) =>
+  `<% if (${view}.tags && ${view}.tags.length) { %><ul class="tags"><% ${view}.tags.forEach(function (slug) { %><li><a rel="tag" href="/posts?tag=<%= encodeURIComponent(slug) %>"><%= slug %></a></li><% }) %></ul><% } %>`;
 
 const AVATAR_COLOURS = ['#0b57d0', '#188038', '#b3261e', '#8e24aa', '#e37400', '#007b83'];
 

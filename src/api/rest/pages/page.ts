@@ -1,0 +1,21 @@
+import type { Actor } from '../../../common/actor.js';
+import type { ListItem } from '../../../common/resource/resource.js';
+
+/**
+ * The HTML page of one resource of a kind (a post, a comment, …): its title and its body, which
+ * shows what the page loads besides the resource as the reader may see it (a post's comments
+ * follow the read policy). The renderer puts the body in the layout, followed by its links.
+ */
+export interface ItemPage {
+  /** The kind of the resources it shows (`post`: a Resource's `kind`). */
+  readonly kind: string;
+  title(view: ListItem): string;
+  body(view: ListItem, reader: Actor | null): string | Promise<string>;
+}
+
+/** The HTML page of a list of resources of a kind (`it.title`, `it.items`, `it.nextHref` in its template). */
+export interface ListPage {
+  readonly kind: string;
+  readonly title: string;
+  body(items: ListItem[], nextHref: string | null): string | Promise<string>;
+}
