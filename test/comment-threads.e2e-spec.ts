@@ -1,13 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { eventsSince, type FeedEvent, lastCursor } from './support/editorial.js';
 import { expectData, graphql, metricValue, relayQuiet } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { type CommentBody, createComment, createPost, createUser, expectComment } from './support/resources.js';
 import { until } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Threads (CONTRACT §9): replies with parentId, the depth limit, Comment.parent/replies (batched),
@@ -16,7 +17,7 @@ import { describeEachDatabase, startTestApp, type TestApp } from './support/test
  * roles, spam and hidden for the latter only). Statuses are written straight into the database.
  */
 describeEachDatabase('comment threads', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { env: { GRAPHQL_MAX_COST: '100000' } });
   let adminToken: string;
   let aliceToken: string;
   let bobToken: string;
@@ -59,11 +60,9 @@ describeEachDatabase('comment threads', (kind) => {
     return { data: data!, statements: Math.min(...counts) };
   }
 
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COST: '100000' } });
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin: adminToken, alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('replies on REST', () => {
     it('201 for a reply: parentId, links to its parent and to its replies; a chain of five is accepted, a reply to the fifth is 400 naming parentId', async () => {
@@ -363,13 +362,11 @@ describeEachDatabase('comment threads', (kind) => {
 });
 
 describeEachDatabase('comment threads with COMMENTS_MAX_DEPTH=2', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { env: { COMMENTS_MAX_DEPTH: '2' }, signIn: ['bob'] });
   let bobToken: string;
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { COMMENTS_MAX_DEPTH: '2' } });
-    bobToken = await tokenFor(app, BOB);
+  beforeAll(() => {
+    ({ bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   it('accepts a chain of two and refuses a reply to the second', async () => {
     const send = (parentId: number | null) => request(app.server).post('/posts/1/comments').set(bearer(bobToken)).send({ body: 'x', parentId });

@@ -1,22 +1,21 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { type CommentBody, createComment, createPost, expectComment } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 describeEachDatabase('comments', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let adminToken: string;
   let aliceToken: string;
   let bobToken: string;
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin: adminToken, alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('GET /posts/{id}/comments', () => {
     it("200: the demo post 1's two comments, oldest first, with exactly the comment fields", async () => {

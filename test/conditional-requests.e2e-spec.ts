@@ -1,24 +1,23 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, createUser } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const STRONG_ETAG = /^"[^"]+"$/;
 
 describeEachDatabase('conditional requests', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let adminToken: string;
   let aliceToken: string;
   let bobToken: string;
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin: adminToken, alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('ETag and If-None-Match', () => {
     it('GET /posts/{id}, /comments/{id}, /users/{id} carry an ETag; If-None-Match with it answers 304 with no body', async () => {

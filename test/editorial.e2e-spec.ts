@@ -1,13 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PostScheduler } from '../src/posts/post-scheduler.js';
 import { TrashRetention } from '../src/posts/trash-retention.js';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { bearer } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue, relayQuiet } from './support/graphql-client.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, ISO, nextLink, type PostBody } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase, startTestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * The editorial life of a post (CONTRACT §7) as the core builds it: states and their rules, the
@@ -26,7 +27,7 @@ interface EventRow {
 }
 
 describeEachDatabase('editorial life of a post', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let admin: string;
   let alice: string;
   let bob: string;
@@ -42,11 +43,9 @@ describeEachDatabase('editorial life of a post', (kind) => {
   const ids = (body: PostBody[]) => body.map((post) => post.id);
   const readers = () => ({ anonymous: undefined, bob, alice, admin });
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [admin, alice, bob] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin, alice, bob } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('states', () => {
     it('a post without status is published at once; a draft is not', async () => {

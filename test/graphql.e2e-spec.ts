@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { encodeTimeCursor } from '../src/common/pagination/cursor.js';
 import { PostsService } from '../src/posts/posts.service.js';
-import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
 import { ISO } from './support/resources.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /** The demo seed: admin (1), Alice (2), Bob (3); posts 1-2 by Alice, 3-4 by Bob, 5 by the admin. */
 const POST_PAGE = `query PostPage($id: Int!) {
@@ -19,7 +19,7 @@ const COMMENT_FIELDS = 'id body postId authorId createdAt updatedAt';
 const USER_FIELDS = 'id name email avatarUrl role createdAt updatedAt';
 
 describeEachDatabase('GraphQL queries and mutations', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let admin: string;
   let alice: string;
   let bob: string;
@@ -56,11 +56,9 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     return data.createComment;
   }
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [admin, alice, bob] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin, alice, bob } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('the post page', () => {
     it('answers the seed post page with exactly the requested shape', async () => {

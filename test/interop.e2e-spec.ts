@@ -1,9 +1,10 @@
 import request, { type Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /** What stock clients send: Spring/Feign, .NET, fetch wrappers, HAL clients, browsers. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -65,17 +66,15 @@ function expectHtmlProblem(response: Response, status: number): string {
 }
 
 describeEachDatabase('interop with stock clients', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: ['alice', 'bob'] });
   let aliceToken: string;
   let bobToken: string;
   const http = () => request(app.server);
   const get = (path: string, accept: string) => http().get(path).set('Accept', accept);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [aliceToken, bobToken] = await Promise.all([tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('Accept with media-type parameters', () => {
     it('parameters other than q do not make a type unacceptable, on every GET', async () => {
@@ -410,12 +409,8 @@ describeEachDatabase('interop with stock clients', (kind) => {
 });
 
 describeEachDatabase('interop with CORS_ORIGINS set', (kind) => {
-  let app: TestApp;
   const ORIGIN = 'https://app.example.com';
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { CORS_ORIGINS: ORIGIN } });
-  });
-  afterAll(() => app?.close());
+  const app = useApp(kind, { env: { CORS_ORIGINS: ORIGIN }, signIn: [] });
 
   it('a preflight is still answered on every known path, and a 405 carries the CORS headers', async () => {
     for (const [path, method] of [['/posts/1', 'DELETE'], ['/posts', 'POST'], ['/users/2', 'PATCH'], ['/graphql', 'POST']]) {

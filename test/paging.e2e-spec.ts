@@ -1,15 +1,16 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, nextLink, parseXml, xmlFields } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const LISTS = ['/posts', '/posts/1/comments', '/users', '/users/2/posts'];
 const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
 
 describeEachDatabase('paging', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let adminToken: string;
   let aliceToken: string;
   let bobToken: string;
@@ -39,11 +40,9 @@ describeEachDatabase('paging', (kind) => {
     return { ids, pages };
   }
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin: adminToken, alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('limit and cursor', () => {
     it('400 for a limit outside 1-100 or not an integer, on every list', async () => {

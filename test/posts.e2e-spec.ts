@@ -1,24 +1,23 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { createComment, createPost, createUser, expectPost, type PostBody } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const BAD_IDS = ['abc', '0', '-1', '1.5', '01', '1e3', '99999999999', '%20'];
 
 describeEachDatabase('posts', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let adminToken: string;
   let aliceToken: string;
   let bobToken: string;
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin: adminToken, alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('GET /posts', () => {
     it('200: a JSON array of posts with exactly the post fields, newest first', async () => {

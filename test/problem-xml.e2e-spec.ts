@@ -1,10 +1,11 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import request, { type Test } from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, expect, it } from 'vitest';
+import { ALICE, bearer } from './support/auth.js';
 import { expectNoLeaks } from './support/problems.js';
 import { createPost } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Errors for XML clients: a client that asks for XML (and prefers it to JSON) gets every error as
@@ -52,17 +53,14 @@ function asJson(problem: XmlProblem): Record<string, unknown> {
 }
 
 describeEachDatabase('errors as application/problem+xml (RFC 9457 Appendix A)', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), BODY_LIMIT_BYTES: String(BODY_LIMIT) }, signIn: ['alice', 'bob'] });
   let alice: string;
   let bob: string;
   let addresses = 0;
 
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
-    alice = await tokenFor(app, ALICE);
-    bob = await tokenFor(app, BOB);
+  beforeAll(() => {
+    ({ alice, bob } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   /** Each call from its own address, so the rate limit is reached only where a test means to. */
   const fresh = (pending: Test) => pending.set('X-Forwarded-For', `10.7.${(addresses >> 8) & 255}.${(addresses += 1) & 255}`);

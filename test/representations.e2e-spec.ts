@@ -1,10 +1,11 @@
 import request, { type Response } from 'supertest';
 import { create } from 'xmlbuilder2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, nextLink, parseXml, xmlFields } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HAL_TYPE = 'application/hal+json; charset=utf-8';
@@ -26,17 +27,15 @@ function expectVaryAccept(response: Response): void {
 }
 
 describeEachDatabase('representations', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: ['alice', 'bob'] });
   let aliceToken: string;
   let bobToken: string;
   const http = () => request(app.server);
   const get = (path: string, accept?: string) => (accept === undefined ? http().get(path) : http().get(path).set('Accept', accept));
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [aliceToken, bobToken] = await Promise.all([tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   describe('negotiation', () => {
     it('JSON by default: no Accept, */*, application/json, application/*, and an empty Accept', async () => {

@@ -12,6 +12,7 @@ import { createComment, createPost, createUser } from './support/resources.js';
 import { type RawStream, rawStream } from './support/sse.js';
 import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 import { ResponseCache } from '../src/common/cache/response-cache.js';
 
 /**
@@ -115,15 +116,13 @@ async function hammer(options: {
 }
 
 describeEachDatabase('response cache', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: ['alice'] });
   let alice: string;
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    alice = await tokenFor(app, ALICE);
+  beforeAll(() => {
+    ({ alice } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   it('answers a repeated anonymous GET from memory: same body and headers, no SQL', async () => {
     const post = await createPost(app, alice);
@@ -485,14 +484,9 @@ describeEachDatabase('response cache', (kind) => {
 });
 
 describe('GraphQL answers from memory, before Apollo', () => {
-  let app: TestApp;
+  const app = useApp('sqlite', { env: { RATE_LIMIT_MAX: '40', RATE_LIMIT_WINDOW_S: '60' }, signIn: [] });
   const http = () => request(app.server);
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-  beforeAll(async () => {
-    app = await startTestApp('sqlite', { env: { RATE_LIMIT_MAX: '40', RATE_LIMIT_WINDOW_S: '60' } });
-  });
-  afterAll(() => app?.close());
 
   const post = (body: unknown, accept?: string) => {
     const call = http().post('/graphql').set('content-type', 'application/json');

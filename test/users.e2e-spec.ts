@@ -1,9 +1,10 @@
 import request, { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { errorFields, expectNoLeaks, expectProblem } from './support/problems.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 import { ROLES } from '../src/common/actor.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -50,17 +51,15 @@ function nextLink(response: Response): string | null {
 }
 
 describeEachDatabase('users', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let adminToken: string;
   let aliceToken: string;
   let bobToken: string;
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
+  beforeAll(() => {
+    ({ admin: adminToken, alice: aliceToken, bob: bobToken } = app.tokens);
   });
-  afterAll(() => app?.close());
 
   /** Creates a user and returns its representation and a token. */
   async function createSignedInUser(overrides: Record<string, unknown> = {}) {
