@@ -27,14 +27,7 @@ const unique = () => randomBytes(5).toString('hex');
 
 describeEachDatabase('security', (kind) => {
   const app = useApp(kind);
-  let admin: string;
-  let alice: string;
-  let bob: string;
   const http = () => request(app.server);
-
-  beforeAll(() => {
-    ({ admin, alice, bob } = app.tokens);
-  });
 
   /** A user of their own, with a token: the "owner" of the user cells. */
   async function freshUser(): Promise<{ id: number; token: string; email: string; password: string }> {
@@ -59,23 +52,23 @@ describeEachDatabase('security', (kind) => {
   }
 
   const postTarget = async (): Promise<Target> => {
-    const post = await createPost(app, alice, { title: `Matrix ${unique()}` });
-    return { id: post.id, ownerToken: alice, read: () => http().get(`/posts/${post.id}`) };
+    const post = await createPost(app, app.tokens.alice, { title: `Matrix ${unique()}` });
+    return { id: post.id, ownerToken: app.tokens.alice, read: () => http().get(`/posts/${post.id}`) };
   };
   const commentTarget = async (): Promise<Target> => {
-    const post = await createPost(app, bob, { title: `Bob's post ${unique()}` });
-    const comment = await createComment(app, alice, post.id, `Alice's comment ${unique()}`);
-    return { id: comment.id, ownerToken: alice, read: () => http().get(`/comments/${comment.id}`) };
+    const post = await createPost(app, app.tokens.bob, { title: `Bob's post ${unique()}` });
+    const comment = await createComment(app, app.tokens.alice, post.id, `Alice's comment ${unique()}`);
+    return { id: comment.id, ownerToken: app.tokens.alice, read: () => http().get(`/comments/${comment.id}`) };
   };
   const userTarget = async (): Promise<Target> => {
     const user = await freshUser();
     return { id: user.id, ownerToken: user.token, read: () => http().get(`/users/${user.id}`) };
   };
   /** For creations: the "resource" is the collection; owner = Alice. */
-  const noTarget = async (): Promise<Target> => ({ id: 0, ownerToken: alice, read: () => http().get('/posts?limit=1') });
+  const noTarget = async (): Promise<Target> => ({ id: 0, ownerToken: app.tokens.alice, read: () => http().get('/posts?limit=1') });
 
   const tokenOf = (who: Who, target: Target): string | undefined =>
-    who === 'anonymous' ? undefined : who === 'admin' ? admin : who === 'owner' ? target.ownerToken : bob;
+    who === 'anonymous' ? undefined : who === 'admin' ? app.tokens.admin : who === 'owner' ? target.ownerToken : app.tokens.bob;
 
   interface RestCell {
     name: string;
@@ -400,15 +393,15 @@ describeEachDatabase('security', (kind) => {
     it.each(PAYLOADS)('in every string field (REST): stored verbatim and read back equal, or refused with 400; tables intact: #%i %s', async (index, payload) => {
       const start = await snapshotData(app);
       // Post title and body.
-      const created = await http().post('/posts').set(bearer(alice)).send({ title: payload, body: payload });
+      const created = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: payload, body: payload });
       expect(created.status, created.text).toBe(201);
       const post = await http().get(created.headers.location as string).expect(200);
       expect([post.body.title, post.body.body]).toEqual([payload, payload]);
       expect(await readRow(app, 'posts', post.body.id)).toMatchObject({ title: payload, body: payload });
       // PATCH as well, and a comment.
-      const patched = await http().patch(`/posts/${post.body.id}`).set(bearer(alice)).send({ title: `${payload} (2)` }).expect(200);
+      const patched = await http().patch(`/posts/${post.body.id}`).set(bearer(app.tokens.alice)).send({ title: `${payload} (2)` }).expect(200);
       expect(patched.body.title).toBe(`${payload} (2)`);
-      const comment = await http().post(`/posts/${post.body.id}/comments`).set(bearer(bob)).send({ body: payload }).expect(201);
+      const comment = await http().post(`/posts/${post.body.id}/comments`).set(bearer(app.tokens.bob)).send({ body: payload }).expect(201);
       expect((await http().get(`/comments/${comment.body.id}`).expect(200)).body.body).toBe(payload);
       // A user's name, password and avatar URL.
       const renamed = await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ name: payload }).expect(200);
@@ -458,8 +451,8 @@ describeEachDatabase('security', (kind) => {
       ]) {
         expectProblem(await http().get(path), 400, 'BAD_USER_INPUT');
       }
-      expectProblem(await http().delete(`/posts/${encoded}`).set(bearer(admin)), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().patch(`/users/${encoded}`).set(bearer(admin)).send({ name: 'x' }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().delete(`/posts/${encoded}`).set(bearer(app.tokens.admin)), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch(`/users/${encoded}`).set(bearer(app.tokens.admin)).send({ name: 'x' }), 400, 'BAD_USER_INPUT');
       expect(await snapshotData(app)).toEqual(before);
     });
 
@@ -467,10 +460,10 @@ describeEachDatabase('security', (kind) => {
       const before = await snapshotData(app);
       // As a variable and as an inline literal.
       const viaVariables = expectData(
-        await graphql(app, 'mutation($input: CreatePostInput!) { createPost(input: $input) { id title body } }', { input: { title: payload, body: payload } }, { token: alice, checkLeaks: false }),
+        await graphql(app, 'mutation($input: CreatePostInput!) { createPost(input: $input) { id title body } }', { input: { title: payload, body: payload } }, { token: app.tokens.alice, checkLeaks: false }),
       );
       const viaLiteral = expectData(
-        await graphql(app, `mutation { createPost(input: { title: ${JSON.stringify(payload)}, body: ${JSON.stringify(payload)} }) { id title } }`, undefined, { token: alice, checkLeaks: false }),
+        await graphql(app, `mutation { createPost(input: { title: ${JSON.stringify(payload)}, body: ${JSON.stringify(payload)} }) { id title } }`, undefined, { token: app.tokens.alice, checkLeaks: false }),
       );
       for (const id of [viaVariables.createPost.id, viaLiteral.createPost.id]) {
         const read = expectData(await graphql(app, 'query($id: Int!) { post(id: $id) { title body } }', { id }, { checkLeaks: false }));
@@ -491,20 +484,20 @@ describeEachDatabase('security', (kind) => {
     it('are counted as the database counts them: variation selectors do not slip past a limit (was a 500 on PostgreSQL)', async () => {
       const before = await snapshotData(app);
       const sneaky = 'a\ufe0f'.repeat(150); // 300 characters that class-validator counted as 150
-      expectProblem(await http().post('/posts').set(bearer(alice)).send({ title: sneaky, body: 'b' }), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().patch('/posts/1').set(bearer(admin)).send({ title: sneaky }), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().patch('/users/2').set(bearer(alice)).send({ name: 'a\ufe0f'.repeat(60) }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: sneaky, body: 'b' }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch('/posts/1').set(bearer(app.tokens.admin)).send({ title: sneaky }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch('/users/2').set(bearer(app.tokens.alice)).send({ name: 'a\ufe0f'.repeat(60) }), 400, 'BAD_USER_INPUT');
       expectProblem(
         await http().post('/users').send({ name: 'a\ufe0f'.repeat(60), email: `len.${unique()}@example.com`, password: 'length-password' }),
         400,
         'BAD_USER_INPUT',
       );
-      const viaGraphQL = await graphql(app, 'mutation($t: String!) { createPost(input: { title: $t, body: "b" }) { id } }', { t: sneaky }, { token: alice });
+      const viaGraphQL = await graphql(app, 'mutation($t: String!) { createPost(input: { title: $t, body: "b" }) { id } }', { t: sneaky }, { token: app.tokens.alice });
       expect(viaGraphQL.body.errors?.map((error) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
       expect(await snapshotData(app)).toEqual(before);
       // Exactly at the limit: stored and read back as sent.
       const fits = 'a\ufe0f'.repeat(100);
-      const created = await http().post('/posts').set(bearer(alice)).send({ title: fits, body: 'b' }).expect(201);
+      const created = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: fits, body: 'b' }).expect(201);
       expect((await http().get(created.headers.location as string).expect(200)).body.title).toBe(fits);
     });
   });
@@ -521,8 +514,8 @@ describeEachDatabase('security', (kind) => {
     const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
     it('HTML shows it as inert text; XML stays well-formed (control characters replaced); JSON is exact', async () => {
-      const post = await createPost(app, alice, { title: TITLE, body: BODY });
-      await createComment(app, bob, post.id, TITLE);
+      const post = await createPost(app, app.tokens.alice, { title: TITLE, body: BODY });
+      await createComment(app, app.tokens.bob, post.id, TITLE);
 
       const json = await http().get(`/posts/${post.id}`).expect(200);
       expect([json.body.title, json.body.body]).toEqual([TITLE, BODY]);
@@ -561,8 +554,8 @@ describeEachDatabase('security', (kind) => {
         ['bad URL', await http().get('/posts/%zz')],
         ['over-long id', await http().get(`/posts/${'9'.repeat(300)}`)],
         ['401', await http().post('/posts').send({ title: 't', body: 'b' })],
-        ['415', await http().post('/posts').set(bearer(alice)).set('content-type', 'text/plain').send('x')],
-        ['201', await http().post('/posts').set(bearer(alice)).send({ title: 't', body: 'b' })],
+        ['415', await http().post('/posts').set(bearer(app.tokens.alice)).set('content-type', 'text/plain').send('x')],
+        ['201', await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 't', body: 'b' })],
         ['GraphQL', await http().post('/graphql').send({ query: '{ post(id: 1) { id } }' })],
         ['GraphQL error', await http().post('/graphql').send({ query: '{' })],
         ['docs', await http().get('/docs')],
@@ -654,10 +647,10 @@ describeEachDatabase('security', (kind) => {
 
     it('413 problem+json for a chunked body over the limit (no Content-Length to trust), and nothing is written', async () => {
       const before = await snapshotData(app);
-      const response = await postChunked('/posts', 2 * 1024 * 1024, alice);
+      const response = await postChunked('/posts', 2 * 1024 * 1024, app.tokens.alice);
       expect(response.status).toBe(413);
       expect(JSON.parse(response.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
-      const graphqlResponse = await postChunked('/graphql', 2 * 1024 * 1024, alice);
+      const graphqlResponse = await postChunked('/graphql', 2 * 1024 * 1024, app.tokens.alice);
       expect(graphqlResponse.status).toBe(413);
       expect(await snapshotData(app)).toEqual(before);
     });
