@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { POSTGRES_SKIPPED, TEST_DATABASE_URL } from '../../test/support/databases.js';
 import type { Dialect, Executor, Send } from '../common/persistence/dialect.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { PostgresDialect } from './postgres.dialect.js';
@@ -15,8 +16,6 @@ import { rowMaker, SqliteDialect } from './sqlite.dialect.js';
  * set, a fresh PostgreSQL database, each opened with the service's own DataSource options. One
  * set of cases runs on both, so what the rest of the code assumes of "a dialect" holds on each.
  */
-
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 interface Opened {
   dataSource: DataSource;
@@ -72,7 +71,7 @@ async function openPostgres(serverUrl: string): Promise<Opened> {
 
 const DIALECTS: { name: 'sqlite' | 'postgres'; open: () => Promise<Opened>; skipped?: string }[] = [
   { name: 'sqlite', open: openSqlite },
-  { name: 'postgres', open: () => openPostgres(TEST_DATABASE_URL!), skipped: TEST_DATABASE_URL ? undefined : 'TEST_DATABASE_URL is not set' },
+  { name: 'postgres', open: () => openPostgres(TEST_DATABASE_URL!), skipped: POSTGRES_SKIPPED },
 ];
 
 for (const { name, open, skipped } of DIALECTS) {
