@@ -1,8 +1,9 @@
 import { ApolloClient, CombinedGraphQLErrors, gql, HttpLink, InMemoryCache, ServerError } from '@apollo/client';
 import request from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { type ListeningApp, listen } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Apollo Client 4 (the stock client, core only, over a real socket) against a rate-limited
@@ -23,15 +24,13 @@ const POSTS = gql`
 `;
 
 describeEachDatabase('Apollo Client reads a rate-limited answer', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) }, signIn: [] });
   let urls: ListeningApp;
   let addresses = 0;
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) } });
     urls = await listen(app);
   });
-  afterAll(() => app?.close());
 
   /** A client of its own address (X-Forwarded-For, trusted here), so each test has a fresh allowance. */
   function client(useGETForQueries: boolean): ApolloClient {

@@ -12,6 +12,7 @@ import { expectProblem } from './support/problems.js';
 import { type CommentBody, createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
 import { listen, LiveSubscription, until, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 import { Receiver } from './support/webhook-receiver.js';
 
 /**
@@ -459,13 +460,8 @@ describeEachDatabase('comment moderation', (kind) => {
   });
 
   describe('COMMENTS_MODERATION=all', () => {
-    let app: TestApp;
+    const app = useApp(kind, { env: envOf(kind, { COMMENTS_MODERATION: 'all' }), signIn: [] });
     const { account, write, http, gql } = helpers(() => app, kind);
-
-    beforeAll(async () => {
-      app = await startTestApp(kind, { env: envOf(kind, { COMMENTS_MODERATION: 'all' }) });
-    });
-    afterAll(() => app?.close());
 
     it('holds every comment, even of a writer with approved ones, but none of moderators, editors and admins', async () => {
       const [moderator, editor, author] = await Promise.all([account('moderator'), account('editor'), account()]);

@@ -1,13 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { eventsSince, type FeedEvent, lastCursor } from './support/editorial.js';
 import { expectData, graphql, metricValue, relayQuiet } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { type CommentBody, createComment, createPost, createUser, expectComment } from './support/resources.js';
 import { until } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Threads (CONTRACT §9): replies with parentId, the depth limit, Comment.parent/replies (batched),
@@ -16,10 +17,7 @@ import { describeEachDatabase, startTestApp, type TestApp } from './support/test
  * roles, spam and hidden for the latter only). Statuses are written straight into the database.
  */
 describeEachDatabase('comment threads', (kind) => {
-  let app: TestApp;
-  let adminToken: string;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind, { env: { GRAPHQL_MAX_COST: '100000' } });
   const http = () => request(app.server);
   const sql = (text: string, params: unknown[] = []) => app.app.get(DataSource).query(kind === 'postgres' ? text : text.replace(/\$\d+/g, '?'), params);
 
@@ -29,7 +27,7 @@ describeEachDatabase('comment threads', (kind) => {
    */
   async function deletions(after: string | undefined, count: number, token?: string): Promise<FeedEvent[]> {
     const of = async (reader?: string) => (await eventsSince(app, reader, after)).filter((event) => event.type === 'COMMENT_DELETED');
-    await until(`${count} COMMENT_DELETED events`, async () => (await of(adminToken)).length >= count);
+    await until(`${count} COMMENT_DELETED events`, async () => (await of(app.tokens.admin)).length >= count);
     return of(token);
   }
 
@@ -59,41 +57,35 @@ describeEachDatabase('comment threads', (kind) => {
     return { data: data!, statements: Math.min(...counts) };
   }
 
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { GRAPHQL_MAX_COST: '100000' } });
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
-
   describe('replies on REST', () => {
     it('201 for a reply: parentId, links to its parent and to its replies; a chain of five is accepted, a reply to the fifth is 400 naming parentId', async () => {
-      const post = await createPost(app, aliceToken);
-      const top = await replied(bobToken, post.id, null, 'top');
+      const post = await createPost(app, app.tokens.alice);
+      const top = await replied(app.tokens.bob, post.id, null, 'top');
       expect(top.parentId).toBeNull();
       expect(top._links.parent).toBeUndefined();
       expect(top._links.replies).toEqual({ href: `/posts/${post.id}/comments?parentId=${top.id}` });
       const chain = [top];
-      for (let depth = 2; depth <= 5; depth++) chain.push(await replied(depth % 2 ? bobToken : aliceToken, post.id, chain.at(-1)!.id, `depth ${depth}`));
+      for (let depth = 2; depth <= 5; depth++) chain.push(await replied(depth % 2 ? app.tokens.bob : app.tokens.alice, post.id, chain.at(-1)!.id, `depth ${depth}`));
       expect(chain[1]._links.parent).toEqual({ href: `/comments/${top.id}` });
       expect((await http().get(`/comments/${chain[4].id}`).expect(200)).body.parentId).toBe(chain[3].id);
-      const tooDeep = await reply(bobToken, post.id, chain[4].id, 'depth 6');
+      const tooDeep = await reply(app.tokens.bob, post.id, chain[4].id, 'depth 6');
       expectProblem(tooDeep, 400, 'BAD_USER_INPUT');
       expect(errorFields(tooDeep)).toEqual(['parentId']);
       // A sibling at a shallower level is still fine, and nothing was written by the refused one.
-      await replied(bobToken, post.id, chain[3].id, 'another at 5');
+      await replied(app.tokens.bob, post.id, chain[3].id, 'another at 5');
       expect((await http().get(`/posts/${post.id}/comments`).expect(200)).body).toHaveLength(6);
     });
 
     it('400 naming parentId for a parent on another post, a missing parent, or a malformed one; nothing is written', async () => {
-      const post = await createPost(app, aliceToken);
-      const elsewhere = await createComment(app, bobToken, 1, 'on post 1');
+      const post = await createPost(app, app.tokens.alice);
+      const elsewhere = await createComment(app, app.tokens.bob, 1, 'on post 1');
       for (const parentId of [elsewhere.id, 999_999]) {
-        const response = await reply(bobToken, post.id, parentId);
+        const response = await reply(app.tokens.bob, post.id, parentId);
         expectProblem(response, 400, 'BAD_USER_INPUT');
         expect(errorFields(response)).toEqual(['parentId']);
       }
       for (const parentId of [0, -1, 1.5, 'x', true]) {
-        const response = await http().post(`/posts/${post.id}/comments`).set(bearer(bobToken)).send({ body: 'b', parentId });
+        const response = await http().post(`/posts/${post.id}/comments`).set(bearer(app.tokens.bob)).send({ body: 'b', parentId });
         expectProblem(response, 400, 'BAD_USER_INPUT');
         expect(errorFields(response)).toContain('parentId');
       }
@@ -101,18 +93,18 @@ describeEachDatabase('comment threads', (kind) => {
     });
 
     it("a parent on a draft BOB may not see gets the answer of a missing parent (REST and GraphQL): nothing tells the draft's comment exists", async () => {
-      const post = await createPost(app, aliceToken);
-      const draft = await createPost(app, aliceToken, { status: 'draft' });
-      const onDraft = await createComment(app, aliceToken, draft.id, 'on the draft');
+      const post = await createPost(app, app.tokens.alice);
+      const draft = await createPost(app, app.tokens.alice, { status: 'draft' });
+      const onDraft = await createComment(app, app.tokens.alice, draft.id, 'on the draft');
       const missing = 999_999;
       const unnamed = (text: string) => text.replaceAll(String(missing), 'N').replaceAll(String(onDraft.id), 'N');
-      const [toDraft, toNothing] = [await reply(bobToken, post.id, onDraft.id), await reply(bobToken, post.id, missing)];
+      const [toDraft, toNothing] = [await reply(app.tokens.bob, post.id, onDraft.id), await reply(app.tokens.bob, post.id, missing)];
       expectProblem(toDraft, 400, 'BAD_USER_INPUT');
       expect(errorFields(toDraft)).toEqual(['parentId']);
       expect(unnamed(JSON.stringify({ ...toDraft.body, instance: undefined }))).toBe(unnamed(JSON.stringify({ ...toNothing.body, instance: undefined })));
 
       const mutation = 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id } }';
-      const graphqlReply = async (parentId: number) => (await graphql(app, mutation, { input: { postId: post.id, body: 'b', parentId } }, { token: bobToken })).body.errors ?? [];
+      const graphqlReply = async (parentId: number) => (await graphql(app, mutation, { input: { postId: post.id, body: 'b', parentId } }, { token: app.tokens.bob })).body.errors ?? [];
       const [gqlDraft, gqlNothing] = [await graphqlReply(onDraft.id), await graphqlReply(missing)];
       expect(gqlDraft.map((error) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
       expect(unnamed(JSON.stringify(gqlDraft))).toBe(unnamed(JSON.stringify(gqlNothing)));
@@ -120,13 +112,13 @@ describeEachDatabase('comment threads', (kind) => {
     });
 
     it('GET lists every comment oldest first, replies included; ?parentId= lists one comment\'s replies; 404 for a parent elsewhere or missing', async () => {
-      const post = await createPost(app, aliceToken);
-      const a = await replied(bobToken, post.id, null, 'a');
-      const b = await replied(aliceToken, post.id, null, 'b');
-      const a1 = await replied(aliceToken, post.id, a.id, 'a1');
-      const b1 = await replied(bobToken, post.id, b.id, 'b1');
-      const a2 = await replied(adminToken, post.id, a.id, 'a2');
-      const a11 = await replied(bobToken, post.id, a1.id, 'a11');
+      const post = await createPost(app, app.tokens.alice);
+      const a = await replied(app.tokens.bob, post.id, null, 'a');
+      const b = await replied(app.tokens.alice, post.id, null, 'b');
+      const a1 = await replied(app.tokens.alice, post.id, a.id, 'a1');
+      const b1 = await replied(app.tokens.bob, post.id, b.id, 'b1');
+      const a2 = await replied(app.tokens.admin, post.id, a.id, 'a2');
+      const a11 = await replied(app.tokens.bob, post.id, a1.id, 'a11');
       const all = await http().get(`/posts/${post.id}/comments`).expect(200);
       expect(all.body.map((c: CommentBody) => [c.id, c.parentId])).toEqual([
         [a.id, null],
@@ -152,11 +144,11 @@ describeEachDatabase('comment threads', (kind) => {
     });
 
     it('HTML shows the thread nested: replies inside their parent, on the list and on the post page', async () => {
-      const post = await createPost(app, aliceToken);
-      const a = await replied(bobToken, post.id, null, 'a');
-      const a1 = await replied(aliceToken, post.id, a.id, 'a1');
-      const a11 = await replied(bobToken, post.id, a1.id, 'a11');
-      const b = await replied(aliceToken, post.id, null, 'b');
+      const post = await createPost(app, app.tokens.alice);
+      const a = await replied(app.tokens.bob, post.id, null, 'a');
+      const a1 = await replied(app.tokens.alice, post.id, a.id, 'a1');
+      const a11 = await replied(app.tokens.bob, post.id, a1.id, 'a11');
+      const b = await replied(app.tokens.alice, post.id, null, 'b');
       const nested = (parent: number, child: number) => new RegExp(`<li id="comment-${parent}">(?:(?!</li>).)*<ol class="comments">\\s*<li id="comment-${child}">`, 's');
       for (const path of [`/posts/${post.id}/comments`, `/posts/${post.id}`]) {
         const html = (await http().get(path).set('accept', 'text/html').expect(200)).text;
@@ -177,12 +169,12 @@ describeEachDatabase('comment threads', (kind) => {
     const CREATE = 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id parentId status parent { id } } }';
 
     it('createComment takes parentId (null: top-level); Comment.parent and Comment.replies(first)', async () => {
-      const post = await createPost(app, aliceToken);
-      const top = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: 'top', parentId: null } }, { token: bobToken })).createComment;
+      const post = await createPost(app, app.tokens.alice);
+      const top = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: 'top', parentId: null } }, { token: app.tokens.bob })).createComment;
       expect(top).toEqual({ id: expect.any(Number), parentId: null, status: 'APPROVED', parent: null });
-      const child = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: 'child', parentId: top.id } }, { token: aliceToken })).createComment;
+      const child = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: 'child', parentId: top.id } }, { token: app.tokens.alice })).createComment;
       expect(child).toEqual({ id: expect.any(Number), parentId: top.id, status: 'APPROVED', parent: { id: top.id } });
-      const second = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: 'second' , parentId: top.id } }, { token: bobToken })).createComment;
+      const second = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: 'second' , parentId: top.id } }, { token: app.tokens.bob })).createComment;
       const read = expectData(
         await graphql(app, 'query($id: Int!) { comment(id: $id) { id replies { id parentId parent { id } replies { id } } first: replies(first: 1) { id } } }', { id: top.id }),
       );
@@ -197,25 +189,25 @@ describeEachDatabase('comment threads', (kind) => {
     });
 
     it('refuses a bad parent with BAD_USER_INPUT and the depth limit, like REST', async () => {
-      const post = await createPost(app, aliceToken);
-      const other = await createComment(app, bobToken, 1, 'elsewhere');
-      const result = await graphql(app, CREATE, { input: { postId: post.id, body: 'x', parentId: other.id } }, { token: bobToken });
+      const post = await createPost(app, app.tokens.alice);
+      const other = await createComment(app, app.tokens.bob, 1, 'elsewhere');
+      const result = await graphql(app, CREATE, { input: { postId: post.id, body: 'x', parentId: other.id } }, { token: app.tokens.bob });
       expect(result.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
       expect(JSON.stringify(result.body.errors)).toContain('parentId');
       let parentId: number | null = null;
       for (let depth = 1; depth <= 5; depth++) {
-        parentId = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: `d${depth}`, parentId } }, { token: bobToken })).createComment.id;
+        parentId = expectData(await graphql(app, CREATE, { input: { postId: post.id, body: `d${depth}`, parentId } }, { token: app.tokens.bob })).createComment.id;
       }
-      const tooDeep = await graphql(app, CREATE, { input: { postId: post.id, body: 'd6', parentId } }, { token: bobToken });
+      const tooDeep = await graphql(app, CREATE, { input: { postId: post.id, body: 'd6', parentId } }, { token: app.tokens.bob });
       expect(tooDeep.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     });
 
     it('Comment.replies is batched: the same number of statements for 2 threads as for 25, and the post page of 50 threaded comments costs 2 statements', async () => {
       const threads = async (count: number) => {
-        const post = await createPost(app, aliceToken);
+        const post = await createPost(app, app.tokens.alice);
         for (let index = 0; index < count; index++) {
-          const top = await replied(index % 2 ? bobToken : aliceToken, post.id, null, `t${index}`);
-          await replied(index % 2 ? aliceToken : bobToken, post.id, top.id, `r${index}`);
+          const top = await replied(index % 2 ? app.tokens.bob : app.tokens.alice, post.id, null, `t${index}`);
+          await replied(index % 2 ? app.tokens.alice : app.tokens.bob, post.id, top.id, `r${index}`);
         }
         return post.id;
       };
@@ -236,49 +228,49 @@ describeEachDatabase('comment threads', (kind) => {
   });
 
   it('deleting a comment deletes its replies at any depth: a COMMENT_DELETED for each, their earlier content erased', async () => {
-    const post = await createPost(app, aliceToken);
-    const root = await replied(bobToken, post.id, null, 'root-marker');
-    const child = await replied(aliceToken, post.id, root.id, 'child-marker');
-    const grandchild = await replied(adminToken, post.id, child.id, 'grandchild-marker');
-    const sibling = await replied(aliceToken, post.id, null, 'sibling');
-    const after = await lastCursor(app, adminToken);
-    await http().delete(`/comments/${root.id}`).set(bearer(bobToken)).expect(204);
+    const post = await createPost(app, app.tokens.alice);
+    const root = await replied(app.tokens.bob, post.id, null, 'root-marker');
+    const child = await replied(app.tokens.alice, post.id, root.id, 'child-marker');
+    const grandchild = await replied(app.tokens.admin, post.id, child.id, 'grandchild-marker');
+    const sibling = await replied(app.tokens.alice, post.id, null, 'sibling');
+    const after = await lastCursor(app, app.tokens.admin);
+    await http().delete(`/comments/${root.id}`).set(bearer(app.tokens.bob)).expect(204);
     for (const gone of [root, child, grandchild]) expectProblem(await http().get(`/comments/${gone.id}`), 404, 'NOT_FOUND');
     expect((await http().get(`/posts/${post.id}/comments`).expect(200)).body).toEqual([sibling]);
-    const deleted = await deletions(after, 3, adminToken);
+    const deleted = await deletions(after, 3, app.tokens.admin);
     expect(deleted.map((event) => event.commentId).sort((x, y) => x! - y!)).toEqual([root.id, child.id, grandchild.id]);
     expect(deleted.map((event) => event.postId)).toEqual([post.id, post.id, post.id]);
     // Public: the anonymous feed has them too.
     expect(await deletions(after, 3)).toHaveLength(3);
-    const created = (await eventsSince(app, adminToken)).filter((event) => event.type === 'COMMENT_CREATED' && [root.id, child.id, grandchild.id].includes(event.commentId!));
+    const created = (await eventsSince(app, app.tokens.admin)).filter((event) => event.type === 'COMMENT_CREATED' && [root.id, child.id, grandchild.id].includes(event.commentId!));
     expect(created).toHaveLength(3);
     expect(created.map((event) => event.resource ?? null)).toEqual([null, null, null]);
-    const kept = (await eventsSince(app, adminToken)).find((event) => event.type === 'COMMENT_CREATED' && event.commentId === sibling.id);
+    const kept = (await eventsSince(app, app.tokens.admin)).find((event) => event.type === 'COMMENT_CREATED' && event.commentId === sibling.id);
     expect(kept?.resource).toMatchObject({ body: 'sibling' });
   });
 
   it("deleting a user takes the replies of others under their comments along, and a deletion's event has the audience the comment had", async () => {
     const carol = await createUser(app);
-    const post = await createPost(app, aliceToken);
+    const post = await createPost(app, app.tokens.alice);
     const carols = await replied(carol.token, post.id, null, 'carol-marker');
-    const answer = await replied(bobToken, post.id, carols.id, 'answer-marker');
-    const pending = await replied(bobToken, post.id, null, 'pending-marker');
+    const answer = await replied(app.tokens.bob, post.id, carols.id, 'answer-marker');
+    const pending = await replied(app.tokens.bob, post.id, null, 'pending-marker');
     await sql('UPDATE comments SET status = $1 WHERE id = $2', ['pending', pending.id]);
-    const after = await lastCursor(app, adminToken);
-    await http().delete(`/users/${carol.id}`).set(bearer(adminToken)).expect(204);
+    const after = await lastCursor(app, app.tokens.admin);
+    await http().delete(`/users/${carol.id}`).set(bearer(app.tokens.admin)).expect(204);
     expectProblem(await http().get(`/comments/${answer.id}`), 404, 'NOT_FOUND');
     const deleted = await deletions(after, 2);
     expect(deleted.map((event) => event.commentId).sort((x, y) => x! - y!)).toEqual([carols.id, answer.id]);
-    const created = (await eventsSince(app, adminToken)).filter((event) => event.type === 'COMMENT_CREATED' && event.commentId === answer.id);
+    const created = (await eventsSince(app, app.tokens.admin)).filter((event) => event.type === 'COMMENT_CREATED' && event.commentId === answer.id);
     expect(created.map((event) => event.resource ?? null)).toEqual([null]);
     // A pending comment deleted (with its thread): its deletion reaches only those who saw it.
-    const before = await lastCursor(app, adminToken);
-    await http().delete(`/comments/${pending.id}`).set(bearer(bobToken)).expect(204);
+    const before = await lastCursor(app, app.tokens.admin);
+    await http().delete(`/comments/${pending.id}`).set(bearer(app.tokens.bob)).expect(204);
     const of = async (token?: string) => (await deletions(before, 1, token)).map((event) => event.commentId);
     expect(await of()).toEqual([]);
-    expect(await of(aliceToken)).toEqual([]);
-    expect(await of(bobToken)).toEqual([pending.id]);
-    expect(await of(adminToken)).toEqual([pending.id]);
+    expect(await of(app.tokens.alice)).toEqual([]);
+    expect(await of(app.tokens.bob)).toEqual([pending.id]);
+    expect(await of(app.tokens.admin)).toEqual([pending.id]);
   });
 
   describe('visibility by status on every read door', () => {
@@ -303,8 +295,8 @@ describeEachDatabase('comment threads', (kind) => {
 
     beforeAll(async () => {
       const author = await createUser(app);
-      Object.assign(tokens, { other: aliceToken, author: author.token, moderator: await withRole('moderator'), editor: await withRole('editor'), admin: adminToken });
-      postId = (await createPost(app, aliceToken)).id;
+      Object.assign(tokens, { other: app.tokens.alice, author: author.token, moderator: await withRole('moderator'), editor: await withRole('editor'), admin: app.tokens.admin });
+      postId = (await createPost(app, app.tokens.alice)).id;
       top = await replied(author.token, postId, null, 'approved top');
       byStatus.approved = top.id;
       // Replies of the approved comment in each status: they show in Comment.replies and ?parentId= too.
@@ -354,7 +346,7 @@ describeEachDatabase('comment threads', (kind) => {
     });
 
     it('a reader may not reply to a comment they cannot see: 400 naming parentId', async () => {
-      const response = await reply(aliceToken, postId, byStatus.pending);
+      const response = await reply(app.tokens.alice, postId, byStatus.pending);
       expectProblem(response, 400, 'BAD_USER_INPUT');
       expect(errorFields(response)).toEqual(['parentId']);
       expect((await reply(tokens.moderator!, postId, byStatus.spam, 'a moderator may')).status).toBe(201);
@@ -363,16 +355,10 @@ describeEachDatabase('comment threads', (kind) => {
 });
 
 describeEachDatabase('comment threads with COMMENTS_MAX_DEPTH=2', (kind) => {
-  let app: TestApp;
-  let bobToken: string;
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { COMMENTS_MAX_DEPTH: '2' } });
-    bobToken = await tokenFor(app, BOB);
-  });
-  afterAll(() => app?.close());
+  const app = useApp(kind, { env: { COMMENTS_MAX_DEPTH: '2' }, signIn: ['bob'] });
 
   it('accepts a chain of two and refuses a reply to the second', async () => {
-    const send = (parentId: number | null) => request(app.server).post('/posts/1/comments').set(bearer(bobToken)).send({ body: 'x', parentId });
+    const send = (parentId: number | null) => request(app.server).post('/posts/1/comments').set(bearer(app.tokens.bob)).send({ body: 'x', parentId });
     const first = await send(null).expect(201);
     const second = await send(first.body.id).expect(201);
     expect(second.body.parentId).toBe(first.body.id);

@@ -1,22 +1,14 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { type CommentBody, createComment, createPost, expectComment } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 describeEachDatabase('comments', (kind) => {
-  let app: TestApp;
-  let adminToken: string;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind);
   const http = () => request(app.server);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   describe('GET /posts/{id}/comments', () => {
     it("200: the demo post 1's two comments, oldest first, with exactly the comment fields", async () => {
@@ -36,20 +28,20 @@ describeEachDatabase('comments', (kind) => {
     });
 
     it('lists new comments after the old ones, and only the comments of that post', async () => {
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const created = [
-        await createComment(app, bobToken, post.id, 'first'),
-        await createComment(app, aliceToken, post.id, 'second'),
-        await createComment(app, adminToken, post.id, 'third'),
+        await createComment(app, app.tokens.bob, post.id, 'first'),
+        await createComment(app, app.tokens.alice, post.id, 'second'),
+        await createComment(app, app.tokens.admin, post.id, 'third'),
       ];
-      await createComment(app, bobToken, 2, 'elsewhere');
+      await createComment(app, app.tokens.bob, 2, 'elsewhere');
       const response = await http().get(`/posts/${post.id}/comments`).expect(200);
       expect(response.body).toEqual(created);
       expect(response.body.map((comment: CommentBody) => comment.body)).toEqual(['first', 'second', 'third']);
     });
 
     it('200 with an empty array for a post without comments', async () => {
-      const post = await createPost(app, bobToken);
+      const post = await createPost(app, app.tokens.bob);
       expect((await http().get(`/posts/${post.id}/comments`).expect(200)).body).toEqual([]);
     });
 
@@ -64,7 +56,7 @@ describeEachDatabase('comments', (kind) => {
 
   describe('POST /posts/{id}/comments', () => {
     it('201 with Location and the comment, written by the signed-in user', async () => {
-      const response = await http().post('/posts/1/comments').set(bearer(bobToken)).send({ body: 'Me too' }).expect(201);
+      const response = await http().post('/posts/1/comments').set(bearer(app.tokens.bob)).send({ body: 'Me too' }).expect(201);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       const comment = expectComment(response.body, { postId: 1, authorId: 3, body: 'Me too' });
       expect(comment.id).toBeGreaterThan(8);
@@ -77,16 +69,16 @@ describeEachDatabase('comments', (kind) => {
     });
 
     it('accepts bodies of 1 and 10000 characters, kept exactly (not trimmed)', async () => {
-      const long = await createComment(app, aliceToken, 2, 'c'.repeat(10_000));
+      const long = await createComment(app, app.tokens.alice, 2, 'c'.repeat(10_000));
       expect(long.body).toHaveLength(10_000);
-      const short = await createComment(app, aliceToken, 2, 'x');
+      const short = await createComment(app, app.tokens.alice, 2, 'x');
       expect(short.body).toBe('x');
-      const spaced = await createComment(app, aliceToken, 2, '  spaced\n');
+      const spaced = await createComment(app, app.tokens.alice, 2, '  spaced\n');
       expect(spaced.body).toBe('  spaced\n');
     });
 
     it('400 for bad input, naming the field, and nothing is created', async () => {
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const cases: [string, Record<string, unknown>][] = [
         ['body', {}],
         ['body', { body: '' }],
@@ -102,16 +94,16 @@ describeEachDatabase('comments', (kind) => {
         ['foo', { body: 'b', foo: true }],
       ];
       for (const [field, body] of cases) {
-        const response = await http().post(`/posts/${post.id}/comments`).set(bearer(bobToken)).send(body);
+        const response = await http().post(`/posts/${post.id}/comments`).set(bearer(app.tokens.bob)).send(body);
         expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
         expectProblem(response, 400, 'BAD_USER_INPUT');
         expect(errorFields(response)).toContain(field);
       }
       for (const raw of ['[]', '"text"', '{"body": ']) {
-        const response = await http().post(`/posts/${post.id}/comments`).set(bearer(bobToken)).set('content-type', 'application/json').send(raw);
+        const response = await http().post(`/posts/${post.id}/comments`).set(bearer(app.tokens.bob)).set('content-type', 'application/json').send(raw);
         expectProblem(response, 400, 'BAD_USER_INPUT');
       }
-      expectProblem(await http().post('/posts/abc/comments').set(bearer(bobToken)).send({ body: 'b' }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().post('/posts/abc/comments').set(bearer(app.tokens.bob)).send({ body: 'b' }), 400, 'BAD_USER_INPUT');
       expect((await http().get(`/posts/${post.id}/comments`).expect(200)).body).toEqual([]);
     });
 
@@ -120,22 +112,22 @@ describeEachDatabase('comments', (kind) => {
       expectProblem(anonymous, 401, 'UNAUTHENTICATED');
       expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
       expectProblem(await http().post('/posts/1/comments').set(bearer('a.b.c')).send({ body: 'x' }), 401, 'UNAUTHENTICATED');
-      expectProblem(await http().post('/posts/999999/comments').set(bearer(bobToken)).send({ body: 'x' }), 404, 'NOT_FOUND');
+      expectProblem(await http().post('/posts/999999/comments').set(bearer(app.tokens.bob)).send({ body: 'x' }), 404, 'NOT_FOUND');
     });
 
     it('413 for a body over 1 MiB, 415 for a body that is not JSON', async () => {
       const huge = JSON.stringify({ body: 'c'.repeat(1_100_000) });
       expectProblem(
-        await http().post('/posts/1/comments').set(bearer(bobToken)).set('content-type', 'application/json').send(huge),
+        await http().post('/posts/1/comments').set(bearer(app.tokens.bob)).set('content-type', 'application/json').send(huge),
         413,
         'PAYLOAD_TOO_LARGE',
       );
       expectProblem(
-        await http().post('/posts/1/comments').set(bearer(bobToken)).set('content-type', 'text/plain').send('body=x'),
+        await http().post('/posts/1/comments').set(bearer(app.tokens.bob)).set('content-type', 'text/plain').send('body=x'),
         415,
         'UNSUPPORTED_MEDIA_TYPE',
       );
-      expectProblem(await http().post('/posts/1/comments').set(bearer(bobToken)).type('form').send({ body: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectProblem(await http().post('/posts/1/comments').set(bearer(app.tokens.bob)).type('form').send({ body: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
   });
 
@@ -160,8 +152,8 @@ describeEachDatabase('comments', (kind) => {
 
   describe('PATCH /comments/{id}', () => {
     it('200: the author changes the body; postId, authorId and createdAt stay', async () => {
-      const comment = await createComment(app, bobToken, 1, 'original');
-      const response = await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).send({ body: 'edited' }).expect(200);
+      const comment = await createComment(app, app.tokens.bob, 1, 'original');
+      const response = await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.bob)).send({ body: 'edited' }).expect(200);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       expectComment(response.body, { id: comment.id, postId: 1, authorId: 3, body: 'edited', createdAt: comment.createdAt });
       expect(Date.parse(response.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(comment.updatedAt));
@@ -169,16 +161,16 @@ describeEachDatabase('comments', (kind) => {
     });
 
     it("403 for another user, even the post's author; an admin may change it", async () => {
-      const post = await createPost(app, aliceToken);
-      const comment = await createComment(app, bobToken, post.id, "Bob's words");
-      expectProblem(await http().patch(`/comments/${comment.id}`).set(bearer(aliceToken)).send({ body: 'Alice edits' }), 403, 'FORBIDDEN');
+      const post = await createPost(app, app.tokens.alice);
+      const comment = await createComment(app, app.tokens.bob, post.id, "Bob's words");
+      expectProblem(await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.alice)).send({ body: 'Alice edits' }), 403, 'FORBIDDEN');
       expect((await http().get(`/comments/${comment.id}`).expect(200)).body.body).toBe("Bob's words");
-      const byAdmin = await http().patch(`/comments/${comment.id}`).set(bearer(adminToken)).send({ body: 'moderated' }).expect(200);
+      const byAdmin = await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.admin)).send({ body: 'moderated' }).expect(200);
       expectComment(byAdmin.body, { body: 'moderated', authorId: 3 });
     });
 
     it('400 for bad fields (nothing changes), 401 without a token, 404 for a missing comment', async () => {
-      const comment = await createComment(app, bobToken, 1, 'unchanged');
+      const comment = await createComment(app, app.tokens.bob, 1, 'unchanged');
       const cases: [string, Record<string, unknown>][] = [
         ['body', {}],
         ['body', { body: '' }],
@@ -191,16 +183,16 @@ describeEachDatabase('comments', (kind) => {
         ['id', { body: 'x', id: 3 }],
       ];
       for (const [field, body] of cases) {
-        const response = await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).send(body);
+        const response = await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.bob)).send(body);
         expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
         expectProblem(response, 400, 'BAD_USER_INPUT');
         expect(errorFields(response)).toContain(field);
       }
       expectProblem(await http().patch(`/comments/${comment.id}`).send({ body: 'x' }), 401, 'UNAUTHENTICATED');
-      expectProblem(await http().patch('/comments/999999').set(bearer(bobToken)).send({ body: 'x' }), 404, 'NOT_FOUND');
-      expectProblem(await http().patch('/comments/x1').set(bearer(bobToken)).send({ body: 'x' }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch('/comments/999999').set(bearer(app.tokens.bob)).send({ body: 'x' }), 404, 'NOT_FOUND');
+      expectProblem(await http().patch('/comments/x1').set(bearer(app.tokens.bob)).send({ body: 'x' }), 400, 'BAD_USER_INPUT');
       expectProblem(
-        await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).set('content-type', 'text/plain').send('x'),
+        await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.bob)).set('content-type', 'text/plain').send('x'),
         415,
         'UNSUPPORTED_MEDIA_TYPE',
       );
@@ -210,30 +202,30 @@ describeEachDatabase('comments', (kind) => {
 
   describe('DELETE /comments/{id}', () => {
     it('204 with no body for the author; the comment is gone from the post', async () => {
-      const comment = await createComment(app, bobToken, 2);
-      const response = await http().delete(`/comments/${comment.id}`).set(bearer(bobToken)).expect(204);
+      const comment = await createComment(app, app.tokens.bob, 2);
+      const response = await http().delete(`/comments/${comment.id}`).set(bearer(app.tokens.bob)).expect(204);
       expect(response.text).toBe('');
       expectProblem(await http().get(`/comments/${comment.id}`), 404, 'NOT_FOUND');
       const list = await http().get('/posts/2/comments?limit=100').expect(200);
       expect(list.body.map((c: CommentBody) => c.id)).not.toContain(comment.id);
       await http().get('/posts/2').expect(200);
-      expectProblem(await http().delete(`/comments/${comment.id}`).set(bearer(bobToken)), 404, 'NOT_FOUND');
+      expectProblem(await http().delete(`/comments/${comment.id}`).set(bearer(app.tokens.bob)), 404, 'NOT_FOUND');
     });
 
     it("403 for another user, even the post's author (the comment stays); an admin may delete it", async () => {
-      const post = await createPost(app, aliceToken);
-      const comment = await createComment(app, bobToken, post.id);
-      expectProblem(await http().delete(`/comments/${comment.id}`).set(bearer(aliceToken)), 403, 'FORBIDDEN');
+      const post = await createPost(app, app.tokens.alice);
+      const comment = await createComment(app, app.tokens.bob, post.id);
+      expectProblem(await http().delete(`/comments/${comment.id}`).set(bearer(app.tokens.alice)), 403, 'FORBIDDEN');
       await http().get(`/comments/${comment.id}`).expect(200);
-      await http().delete(`/comments/${comment.id}`).set(bearer(adminToken)).expect(204);
+      await http().delete(`/comments/${comment.id}`).set(bearer(app.tokens.admin)).expect(204);
       expectProblem(await http().get(`/comments/${comment.id}`), 404, 'NOT_FOUND');
     });
 
     it('401 without a token, 404 for a missing comment, 400 for a bad id', async () => {
       expectProblem(await http().delete('/comments/1'), 401, 'UNAUTHENTICATED');
       await http().get('/comments/1').expect(200);
-      expectProblem(await http().delete('/comments/999999').set(bearer(adminToken)), 404, 'NOT_FOUND');
-      expectProblem(await http().delete('/comments/one').set(bearer(adminToken)), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().delete('/comments/999999').set(bearer(app.tokens.admin)), 404, 'NOT_FOUND');
+      expectProblem(await http().delete('/comments/one').set(bearer(app.tokens.admin)), 400, 'BAD_USER_INPUT');
     });
   });
 });

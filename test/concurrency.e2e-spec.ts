@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tokenFor } from './support/auth.js';
 import { expectNoGraphQLLeaks } from './support/inject.js';
 import { snapshotData } from './support/snapshot.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Issue 7, concurrency: many clients at once on one resource, over real sockets (the app
@@ -22,19 +23,13 @@ interface Answer {
 const unique = () => randomBytes(4).toString('hex');
 
 describeEachDatabase('concurrency', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind);
   let base: string;
-  let admin: string;
-  let alice: string;
-  let bob: string;
 
   beforeAll(async () => {
-    app = await startTestApp(kind);
     await app.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    [admin, alice, bob] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
   });
-  afterAll(() => app?.close());
 
   async function call(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
@@ -60,7 +55,7 @@ describeEachDatabase('concurrency', (kind) => {
   const statuses = (answers: Answer[]) => answers.map((answer) => answer.status).sort((a, b) => a - b);
   const problemCodes = (answers: Answer[]) => answers.map((answer) => answer.body?.code);
 
-  async function newPost(token = alice): Promise<number> {
+  async function newPost(token = app.tokens.alice): Promise<number> {
     const created = await call('POST', '/posts', { token, body: { title: `Concurrent ${unique()}`, body: 'Body' } });
     expect(created.status, created.text).toBe(201);
     return created.body.id as number;
@@ -68,7 +63,7 @@ describeEachDatabase('concurrency', (kind) => {
 
   it('50 concurrent comments on one post: all 201, all 50 listed once, commentCount 50', async () => {
     const post = await newPost();
-    const tokens = [alice, bob, admin];
+    const tokens = [app.tokens.alice, app.tokens.bob, app.tokens.admin];
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, index) => call('POST', `/posts/${post}/comments`, { token: tokens[index % 3], body: { body: `Comment number ${index}` } })),
     );
@@ -149,28 +144,28 @@ describeEachDatabase('concurrency', (kind) => {
 
     it('on a post (its author and an admin racing)', async () => {
       const post = await newPost();
-      await race(`/posts/${post}`, [alice, admin], (index) => ({ title: `Winner ${index}` }), 'title');
+      await race(`/posts/${post}`, [app.tokens.alice, app.tokens.admin], (index) => ({ title: `Winner ${index}` }), 'title');
     });
 
     it('on a comment', async () => {
-      const post = await newPost(bob);
-      const comment = await call('POST', `/posts/${post}/comments`, { token: alice, body: { body: 'Original' } });
-      await race(`/comments/${comment.body.id}`, [alice, admin], (index) => ({ body: `Winner ${index}` }), 'body');
+      const post = await newPost(app.tokens.bob);
+      const comment = await call('POST', `/posts/${post}/comments`, { token: app.tokens.alice, body: { body: 'Original' } });
+      await race(`/comments/${comment.body.id}`, [app.tokens.alice, app.tokens.admin], (index) => ({ body: `Winner ${index}` }), 'body');
     });
 
     it('on a user', async () => {
       const email = `patch.${unique()}@example.com`;
       const created = await call('POST', '/users', { body: { name: 'Patchable', email, password: 'patch-password' } });
       const token = await tokenFor(app, { email, password: 'patch-password' });
-      await race(`/users/${created.body.id}`, [token, admin], (index) => ({ name: `Winner ${index}` }), 'name');
+      await race(`/users/${created.body.id}`, [token, app.tokens.admin], (index) => ({ name: `Winner ${index}` }), 'name');
     });
   });
 
   it('comments racing the deletion of their post: each 201 or 404 (never a 5xx), and none is left behind', async () => {
     for (let round = 0; round < 5; round += 1) {
       const post = await newPost();
-      const comments = Array.from({ length: 20 }, (_, index) => call('POST', `/posts/${post}/comments`, { token: index % 2 ? bob : alice, body: { body: `Racing ${index}` } }));
-      const deletion = call('DELETE', `/posts/${post}`, { token: alice });
+      const comments = Array.from({ length: 20 }, (_, index) => call('POST', `/posts/${post}/comments`, { token: index % 2 ? app.tokens.bob : app.tokens.alice, body: { body: `Racing ${index}` } }));
+      const deletion = call('DELETE', `/posts/${post}`, { token: app.tokens.alice });
       const [answers, deleted] = await Promise.all([Promise.all(comments), deletion]);
       expect(deleted.status, deleted.text).toBe(204);
       for (const answer of answers) {
@@ -186,11 +181,11 @@ describeEachDatabase('concurrency', (kind) => {
   it('PATCHes (without If-Match) racing the deletion: each 200 or 404, never 412 or a 5xx', async () => {
     for (let round = 0; round < 5; round += 1) {
       const post = await newPost();
-      const comment = (await call('POST', `/posts/${post}/comments`, { token: alice, body: { body: 'Soon gone' } })).body.id as number;
+      const comment = (await call('POST', `/posts/${post}/comments`, { token: app.tokens.alice, body: { body: 'Soon gone' } })).body.id as number;
       const patches = Array.from({ length: 10 }, (_, index) =>
-        index % 2 ? call('PATCH', `/posts/${post}`, { token: alice, body: { title: `Edit ${index}` } }) : call('PATCH', `/comments/${comment}`, { token: admin, body: { body: `Edit ${index}` } }),
+        index % 2 ? call('PATCH', `/posts/${post}`, { token: app.tokens.alice, body: { title: `Edit ${index}` } }) : call('PATCH', `/comments/${comment}`, { token: app.tokens.admin, body: { body: `Edit ${index}` } }),
       );
-      const [answers, deleted] = await Promise.all([Promise.all(patches), call('DELETE', `/posts/${post}`, { token: admin })]);
+      const [answers, deleted] = await Promise.all([Promise.all(patches), call('DELETE', `/posts/${post}`, { token: app.tokens.admin })]);
       expect(deleted.status, deleted.text).toBe(204);
       for (const answer of answers) {
         expect([200, 404], answer.text).toContain(answer.status);
@@ -202,12 +197,12 @@ describeEachDatabase('concurrency', (kind) => {
   it('concurrent deletes of one trashed post (REST and GraphQL): exactly one succeeds, the rest 404; its comments go with it', async () => {
     for (let round = 0; round < 3; round += 1) {
       const post = await newPost();
-      await call('POST', `/posts/${post}/comments`, { token: bob, body: { body: 'Goes with the post' } });
+      await call('POST', `/posts/${post}/comments`, { token: app.tokens.bob, body: { body: 'Goes with the post' } });
       // The first DELETE moves it to the trash; the racing ones delete it for good, once.
-      expect((await call('DELETE', `/posts/${post}`, { token: alice })).status).toBe(204);
+      expect((await call('DELETE', `/posts/${post}`, { token: app.tokens.alice })).status).toBe(204);
       const before = await snapshotData(app);
-      const restDeletes = Array.from({ length: 8 }, (_, index) => call('DELETE', `/posts/${post}`, { token: index % 2 === 0 ? alice : admin }));
-      const graphqlDeletes = Array.from({ length: 2 }, () => graphql('mutation($id: Int!) { deletePost(id: $id) }', { id: post }, admin));
+      const restDeletes = Array.from({ length: 8 }, (_, index) => call('DELETE', `/posts/${post}`, { token: index % 2 === 0 ? app.tokens.alice : app.tokens.admin }));
+      const graphqlDeletes = Array.from({ length: 2 }, () => graphql('mutation($id: Int!) { deletePost(id: $id) }', { id: post }, app.tokens.admin));
       const [rest, viaGraphQL] = await Promise.all([Promise.all(restDeletes), Promise.all(graphqlDeletes)]);
 
       const restWins = rest.filter((answer) => answer.status === 204).length;

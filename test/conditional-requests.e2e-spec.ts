@@ -1,24 +1,16 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, createUser } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const STRONG_ETAG = /^"[^"]+"$/;
 
 describeEachDatabase('conditional requests', (kind) => {
-  let app: TestApp;
-  let adminToken: string;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind);
   const http = () => request(app.server);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   describe('ETag and If-None-Match', () => {
     it('GET /posts/{id}, /comments/{id}, /users/{id} carry an ETag; If-None-Match with it answers 304 with no body', async () => {
@@ -75,12 +67,12 @@ describeEachDatabase('conditional requests', (kind) => {
     });
 
     it('after a change the old ETag no longer matches: 200 with the new representation and a new ETag', async () => {
-      const post = await createPost(app, aliceToken, { title: 'Version one' });
-      const comment = await createComment(app, bobToken, post.id, 'First words');
+      const post = await createPost(app, app.tokens.alice, { title: 'Version one' });
+      const comment = await createComment(app, app.tokens.bob, post.id, 'First words');
       const user = await createUser(app);
       const changes: [string, string, Record<string, unknown>][] = [
-        [`/posts/${post.id}`, aliceToken, { title: 'Version two' }],
-        [`/comments/${comment.id}`, bobToken, { body: 'Second words' }],
+        [`/posts/${post.id}`, app.tokens.alice, { title: 'Version two' }],
+        [`/comments/${comment.id}`, app.tokens.bob, { body: 'Second words' }],
         [`/users/${user.id}`, user.token, { name: 'Renamed' }],
       ];
       for (const [path, token, change] of changes) {
@@ -99,11 +91,11 @@ describeEachDatabase('conditional requests', (kind) => {
     });
 
     it("the HTML page's ETag changes when a new comment shows on it", async () => {
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const page = await http().get(`/posts/${post.id}`).set('Accept', 'text/html').expect(200);
       const tag = page.headers.etag as string;
       await http().get(`/posts/${post.id}`).set('Accept', 'text/html').set('If-None-Match', tag).expect(304);
-      await createComment(app, bobToken, post.id, 'Shows on the page');
+      await createComment(app, app.tokens.bob, post.id, 'Shows on the page');
       const changed = await http().get(`/posts/${post.id}`).set('Accept', 'text/html').set('If-None-Match', tag).expect(200);
       expect(changed.text).toContain('Shows on the page');
       expect(changed.headers.etag).not.toBe(tag);
@@ -112,39 +104,39 @@ describeEachDatabase('conditional requests', (kind) => {
 
   describe('If-Match', () => {
     it('PATCH /posts/{id} with a stale If-Match: 412 and nothing changes; with the current one: 200 and a new ETag', async () => {
-      const post = await createPost(app, aliceToken, { title: 'Original', body: 'Original body' });
+      const post = await createPost(app, app.tokens.alice, { title: 'Original', body: 'Original body' });
       const first = await http().get(`/posts/${post.id}`).expect(200);
       const v1 = first.headers.etag as string;
-      const second = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', v1).send({ title: 'Second' }).expect(200);
+      const second = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', v1).send({ title: 'Second' }).expect(200);
       const v2 = second.headers.etag as string;
       expect(v2).not.toBe(v1);
       expect(second.body.title).toBe('Second');
 
-      const stale = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', v1).send({ title: 'Lost update', body: 'x' });
+      const stale = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', v1).send({ title: 'Lost update', body: 'x' });
       expectProblem(stale, 412, 'PRECONDITION_FAILED');
       // Read by its author, who is shown the same links (revisions among them) as on the PATCH.
-      const unchanged = await http().get(`/posts/${post.id}`).set(bearer(aliceToken)).expect(200);
+      const unchanged = await http().get(`/posts/${post.id}`).set(bearer(app.tokens.alice)).expect(200);
       expect(unchanged.body).toEqual(second.body);
       expect(unchanged.headers.etag).toBe(v2);
 
       for (const tag of ['"999999"', '"nonsense"', 'W/' + v2, v2.replace(/"$/, '-html"')]) {
-        expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', tag).send({ title: 'No' }), 412);
+        expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', tag).send({ title: 'No' }), 412);
       }
-      expect((await http().get(`/posts/${post.id}`).set(bearer(aliceToken)).expect(200)).body).toEqual(second.body);
+      expect((await http().get(`/posts/${post.id}`).set(bearer(app.tokens.alice)).expect(200)).body).toEqual(second.body);
 
       const xmlTag = (await http().get(`/posts/${post.id}`).set('Accept', 'application/xml').expect(200)).headers.etag as string;
-      const viaXml = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', xmlTag).send({ title: 'Third' }).expect(200);
+      const viaXml = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', xmlTag).send({ title: 'Third' }).expect(200);
       expect(viaXml.body.title).toBe('Third');
-      const any = await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', '*').send({ title: 'Fourth' }).expect(200);
+      const any = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', '*').send({ title: 'Fourth' }).expect(200);
       expect(any.body.title).toBe('Fourth');
     });
 
     it('PATCH /comments/{id} and /users/{id} with a stale If-Match: 412 and nothing changes', async () => {
-      const comment = await createComment(app, bobToken, 1, 'Comment v1');
+      const comment = await createComment(app, app.tokens.bob, 1, 'Comment v1');
       const commentTag = (await http().get(`/comments/${comment.id}`).expect(200)).headers.etag as string;
-      await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).set('If-Match', commentTag).send({ body: 'Comment v2' }).expect(200);
+      await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.bob)).set('If-Match', commentTag).send({ body: 'Comment v2' }).expect(200);
       expectProblem(
-        await http().patch(`/comments/${comment.id}`).set(bearer(bobToken)).set('If-Match', commentTag).send({ body: 'Comment v3' }),
+        await http().patch(`/comments/${comment.id}`).set(bearer(app.tokens.bob)).set('If-Match', commentTag).send({ body: 'Comment v3' }),
         412,
         'PRECONDITION_FAILED',
       );
@@ -162,12 +154,12 @@ describeEachDatabase('conditional requests', (kind) => {
     });
 
     it('an empty If-Match (blank, or only commas) is 400 naming the header, on every PATCH, and nothing changes', async () => {
-      const post = await createPost(app, aliceToken, { title: 'Kept' });
-      const comment = await createComment(app, bobToken, post.id, 'Kept comment');
+      const post = await createPost(app, app.tokens.alice, { title: 'Kept' });
+      const comment = await createComment(app, app.tokens.bob, post.id, 'Kept comment');
       const user = await createUser(app);
       const targets: [string, string, object][] = [
-        [`/posts/${post.id}`, aliceToken, { title: 'Changed' }],
-        [`/comments/${comment.id}`, bobToken, { body: 'Changed' }],
+        [`/posts/${post.id}`, app.tokens.alice, { title: 'Changed' }],
+        [`/comments/${comment.id}`, app.tokens.bob, { body: 'Changed' }],
         [`/users/${user.id}`, user.token, { name: 'Changed' }],
       ];
       for (const [path, token, change] of targets) {
@@ -185,20 +177,20 @@ describeEachDatabase('conditional requests', (kind) => {
     });
 
     it('authorization and existence come first: 403 or 404 rather than 412', async () => {
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const tag = (await http().get(`/posts/${post.id}`).expect(200)).headers.etag as string;
-      expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(bobToken)).set('If-Match', tag).send({ title: 'x' }), 403);
-      expectProblem(await http().patch('/posts/999999').set(bearer(adminToken)).set('If-Match', tag).send({ title: 'x' }), 404);
+      expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.bob)).set('If-Match', tag).send({ title: 'x' }), 403);
+      expectProblem(await http().patch('/posts/999999').set(bearer(app.tokens.admin)).set('If-Match', tag).send({ title: 'x' }), 404);
     });
 
     it('two concurrent PATCHes with the same ETag: exactly one 200 and one 412, and the winner\'s title is stored', async () => {
       for (let round = 0; round < 5; round += 1) {
-        const post = await createPost(app, aliceToken, { title: `Race ${round}` });
+        const post = await createPost(app, app.tokens.alice, { title: `Race ${round}` });
         const tag = (await http().get(`/posts/${post.id}`).expect(200)).headers.etag as string;
         const titles = [`Alice wins ${round}`, `Admin wins ${round}`];
         const [a, b] = await Promise.all([
-          http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).set('If-Match', tag).send({ title: titles[0] }),
-          http().patch(`/posts/${post.id}`).set(bearer(adminToken)).set('If-Match', tag).send({ title: titles[1] }),
+          http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', tag).send({ title: titles[0] }),
+          http().patch(`/posts/${post.id}`).set(bearer(app.tokens.admin)).set('If-Match', tag).send({ title: titles[1] }),
         ]);
         expect([a.status, b.status].sort(), `round ${round}: ${a.text} / ${b.text}`).toEqual([200, 412]);
         const [winner, loser] = a.status === 200 ? [a, b] : [b, a];

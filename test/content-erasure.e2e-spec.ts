@@ -2,14 +2,15 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook as Verifier } from 'standardwebhooks';
 import request from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { Sql } from '../src/common/persistence/sql.js';
 import { TransactionRunner } from '../src/common/persistence/transaction-runner.js';
 import { EventPublisher } from '../src/events/event-publisher.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { bearer, tokenFor } from './support/auth.js';
 import { type ListeningApp, listen, LiveSubscription, until, wsClient } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Privacy (CONTRACT §7): deleting a comment, a post or a user erases the content of their earlier
@@ -33,11 +34,8 @@ interface Receipt {
 }
 
 describeEachDatabase('content erasure: deleted content leaves the event log and webhook bodies', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '3600000' } });
   let urls: ListeningApp;
-  let admin: string;
-  let alice: string;
-  let bob: string;
 
   const post = async (token: string, title: string) =>
     (await request(app.server).post('/posts').set(bearer(token)).send({ title, body: `${title}, the body` }).expect(201)).body as { id: number };
@@ -46,7 +44,7 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
 
   /** Every event after `after`, as an admin reads them (every audience). */
   async function eventsAfter(after: string | undefined): Promise<EventItem[]> {
-    const response = await request(app.server).get(`/events?limit=100${after ? `&after=${after}` : ''}`).set(bearer(admin)).expect(200);
+    const response = await request(app.server).get(`/events?limit=100${after ? `&after=${after}` : ''}`).set(bearer(app.tokens.admin)).expect(200);
     return response.body as EventItem[];
   }
   const head = async () => {
@@ -65,23 +63,18 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
   }
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '3600000' } });
     urls = await listen(app);
-    admin = await tokenFor(app, ADMIN);
-    alice = await tokenFor(app, ALICE);
-    bob = await tokenFor(app, BOB);
-    await post(bob, 'First');
+    await post(app.tokens.bob, 'First');
   });
-  afterAll(() => app?.close());
 
   it('deleting a comment erases its earlier events; type, ids and time stay; the rest is untouched', async () => {
     const start = await head();
-    const onPost = await post(alice, 'Kept post');
-    const remark = await comment(bob, onPost.id, 'Regrettable remark');
-    await request(app.server).patch(`/comments/${remark.id}`).set(bearer(bob)).send({ body: 'Regrettable remark, edited' }).expect(200);
-    const kept = await comment(bob, onPost.id, 'Kept remark');
+    const onPost = await post(app.tokens.alice, 'Kept post');
+    const remark = await comment(app.tokens.bob, onPost.id, 'Regrettable remark');
+    await request(app.server).patch(`/comments/${remark.id}`).set(bearer(app.tokens.bob)).send({ body: 'Regrettable remark, edited' }).expect(200);
+    const kept = await comment(app.tokens.bob, onPost.id, 'Kept remark');
     const before = await eventsAfter(start);
-    await request(app.server).delete(`/comments/${remark.id}`).set(bearer(bob)).expect(204);
+    await request(app.server).delete(`/comments/${remark.id}`).set(bearer(app.tokens.bob)).expect(204);
 
     const after = await eventsAfter(start);
     expect(after.slice(0, before.length).map(({ cursor, type, occurredAt, postId, commentId, authorId }) => ({ cursor, type, occurredAt, postId, commentId, authorId }))).toEqual(
@@ -94,7 +87,7 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
     expect(after.find((item) => item.commentId === kept.id)?.resource).toMatchObject({ body: 'Kept remark' });
 
     // The replay says the same.
-    const ws = wsClient(urls.ws, { token: admin });
+    const ws = wsClient(urls.ws, { token: app.tokens.admin });
     await ws.connected;
     const replay = new LiveSubscription(ws.client, 'subscription($after: String) { events(after: $after) { type commentId comment { body } } }', { after: start });
     try {
@@ -108,8 +101,8 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
 
   it('deleting a post erases its events and its comments\'; a deletion that rolls back erases nothing', async () => {
     const start = await head();
-    const doomed = await post(alice, 'Doomed post');
-    await comment(bob, doomed.id, 'Doomed comment');
+    const doomed = await post(app.tokens.alice, 'Doomed post');
+    await comment(app.tokens.bob, doomed.id, 'Doomed comment');
 
     // Erased in a transaction that then fails: nothing changes.
     const publisher = app.app.get(EventPublisher);
@@ -123,11 +116,11 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
 
     // The first DELETE moves it to the trash: its content leaves the public log (CONTRACT §18) but
     // stays in its author's events; the second deletes it for good, and every event's content with it.
-    const authors = async () => JSON.stringify((await request(app.server).get(`/events?limit=100&after=${start}`).set(bearer(alice)).expect(200)).body);
-    await request(app.server).delete(`/posts/${doomed.id}`).set(bearer(alice)).expect(204);
+    const authors = async () => JSON.stringify((await request(app.server).get(`/events?limit=100&after=${start}`).set(bearer(app.tokens.alice)).expect(200)).body);
+    await request(app.server).delete(`/posts/${doomed.id}`).set(bearer(app.tokens.alice)).expect(204);
     expect(await leftIn(start, ['Doomed post', 'Doomed comment'])).toEqual([]);
     await until("the trashed post in its author's events", async () => (await authors()).includes('Doomed post'));
-    await request(app.server).delete(`/posts/${doomed.id}`).set(bearer(alice)).expect(204);
+    await request(app.server).delete(`/posts/${doomed.id}`).set(bearer(app.tokens.alice)).expect(204);
     expect(await leftIn(start, ['Doomed post', 'Doomed comment'])).toEqual([]);
     expect(await authors()).not.toContain('Doomed post');
     expect((await eventsAfter(start)).map((item) => item.type)).toEqual(['POST_CREATED', 'COMMENT_CREATED', 'POST_UPDATED', 'POST_UNPUBLISHED', 'COMMENT_DELETED', 'POST_DELETED']);
@@ -138,12 +131,12 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
     const signUp = await request(app.server).post('/users').send({ name: 'Leaving', email: `leaving-${kind}@example.com`, password: 'leaving-password' }).expect(201);
     const leaving = await tokenFor(app, { email: `leaving-${kind}@example.com`, password: 'leaving-password' });
     const theirs = await post(leaving, 'Leaving post');
-    await comment(alice, theirs.id, 'Alice on the leaving post');
-    const alicesPost = await post(alice, 'Alice stays');
+    await comment(app.tokens.alice, theirs.id, 'Alice on the leaving post');
+    const alicesPost = await post(app.tokens.alice, 'Alice stays');
     await comment(leaving, alicesPost.id, 'Leaving remark');
-    await comment(bob, alicesPost.id, 'Bob stays');
+    await comment(app.tokens.bob, alicesPost.id, 'Bob stays');
 
-    await request(app.server).delete(`/users/${signUp.body.id as number}`).set(bearer(admin)).expect(204);
+    await request(app.server).delete(`/users/${signUp.body.id as number}`).set(bearer(app.tokens.admin)).expect(204);
     expect(await leftIn(start, ['Leaving post', 'Alice on the leaving post', 'Leaving remark', 'Alice stays', 'Bob stays'])).toEqual(['Alice stays', 'Bob stays']);
   });
 
@@ -161,19 +154,19 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-      const webhook = (await request(app.server).post('/webhooks').set(bearer(admin)).send({ url, types: ['COMMENT_CREATED'] }).expect(201)).body as { id: number; secret: string };
-      const onPost = await post(alice, 'Webhook post');
-      const remark = await comment(bob, onPost.id, 'Webhook secret remark');
+      const webhook = (await request(app.server).post('/webhooks').set(bearer(app.tokens.admin)).send({ url, types: ['COMMENT_CREATED'] }).expect(201)).body as { id: number; secret: string };
+      const onPost = await post(app.tokens.alice, 'Webhook post');
+      const remark = await comment(app.tokens.bob, onPost.id, 'Webhook secret remark');
 
       // The first attempt fails: the delivery waits, pending, for its retry an hour later.
       await until('a failed attempt recorded', async () => {
-        const attempts = (await request(app.server).get(`/webhooks/${webhook.id}/deliveries`).set(bearer(admin)).expect(200)).body as { status: string }[];
+        const attempts = (await request(app.server).get(`/webhooks/${webhook.id}/deliveries`).set(bearer(app.tokens.admin)).expect(200)).body as { status: string }[];
         return attempts.some((attempt) => attempt.status === 'retrying');
       });
       expect(receipts).toHaveLength(1);
       expect(receipts[0].body).toContain('Webhook secret remark');
 
-      await request(app.server).delete(`/comments/${remark.id}`).set(bearer(bob)).expect(204);
+      await request(app.server).delete(`/comments/${remark.id}`).set(bearer(app.tokens.bob)).expect(204);
       // The retry falls due now.
       const sql = app.app.get(Sql);
       await sql.rows(sql.statement('UPDATE webhook_deliveries SET next_attempt_at = $1'), [sql.timestamp(new Date())]);
@@ -190,7 +183,7 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
       expect(verified.type).toBe('COMMENT_CREATED');
       expect(verified.data).toEqual({ cursor: expect.any(String), type: 'COMMENT_CREATED', occurredAt: expect.any(String), postId: onPost.id, commentId: remark.id, authorId: 3 });
       expect(retry.body).not.toContain('Webhook secret remark');
-      await request(app.server).delete(`/webhooks/${webhook.id}`).set(bearer(admin)).expect(204);
+      await request(app.server).delete(`/webhooks/${webhook.id}`).set(bearer(app.tokens.admin)).expect(204);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectNoLeaks, expectProblem } from './support/problems.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const MIB = 1_048_576;
 const validUser = () => ({ name: 'Body Test', email: `body.${Date.now()}.${Math.random()}@example.com`, password: 'body-password' });
@@ -15,13 +16,8 @@ function jsonOfSize(size: number): string {
 }
 
 describeEachDatabase('errors', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: [] });
   const http = () => request(app.server);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-  });
-  afterAll(() => app?.close());
 
   describe('problem+json', () => {
     it('has exactly {type, title, status, detail, instance, code} for a plain error', async () => {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectData, expectError, graphql, type GraphQLResult } from './support/graphql-client.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Depth (GRAPHQL_MAX_DEPTH, default 10), the cost (GRAPHQL_MAX_COST, default 10000: objects 1,
@@ -50,13 +51,8 @@ function expectRefused(result: GraphQLResult, code: string): void {
 }
 
 describeEachDatabase('GraphQL limits', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: [] });
   const gql = (query: string, variables?: Record<string, unknown>) => graphql(app, query, variables);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-  });
-  afterAll(() => app?.close());
 
   describe('depth (default 10)', () => {
     it('runs a query 10 levels deep and refuses one 11 deep, before running it', async () => {

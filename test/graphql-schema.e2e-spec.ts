@@ -12,9 +12,9 @@ import {
   isSpecifiedDirective,
   isSpecifiedScalarType,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { renderSchemaFile, SCHEMA_FILE } from '../src/api/graphql/schema-file.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions).
@@ -113,14 +113,12 @@ function signature(field: GraphQLField<unknown, unknown>): string {
 }
 
 describe('the GraphQL schema', () => {
-  let app: TestApp;
+  const app = useApp('sqlite', { signIn: [] });
   let served: GraphQLSchema;
 
   beforeAll(async () => {
-    app = await startTestApp('sqlite');
     served = app.app.get(GraphQLSchemaHost).schema;
   });
-  afterAll(() => app?.close());
 
   it(`${SCHEMA_FILE} at the repository root is the schema the app serves (else run: npm run schema:print)`, () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8'), `${SCHEMA_FILE} is stale: run npm run schema:print`).toBe(renderSchemaFile(served));

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { encodeTimeCursor } from '../src/common/pagination/cursor.js';
 import { PostFinder } from '../src/posts/post-finder.service.js';
-import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
 import { ISO } from './support/resources.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /** The demo seed: admin (1), Alice (2), Bob (3); posts 1-2 by Alice, 3-4 by Bob, 5 by the admin. */
 const POST_PAGE = `query PostPage($id: Int!) {
@@ -19,10 +19,7 @@ const COMMENT_FIELDS = 'id body postId authorId createdAt updatedAt';
 const USER_FIELDS = 'id name email avatarUrl role createdAt updatedAt';
 
 describeEachDatabase('GraphQL queries and mutations', (kind) => {
-  let app: TestApp;
-  let admin: string;
-  let alice: string;
-  let bob: string;
+  const app = useApp(kind);
 
   const gql = (query: string, variables?: Record<string, unknown>, token?: string) => graphql(app, query, variables, { token });
 
@@ -55,12 +52,6 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     );
     return data.createComment;
   }
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [admin, alice, bob] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   describe('the post page', () => {
     it('answers the seed post page with exactly the requested shape', async () => {
@@ -245,12 +236,12 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
 
     it('me: null when anonymous, the signed-in user otherwise', async () => {
       expect(expectData(await gql('{ me { id } }')).me).toBeNull();
-      expect(expectData(await gql('{ me { id email role } }', undefined, alice)).me).toEqual({ id: 2, email: 'alice@example.com', role: 'AUTHOR' });
-      expect(expectData(await gql('{ me { id role } }', undefined, admin)).me).toEqual({ id: 1, role: 'ADMIN' });
+      expect(expectData(await gql('{ me { id email role } }', undefined, app.tokens.alice)).me).toEqual({ id: 2, email: 'alice@example.com', role: 'AUTHOR' });
+      expect(expectData(await gql('{ me { id role } }', undefined, app.tokens.admin)).me).toEqual({ id: 1, role: 'ADMIN' });
     });
 
     it('a bad token is 401 UNAUTHENTICATED with WWW-Authenticate, even for a public query', async () => {
-      for (const authorization of ['Bearer not.a.jwt', 'Basic abc', `Bearer ${alice}x`]) {
+      for (const authorization of ['Bearer not.a.jwt', 'Basic abc', `Bearer ${app.tokens.alice}x`]) {
         const result = await graphql(app, '{ posts { totalCount } }', undefined, { headers: { authorization } });
         expect(result.status).toBe(401);
         expect(result.response.headers['www-authenticate']).toBe('Bearer');
@@ -285,7 +276,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
         expect(result.body.data).toBeUndefined();
         expectError(result, 'BAD_USER_INPUT');
       }
-      const input = await gql('mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', { input: { title: 'x', body: 'y', extra: 1 } }, alice);
+      const input = await gql('mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', { input: { title: 'x', body: 'y', extra: 1 } }, app.tokens.alice);
       expect(input.status).toBe(400);
       expectError(input, 'BAD_USER_INPUT');
     });
@@ -386,19 +377,19 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       const update = (id: number, input: Record<string, unknown>, token?: string) =>
         gql(`mutation($id: Int!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ${USER_FIELDS} } }`, { id, input }, token);
       expectError(await update(user.id, { name: 'Anon' }), 'UNAUTHENTICATED', ['updateUser']);
-      expectError(await update(user.id, { name: 'Bob was here' }, bob), 'FORBIDDEN', ['updateUser']);
+      expectError(await update(user.id, { name: 'Bob was here' }, app.tokens.bob), 'FORBIDDEN', ['updateUser']);
       expect(expectData(await update(user.id, { name: ' Myself ', avatarUrl: 'https://example.com/me.png' }, user.token)).updateUser).toMatchObject({ name: 'Myself', avatarUrl: 'https://example.com/me.png' });
       expect(expectData(await update(user.id, { avatarUrl: null }, user.token)).updateUser.avatarUrl).toBeNull();
       expectError(await update(user.id, { role: 'ADMIN' }, user.token), 'FORBIDDEN', ['updateUser']);
-      expect(expectData(await update(user.id, { name: 'By Admin', role: 'ADMIN' }, admin)).updateUser).toMatchObject({ name: 'By Admin', role: 'ADMIN' });
+      expect(expectData(await update(user.id, { name: 'By Admin', role: 'ADMIN' }, app.tokens.admin)).updateUser).toMatchObject({ name: 'By Admin', role: 'ADMIN' });
       // The REST API's lower-case strings are no Role values.
       expect((await request(app.server).get(`/users/${user.id}`).expect(200)).body.role).toBe('admin');
-      expect(expectData(await gql(`mutation($id: Int!) { updateUser(id: $id, input: { role: AUTHOR }) { role } }`, { id: user.id }, admin)).updateUser).toEqual({ role: 'AUTHOR' });
-      expectError(await update(999999, { name: 'Ghost' }, admin), 'NOT_FOUND', ['updateUser']);
-      for (const role of ['owner', 'admin']) expectError(await update(user.id, { role }, admin), 'BAD_USER_INPUT');
-      expectError(await gql(`mutation($id: Int!) { updateUser(id: $id, input: { role: "ADMIN" }) { id } }`, { id: user.id }, admin), 'GRAPHQL_VALIDATION_FAILED');
+      expect(expectData(await gql(`mutation($id: Int!) { updateUser(id: $id, input: { role: AUTHOR }) { role } }`, { id: user.id }, app.tokens.admin)).updateUser).toEqual({ role: 'AUTHOR' });
+      expectError(await update(999999, { name: 'Ghost' }, app.tokens.admin), 'NOT_FOUND', ['updateUser']);
+      for (const role of ['owner', 'admin']) expectError(await update(user.id, { role }, app.tokens.admin), 'BAD_USER_INPUT');
+      expectError(await gql(`mutation($id: Int!) { updateUser(id: $id, input: { role: "ADMIN" }) { id } }`, { id: user.id }, app.tokens.admin), 'GRAPHQL_VALIDATION_FAILED');
       for (const [input, field] of [[{ name: null }, 'name'], [{ password: 'short' }, 'password'], [{ role: null }, 'role']] as const) {
-        const error = expectError(await update(user.id, input, admin), 'BAD_USER_INPUT', ['updateUser']);
+        const error = expectError(await update(user.id, input, app.tokens.admin), 'BAD_USER_INPUT', ['updateUser']);
         expect(error.extensions.fieldErrors).toEqual([{ field, message: expect.any(String) }]);
       }
       // A new password works for sign-in.
@@ -409,23 +400,23 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     it('deleteUser: the user or an admin; returns the id and takes their posts and comments along', async () => {
       const user = await newAuthor();
       const post = await newPost(user.token);
-      const comment = await newComment(alice, post.id);
+      const comment = await newComment(app.tokens.alice, post.id);
       const remove = (id: number, token?: string) => gql('mutation($id: Int!) { deleteUser(id: $id) }', { id }, token);
       expectError(await remove(user.id), 'UNAUTHENTICATED', ['deleteUser']);
-      expectError(await remove(user.id, bob), 'FORBIDDEN', ['deleteUser']);
+      expectError(await remove(user.id, app.tokens.bob), 'FORBIDDEN', ['deleteUser']);
       expect(expectData(await remove(user.id, user.token))).toEqual({ deleteUser: user.id });
       const gone = expectData(await gql('query($u: Int!, $p: Int!, $c: Int!) { user(id: $u) { id } post(id: $p) { id } comment(id: $c) { id } }', { u: user.id, p: post.id, c: comment.id }));
       expect(gone).toEqual({ user: null, post: null, comment: null });
       const other = await newAuthor();
-      expect(expectData(await remove(other.id, admin))).toEqual({ deleteUser: other.id });
-      expectError(await remove(other.id, admin), 'NOT_FOUND', ['deleteUser']);
+      expect(expectData(await remove(other.id, app.tokens.admin))).toEqual({ deleteUser: other.id });
+      expectError(await remove(other.id, app.tokens.admin), 'NOT_FOUND', ['deleteUser']);
     });
   });
 
   describe('Mutation: posts', () => {
     it('createPost: signed in; the author is the caller; the title is trimmed', async () => {
       expectError(await gql('mutation { createPost(input: { title: "t", body: "b" }) { id } }'), 'UNAUTHENTICATED', ['createPost']);
-      const data = expectData(await gql(`mutation { createPost(input: { title: "  Spaced  ", body: "Body" }) { ${POST_FIELDS} author { name } comments { id } commentCount } }`, undefined, bob));
+      const data = expectData(await gql(`mutation { createPost(input: { title: "  Spaced  ", body: "Body" }) { ${POST_FIELDS} author { name } comments { id } commentCount } }`, undefined, app.tokens.bob));
       expect(data.createPost).toMatchObject({ title: 'Spaced', body: 'Body', authorId: 3, author: { name: 'Bob Writer' }, comments: [], commentCount: 0 });
       expect(data.createPost.createdAt).toMatch(ISO);
       const read = expectData(await gql('query($id: Int!) { post(id: $id) { title authorId } }', { id: data.createPost.id }));
@@ -433,12 +424,12 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     });
 
     it('createPost: authorId is for admins only', async () => {
-      expectError(await gql('mutation { createPost(input: { title: "t", body: "b", authorId: 2 }) { id } }', undefined, bob), 'FORBIDDEN', ['createPost']);
-      const own = expectData(await gql('mutation { createPost(input: { title: "t", body: "b", authorId: 3 }) { authorId } }', undefined, bob));
+      expectError(await gql('mutation { createPost(input: { title: "t", body: "b", authorId: 2 }) { id } }', undefined, app.tokens.bob), 'FORBIDDEN', ['createPost']);
+      const own = expectData(await gql('mutation { createPost(input: { title: "t", body: "b", authorId: 3 }) { authorId } }', undefined, app.tokens.bob));
       expect(own.createPost.authorId).toBe(3);
-      const data = expectData(await gql('mutation { createPost(input: { title: "For Alice", body: "b", authorId: 2 }) { authorId } }', undefined, admin));
+      const data = expectData(await gql('mutation { createPost(input: { title: "For Alice", body: "b", authorId: 2 }) { authorId } }', undefined, app.tokens.admin));
       expect(data.createPost.authorId).toBe(2);
-      expectError(await gql('mutation { createPost(input: { title: "t", body: "b", authorId: 999999 }) { id } }', undefined, admin), 'BAD_USER_INPUT', ['createPost']);
+      expectError(await gql('mutation { createPost(input: { title: "t", body: "b", authorId: 999999 }) { id } }', undefined, app.tokens.admin), 'BAD_USER_INPUT', ['createPost']);
     });
 
     it.each([
@@ -447,45 +438,45 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
       ['an empty body', { title: 't', body: '' }, 'body'],
       ['a body of 100001 characters', { title: 't', body: 'b'.repeat(100_001) }, 'body'],
     ])('createPost: BAD_USER_INPUT for %s', async (_case, input, field) => {
-      const result = await gql('mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', { input }, alice);
+      const result = await gql('mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', { input }, app.tokens.alice);
       expect(result.body.data).toBeNull();
       const error = expectError(result, 'BAD_USER_INPUT', ['createPost']);
       expect(error.extensions.fieldErrors).toEqual([{ field, message: expect.any(String) }]);
     });
 
     it('updatePost: its author or an admin; NOT_FOUND for a missing post; null is refused', async () => {
-      const post = await newPost(alice, 'Original');
+      const post = await newPost(app.tokens.alice, 'Original');
       const update = (id: number, input: Record<string, unknown>, token?: string) =>
         gql('mutation($id: Int!, $input: UpdatePostInput!) { updatePost(id: $id, input: $input) { id title body updatedAt } }', { id, input }, token);
       expectError(await update(post.id, { title: 'x' }), 'UNAUTHENTICATED', ['updatePost']);
-      expectError(await update(post.id, { title: 'x' }, bob), 'FORBIDDEN', ['updatePost']);
-      expect(expectData(await update(post.id, { title: ' By Alice ' }, alice)).updatePost).toMatchObject({ id: post.id, title: 'By Alice', body: 'Body' });
-      expect(expectData(await update(post.id, { body: 'By the admin' }, admin)).updatePost).toMatchObject({ title: 'By Alice', body: 'By the admin' });
-      expectError(await update(999999, { title: 'x' }, admin), 'NOT_FOUND', ['updatePost']);
+      expectError(await update(post.id, { title: 'x' }, app.tokens.bob), 'FORBIDDEN', ['updatePost']);
+      expect(expectData(await update(post.id, { title: ' By Alice ' }, app.tokens.alice)).updatePost).toMatchObject({ id: post.id, title: 'By Alice', body: 'Body' });
+      expect(expectData(await update(post.id, { body: 'By the admin' }, app.tokens.admin)).updatePost).toMatchObject({ title: 'By Alice', body: 'By the admin' });
+      expectError(await update(999999, { title: 'x' }, app.tokens.admin), 'NOT_FOUND', ['updatePost']);
       for (const input of [{ title: null }, { body: null }, { title: '' }]) {
-        expectError(await update(post.id, input, alice), 'BAD_USER_INPUT', ['updatePost']);
+        expectError(await update(post.id, input, app.tokens.alice), 'BAD_USER_INPUT', ['updatePost']);
       }
-      expect(expectError(await update(post.id, { title: null }, alice), 'BAD_USER_INPUT', ['updatePost']).message).toContain('title must not be null');
+      expect(expectError(await update(post.id, { title: null }, app.tokens.alice), 'BAD_USER_INPUT', ['updatePost']).message).toContain('title must not be null');
       expect(expectData(await gql('query($id: Int!) { post(id: $id) { title body } }', { id: post.id })).post).toEqual({ title: 'By Alice', body: 'By the admin' });
     });
 
     it('deletePost: its author or an admin; returns the id and deletes its comments', async () => {
-      const post = await newPost(alice);
-      const comment = await newComment(bob, post.id);
+      const post = await newPost(app.tokens.alice);
+      const comment = await newComment(app.tokens.bob, post.id);
       const remove = (id: number, token?: string) => gql('mutation($id: Int!) { deletePost(id: $id) }', { id }, token);
       expectError(await remove(post.id), 'UNAUTHENTICATED', ['deletePost']);
-      expectError(await remove(post.id, bob), 'FORBIDDEN', ['deletePost']);
+      expectError(await remove(post.id, app.tokens.bob), 'FORBIDDEN', ['deletePost']);
       // The first deletePost trashes (gone for others, there for its author), the second deletes for good.
       const read = (token?: string) => gql('query($p: Int!, $c: Int!) { post(id: $p) { id status } comment(id: $c) { id } }', { p: post.id, c: comment.id }, token);
-      expect(expectData(await remove(post.id, alice))).toEqual({ deletePost: post.id });
+      expect(expectData(await remove(post.id, app.tokens.alice))).toEqual({ deletePost: post.id });
       expect(expectData(await read())).toEqual({ post: null, comment: null });
-      expect(expectData(await read(bob))).toEqual({ post: null, comment: null });
-      expect(expectData(await read(alice))).toEqual({ post: { id: post.id, status: 'TRASHED' }, comment: { id: comment.id } });
-      expect(expectData(await remove(post.id, alice))).toEqual({ deletePost: post.id });
-      expect(expectData(await read(alice))).toEqual({ post: null, comment: null });
-      expectError(await remove(post.id, alice), 'NOT_FOUND', ['deletePost']);
-      const other = await newPost(bob);
-      expect(expectData(await remove(other.id, admin))).toEqual({ deletePost: other.id });
+      expect(expectData(await read(app.tokens.bob))).toEqual({ post: null, comment: null });
+      expect(expectData(await read(app.tokens.alice))).toEqual({ post: { id: post.id, status: 'TRASHED' }, comment: { id: comment.id } });
+      expect(expectData(await remove(post.id, app.tokens.alice))).toEqual({ deletePost: post.id });
+      expect(expectData(await read(app.tokens.alice))).toEqual({ post: null, comment: null });
+      expectError(await remove(post.id, app.tokens.alice), 'NOT_FOUND', ['deletePost']);
+      const other = await newPost(app.tokens.bob);
+      expect(expectData(await remove(other.id, app.tokens.admin))).toEqual({ deletePost: other.id });
     });
 
     it('runs the top-level fields of a mutation one after another, in order', async () => {
@@ -497,7 +488,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
             third: createPost(input: { title: "Third", body: "3" }) { id title }
           }`,
           undefined,
-          alice,
+          app.tokens.alice,
         ),
       );
       expect(Object.keys(data)).toEqual(['first', 'second', 'third']);
@@ -513,7 +504,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
           denied: updatePost(id: 1, input: { title: "Not Alice's to change" }) { id }
         }`,
         undefined,
-        bob,
+        app.tokens.bob,
       );
       expect(result.body.data).toBeNull();
       expectError(result, 'FORBIDDEN', ['denied']);
@@ -525,15 +516,15 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
 
   describe('Mutation: comments', () => {
     it('createComment: signed in; on an existing post; the body is validated', async () => {
-      const post = await newPost(bob);
+      const post = await newPost(app.tokens.bob);
       const create = (input: Record<string, unknown>, token?: string) =>
         gql(`mutation($input: CreateCommentInput!) { createComment(input: $input) { ${COMMENT_FIELDS} author { name } post { id } } }`, { input }, token);
       expectError(await create({ postId: post.id, body: 'Hi' }), 'UNAUTHENTICATED', ['createComment']);
-      const data = expectData(await create({ postId: post.id, body: 'Hi from Alice' }, alice));
+      const data = expectData(await create({ postId: post.id, body: 'Hi from Alice' }, app.tokens.alice));
       expect(data.createComment).toMatchObject({ postId: post.id, body: 'Hi from Alice', authorId: 2, author: { name: 'Alice Author' }, post: { id: post.id } });
-      expectError(await create({ postId: 999999, body: 'Hi' }, alice), 'NOT_FOUND', ['createComment']);
+      expectError(await create({ postId: 999999, body: 'Hi' }, app.tokens.alice), 'NOT_FOUND', ['createComment']);
       for (const [input, field] of [[{ postId: post.id, body: '' }, 'body'], [{ postId: post.id, body: 'x'.repeat(10_001) }, 'body'], [{ postId: 0, body: 'Hi' }, 'postId']] as const) {
-        const error = expectError(await create(input, alice), 'BAD_USER_INPUT', ['createComment']);
+        const error = expectError(await create(input, app.tokens.alice), 'BAD_USER_INPUT', ['createComment']);
         expect(error.extensions.fieldErrors).toEqual([{ field, message: expect.any(String) }]);
       }
       const read = expectData(await gql('query($id: Int!) { post(id: $id) { commentCount comments { body } } }', { id: post.id }));
@@ -541,23 +532,23 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     });
 
     it('updateComment and deleteComment: its author or an admin', async () => {
-      const post = await newPost(bob);
-      const comment = await newComment(alice, post.id);
+      const post = await newPost(app.tokens.bob);
+      const comment = await newComment(app.tokens.alice, post.id);
       const update = (id: number, body: unknown, token?: string) =>
         gql('mutation($id: Int!, $body: String!) { updateComment(id: $id, input: { body: $body }) { id body } }', { id, body }, token);
       const remove = (id: number, token?: string) => gql('mutation($id: Int!) { deleteComment(id: $id) }', { id }, token);
       expectError(await update(comment.id, 'x'), 'UNAUTHENTICATED', ['updateComment']);
-      expectError(await update(comment.id, 'x', bob), 'FORBIDDEN', ['updateComment']);
-      expect(expectData(await update(comment.id, 'Edited', alice)).updateComment).toEqual({ id: comment.id, body: 'Edited' });
-      expect(expectData(await update(comment.id, 'Moderated', admin)).updateComment).toEqual({ id: comment.id, body: 'Moderated' });
-      expectError(await update(comment.id, '', alice), 'BAD_USER_INPUT', ['updateComment']);
-      expectError(await update(999999, 'x', admin), 'NOT_FOUND', ['updateComment']);
+      expectError(await update(comment.id, 'x', app.tokens.bob), 'FORBIDDEN', ['updateComment']);
+      expect(expectData(await update(comment.id, 'Edited', app.tokens.alice)).updateComment).toEqual({ id: comment.id, body: 'Edited' });
+      expect(expectData(await update(comment.id, 'Moderated', app.tokens.admin)).updateComment).toEqual({ id: comment.id, body: 'Moderated' });
+      expectError(await update(comment.id, '', app.tokens.alice), 'BAD_USER_INPUT', ['updateComment']);
+      expectError(await update(999999, 'x', app.tokens.admin), 'NOT_FOUND', ['updateComment']);
       expectError(await remove(comment.id), 'UNAUTHENTICATED', ['deleteComment']);
-      expectError(await remove(comment.id, bob), 'FORBIDDEN', ['deleteComment']);
-      expect(expectData(await remove(comment.id, alice))).toEqual({ deleteComment: comment.id });
-      expectError(await remove(comment.id, admin), 'NOT_FOUND', ['deleteComment']);
-      const another = await newComment(alice, post.id);
-      expect(expectData(await remove(another.id, admin))).toEqual({ deleteComment: another.id });
+      expectError(await remove(comment.id, app.tokens.bob), 'FORBIDDEN', ['deleteComment']);
+      expect(expectData(await remove(comment.id, app.tokens.alice))).toEqual({ deleteComment: comment.id });
+      expectError(await remove(comment.id, app.tokens.admin), 'NOT_FOUND', ['deleteComment']);
+      const another = await newComment(app.tokens.alice, post.id);
+      expect(expectData(await remove(another.id, app.tokens.admin))).toEqual({ deleteComment: another.id });
     });
   });
 });
@@ -566,7 +557,6 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
 function cursorOf(id: number): string {
   return Buffer.from(`v1:${id}`).toString('base64url');
 }
-
 
 describe('createToken and the sign-in rate limit', () => {
   let limited: TestApp;

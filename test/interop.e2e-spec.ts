@@ -1,9 +1,10 @@
 import request, { type Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /** What stock clients send: Spring/Feign, .NET, fetch wrappers, HAL clients, browsers. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -65,17 +66,9 @@ function expectHtmlProblem(response: Response, status: number): string {
 }
 
 describeEachDatabase('interop with stock clients', (kind) => {
-  let app: TestApp;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind, { signIn: ['alice', 'bob'] });
   const http = () => request(app.server);
   const get = (path: string, accept: string) => http().get(path).set('Accept', accept);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [aliceToken, bobToken] = await Promise.all([tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   describe('Accept with media-type parameters', () => {
     it('parameters other than q do not make a type unacceptable, on every GET', async () => {
@@ -167,7 +160,7 @@ describeEachDatabase('interop with stock clients', (kind) => {
     });
 
     it('an empty list embeds an empty array and has no next; a single resource keeps the JSON body', async () => {
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const response = await get(`/posts/${post.id}/comments`, 'application/hal+json').expect(200);
       expect(JSON.parse(response.text)).toEqual({ _links: { self: { href: `/posts/${post.id}/comments` } }, _embedded: { comments: [] } });
       expect(response.headers.link).toBeUndefined();
@@ -200,7 +193,7 @@ describeEachDatabase('interop with stock clients', (kind) => {
 
     it('a method the path does not serve: 405 problem+json with Allow listing what it serves', async () => {
       for (const [method, path, allow] of cases) {
-        const response = await http()[method.toLowerCase() as 'get'](path).set(bearer(aliceToken));
+        const response = await http()[method.toLowerCase() as 'get'](path).set(bearer(app.tokens.alice));
         const problem = expectProblem(response, 405, 'METHOD_NOT_ALLOWED');
         expect(response.headers.allow, `${method} ${path}`).toBe(allow);
         expect(problem.title).toBe('Method Not Allowed');
@@ -221,7 +214,7 @@ describeEachDatabase('interop with stock clients', (kind) => {
         }
       }
       const before = await http().get('/posts/1').expect(200);
-      await http().put('/posts/1').set(bearer(aliceToken)).send({ title: 'Replaced' }).expect(405);
+      await http().put('/posts/1').set(bearer(app.tokens.alice)).send({ title: 'Replaced' }).expect(405);
       expect((await http().get('/posts/1').expect(200)).body).toEqual(before.body);
     });
 
@@ -281,14 +274,14 @@ describeEachDatabase('interop with stock clients', (kind) => {
     });
 
     it('a POST or PATCH that needs a body still answers 400 to an empty one, and changes nothing', async () => {
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const before = await http().get(`/posts/${post.id}`).expect(200);
       const writes: [string, string, string | undefined][] = [
-        ['post', '/posts', aliceToken],
-        ['patch', `/posts/${post.id}`, aliceToken],
-        ['post', `/posts/${post.id}/comments`, bobToken],
+        ['post', '/posts', app.tokens.alice],
+        ['patch', `/posts/${post.id}`, app.tokens.alice],
+        ['post', `/posts/${post.id}/comments`, app.tokens.bob],
         ['post', '/users', undefined],
-        ['patch', '/users/2', aliceToken],
+        ['patch', '/users/2', app.tokens.alice],
         ['post', '/tokens', undefined],
       ];
       for (const [method, path, token] of writes) {
@@ -301,21 +294,21 @@ describeEachDatabase('interop with stock clients', (kind) => {
         }
       }
       // A PATCH with no body at all is refused the same way, not taken as an empty change.
-      await http().patch(`/posts/${post.id}`).set(bearer(aliceToken)).expect(400);
+      await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).expect(400);
       const after = await http().get(`/posts/${post.id}`).expect(200);
       expect(after.headers.etag).toBe(before.headers.etag);
       expect(after.body).toEqual(before.body);
       expect(((await http().get(`/posts/${post.id}/comments`).expect(200)).body as unknown[]).length).toBe(0);
       // Malformed JSON is still malformed.
-      expectProblem(await http().post('/posts').set(bearer(aliceToken)).set('Content-Type', 'application/json').send('{'), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().delete(`/posts/${post.id}`).set(bearer(aliceToken)).set('Content-Type', 'application/json').send('{'), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().post('/posts').set(bearer(app.tokens.alice)).set('Content-Type', 'application/json').send('{'), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().delete(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('Content-Type', 'application/json').send('{'), 400, 'BAD_USER_INPUT');
     });
   });
 
   describe('HTML', () => {
     it('every _links entry of a resource page is an <a href> with its rel, the post page linking its comments', async () => {
-      const post = await createPost(app, aliceToken, { title: 'Linked' });
-      const comment = await createComment(app, bobToken, post.id);
+      const post = await createPost(app, app.tokens.alice, { title: 'Linked' });
+      const comment = await createComment(app, app.tokens.bob, post.id);
       for (const path of [...ITEM_PATHS, `/posts/${post.id}`, `/comments/${comment.id}`]) {
         const json = await http().get(path).expect(200);
         const html = (await get(path, 'text/html').expect(200)).text;
@@ -410,12 +403,8 @@ describeEachDatabase('interop with stock clients', (kind) => {
 });
 
 describeEachDatabase('interop with CORS_ORIGINS set', (kind) => {
-  let app: TestApp;
   const ORIGIN = 'https://app.example.com';
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { CORS_ORIGINS: ORIGIN } });
-  });
-  afterAll(() => app?.close());
+  const app = useApp(kind, { env: { CORS_ORIGINS: ORIGIN }, signIn: [] });
 
   it('a preflight is still answered on every known path, and a 405 carries the CORS headers', async () => {
     for (const [path, method] of [['/posts/1', 'DELETE'], ['/posts', 'POST'], ['/users/2', 'PATCH'], ['/graphql', 'POST']]) {

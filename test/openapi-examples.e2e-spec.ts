@@ -1,8 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import request from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { type OpenApiDocument, OpenApiValidator, type ResponseObject } from './support/openapi-validator.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * The examples of /docs-json, checked as an OpenAPI example validator (Redocly's
@@ -50,16 +51,14 @@ function problemFromXml(problem: Record<string, unknown>): unknown {
 }
 
 describeEachDatabase('OpenAPI examples: each status has its own problem', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: [] });
   let validator: OpenApiValidator;
   let document: OpenApiDocument;
 
   beforeAll(async () => {
-    app = await startTestApp(kind);
     document = (await request(app.server).get('/docs-json').expect(200)).body as OpenApiDocument;
     validator = new OpenApiValidator(document);
   });
-  afterAll(() => app?.close());
 
   it('every error response of every operation has an example that is valid against its schema and is that status\'s problem', () => {
     const problems: string[] = [];

@@ -1,18 +1,16 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, nextLink, parseXml, xmlFields } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const LISTS = ['/posts', '/posts/1/comments', '/users', '/users/2/posts'];
 const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
 
 describeEachDatabase('paging', (kind) => {
-  let app: TestApp;
-  let adminToken: string;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind);
   const http = () => request(app.server);
 
   /** Every id of a list, following Link rel="next" from `first`. */
@@ -38,12 +36,6 @@ describeEachDatabase('paging', (kind) => {
     }
     return { ids, pages };
   }
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   describe('limit and cursor', () => {
     it('400 for a limit outside 1-100 or not an integer, on every list', async () => {
@@ -121,7 +113,7 @@ describeEachDatabase('paging', (kind) => {
 
     it('uses the default limit of 20 and says so in the next link', async () => {
       const existing = ((await http().get('/posts?limit=100').expect(200)).body as unknown[]).length;
-      for (let i = existing; i < 23; i += 1) await createPost(app, bobToken);
+      for (let i = existing; i < 23; i += 1) await createPost(app, app.tokens.bob);
       const first = await http().get('/posts').expect(200);
       expect(first.body).toHaveLength(20);
       expect(nextLink(first)).toMatch(/^\/posts\?limit=20&cursor=/);
@@ -150,9 +142,9 @@ describeEachDatabase('paging', (kind) => {
       expect(posts).toEqual([...posts].sort((a, b) => b - a));
       expect(posts.slice(-5)).toEqual([5, 4, 3, 2, 1]);
 
-      const post = await createPost(app, aliceToken);
+      const post = await createPost(app, app.tokens.alice);
       const created: number[] = [];
-      for (let i = 0; i < 5; i += 1) created.push((await createComment(app, i % 2 ? aliceToken : bobToken, post.id)).id);
+      for (let i = 0; i < 5; i += 1) created.push((await createComment(app, i % 2 ? app.tokens.alice : app.tokens.bob, post.id)).id);
       const first = await http().get(`/posts/${post.id}/comments?limit=2`).expect(200);
       expect(first.body.map((comment: { id: number }) => comment.id)).toEqual(created.slice(0, 2));
       expect(nextLink(first)).toMatch(new RegExp(`^/posts/${post.id}/comments\\?limit=2&cursor=`));
@@ -169,7 +161,7 @@ describeEachDatabase('paging', (kind) => {
     });
 
     it('keeps the authorId filter in the next link of /posts, and /users/{id}/posts pages too', async () => {
-      for (let i = 0; i < 3; i += 1) await createPost(app, adminToken, { authorId: 2 });
+      for (let i = 0; i < 3; i += 1) await createPost(app, app.tokens.admin, { authorId: 2 });
       const first = await http().get('/posts?authorId=2&limit=2').expect(200);
       const next = nextLink(first);
       expect(next).not.toBeNull();
@@ -200,7 +192,7 @@ describeEachDatabase('paging', (kind) => {
 
   describe('keyset stability', () => {
     it('walking /posts 3 at a time while posts are created and deleted: no repeats, no gaps', async () => {
-      for (let i = 0; i < 12; i += 1) await createPost(app, i % 2 ? aliceToken : bobToken);
+      for (let i = 0; i < 12; i += 1) await createPost(app, i % 2 ? app.tokens.alice : app.tokens.bob);
       const before = ((await http().get('/posts?limit=100').expect(200)).body as { id: number }[]).map((post) => post.id);
       expect(before.length).toBeGreaterThan(12);
 
@@ -218,14 +210,14 @@ describeEachDatabase('paging', (kind) => {
         page += 1;
         // Between pages: a new post (it sorts before everything seen), a deleted post not yet
         // reached, and a deleted post already seen.
-        await createPost(app, aliceToken, { title: `Inserted during page ${page}` });
+        await createPost(app, app.tokens.alice, { title: `Inserted during page ${page}` });
         const ahead = before.find((id) => !seen.includes(id) && !deleted.has(id) && id > 5);
         if (ahead !== undefined && page % 2 === 0) {
-          await http().delete(`/posts/${ahead}`).set(bearer(adminToken)).expect(204);
+          await http().delete(`/posts/${ahead}`).set(bearer(app.tokens.admin)).expect(204);
           deleted.add(ahead);
         }
         if (page === 3) {
-          await http().delete(`/posts/${seen[0]}`).set(bearer(adminToken)).expect(204);
+          await http().delete(`/posts/${seen[0]}`).set(bearer(app.tokens.admin)).expect(204);
           deleted.add(seen[0]);
         }
       }

@@ -1,8 +1,9 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { createPost, createUser, parseXml, type XmlElement } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 type Link = { href: string; name?: string };
 type Links = Record<string, Link | Link[]>;
@@ -24,25 +25,17 @@ const htmlLinks = (html: string) => {
  * the reader can follow.
  */
 describeEachDatabase('a post\'s links', (kind) => {
-  let app: TestApp;
-  let admin: string;
-  let alice: string;
-  let bob: string;
+  const app = useApp(kind, { env: { RESPONSE_CACHE: 'off' }, timeout: 60_000 });
   let editor: string;
   const http = () => request(app.server);
   let sequence = 0;
   const unique = (name: string) => `${name} ${kind} ${++sequence}`;
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'off' } });
-    admin = await tokenFor(app, ADMIN);
-    alice = await tokenFor(app, ALICE);
-    bob = await tokenFor(app, BOB);
     const user = await createUser(app);
-    await http().patch(`/users/${user.id}`).set(bearer(admin)).send({ role: 'editor' }).expect(200);
+    await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role: 'editor' }).expect(200);
     editor = await tokenFor(app, { email: user.email, password: user.password });
   }, 60_000);
-  afterAll(() => app?.close());
 
   /** The ids of tags by slug, as the tag list shows them to this reader. */
   async function tagId(slug: string, token?: string): Promise<number> {
@@ -53,10 +46,10 @@ describeEachDatabase('a post\'s links', (kind) => {
 
   describe('revisions', () => {
     it('the author, an editor and an admin get _links.revisions (JSON, HAL, XML, HTML), and it leads to the revisions', async () => {
-      const post = await createPost(app, alice);
+      const post = await createPost(app, app.tokens.alice);
       const href = `/posts/${post.id}/revisions`;
       expect((post._links as Links).revisions).toEqual({ href });
-      for (const token of [alice, editor, admin]) {
+      for (const token of [app.tokens.alice, editor, app.tokens.admin]) {
         const json = await http().get(`/posts/${post.id}`).set(bearer(token)).expect(200);
         expect(json.body._links.revisions).toEqual({ href });
         const hal = await http().get(`/posts/${post.id}`).set(bearer(token)).set('Accept', 'application/hal+json').expect(200);
@@ -68,13 +61,13 @@ describeEachDatabase('a post\'s links', (kind) => {
         const revisions = await http().get(json.body._links.revisions.href).set(bearer(token)).expect(200);
         expect(revisions.body).toHaveLength(1);
       }
-      const changed = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'Changed' }).expect(200);
+      const changed = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title: 'Changed' }).expect(200);
       expect(changed.body._links.revisions).toEqual({ href });
     });
 
     it('anonymous readers and other authors get no revisions link (the revisions are 404 to them), on one post and in every list', async () => {
-      const post = await createPost(app, alice, { title: unique('Not for Bob') });
-      for (const token of [undefined, bob]) {
+      const post = await createPost(app, app.tokens.alice, { title: unique('Not for Bob') });
+      for (const token of [undefined, app.tokens.bob]) {
         const as = (call: request.Test) => (token ? call.set(bearer(token)) : call);
         const json = await as(http().get(`/posts/${post.id}`)).expect(200);
         expect(json.body._links).not.toHaveProperty('revisions');
@@ -93,16 +86,16 @@ describeEachDatabase('a post\'s links', (kind) => {
         }
       }
       // In a list the author sees, their own posts carry the link and others' do not.
-      const bobId = (await createPost(app, bob)).authorId;
-      const mine = (await http().get('/posts?limit=100').set(bearer(bob)).expect(200)).body as { authorId: number; _links: Links }[];
+      const bobId = (await createPost(app, app.tokens.bob)).authorId;
+      const mine = (await http().get('/posts?limit=100').set(bearer(app.tokens.bob)).expect(200)).body as { authorId: number; _links: Links }[];
       expect(mine.map((item) => item.authorId)).toContain(bobId);
       for (const item of mine) expect('revisions' in item._links, `post by ${item.authorId}`).toBe(item.authorId === bobId);
     });
 
     it('a read-only API key is anonymous to the rule: no revisions link', async () => {
-      const post = await createPost(app, alice);
+      const post = await createPost(app, app.tokens.alice);
       const key = async (scopes: string[]) => {
-        const response = await http().post(`/users/${post.authorId}/api-keys`).set(bearer(alice)).send({ name: unique('key'), scopes });
+        const response = await http().post(`/users/${post.authorId}/api-keys`).set(bearer(app.tokens.alice)).send({ name: unique('key'), scopes });
         expect(response.status, response.text).toBe(201);
         return (response.body as { key: string }).key;
       };
@@ -117,7 +110,7 @@ describeEachDatabase('a post\'s links', (kind) => {
     it('a post links each of its tags to /tags/{id}, named by slug: JSON and HAL _links.tags, XML <link rel="tag">, HTML; GET, POST, PATCH and lists alike', async () => {
       const first = unique('Linked One');
       const second = unique('Linked Two');
-      const created = await createPost(app, alice, { tags: [second, first] });
+      const created = await createPost(app, app.tokens.alice, { tags: [second, first] });
       const slugs = created.tags;
       const expected = await Promise.all(slugs.map(async (slug) => ({ href: `/tags/${await tagId(slug)}`, name: slug })));
       expect((created._links as Links).tags).toEqual(expected);
@@ -138,28 +131,28 @@ describeEachDatabase('a post\'s links', (kind) => {
 
       // PATCH: the new set; without tags the same set; no tags: no tag links.
       const third = unique('Linked Three');
-      const patched = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ tags: [third] }).expect(200);
+      const patched = await http().patch(`/posts/${created.id}`).set(bearer(app.tokens.alice)).send({ tags: [third] }).expect(200);
       const thirdSlug = (patched.body.tags as string[])[0];
       expect(patched.body._links.tags).toEqual([{ href: `/tags/${await tagId(thirdSlug)}`, name: thirdSlug }]);
-      const retitled = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ title: 'Retitled' }).expect(200);
+      const retitled = await http().patch(`/posts/${created.id}`).set(bearer(app.tokens.alice)).send({ title: 'Retitled' }).expect(200);
       expect(retitled.body._links.tags).toEqual(patched.body._links.tags);
-      const untagged = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ tags: [] }).expect(200);
+      const untagged = await http().patch(`/posts/${created.id}`).set(bearer(app.tokens.alice)).send({ tags: [] }).expect(200);
       expect(untagged.body._links).not.toHaveProperty('tags');
       expect(xmlLinks(parseXml((await http().get(`/posts/${created.id}`).set('Accept', 'application/xml').expect(200)).text)).map(([rel]) => rel)).not.toContain('tag');
     });
 
     it('a tag only a draft carries: its author gets the link and may follow it; nobody else sees the post, nor the tag', async () => {
       const name = unique('Draft Linked');
-      const draft = await createPost(app, alice, { status: 'draft', tags: [name] });
+      const draft = await createPost(app, app.tokens.alice, { status: 'draft', tags: [name] });
       const [link] = (draft._links as Links).tags as Link[];
       expect(link).toEqual({ href: expect.stringMatching(/^\/tags\/\d+$/), name: draft.tags[0] });
-      const json = await http().get(`/posts/${draft.id}`).set(bearer(alice)).expect(200);
+      const json = await http().get(`/posts/${draft.id}`).set(bearer(app.tokens.alice)).expect(200);
       expect(json.body._links.tags).toEqual([link]);
-      await http().get(link.href).set(bearer(alice)).expect(200);
+      await http().get(link.href).set(bearer(app.tokens.alice)).expect(200);
       await http().get(`/posts/${draft.id}`).expect(404);
-      await http().get(`/posts/${draft.id}`).set(bearer(bob)).expect(404);
+      await http().get(`/posts/${draft.id}`).set(bearer(app.tokens.bob)).expect(404);
       await http().get(link.href).expect(404);
-      await http().get(link.href).set(bearer(bob)).expect(404);
+      await http().get(link.href).set(bearer(app.tokens.bob)).expect(404);
       // No public list carries the draft, so no public representation names its tag.
       const everything = JSON.stringify((await http().get('/posts?limit=100').expect(200)).body);
       expect(everything).not.toContain(`"${link.href}"`);

@@ -1,10 +1,11 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import request, { type Test } from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { expect, it } from 'vitest';
+import { ALICE, bearer } from './support/auth.js';
 import { expectNoLeaks } from './support/problems.js';
 import { createPost } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Errors for XML clients: a client that asks for XML (and prefers it to JSON) gets every error as
@@ -52,40 +53,31 @@ function asJson(problem: XmlProblem): Record<string, unknown> {
 }
 
 describeEachDatabase('errors as application/problem+xml (RFC 9457 Appendix A)', (kind) => {
-  let app: TestApp;
-  let alice: string;
-  let bob: string;
+  const app = useApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), BODY_LIMIT_BYTES: String(BODY_LIMIT) }, signIn: ['alice', 'bob'] });
   let addresses = 0;
-
-  beforeAll(async () => {
-    app = await startTestApp(kind, { env: { TRUST_PROXY: 'true', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
-    alice = await tokenFor(app, ALICE);
-    bob = await tokenFor(app, BOB);
-  });
-  afterAll(() => app?.close());
 
   /** Each call from its own address, so the rate limit is reached only where a test means to. */
   const fresh = (pending: Test) => pending.set('X-Forwarded-For', `10.7.${(addresses >> 8) & 255}.${(addresses += 1) & 255}`);
   const http = () => request(app.server);
 
   it('every kind of error, for Accept: application/xml, is the problem+json document as XML', async () => {
-    const post = await createPost(app, alice, { title: 'Kept' });
+    const post = await createPost(app, app.tokens.alice, { title: 'Kept' });
     const etag = (await fresh(http().get(`/posts/${post.id}`)).expect(200)).headers.etag as string;
-    await fresh(http().patch(`/posts/${post.id}`).set(bearer(alice)).set('If-Match', etag)).send({ body: 'changed' }).expect(200);
+    await fresh(http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', etag)).send({ body: 'changed' }).expect(200);
     const cases: [string, number, string, () => Test][] = [
       ['unknown post', 404, 'NOT_FOUND', () => http().get('/posts/999999')],
       ['unknown path', 404, 'NOT_FOUND', () => http().get('/nope')],
       ['bad id', 400, 'BAD_USER_INPUT', () => http().get('/posts/abc')],
       ['bad cursor', 400, 'BAD_USER_INPUT', () => http().get('/posts?cursor=nope')],
-      ['validation errors', 400, 'BAD_USER_INPUT', () => http().post('/posts').set(bearer(alice)).send({ title: '', extra: 1 })],
+      ['validation errors', 400, 'BAD_USER_INPUT', () => http().post('/posts').set(bearer(app.tokens.alice)).send({ title: '', extra: 1 })],
       ['no credential', 401, 'UNAUTHENTICATED', () => http().post('/posts').send({ title: 't', body: 'b' })],
       ['a broken credential', 401, 'UNAUTHENTICATED', () => http().get('/posts').set(bearer('nope'))],
-      ['not yours', 403, 'FORBIDDEN', () => http().patch(`/posts/${post.id}`).set(bearer(bob)).send({ title: 'Mine' })],
+      ['not yours', 403, 'FORBIDDEN', () => http().patch(`/posts/${post.id}`).set(bearer(app.tokens.bob)).send({ title: 'Mine' })],
       ['method', 405, 'METHOD_NOT_ALLOWED', () => http().put(`/posts/${post.id}`).send({})],
       ['duplicate e-mail', 409, 'CONFLICT', () => http().post('/users').send({ name: 'Alice again', email: ALICE.email, password: 'another-password' })],
-      ['stale If-Match', 412, 'PRECONDITION_FAILED', () => http().patch(`/posts/${post.id}`).set(bearer(alice)).set('If-Match', etag).send({ title: 'Lost' })],
-      ['too large', 413, 'PAYLOAD_TOO_LARGE', () => http().post('/posts').set(bearer(alice)).send({ title: 't', body: 'x'.repeat(BODY_LIMIT) })],
-      ['not JSON', 415, 'UNSUPPORTED_MEDIA_TYPE', () => http().post('/posts').set(bearer(alice)).set('Content-Type', 'text/plain').send('hello')],
+      ['stale If-Match', 412, 'PRECONDITION_FAILED', () => http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', etag).send({ title: 'Lost' })],
+      ['too large', 413, 'PAYLOAD_TOO_LARGE', () => http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 't', body: 'x'.repeat(BODY_LIMIT) })],
+      ['not JSON', 415, 'UNSUPPORTED_MEDIA_TYPE', () => http().post('/posts').set(bearer(app.tokens.alice)).set('Content-Type', 'text/plain').send('hello')],
     ];
     for (const accept of ['application/xml', 'text/xml', 'application/xml, application/json;q=0.5']) {
       for (const [label, status, code, build] of cases) {
@@ -104,7 +96,7 @@ describeEachDatabase('errors as application/problem+xml (RFC 9457 Appendix A)', 
 
   it('a validation problem lists its errors as <i> elements; user text is escaped and reads back as sent', async () => {
     const field = 'a&b<c>"d\'&amp;';
-    const response = await fresh(http().post('/posts').set(bearer(alice)).set('Accept', 'application/xml').send({ title: 'T', body: 'B', [field]: 1 }));
+    const response = await fresh(http().post('/posts').set(bearer(app.tokens.alice)).set('Accept', 'application/xml').send({ title: 'T', body: 'B', [field]: 1 }));
     const problem = parseProblem(response, 400);
     expect(response.text).toContain('<errors><i><field>');
     expect(problem.errors!.i).toEqual([{ field, message: expect.stringContaining(field) }]);

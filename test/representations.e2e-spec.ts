@@ -1,10 +1,11 @@
 import request, { type Response } from 'supertest';
 import { create } from 'xmlbuilder2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, nextLink, parseXml, xmlFields } from './support/resources.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HAL_TYPE = 'application/hal+json; charset=utf-8';
@@ -26,17 +27,9 @@ function expectVaryAccept(response: Response): void {
 }
 
 describeEachDatabase('representations', (kind) => {
-  let app: TestApp;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind, { signIn: ['alice', 'bob'] });
   const http = () => request(app.server);
   const get = (path: string, accept?: string) => (accept === undefined ? http().get(path) : http().get(path).set('Accept', accept));
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [aliceToken, bobToken] = await Promise.all([tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   describe('negotiation', () => {
     it('JSON by default: no Accept, */*, application/json, application/*, and an empty Accept', async () => {
@@ -211,7 +204,7 @@ describeEachDatabase('representations', (kind) => {
         'bob@example.com',
       ]);
 
-      const empty = await createPost(app, bobToken);
+      const empty = await createPost(app, app.tokens.bob);
       const none = parseXml((await get(`/posts/${empty.id}/comments`, 'application/xml').expect(200)).text);
       expect(none).toMatchObject({ name: 'comments', children: [] });
     });
@@ -237,8 +230,8 @@ describeEachDatabase('representations', (kind) => {
     });
 
     it('a new comment shows on the post page with its author', async () => {
-      const post = await createPost(app, aliceToken, { title: 'Commented' });
-      await createComment(app, bobToken, post.id, 'A fresh remark');
+      const post = await createPost(app, app.tokens.alice, { title: 'Commented' });
+      await createComment(app, app.tokens.bob, post.id, 'A fresh remark');
       const html = (await get(`/posts/${post.id}`, 'text/html').expect(200)).text;
       expect(html).toContain('A fresh remark');
       expect(html).toContain('Bob Writer');
@@ -272,8 +265,8 @@ describeEachDatabase('representations', (kind) => {
     const BODY = 'Tom & Jerry ]]> <b>bold</b> "double" \'single\' &amp; &#60; &nbsp; <![CDATA[x]]> </post>';
 
     it('HTML shows it as text; XML stays well-formed and carries it exactly; JSON is unchanged', async () => {
-      const post = await createPost(app, aliceToken, { title: TITLE, body: BODY });
-      const comment = await createComment(app, bobToken, post.id, '<img src=x onerror=alert(2)> & ]]>');
+      const post = await createPost(app, app.tokens.alice, { title: TITLE, body: BODY });
+      const comment = await createComment(app, app.tokens.bob, post.id, '<img src=x onerror=alert(2)> & ]]>');
 
       const html = (await get(`/posts/${post.id}`, 'text/html').expect(200)).text;
       expect(html).not.toContain('<script>');

@@ -12,6 +12,7 @@ import { createComment, createPost, createUser } from './support/resources.js';
 import { type RawStream, rawStream } from './support/sse.js';
 import { type ListeningApp, listen, LiveSubscription, until, waitForNoSubscribers, waitForSubscribers, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 import { ResponseCache } from '../src/common/cache/response-cache.js';
 
 /**
@@ -115,18 +116,11 @@ async function hammer(options: {
 }
 
 describeEachDatabase('response cache', (kind) => {
-  let app: TestApp;
-  let alice: string;
+  const app = useApp(kind, { signIn: ['alice'] });
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    alice = await tokenFor(app, ALICE);
-  });
-  afterAll(() => app?.close());
-
   it('answers a repeated anonymous GET from memory: same body and headers, no SQL', async () => {
-    const post = await createPost(app, alice);
+    const post = await createPost(app, app.tokens.alice);
     const first = await http().get(`/posts/${post.id}`).expect(200);
     expect(first.headers['cache-status']).toBe(MISS);
     const statements = await metricValue(app, 'db_queries_total');
@@ -139,7 +133,7 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('a hit still answers If-None-Match with 304, and HEAD with the headers alone', async () => {
-    const post = await createPost(app, alice);
+    const post = await createPost(app, app.tokens.alice);
     const first = await http().get(`/posts/${post.id}`).expect(200);
     const revalidated = await http().get(`/posts/${post.id}`).set('if-none-match', first.headers.etag).expect(304);
     expect(revalidated.headers['cache-status']).toBe(HIT);
@@ -154,7 +148,7 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('is keyed by representation: JSON, HAL, XML and HTML of one post are kept apart', async () => {
-    const post = await createPost(app, alice);
+    const post = await createPost(app, app.tokens.alice);
     const accepts = ['application/json', 'application/hal+json', 'application/xml', 'text/html'];
     const firsts = [];
     for (const accept of accepts) {
@@ -171,8 +165,8 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('keeps a list with its Link header, keyed by its query', async () => {
-    await createPost(app, alice);
-    await createPost(app, alice);
+    await createPost(app, app.tokens.alice);
+    await createPost(app, app.tokens.alice);
     const first = await http().get('/posts?limit=1').expect(200);
     expect(first.headers.link).toMatch(/rel="next"/);
     const second = await http().get('/posts?limit=1').expect(200);
@@ -183,13 +177,13 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('never answers or keeps an authenticated request', async () => {
-    const post = await createPost(app, alice);
+    const post = await createPost(app, app.tokens.alice);
     for (let i = 0; i < 2; i += 1) {
-      const response = await http().get(`/posts/${post.id}`).set(bearer(alice)).expect(200);
+      const response = await http().get(`/posts/${post.id}`).set(bearer(app.tokens.alice)).expect(200);
       expect(response.headers['cache-status']).toBe(UNCACHEABLE);
     }
     expect((await http().get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(MISS);
-    const stored = await http().get(`/posts/${post.id}`).set(bearer(alice)).expect(200);
+    const stored = await http().get(`/posts/${post.id}`).set(bearer(app.tokens.alice)).expect(200);
     expect(stored.headers['cache-status']).toBe(UNCACHEABLE);
   });
 
@@ -201,27 +195,27 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('a write is never followed by the old version: post, its author, its comments', async () => {
-    const post = await createPost(app, alice, { title: 'Before' });
+    const post = await createPost(app, app.tokens.alice, { title: 'Before' });
     await http().get(`/posts/${post.id}`).expect(200);
     const html = await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
     expect((await http().get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(HIT);
 
-    await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'After' }).expect(200);
+    await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title: 'After' }).expect(200);
     const afterPatch = await http().get(`/posts/${post.id}`).expect(200);
     expect(afterPatch.headers['cache-status']).toBe(MISS);
     expect(afterPatch.body.title).toBe('After');
 
     // The HTML page shows the author's name and the comments: a user's edit and a new comment change it.
     await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
-    await http().patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Renamed' }).expect(200);
+    await http().patch(`/users/${post.authorId}`).set(bearer(app.tokens.alice)).send({ name: 'Alice Renamed' }).expect(200);
     const renamed = await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
     expect(renamed.text).toContain('Alice Renamed');
     expect((await http().get(`/users/${post.authorId}`).expect(200)).body.name).toBe('Alice Renamed');
-    await createComment(app, alice, post.id, 'A fresh comment');
+    await createComment(app, app.tokens.alice, post.id, 'A fresh comment');
     const commented = await http().get(`/posts/${post.id}`).set('accept', 'text/html').expect(200);
     expect(commented.text).toContain('A fresh comment');
     expect(commented.text).not.toBe(html.text);
-    await http().patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Author' }).expect(200);
+    await http().patch(`/users/${post.authorId}`).set(bearer(app.tokens.alice)).send({ name: 'Alice Author' }).expect(200);
   });
 
   it('a new user appears in the list at once', async () => {
@@ -234,8 +228,8 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('GraphQL: anonymous queries keyed by document and variables; mutations and authenticated queries never', async () => {
-    const one = await createPost(app, alice, { title: 'One' });
-    const two = await createPost(app, alice, { title: 'Two' });
+    const one = await createPost(app, app.tokens.alice, { title: 'One' });
+    const two = await createPost(app, app.tokens.alice, { title: 'Two' });
     const first = await graphql(app, POST_QUERY, { id: one.id });
     expect(first.response.headers['cache-status']).toBe(MISS);
     const statements = await metricValue(app, 'db_queries_total');
@@ -248,14 +242,14 @@ describeEachDatabase('response cache', (kind) => {
     expect(other.response.headers['cache-status']).toBe(MISS);
     expect(expectData(other).post.title).toBe('Two');
 
-    const authenticated = await graphql(app, POST_QUERY, { id: one.id }, { token: alice });
+    const authenticated = await graphql(app, POST_QUERY, { id: one.id }, { token: app.tokens.alice });
     expect(authenticated.response.headers['cache-status']).toBe(UNCACHEABLE);
     const updatesPublished = await metricValue(app, 'events_published_total', { type: 'POST_UPDATED' });
     const mutation = await graphql(
       app,
       'mutation($id: Int!) { updatePost(id: $id, input: { title: "One, changed" }) { title } }',
       { id: one.id },
-      { token: alice },
+      { token: app.tokens.alice },
     );
     expect(expectData(mutation).updatePost.title).toBe('One, changed');
     expect(mutation.response.headers['cache-status']).toBe(UNCACHEABLE);
@@ -277,7 +271,7 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('a read that started before a write does not keep its old answer once the write is acknowledged', async () => {
-    const post = await createPost(app, alice, { title: 'Old' });
+    const post = await createPost(app, app.tokens.alice, { title: 'Old' });
     const posts = app.app.get(PostsService);
     const get = posts.get;
     let release!: () => void;
@@ -295,7 +289,7 @@ describeEachDatabase('response cache', (kind) => {
       const slow = http().get(`/posts/${post.id}`).then((response) => response);
       await hasRead;
       posts.get = get;
-      await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'New' }).expect(200);
+      await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title: 'New' }).expect(200);
       release();
       const old = await slow;
       expect(old.body.title).toBe('Old');
@@ -329,8 +323,8 @@ describeEachDatabase('response cache', (kind) => {
     const before = await published();
     try {
       // A creation (on PostgreSQL, one statement with its event) and an update (a transaction).
-      post = await createPost(app, alice, { title: 'Own' });
-      await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'Own, changed' }).expect(200);
+      post = await createPost(app, app.tokens.alice, { title: 'Own' });
+      await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title: 'Own, changed' }).expect(200);
       expect((await http().get(`/posts/${post.id}`).expect(200)).headers['cache-status']).toBe(MISS);
       expect((await graphql(app, POST_QUERY, { id: post.id })).response.headers['cache-status']).toBe(MISS);
       expect(await published()).toBe(before);
@@ -347,7 +341,7 @@ describeEachDatabase('response cache', (kind) => {
   });
 
   it('hammer, one instance: no read that starts after a write was acknowledged shows an older version', async () => {
-    const post = await createPost(app, alice, { title: 'start' });
+    const post = await createPost(app, app.tokens.alice, { title: 'start' });
     let acknowledged = 1;
     const json = async () => (await http().get(`/posts/${post.id}`).expect(200)).body.title as string;
     const xml = async () => /<title>([^<]*)<\/title>/.exec((await http().get(`/posts/${post.id}`).set('accept', 'application/xml').expect(200)).text)![1];
@@ -356,7 +350,7 @@ describeEachDatabase('response cache', (kind) => {
       post: post.id,
       initialTitle: 'start',
       write: async (title) => {
-        const response = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title }).expect(200);
+        const response = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title }).expect(200);
         return { etag: response.headers.etag };
       },
       reads: [json, json, xml, query, query],
@@ -374,11 +368,11 @@ describeEachDatabase('response cache', (kind) => {
     });
 
     it("a comment on post A drops A's GraphQL page, HTML page and comment list; B's stay hits", async () => {
-      const a = await createPost(app, alice, { title: 'Post A' });
-      const b = await createPost(app, alice, { title: 'Post B' });
+      const a = await createPost(app, app.tokens.alice, { title: 'Post A' });
+      const b = await createPost(app, app.tokens.alice, { title: 'Post B' });
       await warm(app, a.id);
       await warm(app, b.id);
-      await createComment(app, alice, a.id, 'A comment on A');
+      await createComment(app, app.tokens.alice, a.id, 'A comment on A');
       const onA = await viewsOf(app, a.id);
       expect([onA.graphql, onA.html, onA.comments]).toEqual([MISS, MISS, MISS]);
       for (const text of onA.texts) expect(text).toContain('A comment on A');
@@ -387,9 +381,9 @@ describeEachDatabase('response cache', (kind) => {
     });
 
     it("hiding a comment drops its post's pages; another post's stay hits", async () => {
-      const a = await createPost(app, alice);
-      const b = await createPost(app, alice);
-      const comment = await createComment(app, alice, a.id, 'Soon hidden');
+      const a = await createPost(app, app.tokens.alice);
+      const b = await createPost(app, app.tokens.alice);
+      const comment = await createComment(app, app.tokens.alice, a.id, 'Soon hidden');
       await warm(app, a.id);
       await warm(app, b.id);
       expect((await viewsOf(app, a.id)).texts[1]).toContain('Soon hidden');
@@ -401,13 +395,13 @@ describeEachDatabase('response cache', (kind) => {
     });
 
     it('an edit of post A drops A, /posts and /tags; the cached page of post B stays a hit', async () => {
-      const a = await createPost(app, alice, { title: 'A before' });
-      const b = await createPost(app, alice, { title: 'B stays' });
+      const a = await createPost(app, app.tokens.alice, { title: 'A before' });
+      const b = await createPost(app, app.tokens.alice, { title: 'B stays' });
       await warm(app, a.id);
       await warm(app, b.id);
       const lists = () => Promise.all(['/posts?limit=100', '/tags'].map((path) => request(app.server).get(path).expect(200)));
       await until('the lists from memory', async () => (await lists()).every((response) => response.headers['cache-status'] === HIT));
-      await request(app.server).patch(`/posts/${a.id}`).set(bearer(alice)).send({ title: 'A after' }).expect(200);
+      await request(app.server).patch(`/posts/${a.id}`).set(bearer(app.tokens.alice)).send({ title: 'A after' }).expect(200);
       const onA = await viewsOf(app, a.id);
       expect([onA.graphql, onA.html]).toEqual([MISS, MISS]);
       expect(onA.texts[0]).toContain('A after');
@@ -420,7 +414,7 @@ describeEachDatabase('response cache', (kind) => {
     });
 
     it('publishing, trashing and restoring a post drop the lists', async () => {
-      const post = await createPost(app, alice, { title: `Listed ${randomBytes(3).toString('hex')}`, status: 'draft' });
+      const post = await createPost(app, app.tokens.alice, { title: `Listed ${randomBytes(3).toString('hex')}`, status: 'draft' });
       const list = () => request(app.server).get('/posts?limit=100').expect(200);
       const warmList = () => until('the list from memory', async () => (await list()).headers['cache-status'] === HIT);
       const listed = async () => {
@@ -429,30 +423,30 @@ describeEachDatabase('response cache', (kind) => {
         return (response.body as { id: number }[]).some((item) => item.id === post.id);
       };
       await warmList();
-      await request(app.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
+      await request(app.server).patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ status: 'published' }).expect(200);
       expect(await listed()).toBe(true);
       await warmList();
-      await request(app.server).delete(`/posts/${post.id}`).set(bearer(alice)).expect(204);
+      await request(app.server).delete(`/posts/${post.id}`).set(bearer(app.tokens.alice)).expect(204);
       expect(await listed()).toBe(false);
       await warmList();
-      await request(app.server).patch(`/posts/${post.id}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
+      await request(app.server).patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ status: 'published' }).expect(200);
       expect(await listed()).toBe(true);
     });
 
     it("an author's new name drops the pages that show it", async () => {
-      const post = await createPost(app, alice);
+      const post = await createPost(app, app.tokens.alice);
       await warm(app, post.id);
-      await request(app.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Tagged' }).expect(200);
+      await request(app.server).patch(`/users/${post.authorId}`).set(bearer(app.tokens.alice)).send({ name: 'Alice Tagged' }).expect(200);
       const views = await viewsOf(app, post.id);
       expect([views.graphql, views.html]).toEqual([MISS, MISS]);
       expect(views.texts[0]).toContain('Alice Tagged');
       expect(views.texts[1]).toContain('Alice Tagged');
-      await request(app.server).patch(`/users/${post.authorId}`).set(bearer(alice)).send({ name: 'Alice Author' }).expect(200);
+      await request(app.server).patch(`/users/${post.authorId}`).set(bearer(app.tokens.alice)).send({ name: 'Alice Author' }).expect(200);
     });
 
     it('hammer, comments: no read that starts after a comment was acknowledged misses it; another post stays cached', async () => {
-      const post = await createPost(app, alice);
-      const other = await createPost(app, alice);
+      const post = await createPost(app, app.tokens.alice);
+      const other = await createPost(app, app.tokens.alice);
       await warm(app, other.id);
       let acknowledged = 0;
       let writing = true;
@@ -463,7 +457,7 @@ describeEachDatabase('response cache', (kind) => {
       const writers = Array.from({ length: 3 }, async (_, writer) => {
         // 18 in all: every one fits the GraphQL page's first page (20).
         for (let n = 0; n < 6; n += 1) {
-          await createComment(app, alice, post.id, `hammered-${writer}-${n}`);
+          await createComment(app, app.tokens.alice, post.id, `hammered-${writer}-${n}`);
           acknowledged += 1;
         }
       });
@@ -485,14 +479,9 @@ describeEachDatabase('response cache', (kind) => {
 });
 
 describe('GraphQL answers from memory, before Apollo', () => {
-  let app: TestApp;
+  const app = useApp('sqlite', { env: { RATE_LIMIT_MAX: '40', RATE_LIMIT_WINDOW_S: '60' }, signIn: [] });
   const http = () => request(app.server);
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-  beforeAll(async () => {
-    app = await startTestApp('sqlite', { env: { RATE_LIMIT_MAX: '40', RATE_LIMIT_WINDOW_S: '60' } });
-  });
-  afterAll(() => app?.close());
 
   const post = (body: unknown, accept?: string) => {
     const call = http().post('/graphql').set('content-type', 'application/json');

@@ -3,12 +3,13 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { expectData, graphql, type GraphQLResult } from './support/graphql-client.js';
 import { expectProblem } from './support/problems.js';
 import { createComment, createPost, parseXml, xmlFields } from './support/resources.js';
 import { readRow, snapshotData } from './support/snapshot.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Issue 7, security: one authorization matrix for REST and GraphQL (every write, as anonymous,
@@ -25,17 +26,8 @@ const BOB_ID = 3;
 const unique = () => randomBytes(5).toString('hex');
 
 describeEachDatabase('security', (kind) => {
-  let app: TestApp;
-  let admin: string;
-  let alice: string;
-  let bob: string;
+  const app = useApp(kind);
   const http = () => request(app.server);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [admin, alice, bob] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   /** A user of their own, with a token: the "owner" of the user cells. */
   async function freshUser(): Promise<{ id: number; token: string; email: string; password: string }> {
@@ -60,23 +52,23 @@ describeEachDatabase('security', (kind) => {
   }
 
   const postTarget = async (): Promise<Target> => {
-    const post = await createPost(app, alice, { title: `Matrix ${unique()}` });
-    return { id: post.id, ownerToken: alice, read: () => http().get(`/posts/${post.id}`) };
+    const post = await createPost(app, app.tokens.alice, { title: `Matrix ${unique()}` });
+    return { id: post.id, ownerToken: app.tokens.alice, read: () => http().get(`/posts/${post.id}`) };
   };
   const commentTarget = async (): Promise<Target> => {
-    const post = await createPost(app, bob, { title: `Bob's post ${unique()}` });
-    const comment = await createComment(app, alice, post.id, `Alice's comment ${unique()}`);
-    return { id: comment.id, ownerToken: alice, read: () => http().get(`/comments/${comment.id}`) };
+    const post = await createPost(app, app.tokens.bob, { title: `Bob's post ${unique()}` });
+    const comment = await createComment(app, app.tokens.alice, post.id, `Alice's comment ${unique()}`);
+    return { id: comment.id, ownerToken: app.tokens.alice, read: () => http().get(`/comments/${comment.id}`) };
   };
   const userTarget = async (): Promise<Target> => {
     const user = await freshUser();
     return { id: user.id, ownerToken: user.token, read: () => http().get(`/users/${user.id}`) };
   };
   /** For creations: the "resource" is the collection; owner = Alice. */
-  const noTarget = async (): Promise<Target> => ({ id: 0, ownerToken: alice, read: () => http().get('/posts?limit=1') });
+  const noTarget = async (): Promise<Target> => ({ id: 0, ownerToken: app.tokens.alice, read: () => http().get('/posts?limit=1') });
 
   const tokenOf = (who: Who, target: Target): string | undefined =>
-    who === 'anonymous' ? undefined : who === 'admin' ? admin : who === 'owner' ? target.ownerToken : bob;
+    who === 'anonymous' ? undefined : who === 'admin' ? app.tokens.admin : who === 'owner' ? target.ownerToken : app.tokens.bob;
 
   interface RestCell {
     name: string;
@@ -232,29 +224,31 @@ describeEachDatabase('security', (kind) => {
     },
   ];
 
-  describe('authorization matrix: REST', () => {
-    for (const cell of REST) {
-      it(`${cell.name}: ${WHO.map((who, index) => `${who} ${cell.expected[index]}`).join(', ')}`, async () => {
-        for (const [index, who] of WHO.entries()) {
-          const target = await cell.setup();
-          const before = await target.read();
-          const data = await snapshotData(app);
-          const response = await cell.send(target, tokenOf(who, target));
-          const expected = cell.expected[index];
-          expect(response.status, `${cell.name} as ${who}: ${response.text}`).toBe(expected);
-          if (expected >= 400) {
-            expectProblem(response, expected, { 400: 'BAD_USER_INPUT', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN' }[expected]);
-            // Refused: the resource reads back exactly as before, and nothing else changed.
-            const after = await target.read();
-            expect(after.status).toBe(before.status);
-            expect(after.body, `${cell.name} as ${who} changed the resource`).toEqual(before.body);
-            expect(await snapshotData(app), `${cell.name} as ${who} changed data`).toEqual(data);
-          } else {
-            await cell.check?.(target, response, who);
-          }
-        }
-      });
-    }
+  /** Each caller of a cell with what it expects, one test each. */
+  const callers = <T>(expected: readonly T[]) => WHO.map((who, index) => ({ who, expected: expected[index] }));
+
+  /** A refusal changed nothing: the resource reads back as before, and no row anywhere changed. */
+  async function expectUnchanged(what: string, target: Target, before: Response, data: Awaited<ReturnType<typeof snapshotData>>, status = true): Promise<void> {
+    const after = await target.read();
+    if (status) expect(after.status).toBe(before.status);
+    expect(after.body, `${what} changed the resource`).toEqual(before.body);
+    expect(await snapshotData(app), `${what} changed data`).toEqual(data);
+  }
+
+  describe.each(REST)('authorization matrix: REST $name', (cell) => {
+    it.each(callers(cell.expected))('as $who: $expected', async ({ who, expected }) => {
+      const target = await cell.setup();
+      const before = await target.read();
+      const data = await snapshotData(app);
+      const response = await cell.send(target, tokenOf(who, target));
+      expect(response.status, `${cell.name} as ${who}: ${response.text}`).toBe(expected);
+      if (expected >= 400) {
+        expectProblem(response, expected, { 400: 'BAD_USER_INPUT', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN' }[expected]);
+        await expectUnchanged(`${cell.name} as ${who}`, target, before, data);
+      } else {
+        await cell.check?.(target, response, who);
+      }
+    });
   });
 
   interface GraphQLCell {
@@ -345,28 +339,21 @@ describeEachDatabase('security', (kind) => {
     },
   ];
 
-  describe('authorization matrix: GraphQL (the same policy)', () => {
-    for (const cell of GRAPHQL) {
-      it(`${cell.name}: ${WHO.map((who, index) => `${who} ${cell.expected[index]}`).join(', ')}`, async () => {
-        for (const [index, who] of WHO.entries()) {
-          const target = await cell.setup();
-          const before = await target.read();
-          const data = await snapshotData(app);
-          const result: GraphQLResult = await graphql(app, cell.query, cell.variables(target), { token: tokenOf(who, target) });
-          const expected = cell.expected[index];
-          if (expected === 'ok') {
-            expectData(result);
-          } else {
-            expect(result.status, JSON.stringify(result.body)).toBe(200);
-            expect(result.body.data, `${cell.name} as ${who}`).toBeNull();
-            expect(result.body.errors?.map((error) => error.extensions.code), `${cell.name} as ${who}`).toEqual([expected]);
-            const after = await target.read();
-            expect(after.body, `${cell.name} as ${who} changed the resource`).toEqual(before.body);
-            expect(await snapshotData(app), `${cell.name} as ${who} changed data`).toEqual(data);
-          }
-        }
-      });
-    }
+  describe.each(GRAPHQL)('authorization matrix: GraphQL (the same policy) $name', (cell) => {
+    it.each(callers(cell.expected))('as $who: $expected', async ({ who, expected }) => {
+      const target = await cell.setup();
+      const before = await target.read();
+      const data = await snapshotData(app);
+      const result: GraphQLResult = await graphql(app, cell.query, cell.variables(target), { token: tokenOf(who, target) });
+      if (expected === 'ok') {
+        expectData(result);
+      } else {
+        expect(result.status, JSON.stringify(result.body)).toBe(200);
+        expect(result.body.data, `${cell.name} as ${who}`).toBeNull();
+        expect(result.body.errors?.map((error) => error.extensions.code), `${cell.name} as ${who}`).toEqual([expected]);
+        await expectUnchanged(`${cell.name} as ${who}`, target, before, data, false);
+      }
+    });
   });
 
   // -----------------------------------------------------------------------------------------
@@ -396,109 +383,100 @@ describeEachDatabase('security', (kind) => {
   ];
 
   describe('SQL injection payloads', () => {
-    it('in every string field (REST): stored verbatim and read back equal, or refused with 400; tables intact', async () => {
-      const user = await freshUser();
+    /** Payloads by index, so that each is a test of its own (`%#` names the index, `%s` the payload). */
+    const PAYLOADS = SQL_INJECTION.map((payload, index) => [index, payload] as const);
+    let user: Awaited<ReturnType<typeof freshUser>>;
+    beforeAll(async () => {
+      user = await freshUser();
+    });
+
+    it.each(PAYLOADS)('in every string field (REST): stored verbatim and read back equal, or refused with 400; tables intact: #%i %s', async (index, payload) => {
       const start = await snapshotData(app);
-      let posts = 0;
-      let comments = 0;
-      for (const [index, payload] of SQL_INJECTION.entries()) {
-        // Post title and body.
-        const created = await http().post('/posts').set(bearer(alice)).send({ title: payload, body: payload });
-        expect(created.status, created.text).toBe(201);
-        posts += 1;
-        const post = await http().get(created.headers.location as string).expect(200);
-        expect([post.body.title, post.body.body]).toEqual([payload, payload]);
-        expect(await readRow(app, 'posts', post.body.id)).toMatchObject({ title: payload, body: payload });
-        // PATCH as well, and a comment.
-        const patched = await http().patch(`/posts/${post.body.id}`).set(bearer(alice)).send({ title: `${payload} (2)` }).expect(200);
-        expect(patched.body.title).toBe(`${payload} (2)`);
-        const comment = await http().post(`/posts/${post.body.id}/comments`).set(bearer(bob)).send({ body: payload }).expect(201);
-        comments += 1;
-        expect((await http().get(`/comments/${comment.body.id}`).expect(200)).body.body).toBe(payload);
-        // A user's name, password and avatar URL.
-        const renamed = await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ name: payload }).expect(200);
-        expect(renamed.body.name).toBe(payload);
-        const avatar = await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ avatarUrl: `https://example.com/a.png?q=${payload}` });
-        expect([200, 400], avatar.text).toContain(avatar.status);
-        if (avatar.status === 200) expect(avatar.body.avatarUrl).toBe(`https://example.com/a.png?q=${payload}`);
-        else expectProblem(avatar, 400, 'BAD_USER_INPUT');
-        const password = `${payload}-password-${index}`;
-        const signedUp = await http().post('/users').send({ name: payload, email: `sqli.${index}.${unique()}@example.com`, password });
-        expect(signedUp.status, signedUp.text).toBe(201);
-        await http().post('/tokens').send({ email: signedUp.body.email, password }).expect(201);
-        // An e-mail address with the payload in it: a valid address is stored (lower-cased), anything else is 400.
-        const email = `${payload.replace(/\s/g, '')}${index}@example.com`;
-        const withEmail = await http().post('/users').send({ name: 'E-mail', email, password: 'email-password' });
-        expect([201, 400], withEmail.text).toContain(withEmail.status);
-        if (withEmail.status === 201) {
-          expect(withEmail.body.email).toBe(email.normalize('NFKC').toLowerCase());
-          await http().post('/tokens').send({ email, password: 'email-password' }).expect(201);
-        } else {
-          expectProblem(withEmail, 400, 'BAD_USER_INPUT');
-        }
-        // Signing in with the payload as e-mail and password: 400 or 401, never a token.
-        const signIn = await http().post('/tokens').send({ email: payload, password: payload });
-        expect([400, 401], signIn.text).toContain(signIn.status);
-        const asEmail = await http().post('/tokens').send({ email: `admin@example.com${payload}`, password: payload });
-        expect([400, 401], asEmail.text).toContain(asEmail.status);
+      // Post title and body.
+      const created = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: payload, body: payload });
+      expect(created.status, created.text).toBe(201);
+      const post = await http().get(created.headers.location as string).expect(200);
+      expect([post.body.title, post.body.body]).toEqual([payload, payload]);
+      expect(await readRow(app, 'posts', post.body.id)).toMatchObject({ title: payload, body: payload });
+      // PATCH as well, and a comment.
+      const patched = await http().patch(`/posts/${post.body.id}`).set(bearer(app.tokens.alice)).send({ title: `${payload} (2)` }).expect(200);
+      expect(patched.body.title).toBe(`${payload} (2)`);
+      const comment = await http().post(`/posts/${post.body.id}/comments`).set(bearer(app.tokens.bob)).send({ body: payload }).expect(201);
+      expect((await http().get(`/comments/${comment.body.id}`).expect(200)).body.body).toBe(payload);
+      // A user's name, password and avatar URL.
+      const renamed = await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ name: payload }).expect(200);
+      expect(renamed.body.name).toBe(payload);
+      const avatar = await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ avatarUrl: `https://example.com/a.png?q=${payload}` });
+      expect([200, 400], avatar.text).toContain(avatar.status);
+      if (avatar.status === 200) expect(avatar.body.avatarUrl).toBe(`https://example.com/a.png?q=${payload}`);
+      else expectProblem(avatar, 400, 'BAD_USER_INPUT');
+      const password = `${payload}-password-${index}`;
+      const signedUp = await http().post('/users').send({ name: payload, email: `sqli.${index}.${unique()}@example.com`, password });
+      expect(signedUp.status, signedUp.text).toBe(201);
+      await http().post('/tokens').send({ email: signedUp.body.email, password }).expect(201);
+      // An e-mail address with the payload in it: a valid address is stored (lower-cased), anything else is 400.
+      const email = `${payload.replace(/\s/g, '')}${index}@example.com`;
+      const withEmail = await http().post('/users').send({ name: 'E-mail', email, password: 'email-password' });
+      expect([201, 400], withEmail.text).toContain(withEmail.status);
+      if (withEmail.status === 201) {
+        expect(withEmail.body.email).toBe(email.normalize('NFKC').toLowerCase());
+        await http().post('/tokens').send({ email, password: 'email-password' }).expect(201);
+      } else {
+        expectProblem(withEmail, 400, 'BAD_USER_INPUT');
       }
+      // Signing in with the payload as e-mail and password: 400 or 401, never a token.
+      const signIn = await http().post('/tokens').send({ email: payload, password: payload });
+      expect([400, 401], signIn.text).toContain(signIn.status);
+      const asEmail = await http().post('/tokens').send({ email: `admin@example.com${payload}`, password: payload });
+      expect([400, 401], asEmail.text).toContain(asEmail.status);
       const end = await snapshotData(app);
-      expect(end.counts.posts).toBe(start.counts.posts + posts);
-      expect(end.counts.comments).toBe(start.counts.comments + comments);
-      expect(end.counts.users).toBeGreaterThanOrEqual(start.counts.users + SQL_INJECTION.length);
+      expect(end.counts.posts).toBe(start.counts.posts + 1);
+      expect(end.counts.comments).toBe(start.counts.comments + 1);
+      expect(end.counts.users).toBeGreaterThanOrEqual(start.counts.users + 1);
       await http().get('/users/1').expect(200);
     });
 
-    it('in every query parameter and path id: 400 problem+json, and nothing changes', async () => {
+    it.each(PAYLOADS)('in every query parameter and path id: 400 problem+json, and nothing changes: #%i %s', async (_, payload) => {
       const before = await snapshotData(app);
-      for (const payload of SQL_INJECTION) {
-        const encoded = encodeURIComponent(payload);
-        for (const path of [
-          `/posts?authorId=${encoded}`,
-          `/posts?limit=${encoded}`,
-          `/posts?cursor=${encoded}`,
-          `/users?cursor=${encoded}`,
-          `/posts/1/comments?cursor=${encoded}&limit=${encoded}`,
-          `/posts/${encoded}`,
-          `/users/${encoded}/posts`,
-          `/comments/${encoded}`,
-        ]) {
-          expectProblem(await http().get(path), 400, 'BAD_USER_INPUT');
-        }
-        expectProblem(await http().delete(`/posts/${encoded}`).set(bearer(admin)), 400, 'BAD_USER_INPUT');
-        expectProblem(await http().patch(`/users/${encoded}`).set(bearer(admin)).send({ name: 'x' }), 400, 'BAD_USER_INPUT');
+      const encoded = encodeURIComponent(payload);
+      for (const path of [
+        `/posts?authorId=${encoded}`,
+        `/posts?limit=${encoded}`,
+        `/posts?cursor=${encoded}`,
+        `/users?cursor=${encoded}`,
+        `/posts/1/comments?cursor=${encoded}&limit=${encoded}`,
+        `/posts/${encoded}`,
+        `/users/${encoded}/posts`,
+        `/comments/${encoded}`,
+      ]) {
+        expectProblem(await http().get(path), 400, 'BAD_USER_INPUT');
       }
+      expectProblem(await http().delete(`/posts/${encoded}`).set(bearer(app.tokens.admin)), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch(`/users/${encoded}`).set(bearer(app.tokens.admin)).send({ name: 'x' }), 400, 'BAD_USER_INPUT');
       expect(await snapshotData(app)).toEqual(before);
     });
 
-    it('in GraphQL arguments and variables: stored verbatim or BAD_USER_INPUT, never an internal error', async () => {
+    it.each(PAYLOADS)('in GraphQL arguments and variables: stored verbatim or BAD_USER_INPUT, never an internal error: #%i %s', async (_, payload) => {
       const before = await snapshotData(app);
-      let created = 0;
-      for (const payload of SQL_INJECTION) {
-        // As a variable and as an inline literal.
-        const viaVariables = expectData(
-          await graphql(app, 'mutation($input: CreatePostInput!) { createPost(input: $input) { id title body } }', { input: { title: payload, body: payload } }, { token: alice, checkLeaks: false }),
-        );
-        const viaLiteral = expectData(
-          await graphql(app, `mutation { createPost(input: { title: ${JSON.stringify(payload)}, body: ${JSON.stringify(payload)} }) { id title } }`, undefined, { token: alice, checkLeaks: false }),
-        );
-        created += 2;
-        for (const id of [viaVariables.createPost.id, viaLiteral.createPost.id]) {
-          const read = expectData(await graphql(app, 'query($id: Int!) { post(id: $id) { title body } }', { id }, { checkLeaks: false }));
-          expect(read.post).toEqual({ title: payload, body: payload });
-        }
-        for (const query of [
-          'query($after: String) { posts(after: $after) { nodes { id } } }',
-          'query($after: String) { users(after: $after) { nodes { id } } }',
-        ]) {
-          const result = await graphql(app, query, { after: payload });
-          expect(result.body.errors?.map((error) => error.extensions.code), JSON.stringify(result.body)).toEqual(['BAD_USER_INPUT']);
-        }
-        const signIn = await graphql(app, 'mutation($input: CreateTokenInput!) { createToken(input: $input) { accessToken } }', { input: { email: payload, password: payload } });
-        expect(signIn.body.errors?.map((error) => error.extensions.code)).toEqual([expect.stringMatching(/^(UNAUTHENTICATED|BAD_USER_INPUT)$/)]);
+      // As a variable and as an inline literal.
+      const viaVariables = expectData(
+        await graphql(app, 'mutation($input: CreatePostInput!) { createPost(input: $input) { id title body } }', { input: { title: payload, body: payload } }, { token: app.tokens.alice, checkLeaks: false }),
+      );
+      const viaLiteral = expectData(
+        await graphql(app, `mutation { createPost(input: { title: ${JSON.stringify(payload)}, body: ${JSON.stringify(payload)} }) { id title } }`, undefined, { token: app.tokens.alice, checkLeaks: false }),
+      );
+      for (const id of [viaVariables.createPost.id, viaLiteral.createPost.id]) {
+        const read = expectData(await graphql(app, 'query($id: Int!) { post(id: $id) { title body } }', { id }, { checkLeaks: false }));
+        expect(read.post).toEqual({ title: payload, body: payload });
       }
+      for (const query of ['query($after: String) { posts(after: $after) { nodes { id } } }', 'query($after: String) { users(after: $after) { nodes { id } } }']) {
+        const result = await graphql(app, query, { after: payload });
+        expect(result.body.errors?.map((error) => error.extensions.code), JSON.stringify(result.body)).toEqual(['BAD_USER_INPUT']);
+      }
+      const signIn = await graphql(app, 'mutation($input: CreateTokenInput!) { createToken(input: $input) { accessToken } }', { input: { email: payload, password: payload } });
+      expect(signIn.body.errors?.map((error) => error.extensions.code)).toEqual([expect.stringMatching(/^(UNAUTHENTICATED|BAD_USER_INPUT)$/)]);
       const after = await snapshotData(app);
-      expect(after.counts).toEqual({ ...before.counts, posts: before.counts.posts + created });
+      expect(after.counts).toEqual({ ...before.counts, posts: before.counts.posts + 2 });
     });
   });
 
@@ -506,20 +484,20 @@ describeEachDatabase('security', (kind) => {
     it('are counted as the database counts them: variation selectors do not slip past a limit (was a 500 on PostgreSQL)', async () => {
       const before = await snapshotData(app);
       const sneaky = 'a\ufe0f'.repeat(150); // 300 characters that class-validator counted as 150
-      expectProblem(await http().post('/posts').set(bearer(alice)).send({ title: sneaky, body: 'b' }), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().patch('/posts/1').set(bearer(admin)).send({ title: sneaky }), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().patch('/users/2').set(bearer(alice)).send({ name: 'a\ufe0f'.repeat(60) }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: sneaky, body: 'b' }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch('/posts/1').set(bearer(app.tokens.admin)).send({ title: sneaky }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch('/users/2').set(bearer(app.tokens.alice)).send({ name: 'a\ufe0f'.repeat(60) }), 400, 'BAD_USER_INPUT');
       expectProblem(
         await http().post('/users').send({ name: 'a\ufe0f'.repeat(60), email: `len.${unique()}@example.com`, password: 'length-password' }),
         400,
         'BAD_USER_INPUT',
       );
-      const viaGraphQL = await graphql(app, 'mutation($t: String!) { createPost(input: { title: $t, body: "b" }) { id } }', { t: sneaky }, { token: alice });
+      const viaGraphQL = await graphql(app, 'mutation($t: String!) { createPost(input: { title: $t, body: "b" }) { id } }', { t: sneaky }, { token: app.tokens.alice });
       expect(viaGraphQL.body.errors?.map((error) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
       expect(await snapshotData(app)).toEqual(before);
       // Exactly at the limit: stored and read back as sent.
       const fits = 'a\ufe0f'.repeat(100);
-      const created = await http().post('/posts').set(bearer(alice)).send({ title: fits, body: 'b' }).expect(201);
+      const created = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: fits, body: 'b' }).expect(201);
       expect((await http().get(created.headers.location as string).expect(200)).body.title).toBe(fits);
     });
   });
@@ -536,8 +514,8 @@ describeEachDatabase('security', (kind) => {
     const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
     it('HTML shows it as inert text; XML stays well-formed (control characters replaced); JSON is exact', async () => {
-      const post = await createPost(app, alice, { title: TITLE, body: BODY });
-      await createComment(app, bob, post.id, TITLE);
+      const post = await createPost(app, app.tokens.alice, { title: TITLE, body: BODY });
+      await createComment(app, app.tokens.bob, post.id, TITLE);
 
       const json = await http().get(`/posts/${post.id}`).expect(200);
       expect([json.body.title, json.body.body]).toEqual([TITLE, BODY]);
@@ -576,8 +554,8 @@ describeEachDatabase('security', (kind) => {
         ['bad URL', await http().get('/posts/%zz')],
         ['over-long id', await http().get(`/posts/${'9'.repeat(300)}`)],
         ['401', await http().post('/posts').send({ title: 't', body: 'b' })],
-        ['415', await http().post('/posts').set(bearer(alice)).set('content-type', 'text/plain').send('x')],
-        ['201', await http().post('/posts').set(bearer(alice)).send({ title: 't', body: 'b' })],
+        ['415', await http().post('/posts').set(bearer(app.tokens.alice)).set('content-type', 'text/plain').send('x')],
+        ['201', await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 't', body: 'b' })],
         ['GraphQL', await http().post('/graphql').send({ query: '{ post(id: 1) { id } }' })],
         ['GraphQL error', await http().post('/graphql').send({ query: '{' })],
         ['docs', await http().get('/docs')],
@@ -669,10 +647,10 @@ describeEachDatabase('security', (kind) => {
 
     it('413 problem+json for a chunked body over the limit (no Content-Length to trust), and nothing is written', async () => {
       const before = await snapshotData(app);
-      const response = await postChunked('/posts', 2 * 1024 * 1024, alice);
+      const response = await postChunked('/posts', 2 * 1024 * 1024, app.tokens.alice);
       expect(response.status).toBe(413);
       expect(JSON.parse(response.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
-      const graphqlResponse = await postChunked('/graphql', 2 * 1024 * 1024, alice);
+      const graphqlResponse = await postChunked('/graphql', 2 * 1024 * 1024, app.tokens.alice);
       expect(graphqlResponse.status).toBe(413);
       expect(await snapshotData(app)).toEqual(before);
     });

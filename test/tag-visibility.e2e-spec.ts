@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { expectData, graphql } from './support/graphql-client.js';
 import { createPost, createUser, nextLink } from './support/resources.js';
 import { listen, LiveSubscription, until, wsClient } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Tag visibility (CONTRACT §18, beside the posts' visibility matrix): a tag only non-public posts
@@ -16,8 +17,7 @@ import { describeEachDatabase, startTestApp, type TestApp } from './support/test
  * response cache (on here: anonymous answers are kept until a write changes them).
  */
 describeEachDatabase('tag visibility', (kind) => {
-  let app: TestApp;
-  let admin: string;
+  const app = useApp(kind, { env: { RESPONSE_CACHE: 'memory', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' }, signIn: ['admin'], timeout: 60_000 });
   let editor: string;
   let writer: { id: number; token: string };
   let other: { id: number; token: string };
@@ -26,20 +26,17 @@ describeEachDatabase('tag visibility', (kind) => {
   const unique = (name: string) => `${name} ${kind} ${++sequence}`;
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'memory', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' } });
-    admin = await tokenFor(app, ADMIN);
     const user = await createUser(app);
-    expect((await http().patch(`/users/${user.id}`).set(bearer(admin)).send({ role: 'editor' })).status).toBe(200);
+    expect((await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role: 'editor' })).status).toBe(200);
     editor = await tokenFor(app, { email: user.email, password: user.password });
     writer = await createUser(app);
     other = await createUser(app);
   }, 60_000);
-  afterAll(() => app?.close());
 
   type Reader = 'anonymous' | 'other' | 'writer' | 'editor' | 'admin';
   const READERS: Reader[] = ['anonymous', 'other', 'writer', 'editor', 'admin'];
   const tokenOf = (reader: Reader): string | undefined =>
-    ({ anonymous: undefined, other: other.token, writer: writer.token, editor, admin })[reader];
+    ({ anonymous: undefined, other: other.token, writer: writer.token, editor, admin: app.tokens.admin })[reader];
   const authorized = (reader: Reader) => {
     const token = tokenOf(reader);
     return token ? bearer(token) : {};
@@ -153,7 +150,7 @@ describeEachDatabase('tag visibility', (kind) => {
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-      const webhook = (await http().post('/webhooks').set(bearer(admin)).send({ url, types: ['TAG_CREATED'] }).expect(201)).body as { id: number };
+      const webhook = (await http().post('/webhooks').set(bearer(app.tokens.admin)).send({ url, types: ['TAG_CREATED'] }).expect(201)).body as { id: number };
       const socket = wsClient((await listen(app)).ws);
       try {
         const created = new LiveSubscription(socket.client, 'subscription { tagCreated { id slug } }');
@@ -175,7 +172,7 @@ describeEachDatabase('tag visibility', (kind) => {
         created.dispose();
       } finally {
         await socket.dispose();
-        await http().delete(`/webhooks/${webhook.id}`).set(bearer(admin));
+        await http().delete(`/webhooks/${webhook.id}`).set(bearer(app.tokens.admin));
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
     });

@@ -1,21 +1,20 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser, nextLink, parseXml, xmlFields } from './support/resources.js';
 import { LiveSubscription, listen, until, wsClient } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 import { slugify } from '../src/tags/slug.js';
 
 const TAG_KEYS = ['_links', 'createdAt', 'id', 'name', 'postCount', 'slug', 'updatedAt'];
 
 /** Tags (CONTRACT §8): the resource in every format, its rights, slugs, counts and order; posts' tags on REST and GraphQL. */
 describeEachDatabase('tags', (kind) => {
-  let app: TestApp;
-  let admin: string;
-  let alice: string;
+  const app = useApp(kind, { env: { RESPONSE_CACHE: 'off' }, signIn: ['admin', 'alice'], timeout: 60_000 });
   let editor: string;
   let moderator: string;
   const http = () => request(app.server);
@@ -25,7 +24,7 @@ describeEachDatabase('tags', (kind) => {
 
   async function withRole(role: string): Promise<string> {
     const user = await createUser(app);
-    expect((await http().patch(`/users/${user.id}`).set(bearer(admin)).send({ role })).status).toBe(200);
+    expect((await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role })).status).toBe(200);
     return tokenFor(app, { email: user.email, password: user.password });
   }
 
@@ -46,13 +45,9 @@ describeEachDatabase('tags', (kind) => {
   }
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'off' } });
-    admin = await tokenFor(app, ADMIN);
-    alice = await tokenFor(app, ALICE);
     editor = await withRole('editor');
     moderator = await withRole('moderator');
   }, 60_000);
-  afterAll(() => app?.close());
 
   describe('the resource', () => {
     it('POST /tags derives the slug, answers 201 with Location and the tag', async () => {
@@ -106,18 +101,18 @@ describeEachDatabase('tags', (kind) => {
 
     it('rights: anonymous 401, authors and moderators 403, editors and admins may', async () => {
       expectProblem(await http().post('/tags').send({ name: 'x' }), 401, 'UNAUTHENTICATED');
-      expectProblem(await http().post('/tags').set(bearer(alice)).send({ name: 'x' }), 403, 'FORBIDDEN');
+      expectProblem(await http().post('/tags').set(bearer(app.tokens.alice)).send({ name: 'x' }), 403, 'FORBIDDEN');
       expectProblem(await http().post('/tags').set(bearer(moderator)).send({ name: 'x' }), 403, 'FORBIDDEN');
-      const tag = await createTag(unique('Rights'), admin);
+      const tag = await createTag(unique('Rights'), app.tokens.admin);
       expectProblem(await http().patch(`/tags/${tag.id}`).send({ name: 'y' }), 401);
-      expectProblem(await http().patch(`/tags/${tag.id}`).set(bearer(alice)).send({ name: 'y' }), 403, 'FORBIDDEN');
+      expectProblem(await http().patch(`/tags/${tag.id}`).set(bearer(app.tokens.alice)).send({ name: 'y' }), 403, 'FORBIDDEN');
       expectProblem(await http().delete(`/tags/${tag.id}`).set(bearer(moderator)), 403, 'FORBIDDEN');
       expectProblem(await http().delete(`/tags/${tag.id}`), 401);
       expect((await http().patch(`/tags/${tag.id}`).set(bearer(editor)).send({ name: unique('Renamed') })).status).toBe(200);
-      await http().delete(`/tags/${tag.id}`).set(bearer(admin)).expect(204);
+      await http().delete(`/tags/${tag.id}`).set(bearer(app.tokens.admin)).expect(204);
       expectProblem(await http().get(`/tags/${tag.id}`), 404, 'NOT_FOUND');
-      expectProblem(await http().delete(`/tags/${tag.id}`).set(bearer(admin)), 404, 'NOT_FOUND');
-      expectProblem(await http().patch(`/tags/${tag.id}`).set(bearer(admin)).send({ name: 'gone' }), 404, 'NOT_FOUND');
+      expectProblem(await http().delete(`/tags/${tag.id}`).set(bearer(app.tokens.admin)), 404, 'NOT_FOUND');
+      expectProblem(await http().patch(`/tags/${tag.id}`).set(bearer(app.tokens.admin)).send({ name: 'gone' }), 404, 'NOT_FOUND');
     });
 
     it('GET /tags/{id} in JSON, HAL, XML and HTML, with an ETag; PATCH with If-Match re-derives the slug', async () => {
@@ -161,14 +156,14 @@ describeEachDatabase('tags', (kind) => {
   describe('counts and order', () => {
     it('postCount counts public posts only: a draft is not counted until it is published', async () => {
       const name = unique('Counted');
-      const published = await createPost(app, alice, { tags: [name] });
+      const published = await createPost(app, app.tokens.alice, { tags: [name] });
       const slug = published.tags[0];
-      const draft = await createPost(app, alice, { tags: [slug], status: 'draft' });
+      const draft = await createPost(app, app.tokens.alice, { tags: [slug], status: 'draft' });
       const [tag] = (await http().get(`/tags?slug=${slug}`).expect(200)).body;
       expect(tag.postCount).toBe(1);
-      await http().patch(`/posts/${draft.id}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
+      await http().patch(`/posts/${draft.id}`).set(bearer(app.tokens.alice)).send({ status: 'published' }).expect(200);
       expect((await http().get(`/tags/${tag.id}`).expect(200)).body.postCount).toBe(2);
-      await http().delete(`/posts/${published.id}`).set(bearer(alice)).expect(204);
+      await http().delete(`/posts/${published.id}`).set(bearer(app.tokens.alice)).expect(204);
       expect((await http().get(`/tags/${tag.id}`).expect(200)).body.postCount).toBe(1);
       const data = expectData(await graphql(app, 'query($s: String!) { tag(slug: $s) { postCount posts { id } } }', { s: slug }));
       expect(data.tag).toEqual({ postCount: 1, posts: [{ id: draft.id }] });
@@ -179,7 +174,7 @@ describeEachDatabase('tags', (kind) => {
       const [a, b] = [unique('Kept A'), unique('Kept B')];
       const first = await createPost(app, writer.token, { tags: [a, b] });
       const second = await createPost(app, writer.token, { tags: [a] });
-      const third = await createPost(app, alice, { tags: [a, b] });
+      const third = await createPost(app, app.tokens.alice, { tags: [a, b] });
       const [slugA, slugB] = [slugify(a), slugify(b)];
       const data = app.app.get(DataSource);
       const count = async (slug: string) => {
@@ -200,18 +195,18 @@ describeEachDatabase('tags', (kind) => {
       expect(await count(slugA)).toBe(2);
       await http().patch(`/posts/${second.id}`).set(bearer(writer.token)).send({ status: 'published' }).expect(200);
       expect(await count(slugA)).toBe(3);
-      await http().delete(`/posts/${third.id}`).set(bearer(alice)).expect(204);
-      await http().delete(`/posts/${third.id}`).set(bearer(alice)).expect(204);
+      await http().delete(`/posts/${third.id}`).set(bearer(app.tokens.alice)).expect(204);
+      await http().delete(`/posts/${third.id}`).set(bearer(app.tokens.alice)).expect(204);
       expect([await count(slugA), await count(slugB)]).toEqual([2, 0]);
       // Their writer deleted: their posts go, and with them the counts.
-      await http().delete(`/users/${writer.id}`).set(bearer(admin)).expect(204);
+      await http().delete(`/users/${writer.id}`).set(bearer(app.tokens.admin)).expect(204);
       expect([await count(slugA), await count(slugB)]).toEqual([0, 0]);
     });
 
     it('GET /tags: most used first, then by id; keyset paging walks every tag once; every format', async () => {
       const popular = unique('Popular');
       const middling = unique('Middling');
-      for (let index = 0; index < 3; index++) await createPost(app, alice, { tags: [popular, ...(index < 2 ? [middling] : [])] });
+      for (let index = 0; index < 3; index++) await createPost(app, app.tokens.alice, { tags: [popular, ...(index < 2 ? [middling] : [])] });
       const seen: Record<string, unknown>[] = [];
       let next: string | null = '/tags?limit=3';
       while (next) {
@@ -248,7 +243,7 @@ describeEachDatabase('tags', (kind) => {
     it('POST /posts with tags: new ones created, existing matched by slug, duplicates collapsed; every format shows them', async () => {
       const existing = await createTag(unique('Existing'));
       const fresh = unique('Brand New');
-      const post = await createPost(app, alice, { tags: [fresh, String(existing.slug).toUpperCase(), `${fresh}!!`] });
+      const post = await createPost(app, app.tokens.alice, { tags: [fresh, String(existing.slug).toUpperCase(), `${fresh}!!`] });
       const freshSlug = fresh.toLowerCase().replace(/[^a-z0-9]+/g, '-');
       expect(post.tags).toEqual([existing.slug, freshSlug].sort());
       const created = (await http().get(`/tags?slug=${freshSlug}`).expect(200)).body;
@@ -272,40 +267,40 @@ describeEachDatabase('tags', (kind) => {
       expect(listXml.children.every((child) => child.children.some((field) => field.name === 'tags'))).toBe(true);
       const listHtml = await http().get('/posts?limit=100').set('Accept', 'text/html').expect(200);
       expect(listHtml.text).toContain(`href="/posts?tag=${freshSlug}"`);
-      const untagged = await createPost(app, alice);
+      const untagged = await createPost(app, app.tokens.alice);
       expect(untagged.tags).toEqual([]);
       expect((await http().get(`/posts/${untagged.id}`).expect(200)).body.tags).toEqual([]);
     });
 
     it('PATCH /posts with tags replaces the set and bumps the version; without tags keeps them', async () => {
-      const post = await createPost(app, alice, { tags: [unique('Keep'), unique('Drop')] });
+      const post = await createPost(app, app.tokens.alice, { tags: [unique('Keep'), unique('Drop')] });
       const first = await http().get(`/posts/${post.id}`).expect(200);
       const other = unique('Other');
-      const changed = await http().patch(`/posts/${post.id}`).set(bearer(alice)).set('If-Match', first.headers.etag as string).send({ tags: [post.tags[1], other] });
+      const changed = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).set('If-Match', first.headers.etag as string).send({ tags: [post.tags[1], other] });
       expect(changed.status, changed.text).toBe(200);
       const otherSlug = other.toLowerCase().replace(/[^a-z0-9]+/g, '-');
       expect(changed.body.tags).toEqual([post.tags[1], otherSlug].sort());
       expect(changed.headers.etag).not.toBe(first.headers.etag);
-      const retitled = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ title: 'Retitled' }).expect(200);
+      const retitled = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title: 'Retitled' }).expect(200);
       expect(retitled.body.tags).toEqual(changed.body.tags);
-      const cleared = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ tags: [] }).expect(200);
+      const cleared = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ tags: [] }).expect(200);
       expect(cleared.body.tags).toEqual([]);
       expect((await http().get(`/posts/${post.id}`).expect(200)).body.tags).toEqual([]);
-      const revisions = await http().get(`/posts/${post.id}/revisions`).set(bearer(alice)).expect(200);
+      const revisions = await http().get(`/posts/${post.id}/revisions`).set(bearer(app.tokens.alice)).expect(200);
       expect(revisions.body).toHaveLength(2);
     });
 
     it('more than 10 different tags is 400 naming tags (nothing written); 10 with duplicates is fine; bad entries are 400', async () => {
       const names = Array.from({ length: 11 }, (_, index) => `${kind} eleven ${sequence} ${index}`);
-      const tooMany = await http().post('/posts').set(bearer(alice)).send({ title: 'Too many', body: 'b', tags: names });
+      const tooMany = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Too many', body: 'b', tags: names });
       expectProblem(tooMany, 400, 'BAD_USER_INPUT');
       expect(errorFields(tooMany)).toEqual(['tags']);
       expect((await http().get(`/tags?slug=${kind}-eleven-${sequence}-0`).expect(200)).body).toEqual([]);
-      const ten = await createPost(app, alice, { tags: [...names.slice(0, 10), names[0].toUpperCase()] });
+      const ten = await createPost(app, app.tokens.alice, { tags: [...names.slice(0, 10), names[0].toUpperCase()] });
       expect(ten.tags).toHaveLength(10);
-      expectProblem(await http().patch(`/posts/${ten.id}`).set(bearer(alice)).send({ tags: names }), 400);
+      expectProblem(await http().patch(`/posts/${ten.id}`).set(bearer(app.tokens.alice)).send({ tags: names }), 400);
       for (const tags of ['news', [1], [null], [''], ['x'.repeat(51)], ['!!!'], { a: 1 }]) {
-        const response = await http().post('/posts').set(bearer(alice)).send({ title: 'Bad tags', body: 'b', tags });
+        const response = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Bad tags', body: 'b', tags });
         expectProblem(response, 400);
         expect(errorFields(response)).toEqual(['tags']);
       }
@@ -313,7 +308,7 @@ describeEachDatabase('tags', (kind) => {
 
     it('two posts naming the same new tag at once both get it: one tag, counted twice', async () => {
       const name = unique('Simultaneous');
-      const [first, second] = await Promise.all([createPost(app, alice, { tags: [name] }), createPost(app, editor, { tags: [name] })]);
+      const [first, second] = await Promise.all([createPost(app, app.tokens.alice, { tags: [name] }), createPost(app, editor, { tags: [name] })]);
       expect(first.tags).toEqual(second.tags);
       const found = (await http().get(`/tags?slug=${first.tags[0]}`).expect(200)).body;
       expect(found).toMatchObject([{ name, postCount: 2 }]);
@@ -321,14 +316,14 @@ describeEachDatabase('tags', (kind) => {
 
     it('deleting a tag removes it from its posts', async () => {
       const keep = unique('Stays');
-      const post = await createPost(app, alice, { tags: [unique('Goes'), keep] });
+      const post = await createPost(app, app.tokens.alice, { tags: [unique('Goes'), keep] });
       const [gone] = (await http().get(`/tags?slug=${post.tags.find((slug) => slug.includes('goes'))}`).expect(200)).body;
       await http().delete(`/tags/${gone.id}`).set(bearer(editor)).expect(204);
       expect((await http().get(`/posts/${post.id}`).expect(200)).body.tags).toEqual(post.tags.filter((slug) => slug !== gone.slug));
     });
 
     it('GET /posts and GET /posts/{id} read the tags in the post statement itself (one statement each)', async () => {
-      const post = await createPost(app, alice, { tags: [unique('Statement')] });
+      const post = await createPost(app, app.tokens.alice, { tags: [unique('Statement')] });
       expect(await statementsOf(() => http().get(`/posts/${post.id}`).expect(200))).toBe(1);
       expect(await statementsOf(() => http().get('/posts?limit=20').expect(200))).toBe(1);
     });
@@ -337,7 +332,7 @@ describeEachDatabase('tags', (kind) => {
   describe('GraphQL', () => {
     it('Post.tags is one statement for any number of posts; Tag.postCount and Tag.posts', async () => {
       const shared = unique('Shared');
-      for (let index = 0; index < 4; index++) await createPost(app, alice, { tags: [shared, unique('Own')] });
+      for (let index = 0; index < 4; index++) await createPost(app, app.tokens.alice, { tags: [shared, unique('Own')] });
       const query = '{ posts(first: 20) { nodes { id tags { slug name postCount } } } }';
       const without = await statementsOf(() => graphql(app, '{ posts(first: 20) { nodes { id } } }'));
       const withTags = await statementsOf(() => graphql(app, query));
@@ -391,43 +386,43 @@ describeEachDatabase('tags', (kind) => {
       };
       const total = async (token?: string) => expectData(await graphql(app, '{ tags(first: 1) { totalCount nodes { id } } }', undefined, { token })).tags.totalCount as number;
       const bob = await createUser(app);
-      const before = { anonymous: await total(), alice: await total(alice), bob: await total(bob.token), admin: await total(admin) };
-      await createPost(app, alice, { status: 'draft', tags: [unique('Counted Draft Tag')] });
+      const before = { anonymous: await total(), alice: await total(app.tokens.alice), bob: await total(bob.token), admin: await total(app.tokens.admin) };
+      await createPost(app, app.tokens.alice, { status: 'draft', tags: [unique('Counted Draft Tag')] });
       await createTag(unique('Counted Public Tag'));
-      const after = { anonymous: await total(), alice: await total(alice), bob: await total(bob.token), admin: await total(admin) };
+      const after = { anonymous: await total(), alice: await total(app.tokens.alice), bob: await total(bob.token), admin: await total(app.tokens.admin) };
       expect(after).toEqual({ anonymous: before.anonymous + 1, alice: before.alice + 2, bob: before.bob + 1, admin: before.admin + 2 });
       expect(after.anonymous).toBe(await restCount());
-      expect(after.alice).toBe(await restCount(alice));
+      expect(after.alice).toBe(await restCount(app.tokens.alice));
       expect(after.bob).toBe(await restCount(bob.token));
-      expect(after.admin).toBe(await restCount(admin));
+      expect(after.admin).toBe(await restCount(app.tokens.admin));
     });
 
     it('createTag, updateTag, deleteTag: rights and errors as REST; createPost and updatePost take tags', async () => {
       const name = unique('Graph Tag');
       const create = 'mutation($name: String!) { createTag(input: { name: $name }) { id name slug postCount } }';
       expectError(await graphql(app, create, { name }), 'UNAUTHENTICATED', ['createTag']);
-      expectError(await graphql(app, create, { name }, { token: alice }), 'FORBIDDEN', ['createTag']);
+      expectError(await graphql(app, create, { name }, { token: app.tokens.alice }), 'FORBIDDEN', ['createTag']);
       expectError(await graphql(app, create, { name: '!!' }, { token: editor }), 'BAD_USER_INPUT', ['createTag']);
       const tag = expectData(await graphql(app, create, { name }, { token: editor })).createTag;
       expect(tag).toMatchObject({ name, postCount: 0 });
       expectError(await graphql(app, create, { name: name.toUpperCase() }, { token: editor }), 'CONFLICT', ['createTag']);
       const update = 'mutation($id: Int!, $name: String!) { updateTag(id: $id, input: { name: $name }) { slug } }';
       expectError(await graphql(app, update, { id: tag.id, name: 'x' }, { token: moderator }), 'FORBIDDEN', ['updateTag']);
-      expectError(await graphql(app, update, { id: 999999, name: 'x' }, { token: admin }), 'NOT_FOUND', ['updateTag']);
+      expectError(await graphql(app, update, { id: 999999, name: 'x' }, { token: app.tokens.admin }), 'NOT_FOUND', ['updateTag']);
       const renamed = unique('Graph Renamed');
-      expect(expectData(await graphql(app, update, { id: tag.id, name: renamed }, { token: admin })).updateTag.slug).toBe(renamed.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
+      expect(expectData(await graphql(app, update, { id: tag.id, name: renamed }, { token: app.tokens.admin })).updateTag.slug).toBe(renamed.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
 
       const createPostQuery = 'mutation($tags: [String!]) { createPost(input: { title: "T", body: "B", tags: $tags }) { id tags { id slug } } }';
-      const post = expectData(await graphql(app, createPostQuery, { tags: [renamed, 'Graph Fresh ' + kind] }, { token: alice })).createPost;
+      const post = expectData(await graphql(app, createPostQuery, { tags: [renamed, 'Graph Fresh ' + kind] }, { token: app.tokens.alice })).createPost;
       expect(post.tags.map((t: { id: number }) => t.id)).toContain(tag.id);
       const eleven = Array.from({ length: 11 }, (_, index) => `g${index}`);
-      const tooMany = expectError(await graphql(app, createPostQuery, { tags: eleven }, { token: alice }), 'BAD_USER_INPUT', ['createPost']);
+      const tooMany = expectError(await graphql(app, createPostQuery, { tags: eleven }, { token: app.tokens.alice }), 'BAD_USER_INPUT', ['createPost']);
       expect(JSON.stringify(tooMany)).toContain('tags');
       const updatePost = 'mutation($id: Int!, $tags: [String!]) { updatePost(id: $id, input: { tags: $tags }) { tags { slug } } }';
-      expect(expectData(await graphql(app, updatePost, { id: post.id, tags: [] }, { token: alice })).updatePost.tags).toEqual([]);
+      expect(expectData(await graphql(app, updatePost, { id: post.id, tags: [] }, { token: app.tokens.alice })).updatePost.tags).toEqual([]);
 
       const del = 'mutation($id: Int!) { deleteTag(id: $id) }';
-      expectError(await graphql(app, del, { id: tag.id }, { token: alice }), 'FORBIDDEN', ['deleteTag']);
+      expectError(await graphql(app, del, { id: tag.id }, { token: app.tokens.alice }), 'FORBIDDEN', ['deleteTag']);
       expect(expectData(await graphql(app, del, { id: tag.id }, { token: editor })).deleteTag).toBe(tag.id);
       expectError(await graphql(app, del, { id: tag.id }, { token: editor }), 'NOT_FOUND', ['deleteTag']);
     });
@@ -508,7 +503,7 @@ describeEachDatabase('tags', (kind) => {
 
     it('a tag made by naming it on a post has its TAG_CREATED too', async () => {
       const name = unique('Made By Post');
-      const post = await createPost(app, alice, { tags: [name] });
+      const post = await createPost(app, app.tokens.alice, { tags: [name] });
       const [tag] = (await http().get(`/tags?slug=${post.tags[0]}`).expect(200)).body;
       const [created] = await feedOf(tag.id as number, 1);
       expect(created).toMatchObject({ type: 'TAG_CREATED', tagId: tag.id, resource: { id: tag.id, name, slug: post.tags[0] } });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { describeEachDatabase, startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const now = () => Math.floor(Date.now() / 1000);
@@ -19,13 +20,8 @@ function decodePayload(token: string): Record<string, unknown> {
 }
 
 describeEachDatabase('tokens', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: [] });
   const http = () => request(app.server);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-  });
-  afterAll(() => app?.close());
 
   describe('POST /tokens', () => {
     it('201 with {accessToken, tokenType: "Bearer", expiresIn}', async () => {

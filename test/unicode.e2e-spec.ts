@@ -1,11 +1,12 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
+import { bearer } from './support/auth.js';
 import { graphql } from './support/graphql-client.js';
 import { snapshotData } from './support/snapshot.js';
 import { rawStream } from './support/sse.js';
 import { LiveSubscription, type ListeningApp, listen, until, type WsClient, wsClient } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * Issue 21: a string that is not well-formed Unicode — a lone surrogate, which JSON's `\udc00`
@@ -20,20 +21,15 @@ const LONE_HIGH = 'x\ud800';
 const WELL_FORMED = /well-formed Unicode/;
 
 describeEachDatabase('lone surrogates', (kind) => {
-  let app: TestApp;
+  const app = useApp(kind, { signIn: ['admin', 'alice'] });
   let urls: ListeningApp;
-  let admin: string;
-  let alice: string;
   let postId: number;
   const http = () => request(app.server);
 
   beforeAll(async () => {
-    app = await startTestApp(kind);
     urls = await listen(app);
-    [admin, alice] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE)]);
-    postId = (await http().post('/posts').set(bearer(alice)).send({ title: 'Surrogates', body: 'b' }).expect(201)).body.id as number;
+    postId = (await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Surrogates', body: 'b' }).expect(201)).body.id as number;
   });
-  afterAll(() => app?.close());
 
   /** A 400 problem naming `field` as not well-formed. */
   function expectRefused(response: request.Response, field: string, what: string): void {
@@ -54,17 +50,17 @@ describeEachDatabase('lone surrogates', (kind) => {
       ['POST /users password', () => http().post('/users').send({ ...user, password: `password${LONE_HIGH}` }), 'password'],
       ['POST /users avatarUrl', () => http().post('/users').send({ ...user, avatarUrl: `https://example.com/${LONE_LOW}` }), 'avatarUrl'],
       ['POST /tokens email', () => http().post('/tokens').send({ email: LONE_LOW, password: 'whatever-password' }), 'email'],
-      ['POST /posts title', () => http().post('/posts').set(bearer(alice)).send({ title: LONE_LOW, body: 'b' }), 'title'],
-      ['POST /posts body', () => http().post('/posts').set(bearer(alice)).send({ title: 't', body: LONE_HIGH }), 'body'],
-      ['PATCH /posts title', () => http().patch(`/posts/${postId}`).set(bearer(alice)).send({ title: LONE_LOW }), 'title'],
-      ['POST comment body', () => http().post(`/posts/${postId}/comments`).set(bearer(alice)).send({ body: LONE_LOW }), 'body'],
-      ['PATCH /users name', () => http().patch('/users/2').set(bearer(alice)).send({ name: LONE_HIGH }), 'name'],
-      ['POST /webhooks description', () => http().post('/webhooks').set(bearer(admin)).send({ url: 'https://hooks.example.com/x', types: ['POST_CREATED'], description: LONE_LOW }), 'description'],
-      ['a key', () => http().post('/posts').set(bearer(alice)).send({ title: 't', body: 'b', [LONE_LOW]: 1 }), LONE_LOW],
+      ['POST /posts title', () => http().post('/posts').set(bearer(app.tokens.alice)).send({ title: LONE_LOW, body: 'b' }), 'title'],
+      ['POST /posts body', () => http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 't', body: LONE_HIGH }), 'body'],
+      ['PATCH /posts title', () => http().patch(`/posts/${postId}`).set(bearer(app.tokens.alice)).send({ title: LONE_LOW }), 'title'],
+      ['POST comment body', () => http().post(`/posts/${postId}/comments`).set(bearer(app.tokens.alice)).send({ body: LONE_LOW }), 'body'],
+      ['PATCH /users name', () => http().patch('/users/2').set(bearer(app.tokens.alice)).send({ name: LONE_HIGH }), 'name'],
+      ['POST /webhooks description', () => http().post('/webhooks').set(bearer(app.tokens.admin)).send({ url: 'https://hooks.example.com/x', types: ['POST_CREATED'], description: LONE_LOW }), 'description'],
+      ['a key', () => http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 't', body: 'b', [LONE_LOW]: 1 }), LONE_LOW],
     ];
     for (const [what, send, field] of cases) expectRefused(await send(), field, what);
     // A well-formed pair (an emoji) is of course fine.
-    await http().post(`/posts/${postId}/comments`).set(bearer(alice)).send({ body: 'Fine \ud83d\ude00' }).expect(201);
+    await http().post(`/posts/${postId}/comments`).set(bearer(app.tokens.alice)).send({ body: 'Fine \ud83d\ude00' }).expect(201);
     const after = await snapshotData(app);
     expect(after.counts).toEqual({ ...before.counts, comments: before.counts.comments + 1 });
   });
@@ -97,9 +93,9 @@ describeEachDatabase('lone surrogates', (kind) => {
       ['createUser email', createUser, { input: { ...user, email: LONE_LOW } }, undefined, 'input.email'],
       ['createUser name', createUser, { input: { ...user, name: LONE_HIGH } }, undefined, 'input.name'],
       ['createToken email', 'mutation($input: CreateTokenInput!) { createToken(input: $input) { accessToken } }', { input: { email: LONE_LOW, password: 'p' } }, undefined, 'input.email'],
-      ['createPost title', 'mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', { input: { title: LONE_LOW, body: 'b' } }, alice, 'input.title'],
-      ['updatePost body', 'mutation($id: Int!, $body: String) { updatePost(id: $id, input: { body: $body }) { id } }', { id: postId, body: LONE_LOW }, alice, 'body'],
-      ['createComment body', 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id } }', { input: { postId, body: LONE_HIGH } }, alice, 'input.body'],
+      ['createPost title', 'mutation($input: CreatePostInput!) { createPost(input: $input) { id } }', { input: { title: LONE_LOW, body: 'b' } }, app.tokens.alice, 'input.title'],
+      ['updatePost body', 'mutation($id: Int!, $body: String) { updatePost(id: $id, input: { body: $body }) { id } }', { id: postId, body: LONE_LOW }, app.tokens.alice, 'body'],
+      ['createComment body', 'mutation($input: CreateCommentInput!) { createComment(input: $input) { id } }', { input: { postId, body: LONE_HIGH } }, app.tokens.alice, 'input.body'],
       ['a query argument', 'query($after: String) { posts(after: $after) { totalCount } }', { after: LONE_LOW }, undefined, 'after'],
       ['an unused variable', '{ posts { totalCount } }', { unused: [{ deep: LONE_LOW }] }, undefined, 'unused.0.deep'],
     ];
@@ -123,7 +119,7 @@ describeEachDatabase('lone surrogates', (kind) => {
       `{ posts { totalCount } } # ${LONE_LOW}`,
       '{ posts(after: "\\udc00x") { totalCount } }',
     ]) {
-      const result = await graphql(app, query, undefined, { token: alice });
+      const result = await graphql(app, query, undefined, { token: app.tokens.alice });
       expect(result.status, `${JSON.stringify(query)}: ${result.response.text}`).toBe(400);
       expect(result.body.errors?.[0].extensions.code, JSON.stringify(query)).toBe('GRAPHQL_PARSE_FAILED');
     }

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import net from 'node:net';
 import request from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALICE, tokenFor } from './support/auth.js';
+import { beforeAll, expect, it } from 'vitest';
 import { expectNoLeaks } from './support/problems.js';
 import { type ListeningApp, listen } from './support/subscriptions.js';
-import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { describeEachDatabase } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 
 /**
  * A method a path does not serve is 405 with Allow whatever the request carries: QUERY (which
@@ -63,17 +63,13 @@ function expectMethodNotAllowed(response: RawResponse, method: string, path: str
 }
 
 describeEachDatabase('unknown methods: 405 with Allow, whatever the headers', (kind) => {
-  let app: TestApp;
-  let urls: ListeningApp;
-  let token: string;
   const BODY_LIMIT = 4096;
+  const app = useApp(kind, { env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) }, signIn: ['alice'] });
+  let urls: ListeningApp;
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
     urls = await listen(app);
-    token = await tokenFor(app, ALICE);
   });
-  afterAll(() => app?.close());
 
   const variants = (): [string, Record<string, string>, string | Buffer | undefined][] => [
     ['no headers', {}, undefined],
@@ -85,7 +81,7 @@ describeEachDatabase('unknown methods: 405 with Allow, whatever the headers', (k
     ['a body over the limit', { 'content-type': 'application/json' }, Buffer.alloc(BODY_LIMIT * 4, 'a')],
     ['an empty If-Match', { 'if-match': '' }, undefined],
     ['a stale If-Match', { 'if-match': '"999"' }, undefined],
-    ['a bearer token', { authorization: `Bearer ${token}` }, undefined],
+    ['a bearer token', { authorization: `Bearer ${app.tokens.alice}` }, undefined],
     ['a broken bearer token', { authorization: 'Bearer nope' }, undefined],
   ];
 

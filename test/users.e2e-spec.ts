@@ -1,9 +1,10 @@
 import request, { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
+import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { errorFields, expectNoLeaks, expectProblem } from './support/problems.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { useApp } from './support/fixture.js';
 import { ROLES } from '../src/common/actor.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -50,17 +51,8 @@ function nextLink(response: Response): string | null {
 }
 
 describeEachDatabase('users', (kind) => {
-  let app: TestApp;
-  let adminToken: string;
-  let aliceToken: string;
-  let bobToken: string;
+  const app = useApp(kind);
   const http = () => request(app.server);
-
-  beforeAll(async () => {
-    app = await startTestApp(kind);
-    [adminToken, aliceToken, bobToken] = await Promise.all([tokenFor(app, ADMIN), tokenFor(app, ALICE), tokenFor(app, BOB)]);
-  });
-  afterAll(() => app?.close());
 
   /** Creates a user and returns its representation and a token. */
   async function createSignedInUser(overrides: Record<string, unknown> = {}) {
@@ -300,7 +292,7 @@ describeEachDatabase('users', (kind) => {
     });
 
     it('403 as another user, and nothing changes', async () => {
-      expectProblem(await http().patch('/users/2').set(bearer(bobToken)).send({ name: 'Hacked' }), 403, 'FORBIDDEN');
+      expectProblem(await http().patch('/users/2').set(bearer(app.tokens.bob)).send({ name: 'Hacked' }), 403, 'FORBIDDEN');
       expect((await http().get('/users/2')).body.name).toBe('Alice Author');
     });
 
@@ -330,7 +322,7 @@ describeEachDatabase('users', (kind) => {
 
     it('200 as an admin on another user', async () => {
       const { user } = await createSignedInUser();
-      const response = await http().patch(`/users/${user.id}`).set(bearer(adminToken)).send({ name: 'By Admin' }).expect(200);
+      const response = await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ name: 'By Admin' }).expect(200);
       expect(response.body.name).toBe('By Admin');
     });
 
@@ -339,15 +331,15 @@ describeEachDatabase('users', (kind) => {
       expectProblem(await http().patch(`/users/${user.id}`).set(bearer(token)).send({ role: 'admin' }), 403, 'FORBIDDEN');
       expect((await http().get(`/users/${user.id}`)).body.role).toBe('author');
 
-      const promoted = await http().patch(`/users/${user.id}`).set(bearer(adminToken)).send({ role: 'admin' }).expect(200);
+      const promoted = await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role: 'admin' }).expect(200);
       expect(promoted.body.role).toBe('admin');
       // The new admin's existing token now carries admin rights.
       await http().patch('/users/3').set(bearer(token)).send({ name: 'Bob Writer' }).expect(200);
-      const demoted = await http().patch(`/users/${user.id}`).set(bearer(adminToken)).send({ role: 'author' }).expect(200);
+      const demoted = await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role: 'author' }).expect(200);
       expect(demoted.body.role).toBe('author');
       expectProblem(await http().patch('/users/3').set(bearer(token)).send({ name: 'X' }), 403, 'FORBIDDEN');
       expectProblem(
-        await http().patch(`/users/${user.id}`).set(bearer(adminToken)).send({ role: 'superuser' }),
+        await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role: 'superuser' }),
         400,
         'BAD_USER_INPUT',
       );
@@ -380,15 +372,15 @@ describeEachDatabase('users', (kind) => {
     ];
     it.each(invalid)('400 for %s, and nothing changes', async (_case, field, body) => {
       const before = (await http().get('/users/2').expect(200)).body;
-      const response = await http().patch('/users/2').set(bearer(aliceToken)).send(body);
+      const response = await http().patch('/users/2').set(bearer(app.tokens.alice)).send(body);
       expectProblem(response, 400, 'BAD_USER_INPUT');
       expect(errorFields(response)).toContain(field);
       expect((await http().get('/users/2').expect(200)).body).toEqual(before);
     });
 
     it('400 for a bad id, 404 for a missing user (as admin)', async () => {
-      expectProblem(await http().patch('/users/abc').set(bearer(adminToken)).send({ name: 'X' }), 400, 'BAD_USER_INPUT');
-      expectProblem(await http().patch('/users/999').set(bearer(adminToken)).send({ name: 'X' }), 404, 'NOT_FOUND');
+      expectProblem(await http().patch('/users/abc').set(bearer(app.tokens.admin)).send({ name: 'X' }), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().patch('/users/999').set(bearer(app.tokens.admin)).send({ name: 'X' }), 404, 'NOT_FOUND');
     });
   });
 
@@ -396,7 +388,7 @@ describeEachDatabase('users', (kind) => {
     it('401 without a token, 403 as another user', async () => {
       const { user } = await createSignedInUser();
       expectProblem(await http().delete(`/users/${user.id}`), 401, 'UNAUTHENTICATED');
-      expectProblem(await http().delete(`/users/${user.id}`).set(bearer(bobToken)), 403, 'FORBIDDEN');
+      expectProblem(await http().delete(`/users/${user.id}`).set(bearer(app.tokens.bob)), 403, 'FORBIDDEN');
       await http().get(`/users/${user.id}`).expect(200);
     });
 
@@ -413,11 +405,11 @@ describeEachDatabase('users', (kind) => {
 
     it('204 for an admin; 404 for a user that does not exist', async () => {
       const { user } = await createSignedInUser();
-      await http().delete(`/users/${user.id}`).set(bearer(adminToken)).expect(204);
+      await http().delete(`/users/${user.id}`).set(bearer(app.tokens.admin)).expect(204);
       expectProblem(await http().get(`/users/${user.id}`), 404, 'NOT_FOUND');
-      expectProblem(await http().delete(`/users/${user.id}`).set(bearer(adminToken)), 404, 'NOT_FOUND');
-      expectProblem(await http().delete('/users/999').set(bearer(adminToken)), 404, 'NOT_FOUND');
-      expectProblem(await http().delete('/users/abc').set(bearer(adminToken)), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().delete(`/users/${user.id}`).set(bearer(app.tokens.admin)), 404, 'NOT_FOUND');
+      expectProblem(await http().delete('/users/999').set(bearer(app.tokens.admin)), 404, 'NOT_FOUND');
+      expectProblem(await http().delete('/users/abc').set(bearer(app.tokens.admin)), 400, 'BAD_USER_INPUT');
     });
   });
 });

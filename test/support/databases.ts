@@ -4,10 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
-/** The databases every e2e suite runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+/** The databases every e2e suite runs on: SQLite, and PostgreSQL when TEST_DATABASE_URL is set (both unless TEST_DATABASES narrows them). */
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+/**
+ * TEST_DATABASES narrows the databases the e2e suites run on (a comma-separated list of kinds,
+ * e.g. `sqlite`: CI's SQLite tier on the second Node major). Without PostgreSQL in it,
+ * TEST_DATABASE_URL counts as unset, so the PostgreSQL-only suites skip too.
+ */
+const SELECTED = process.env.TEST_DATABASES ? new Set(process.env.TEST_DATABASES.split(',').map((kind) => kind.trim())) : null;
+for (const kind of SELECTED ?? []) if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`TEST_DATABASES: unknown database ${kind} (sqlite, postgres)`);
+
+/** Why the PostgreSQL suites are skipped, or undefined when they run. */
+export const POSTGRES_SKIPPED = SELECTED && !SELECTED.has('postgres') ? `TEST_DATABASES=${process.env.TEST_DATABASES}` : process.env.TEST_DATABASE_URL ? undefined : 'TEST_DATABASE_URL is not set';
+
+export const TEST_DATABASE_URL = POSTGRES_SKIPPED ? undefined : process.env.TEST_DATABASE_URL || undefined;
 /**
  * With TEST_DATABASE_URL through a transaction pooler: the same server reached directly. Test
  * databases are made and dropped through it, and each app gets it as DATABASE_DIRECT_URL.
@@ -15,7 +26,9 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const TEST_DATABASE_DIRECT_URL = process.env.TEST_DATABASE_DIRECT_URL || undefined;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
-export const DATABASES: DatabaseKind[] = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+export const DATABASES: DatabaseKind[] = (['sqlite', 'postgres'] as const).filter((kind) =>
+  kind === 'postgres' ? TEST_DATABASE_URL !== undefined : SELECTED === null || SELECTED.has(kind),
+);
 
 export interface TestDatabase {
   kind: DatabaseKind;

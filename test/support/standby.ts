@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { POSTGRES_SKIPPED } from './databases.js';
 
 /**
  * A streaming standby of the test cluster (TEST_DATABASE_URL), made by pg_basebackup and run
@@ -22,7 +23,7 @@ const BASEBACKUP_TIMEOUT_MS = 600_000;
 
 /** The PostgreSQL server programs, or why the suite cannot run here. */
 export function standbyTools(): { bin: string } | { missing: string } {
-  if (!process.env.TEST_DATABASE_URL) return { missing: 'TEST_DATABASE_URL is not set' };
+  if (POSTGRES_SKIPPED) return { missing: POSTGRES_SKIPPED };
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return { missing: 'not running as root (the standby runs as the postgres OS user through runuser)' };
   if (!existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser') && !existsSync('/usr/bin/runuser')) return { missing: 'runuser is not available' };
   const root = '/usr/lib/postgresql';

@@ -4,7 +4,7 @@ import { describe } from 'vitest';
 import { createApp } from '../../src/app.factory.js';
 import type { ResourceList } from '../../src/common/resource/resource-catalog.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
-import { createTestDatabase, DATABASES, type DatabaseKind, type TestDatabase, TEST_DATABASE_URL } from './databases.js';
+import { createTestDatabase, DATABASES, type DatabaseKind, POSTGRES_SKIPPED, type TestDatabase } from './databases.js';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
@@ -73,10 +73,10 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
 }
 
 /**
- * Declares a suite once per test database: SQLite always, PostgreSQL when TEST_DATABASE_URL
+ * Declares a suite once per test database (DATABASES): SQLite, PostgreSQL when TEST_DATABASE_URL
  * is set (otherwise a skipped suite says why).
  */
 export function describeEachDatabase(name: string, body: (kind: DatabaseKind) => void): void {
   for (const kind of DATABASES) describe(`${name} [${kind}]`, () => body(kind));
-  if (!TEST_DATABASE_URL) describe.skip(`${name} [postgres] (skipped: TEST_DATABASE_URL is not set)`, () => body('postgres'));
+  if (POSTGRES_SKIPPED) describe.skip(`${name} [postgres] (skipped: ${POSTGRES_SKIPPED})`, () => body('postgres'));
 }
