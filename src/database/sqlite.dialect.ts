@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send } from '../common/persistence/dialect.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
+import { rowMaker } from '../common/persistence/codegen.js';
 import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
 import { SqlStatementSpans, startStatementSpan } from '../tracing/sql-spans.js';
 import { failSpan } from '../tracing/spans.js';
@@ -20,21 +21,6 @@ interface Prepared {
   toRow: ((values: unknown[]) => Record<string, unknown>) | null;
 }
 
-/**
- * A function that makes the row object of a statement's values: `{"id": v[0], "title": v[1], …}`.
- * better-sqlite3 builds each row object in C++, one property at a time, which cost more than
- * reading the rows (a page of 21 posts: 44 µs as objects, 27 µs as arrays made into objects
- * here); an object literal of fixed keys is made by V8 from one template, and every row of the
- * statement shares its shape. The keys are JSON string literals of the column names, so no name
- * can be anything but a key; as in better-sqlite3, of two columns with one name the last wins.
- * Null where a name would set the prototype instead (`__proto__`): such a statement's rows stay
- * better-sqlite3's own.
- */
-export function rowMaker(columns: readonly string[]): ((values: unknown[]) => Record<string, unknown>) | null {
-  if (columns.includes('__proto__')) return null;
-  const members = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
-  return new Function('values', `return { ${members.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
-}
 interface SqliteConnection {
   prepare(text: string): SqliteStatement;
 }
