@@ -10,6 +10,9 @@ import { PostRevision } from './post-revision.entity.js';
 /** The cursor of a revision in its post's list: its number. */
 const revisionCursor = (revision: PostRevision) => encodeCursor(revision.number);
 
+/** sql.raw, where the constructor's `sql` (the Sql) hides the tag. */
+const raw = (text: string): Fragment => sql.raw(text);
+
 /** `post_revisions`: appended to by every write of a post, read newest first. */
 @Injectable()
 export class PostRevisionsRepository {
@@ -19,8 +22,8 @@ export class PostRevisionsRepository {
 
   constructor(private readonly sql: Sql) {
     this.table = sql.table(PostRevision);
-    this.select = sqlRaw(this.table.selectList('r'));
-    this.returning = sqlRaw(this.table.returningList);
+    this.select = raw(this.table.selectList('r'));
+    this.returning = raw(this.table.returningList);
   }
 
   /** Records the post as it now is as its next revision (the previous highest number + 1). */
@@ -63,8 +66,4 @@ export class PostRevisionsRepository {
   private map(rows: Record<string, unknown>[]): PostRevision[] {
     return rows.map((row) => this.table.fromRow(row));
   }
-}
-
-function sqlRaw(text: string): Fragment {
-  return sql.raw(text);
 }

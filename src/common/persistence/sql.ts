@@ -6,7 +6,7 @@ import { Dialect, type Executor } from './dialect.js';
 import { EntityTable } from './entity-table.js';
 import { isPlainRead, readRoute } from './read-route.js';
 import { ReadRouter } from './read-router.js';
-import { type Fragment, Renderer, type Statement } from './sql-template.js';
+import { type Fragment, Renderer } from './sql-template.js';
 
 export type { Executor };
 
@@ -37,11 +37,6 @@ export class Sql {
   /** The table of an entity, read from its decorators (once per repository, at start-up). */
   table<T extends object>(entity: new () => T): EntityTable<T> {
     return new EntityTable<T>(this.dataSource.getMetadata(entity));
-  }
-
-  /** A statement's text as this database is sent it, and its parameters. */
-  render(statement: Fragment): Statement {
-    return this.renderer.render(statement);
   }
 
   /** A timestamp as a parameter, stored as TypeORM stores it. */
