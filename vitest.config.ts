@@ -8,7 +8,7 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    include: ['src/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
+    include: ['src/**/*.spec.ts', 'test/medium/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
     environment: 'node',
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',

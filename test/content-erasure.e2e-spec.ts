@@ -4,6 +4,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import request from 'supertest';
 import { beforeAll, expect, it } from 'vitest';
 import { Sql } from '../src/common/persistence/sql.js';
+import { sql as statement } from '../src/common/persistence/sql-template.js';
 import { TransactionRunner } from '../src/common/persistence/transaction-runner.js';
 import { EventPublisher } from '../src/events/event-publisher.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
@@ -169,7 +170,7 @@ describeEachDatabase('content erasure: deleted content leaves the event log and 
       await request(app.server).delete(`/comments/${remark.id}`).set(bearer(app.tokens.bob)).expect(204);
       // The retry falls due now.
       const sql = app.app.get(Sql);
-      await sql.rows(sql.statement('UPDATE webhook_deliveries SET next_attempt_at = $1'), [sql.timestamp(new Date())]);
+      await sql.rows(statement`UPDATE webhook_deliveries SET next_attempt_at = ${sql.timestamp(new Date())}`);
       answer = 204;
       app.app.get(WebhookDispatcher).wakeSender();
       await until('the delivery sent again', () => receipts.length >= 2);

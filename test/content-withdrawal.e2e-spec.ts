@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Sql } from '../src/common/persistence/sql.js';
+import { sql as statement } from '../src/common/persistence/sql-template.js';
 import { MIGRATIONS } from '../src/database/migrations/index.js';
 import { encodeEventCursor } from '../src/events/event-cursor.js';
 import { OutboxRepository } from '../src/events/outbox.repository.js';
@@ -54,7 +55,7 @@ describeEachDatabase('content withdrawal: what stops being public leaves the pub
     const visible = sql.dialect.eventsVisible;
     if (!visible) return;
     await until('the log to show every event', async () => {
-      const [row] = await sql.rows<{ held: number | string }>(sql.statement(`SELECT COUNT(*) AS held FROM events WHERE NOT (${visible})`), []);
+      const [row] = await sql.rows<{ held: number | string }>(statement`SELECT COUNT(*) AS held FROM events WHERE NOT (${statement.raw(visible)})`);
       return Number(row.held) === 0;
     }, 60_000);
   }
@@ -206,12 +207,12 @@ describeEachDatabase('content withdrawal: what stops being public leaves the pub
     const start = await head();
     const withdrawn = await post(alice, 'Soon a draft', ['soon-draft']);
     const public1 = await comment(bob, withdrawn.id, 'Public remark');
-    const stored = await sql.rows<{ id: number | string; resource: string }>(sql.statement('SELECT id, resource FROM events WHERE post_id = $1 ORDER BY id'), [withdrawn.id]);
+    const stored = await sql.rows<{ id: number | string; resource: string }>(statement`SELECT id, resource FROM events WHERE post_id = ${withdrawn.id} ORDER BY id`);
     await request(app.server).patch(`/posts/${withdrawn.id}`).set(bearer(alice)).send({ status: 'draft' }).expect(200);
     // Never public: written on the draft.
     await comment(admin, withdrawn.id, 'Editor note', public1.id);
     await comment(admin, withdrawn.id, 'Top-level editor note');
-    for (const row of stored) await sql.rows(sql.statement('UPDATE events SET resource = $1 WHERE id = $2'), [row.resource, row.id]);
+    for (const row of stored) await sql.rows(statement`UPDATE events SET resource = ${row.resource} WHERE id = ${row.id}`);
 
     const query =
       'subscription($after: String) { events(after: $after, types: [POST_CREATED, COMMENT_CREATED]) { type post { title commentCount comments { body } tags { slug } } comment { body replies { body } } } }';
@@ -247,8 +248,7 @@ describeEachDatabase('content withdrawal: what stops being public leaves the pub
     const texts = ['Legacy draft', 'Legacy remark on the draft', 'Legacy shown', 'Legacy spam', 'Legacy pending', 'Legacy kept'];
     await caughtUp();
     const stored = await sql.rows<{ id: number | string; resource: string }>(
-      sql.statement('SELECT id, resource FROM events WHERE resource IS NOT NULL AND (post_id IN ($1, $2) OR comment_id IN ($3, $4, $5, $6))'),
-      [drafted.id, shown.id, onDraft.id, spam.id, pending.id, kept.id],
+      statement`SELECT id, resource FROM events WHERE resource IS NOT NULL AND (post_id IN (${statement.in([drafted.id, shown.id])}) OR comment_id IN (${statement.in([onDraft.id, spam.id, pending.id, kept.id])}))`,
     );
     await request(app.server).patch(`/posts/${drafted.id}`).set(bearer(alice)).send({ status: 'draft' }).expect(200);
     await request(app.server)
@@ -260,7 +260,7 @@ describeEachDatabase('content withdrawal: what stops being public leaves the pub
       ])
       .expect(200);
     // As a release before withdrawals left them.
-    for (const row of stored) await sql.rows(sql.statement('UPDATE events SET resource = $1 WHERE id = $2'), [row.resource, row.id]);
+    for (const row of stored) await sql.rows(statement`UPDATE events SET resource = ${row.resource} WHERE id = ${row.id}`);
     expect(await publicly(start, texts)).toEqual(texts);
 
     const migration = MIGRATIONS.find((candidate) => candidate.name === 'WithdrawnContent1765400000000')!;

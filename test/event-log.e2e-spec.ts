@@ -3,6 +3,7 @@ import { PubSub, type PubSubEngine } from 'graphql-subscriptions';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Sql } from '../src/common/persistence/sql.js';
+import { sql as statement } from '../src/common/persistence/sql-template.js';
 import { EventRetention } from '../src/event-log/event-retention.js';
 import { decodeEventCursor, isAfter } from '../src/events/event-cursor.js';
 import { EVERY_EVENT, EventRelay, LOCAL_EVENTS } from '../src/events/event-relay.js';
@@ -473,7 +474,7 @@ describeEachDatabase('the event log: GET /events and the events subscription', (
     const sql = app.app.get(Sql);
     const cutoff = decodeEventCursor(lastOld.cursor);
     const longAgo = new Date(Date.now() - (app.config.eventsRetentionDays + 1) * 86_400_000);
-    await sql.rows(sql.statement('UPDATE events SET occurred_at = $1 WHERE tx < $2 OR (tx = $3 AND id <= $4)'), [sql.timestamp(longAgo), cutoff.tx, cutoff.tx, cutoff.id]);
+    await sql.rows(statement`UPDATE events SET occurred_at = ${sql.timestamp(longAgo)} WHERE tx < ${cutoff.tx} OR (tx = ${cutoff.tx} AND id <= ${cutoff.id})`);
     const prunedBefore = await metricValue(app, 'events_pruned_total');
     const pruned = await app.app.get(EventRetention).prune();
     expect(pruned).toBeGreaterThanOrEqual(3);

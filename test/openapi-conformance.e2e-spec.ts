@@ -2,6 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Sql } from '../src/common/persistence/sql.js';
+import { sql as statement } from '../src/common/persistence/sql-template.js';
 import { EventRetention } from '../src/event-log/event-retention.js';
 import { encodeEventCursor } from '../src/events/event-cursor.js';
 import { ADMIN, ALICE, BOB } from './support/auth.js';
@@ -304,7 +305,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
 
     // Everything so far is older than the retention, and pruned: a cursor from then is gone.
     const sql = app.app.get(Sql);
-    await sql.rows(sql.statement('UPDATE events SET occurred_at = $1'), [sql.timestamp(new Date(Date.now() - 30 * 86_400_000))]);
+    await sql.rows(statement`UPDATE events SET occurred_at = ${sql.timestamp(new Date(Date.now() - 30 * 86_400_000))}`);
     await app.app.get(EventRetention).prune();
     const gone = await call('get', `/events?after=${first}`, { expect: 410 });
     expect(gone.body.code).toBe('CURSOR_EXPIRED');

@@ -8,6 +8,7 @@ import { ADMIN, ALICE, bearer, tokenFor } from './support/auth.js';
 import { createTestDatabase } from './support/databases.js';
 import { until } from './support/subscriptions.js';
 import { Sql } from '../src/common/persistence/sql.js';
+import { sql as statement } from '../src/common/persistence/sql-template.js';
 import { WebhookDeliveriesRepository } from '../src/webhooks/webhook-deliveries.repository.js';
 import { WebhookRetention } from '../src/webhooks/webhook-retention.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -393,9 +394,9 @@ describeEachDatabase('webhooks', (kind) => {
 
     const sql = app.app.get(Sql);
     const deliveries = async (webhookId: number) =>
-      sql.rows<{ id: number | string; status: string }>(sql.statement('SELECT id, status FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id'), [webhookId]);
+      sql.rows<{ id: number | string; status: string }>(statement`SELECT id, status FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY id`);
     const attemptCount = async (webhookId: number) =>
-      Number((await sql.rows<{ count: number | string }>(sql.statement('SELECT COUNT(*) AS count FROM webhook_attempts WHERE webhook_id = $1'), [webhookId]))[0].count);
+      Number((await sql.rows<{ count: number | string }>(statement`SELECT COUNT(*) AS count FROM webhook_attempts WHERE webhook_id = ${webhookId}`))[0].count);
     const [first, retrying, recent] = await deliveries(delivered.id);
     const [gaveUp] = await deliveries(failing.id);
     expect(gaveUp.status).toBe('failed');
@@ -405,9 +406,9 @@ describeEachDatabase('webhooks', (kind) => {
     const longAgo = sql.timestamp(new Date(Date.now() - (app.config.eventsRetentionDays + 1) * 86_400_000));
     const inAnHour = sql.timestamp(new Date(Date.now() + 3_600_000));
     const old = [first.id, retrying.id, gaveUp.id].map(Number);
-    await sql.rows(sql.statement(`UPDATE webhook_deliveries SET created_at = $1, next_attempt_at = $2 WHERE id IN ($3, $4, $5)`), [longAgo, longAgo, ...old]);
-    await sql.rows(sql.statement(`UPDATE webhook_attempts SET at = $1 WHERE delivery_id IN ($2, $3, $4)`), [longAgo, ...old]);
-    await sql.rows(sql.statement(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1 WHERE id = $2`), [inAnHour, Number(retrying.id)]);
+    await sql.rows(statement`UPDATE webhook_deliveries SET created_at = ${longAgo}, next_attempt_at = ${longAgo} WHERE id IN (${statement.in(old)})`);
+    await sql.rows(statement`UPDATE webhook_attempts SET at = ${longAgo} WHERE delivery_id IN (${statement.in(old)})`);
+    await sql.rows(statement`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${inAnHour} WHERE id = ${Number(retrying.id)}`);
 
     expect(await app.app.get(WebhookRetention).prune()).toBe(2);
     expect((await deliveries(delivered.id)).map((row) => Number(row.id))).toEqual([Number(retrying.id), Number(recent.id)]);

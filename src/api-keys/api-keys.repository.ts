@@ -3,6 +3,7 @@ import type { Role } from '../common/actor.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { ResourceRepository } from '../common/persistence/resource-repository.js';
 import { Sql } from '../common/persistence/sql.js';
+import { sql } from '../common/persistence/sql-template.js';
 import { ApiKey } from './api-key.entity.js';
 
 /** What checking a key needs: the key's scopes, creation and expiry, and its user's current role and revocation stamp. */
@@ -19,19 +20,14 @@ export interface KeyCredential {
 
 @Injectable()
 export class ApiKeysRepository extends ResourceRepository<ApiKey> {
-  constructor(sql: Sql) {
-    super(sql, ApiKey);
+  constructor(db: Sql) {
+    super(db, ApiKey);
   }
 
   /** One indexed lookup by the key's hash, joined with its user (a deleted user's keys are gone with it). */
   async findCredential(keyHash: string): Promise<KeyCredential | null> {
-    const statement = this.cached(
-      'credential',
-      () =>
-        'SELECT k.id, k.user_id, k.scopes, k.created_at, k.expires_at, k.last_used_at, u.role, u.tokens_valid_after ' +
-        'FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1',
-    );
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [keyHash]);
+    const statement = sql`SELECT k.id, k.user_id, k.scopes, k.created_at, k.expires_at, k.last_used_at, u.role, u.tokens_valid_after FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${keyHash}`;
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement);
     if (!row) return null;
     return {
       id: row.id as number,
@@ -47,23 +43,16 @@ export class ApiKeysRepository extends ResourceRepository<ApiKey> {
 
   /** The user's keys still in force: not those created before the user's revocation stamp (AuthService refuses them). */
   async listForUser(userId: number): Promise<ApiKey[]> {
-    const statement = this.cached(
-      'listForUser',
-      () =>
-        `SELECT ${this.select} FROM ${this.from} JOIN users u ON u.id = t.user_id ` +
-        'WHERE t.user_id = $1 AND (u.tokens_valid_after IS NULL OR t.created_at >= u.tokens_valid_after) ORDER BY t.id LIMIT 1000',
-    );
-    return this.map(await this.sql.rows(statement, [userId]));
+    const statement = sql`SELECT ${this.select} FROM ${this.from} JOIN users u ON u.id = t.user_id WHERE t.user_id = ${userId} AND (u.tokens_valid_after IS NULL OR t.created_at >= u.tokens_valid_after) ORDER BY t.id LIMIT 1000`;
+    return this.map(await this.sql.rows(statement));
   }
 
   async touch(id: number, at: Date): Promise<void> {
-    const statement = this.cached('touch', () => 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2 RETURNING id');
-    await this.sql.written(statement, [this.sql.timestamp(at), id]);
+    await this.sql.written(sql`UPDATE api_keys SET last_used_at = ${this.sql.timestamp(at)} WHERE id = ${id} RETURNING id`);
   }
 
   /** Deletes one of a user's keys; false when that user has no such key. */
   async deleteForUser(userId: number, id: number): Promise<boolean> {
-    const statement = this.cached('deleteForUser', () => 'DELETE FROM api_keys WHERE id = $1 AND user_id = $2 RETURNING id');
-    return (await this.sql.written(statement, [id, userId])).length > 0;
+    return (await this.sql.written(sql`DELETE FROM api_keys WHERE id = ${id} AND user_id = ${userId} RETURNING id`)).length > 0;
   }
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
+import { Dialect, literal, type JsonMember, type Listener, type LogPosition, type NotificationHandlers, type SearchParts, type Send } from '../common/persistence/dialect.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { type TextQuery, toWebSearch } from '../common/persistence/text-search.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
 import { loadPg } from './pg-module.js';
@@ -12,6 +13,9 @@ interface PgClient {
 interface PgPool extends PgClient {
   connect(): Promise<PgClient & { release(error?: Error | boolean): void }>;
 }
+
+/** The new row in insertWith's companion. */
+const NEW_ROW = sql.raw('r');
 
 /** SQLSTATE query_canceled: what statement_timeout raises. */
 const QUERY_CANCELED = '57014';
@@ -52,14 +56,13 @@ export class PostgresDialect extends Dialect {
     'SELECT x::text::bigint AS xid FROM pg_snapshot_xip(pg_current_snapshot()) x WHERE x::text::bigint % 4294967296 NOT IN ' +
     '(SELECT backend_xid::text::bigint FROM pg_stat_get_activity(NULL) WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())) ' +
     'UNION ALL SELECT pg_current_xact_id_if_assigned()::text::bigint) open)';
-  readonly notify = 'SELECT pg_notify($1, $2)';
   private readonly names = new Map<string, string>();
   /** Where LISTEN goes: a session of its own, never a pooler's shared connection. */
   private readonly listenUrl: string | undefined;
   private readonly namedStatements: boolean;
 
   /** The search's text search configuration: SEARCH_LANGUAGE, the one the search column is built with (search-language.ts). */
-  private readonly searchConfig: string;
+  private readonly searchConfig: Fragment;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -67,13 +70,13 @@ export class PostgresDialect extends Dialect {
     directUrl?: string,
   ) {
     super();
-    this.searchConfig = `${literal(searchLanguage)}::regconfig`;
+    this.searchConfig = sql.raw(`${literal(searchLanguage)}::regconfig`);
     this.listenUrl = directUrl ?? (dataSource.options as { url?: string }).url;
     this.namedStatements = directUrl === undefined;
   }
 
-  statement(text: string): string {
-    return text;
+  placeholder(index: number): string {
+    return `$${index}`;
   }
 
   timestamp(date: Date): Date {
@@ -89,19 +92,16 @@ export class PostgresDialect extends Dialect {
    * body: B = 0.4), as float8 so that a rank read back from a cursor compares exactly. The
    * snippet (ts_headline, no markers) is cut for the page's rows only, after the limit.
    */
-  searchStatement({ select, where, order, limit }: SearchParts): string {
+  searchStatement({ query, select, where, order, limit }: SearchParts): Fragment {
     const inner = (text: string) => text.replace(/\bRANK\b/g, 'ts_rank_cd(t.search, q.query)::float8');
     const outer = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
-    return (
-      `SELECT ${select}, s.rank AS search_rank, ts_headline(${this.searchConfig}, t.title || ' ' || t.body, s.query, ` +
-      `'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (` +
-      `SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN websearch_to_tsquery(${this.searchConfig}, $1) AS q(query) ` +
-      `WHERE ${['t.search @@ q.query', ...where].map(inner).join(' AND ')} ORDER BY ${inner(order)} LIMIT ${limit}) s JOIN posts t ON t.id = s.id ORDER BY ${outer(order)}`
-    );
+    const config = this.searchConfig;
+    const conditions = sql.join([sql`t.search @@ q.query`, ...where.map((condition) => condition.mapText(inner))], ' AND ');
+    return sql`SELECT ${select}, s.rank AS search_rank, ts_headline(${config}, t.title || ' ' || t.body, s.query, 'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN websearch_to_tsquery(${config}, ${query}) AS q(query) WHERE ${conditions} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) s JOIN posts t ON t.id = s.id ORDER BY ${sql.raw(outer(order))}`;
   }
 
-  searchCondition(param: string): string {
-    return `t.search @@ websearch_to_tsquery(${this.searchConfig}, ${param})`;
+  searchCondition(query: string): Fragment {
+    return sql`t.search @@ websearch_to_tsquery(${this.searchConfig}, ${query})`;
   }
 
   lockRows(options: { of?: string; skipLocked?: boolean } = {}): string {
@@ -126,8 +126,12 @@ export class PostgresDialect extends Dialect {
     return direction === 'asc' ? 'tx, id' : 'tx DESC, id DESC';
   }
 
-  eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] } {
-    return { condition: `(tx, id) > ($${next}, $${next + 1})`, params: [position.tx, position.id] };
+  eventsAfter(position: LogPosition): Fragment {
+    return sql`(tx, id) > (${position.tx}, ${position.id})`;
+  }
+
+  notify(channel: string, payload: string): Fragment {
+    return sql`SELECT pg_notify(${channel}, ${payload})`;
   }
 
   /** A named prepared statement (parsed and planned once per connection), unless behind a pooler. */
@@ -217,9 +221,8 @@ export class PostgresDialect extends Dialect {
   }
 
   /** One statement, the second INSERT fed from the first in a data-modifying WITH: no BEGIN, no COMMIT, one round trip. */
-  async insertWith(insert: Statement, _table: string, companion: (source: string, next: number) => Statement, send: Send): Promise<Record<string, unknown>> {
-    const also = companion('r', insert.params.length + 1);
-    const [row] = await send<Record<string, unknown>>(`WITH r AS (${insert.text}), companion AS (${also.text}) SELECT * FROM r`, [...insert.params, ...also.params]);
+  async insertWith(insert: Fragment, _table: string, companion: (source: Fragment) => Fragment, send: Send): Promise<Record<string, unknown>> {
+    const [row] = await send<Record<string, unknown>>(sql`WITH r AS (${insert}), companion AS (${companion(NEW_ROW)}) SELECT * FROM r`);
     return row;
   }
 

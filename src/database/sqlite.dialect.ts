@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send, type Statement } from '../common/persistence/dialect.js';
+import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, type Send } from '../common/persistence/dialect.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
+import { rowMaker } from '../common/persistence/codegen.js';
 import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
 import { SqlStatementSpans, startStatementSpan } from '../tracing/sql-spans.js';
 import { failSpan } from '../tracing/spans.js';
@@ -19,21 +21,6 @@ interface Prepared {
   toRow: ((values: unknown[]) => Record<string, unknown>) | null;
 }
 
-/**
- * A function that makes the row object of a statement's values: `{"id": v[0], "title": v[1], …}`.
- * better-sqlite3 builds each row object in C++, one property at a time, which cost more than
- * reading the rows (a page of 21 posts: 44 µs as objects, 27 µs as arrays made into objects
- * here); an object literal of fixed keys is made by V8 from one template, and every row of the
- * statement shares its shape. The keys are JSON string literals of the column names, so no name
- * can be anything but a key; as in better-sqlite3, of two columns with one name the last wins.
- * Null where a name would set the prototype instead (`__proto__`): such a statement's rows stay
- * better-sqlite3's own.
- */
-export function rowMaker(columns: readonly string[]): ((values: unknown[]) => Record<string, unknown>) | null {
-  if (columns.includes('__proto__')) return null;
-  const members = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
-  return new Function('values', `return { ${members.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
-}
 interface SqliteConnection {
   prepare(text: string): SqliteStatement;
 }
@@ -72,8 +59,9 @@ export class SqliteDialect extends Dialect {
   readonly shared = false;
   /** Reads of the log wait their turn in the queue (`single`), so no transaction is open meanwhile. */
   readonly eventsVisible = null;
-  readonly notify = null;
   private readonly prepared = new Map<string, Prepared>();
+  /** Per table, the new row of insertWith's companion. */
+  private readonly newRows = new Map<string, Fragment>();
   private tail: Promise<unknown> = Promise.resolve();
   /** What waits for the end of the transaction now open (whenTransactionEnds); null when none is. */
   private ending: ((committed: boolean) => void)[] | null = null;
@@ -87,8 +75,8 @@ export class SqliteDialect extends Dialect {
     if (tracingState.enabled) dataSource.subscribers.push(new SqlStatementSpans(this.dbSystemName));
   }
 
-  statement(text: string): string {
-    return text.replace(/\$\d+/g, '?');
+  placeholder(): string {
+    return '?';
   }
 
   /** A UTC `YYYY-MM-DD HH:MM:SS.SSS` text, as TypeORM writes a `datetime`. */
@@ -120,8 +108,12 @@ export class SqliteDialect extends Dialect {
     return direction === 'asc' ? 'id' : 'id DESC';
   }
 
-  eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] } {
-    return { condition: `id > $${next}`, params: [position.id] };
+  eventsAfter(position: LogPosition): Fragment {
+    return sql`id > ${position.id}`;
+  }
+
+  notify(): null {
+    return null;
   }
 
   searchText(query: TextQuery): string {
@@ -136,19 +128,15 @@ export class SqliteDialect extends Dialect {
    * computed for every match. The query text comes along from `q` into the page's rows, where
    * each snippet is one more lookup of its own post.
    */
-  searchStatement({ select, where, order, limit }: SearchParts): string {
+  searchStatement({ query, select, where, order, limit }: SearchParts): Fragment {
     const inner = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
     const outer = (text: string) => text.replace(/\bRANK\b/g, 'p.rank');
-    return (
-      `SELECT ${select}, p.rank AS search_rank, (SELECT snippet(posts_fts, -1, '', '', '…', 24) FROM posts_fts WHERE posts_fts MATCH p.query AND posts_fts.rowid = p.id) AS search_snippet ` +
-      `FROM (SELECT t.id, s.rank, s.query FROM (SELECT posts_fts.rowid AS id, ${SEARCH_RANK} AS rank, q.query FROM (SELECT $1 AS query) q CROSS JOIN posts_fts ` +
-      `WHERE posts_fts MATCH q.query) s JOIN posts t ON t.id = s.id${where.length > 0 ? ` WHERE ${where.map(inner).join(' AND ')}` : ''} ORDER BY ${inner(order)} LIMIT ${limit}) p ` +
-      `JOIN posts t ON t.id = p.id ORDER BY ${outer(order)}`
-    );
+    const filters = where.length > 0 ? sql` WHERE ${sql.join(where.map((condition) => condition.mapText(inner)), ' AND ')}` : sql.empty;
+    return sql`SELECT ${select}, p.rank AS search_rank, (SELECT snippet(posts_fts, -1, '', '', '…', 24) FROM posts_fts WHERE posts_fts MATCH p.query AND posts_fts.rowid = p.id) AS search_snippet FROM (SELECT t.id, s.rank, s.query FROM (SELECT posts_fts.rowid AS id, ${sql.raw(SEARCH_RANK)} AS rank, q.query FROM (SELECT ${query} AS query) q CROSS JOIN posts_fts WHERE posts_fts MATCH q.query) s JOIN posts t ON t.id = s.id${filters} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) p JOIN posts t ON t.id = p.id ORDER BY ${sql.raw(outer(order))}`;
   }
 
-  searchCondition(param: string): string {
-    return `t.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ${param})`;
+  searchCondition(query: string): Fragment {
+    return sql`t.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ${query})`;
   }
 
   send(text: string, params: readonly unknown[]): unknown[] {
@@ -227,11 +215,12 @@ export class SqliteDialect extends Dialect {
   }
 
   /** No INSERT inside WITH here: a transaction of the two, the second reading the new row by its rowid. */
-  insertWith(insert: Statement, table: string, companion: (source: string, next: number) => Statement, send: Send): Promise<Record<string, unknown>> {
+  insertWith(insert: Fragment, table: string, companion: (source: Fragment) => Fragment, send: Send): Promise<Record<string, unknown>> {
     return this.transaction(async (manager) => {
-      const [row] = await send<Record<string, unknown>>(insert.text, insert.params, manager);
-      const also = companion(`${table} r WHERE r.id = last_insert_rowid()`, 1);
-      await send(also.text, also.params, manager);
+      const [row] = await send<Record<string, unknown>>(insert, manager);
+      let source = this.newRows.get(table);
+      if (source === undefined) this.newRows.set(table, (source = sql.raw(`${table} r WHERE r.id = last_insert_rowid()`)));
+      await send(companion(source), manager);
       return row;
     });
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../common/persistence/sql.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { type EventPosition, isAfter } from '../events/event-cursor.js';
 
@@ -16,23 +17,14 @@ const toPosition = (row: PositionRow): EventPosition => ({ tx: Number(row.tx), i
  */
 @Injectable()
 export class EventLogRepository {
-  private readonly deleteBatch: string;
-  private readonly advanceMark: string;
-  private readonly readMark: string;
+  /** Only events every reader can already see: one behind a still-open transaction is not yet published anywhere, whatever its age. */
+  private readonly visible: Fragment;
 
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
   ) {
-    // Only events every reader can already see: one behind a still-open transaction is not yet
-    // published anywhere, whatever its age.
-    const visible = sql.dialect.eventsVisible ? ` AND ${sql.dialect.eventsVisible}` : '';
-    this.deleteBatch = sql.statement(
-      `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE occurred_at < $1${visible} ORDER BY tx, id LIMIT $2) RETURNING tx, id`,
-    );
-    // Never backwards: two instances may prune at once.
-    this.advanceMark = sql.statement('UPDATE events_pruned SET tx = $1, event_id = $2 WHERE id = 1 AND (tx < $3 OR (tx = $4 AND event_id < $5))');
-    this.readMark = sql.statement('SELECT tx, event_id AS id FROM events_pruned WHERE id = 1');
+    this.visible = visibleOf(sql);
   }
 
   /**
@@ -41,17 +33,23 @@ export class EventLogRepository {
    */
   pruneBatch(before: Date, limit: number): Promise<number> {
     return this.transactions.run(async (manager) => {
-      const deleted = (await this.sql.written<PositionRow>(this.deleteBatch, [this.sql.timestamp(before), limit], manager)).map(toPosition);
+      const batch = sql`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE occurred_at < ${this.sql.timestamp(before)}${this.visible} ORDER BY tx, id LIMIT ${limit}) RETURNING tx, id`;
+      const deleted = (await this.sql.written<PositionRow>(batch, manager)).map(toPosition);
       if (deleted.length === 0) return 0;
       const last = deleted.reduce((highest, position) => (isAfter(position, highest) ? position : highest));
-      await this.sql.rows(this.advanceMark, [last.tx, last.id, last.tx, last.tx, last.id], manager);
+      // Never backwards: two instances may prune at once.
+      await this.sql.rows(sql`UPDATE events_pruned SET tx = ${last.tx}, event_id = ${last.id} WHERE id = 1 AND (tx < ${last.tx} OR (tx = ${last.tx} AND event_id < ${last.id}))`, manager);
       return deleted.length;
     });
   }
 
   /** The position of the last event pruned ({0, 0} before any pruning). */
   async pruned(): Promise<EventPosition> {
-    const [row] = await this.transactions.single(() => this.sql.rows<PositionRow>(this.readMark, []));
+    const [row] = await this.transactions.single(() => this.sql.rows<PositionRow>(sql`SELECT tx, event_id AS id FROM events_pruned WHERE id = 1`));
     return row ? toPosition(row) : { tx: 0, id: 0 };
   }
+}
+
+function visibleOf(db: Sql): Fragment {
+  return db.dialect.eventsVisible ? sql.raw(` AND ${db.dialect.eventsVisible}`) : sql.empty;
 }

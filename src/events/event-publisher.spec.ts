@@ -3,13 +3,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { newTestService } from '../../test/support/unit.js';
 import { EventPublisher, PUB_SUB } from './event-publisher.js';
 import { OutboxRepository } from './outbox.repository.js';
+import { sql } from '../common/persistence/sql-template.js';
 
 const executor = { query: vi.fn() };
 
 async function setup() {
   const unit = await newTestService(EventPublisher, { providers: [{ provide: PUB_SUB, useValue: new PubSub() }] });
   const outbox = unit.mock(OutboxRepository);
-  outbox.erasedEvents.mockImplementation((scope) => ({ text: 'SELECT id FROM events WHERE …', params: [scope] }));
+  outbox.erasedEvents.mockImplementation((scope) => sql`SELECT id FROM events WHERE … ${scope}`);
   outbox.erase.mockResolvedValue(undefined);
   const eraser = { eraseContent: vi.fn().mockResolvedValue(undefined) };
   unit.service.addEraser(eraser);
@@ -24,7 +25,7 @@ describe('EventPublisher.eraseContent', () => {
     outbox.erase.mockImplementation(async () => void order.push('events'));
     await publisher.eraseContent(executor, { commentId: [7] });
     expect(order).toEqual(['copies', 'events']);
-    expect(eraser.eraseContent).toHaveBeenCalledWith(executor, { text: 'SELECT id FROM events WHERE …', params: [{ commentId: [7] }] });
+    expect(eraser.eraseContent).toHaveBeenCalledWith(executor, sql`SELECT id FROM events WHERE … ${{ commentId: [7] }}`);
     expect(outbox.erase).toHaveBeenCalledWith(executor, { commentId: [7] }, undefined);
   });
 
@@ -54,7 +55,7 @@ describe('EventPublisher.withdrawContent', () => {
     const { publisher, outbox, eraser } = await setup();
     const now = { audience: 'restricted' as const, owner: 2 };
     await publisher.withdrawContent(executor, { postId: [7] }, now);
-    expect(outbox.erasedEvents).toHaveBeenCalledWith({ postId: [7] }, 1, now);
+    expect(outbox.erasedEvents).toHaveBeenCalledWith({ postId: [7] }, now);
     expect(eraser.eraseContent).toHaveBeenCalledTimes(1);
     expect(outbox.erase).toHaveBeenCalledWith(executor, { postId: [7] }, now);
   });

@@ -3,7 +3,8 @@ import type { PubSubEngine } from 'graphql-subscriptions';
 import { type AudienceSet, type EventAudience, PUBLIC_AUDIENCE } from '../auth/read-policy.js';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
-import { Dialect, type Statement } from '../common/persistence/dialect.js';
+import { Dialect } from '../common/persistence/dialect.js';
+import type { Fragment } from '../common/persistence/sql-template.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { AppConfig } from '../config/app-config.js';
@@ -23,7 +24,7 @@ const ERASURE_CHUNK = 1000;
  * the log's: `events` is `SELECT id FROM events WHERE …`, the events an erasure reaches.
  */
 export interface ContentEraser {
-  eraseContent(executor: Executor, events: Statement): Promise<void>;
+  eraseContent(executor: Executor, events: Fragment): Promise<void>;
 }
 
 /**
@@ -113,7 +114,7 @@ export class EventPublisher {
       }
       return;
     }
-    const events = this.outbox.erasedEvents(scope, 1, beyond);
+    const events = this.outbox.erasedEvents(scope, beyond);
     if (!events) return;
     // The copies first: they are found through the events the erasure reaches.
     for (const eraser of this.erasers) await eraser.eraseContent(executor, events);
@@ -149,9 +150,9 @@ export class EventPublisher {
    */
   created<T>(name: BlogEventName, audience: EventAudience = PUBLIC_AUDIENCE): Companion<T> {
     const fields = Object.entries(this.definitionOf(name).eventRefs ?? {}) as [string, keyof T & string][];
-    return (row, source, next) => {
+    return (row, source) => {
       const refs = Object.fromEntries(fields.map(([ref, field]) => [ref, row.column(field)]));
-      return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource: row.json, audience, traceParent: traceParentOfActiveSpan() }, next);
+      return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource: row.json, audience, traceParent: traceParentOfActiveSpan() });
     };
   }
 

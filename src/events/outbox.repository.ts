@@ -1,7 +1,7 @@
 import { ANY_TAG, recordReadTags } from '../common/cache/read-tags.js';
 import { Injectable } from '@nestjs/common';
-import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import { Fragment, sql } from '../common/persistence/sql-template.js';
 import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { ANONYMOUS_READER, type Audience, type AudienceReader, audienceBeyondSql, type AudienceSet, audienceSql, type EventAudience } from '../auth/read-policy.js';
@@ -51,6 +51,13 @@ export interface EventFromRow {
 /** Whose eyes a read is for: ReadPolicy.canSeeAudience, in SQL (audienceSql). */
 export type EventReader = AudienceReader;
 
+/** audienceSql's condition as a fragment: each value it binds is a parameter where it binds it. */
+function audienceCondition(reader: AudienceReader): Fragment | null {
+  const values: unknown[] = [];
+  const text = audienceSql(reader, (value) => (values.push(value), '\u0000'));
+  return text === null ? null : new Fragment(text.split('\u0000'), values);
+}
+
 /** The reader who sees public events only: anonymous readers, and webhooks (whoever listens at their URL). */
 export const PUBLIC_READER: EventReader = ANONYMOUS_READER;
 
@@ -83,11 +90,9 @@ type Row = Record<string, unknown> & {
 /** The statements' parts that name the refs' columns, built once for the refs the resources declare. */
 interface Layout {
   refs: readonly EventRefColumn[];
-  columns: Map<string, string>;
-  select: string;
-  insert: string;
-  /** Parameters per row of `insert`. */
-  width: number;
+  columns: Map<string, Fragment>;
+  select: Fragment;
+  insert: Fragment;
 }
 
 const BATCH = 100;
@@ -103,33 +108,44 @@ const BATCH = 100;
 @Injectable()
 export class OutboxRepository {
   private shape?: Layout;
+  /** Dialect.eventsVisible; null where every committed event is readable. */
+  private readonly visible: Fragment | null;
+  private readonly oldestFirst: Fragment;
+  private readonly newestFirst: Fragment;
 
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
     private readonly catalog: ResourceCatalog,
-  ) {}
+  ) {
+    const { dialect } = sql;
+    this.visible = dialect.eventsVisible === null ? null : new Fragment([dialect.eventsVisible], [], true);
+    this.oldestFirst = new Fragment([dialect.eventOrder('asc')], [], true);
+    this.newestFirst = new Fragment([dialect.eventOrder('desc')], [], true);
+  }
 
   /** Records events in the write's transaction, in the order given; returns them as the log now holds them. */
   async append(executor: Executor, events: readonly NewEvent[]): Promise<StoredEvent[]> {
-    const { refs, insert, width } = this.layout;
+    const { refs, insert } = this.layout;
     const stored: StoredEvent[] = [];
     for (let start = 0; start < events.length; start += BATCH) {
       const chunk = events.slice(start, start + BATCH);
-      const rows = chunk.map((_, index) => `(${this.sql.placeholders(width, index * width + 1)})`);
-      const params = chunk.flatMap((event) => [
-        event.type,
-        this.sql.timestamp(event.occurredAt),
-        ...refs.map(({ ref }) => event.refs[ref] ?? null),
-        event.resource,
-        event.origin,
-        event.audience.audience,
-        event.audience.owner,
-        event.audience.except?.audience ?? null,
-        event.audience.except?.owner ?? null,
-        event.traceParent,
-      ]);
-      const written = await this.sql.rows<{ id: number | string; tx: number | string }>(this.sql.statement(`${insert} VALUES ${rows.join(', ')} RETURNING id, tx`), params, executor);
+      const rows = chunk.map((event) => {
+        const values = [
+          event.type,
+          this.sql.timestamp(event.occurredAt),
+          ...refs.map(({ ref }) => event.refs[ref] ?? null),
+          event.resource,
+          event.origin,
+          event.audience.audience,
+          event.audience.owner,
+          event.audience.except?.audience ?? null,
+          event.audience.except?.owner ?? null,
+          event.traceParent,
+        ];
+        return sql`(${sql.in(values)})`;
+      });
+      const written = await this.sql.rows<{ id: number | string; tx: number | string }>(sql`${insert} VALUES ${sql.join(rows)} RETURNING id, tx`, executor);
       // RETURNING gives no order for a multi-row INSERT: the ids were given in the rows' order.
       const positions = written.map((row) => ({ id: Number(row.id), tx: Number(row.tx) })).sort((a, b) => a.id - b.id);
       chunk.forEach((event, index) => stored.push({ ...positions[index], ...this.asStored(event) }));
@@ -158,52 +174,33 @@ export class OutboxRepository {
    * The INSERT of a new row's event, made from that row in the same write (`source` holds it;
    * see ResourceRepository.insertRecorded), its parameters numbered from `next`. Sends nothing.
    */
-  insertFrom(source: string, event: EventFromRow, next: number): Statement {
-    const refs = this.layout.refs.map(({ ref }) => event.refs[ref] ?? 'NULL').join(', ');
-    return {
-      text:
-        `${this.layout.insert} SELECT $${next}, $${next + 1}, ${refs}, ${event.resource}, ` +
-        `$${next + 2}, $${next + 3}, $${next + 4}, $${next + 5}, $${next + 6}, $${next + 7} FROM ${source}`,
-      params: [
-        event.type,
-        this.sql.timestamp(event.occurredAt),
-        event.origin,
-        event.audience.audience,
-        event.audience.owner,
-        event.audience.except?.audience ?? null,
-        event.audience.except?.owner ?? null,
-        event.traceParent,
-      ],
-    };
+  insertFrom(source: Fragment, event: EventFromRow): Fragment {
+    const refs = sql.raw(this.layout.refs.map(({ ref }) => event.refs[ref] ?? 'NULL').join(', '));
+    const { audience, owner, except } = event.audience;
+    return sql`${this.layout.insert} SELECT ${event.type}, ${this.sql.timestamp(event.occurredAt)}, ${refs}, ${sql.raw(event.resource)}, ${event.origin}, ${audience}, ${owner}, ${except?.audience ?? null}, ${except?.owner ?? null}, ${event.traceParent} FROM ${source}`;
   }
 
   /** Up to `limit` readable events after `position`, oldest first, matching `filter`. */
   after(position: EventPosition, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
-    const after = this.sql.dialect.eventsAfter(position, 1);
-    return this.select(after.condition, [...after.params], limit, filter);
+    return this.select(this.sql.dialect.eventsAfter(position), limit, filter);
   }
 
   /** The readable event at `position` when it matches `filter` (the same filter as `after`'s): none or one. */
   at(position: EventPosition, filter: EventFilter = {}): Promise<StoredEvent[]> {
-    return this.select('id = $1 AND tx = $2', [position.id, position.tx], 1, filter);
+    return this.select(sql`id = ${position.id} AND tx = ${position.tx}`, 1, filter);
   }
 
   /** The readable events `where` says, matching `filter`, oldest first: the one place that applies a reader's filter. */
-  private select(where: string, params: unknown[], limit: number, filter: EventFilter): Promise<StoredEvent[]> {
-    const dialect = this.sql.dialect;
+  private select(where: Fragment, limit: number, filter: EventFilter): Promise<StoredEvent[]> {
     const conditions = [where];
-    if (dialect.eventsVisible) conditions.push(dialect.eventsVisible);
-    if (filter.types && filter.types.length > 0) {
-      conditions.push(`type IN (${this.sql.placeholders(filter.types.length, params.length + 1)})`);
-      params.push(...filter.types);
-    }
-    for (const [ref, id] of Object.entries(filter.refs ?? {})) conditions.push(`${this.column(ref)} = $${params.push(id)}`);
+    if (this.visible) conditions.push(this.visible);
+    if (filter.types && filter.types.length > 0) conditions.push(sql`type IN (${sql.in(filter.types)})`);
+    for (const [ref, id] of Object.entries(filter.refs ?? {})) conditions.push(sql`${this.column(ref)} = ${id}`);
     // Hidden events are skipped here, so a page is as full as the log allows and its last event
     // (the next cursor) is one the reader saw; a hidden event never needs a cursor of its own.
-    const audience = filter.reader && audienceSql(filter.reader, (value) => `$${params.push(value)}`);
+    const audience = filter.reader && audienceCondition(filter.reader);
     if (audience) conditions.push(audience);
-    params.push(limit);
-    return this.read(`SELECT ${this.layout.select} FROM events WHERE ${conditions.join(' AND ')} ORDER BY ${dialect.eventOrder('asc')} LIMIT $${params.length}`, params);
+    return this.read(sql`SELECT ${this.layout.select} FROM events${sql.where(conditions)} ORDER BY ${this.oldestFirst} LIMIT ${limit}`);
   }
 
   /**
@@ -213,38 +210,35 @@ export class OutboxRepository {
    * events whose audience is wider than that one (content that stopped being public).
    */
   async erase(executor: Executor, scope: ErasureScope, beyond?: AudienceSet): Promise<void> {
-    const reached = this.reached(scope, 1, beyond);
+    const reached = this.reached(scope, beyond);
     if (!reached) return;
-    await this.sql.rows(this.sql.statement(`UPDATE events SET resource = NULL WHERE resource IS NOT NULL AND ${reached.condition}`), reached.params, executor);
+    await this.sql.rows(sql`UPDATE events SET resource = NULL WHERE resource IS NOT NULL AND ${reached}`, executor);
   }
 
   /**
-   * `SELECT id FROM events WHERE …`: the events an erasure of `scope` reaches, with its
-   * parameters numbered from `from`, for what keeps copies of their content to erase them
-   * with the same reach (webhook deliveries). Null when the scope names nothing.
+   * `SELECT id FROM events WHERE …`: the events an erasure of `scope` reaches, for what keeps
+   * copies of their content to erase them with the same reach (webhook deliveries). Null when
+   * the scope names nothing.
    */
-  erasedEvents(scope: ErasureScope, from = 1, beyond?: AudienceSet): Statement | null {
-    const reached = this.reached(scope, from, beyond);
-    return reached && { text: `SELECT id FROM events WHERE ${reached.condition}`, params: reached.params };
+  erasedEvents(scope: ErasureScope, beyond?: AudienceSet): Fragment | null {
+    const reached = this.reached(scope, beyond);
+    return reached && sql`SELECT id FROM events WHERE ${reached}`;
   }
 
-  private reached(scope: ErasureScope, from = 1, beyond?: AudienceSet): { condition: string; params: unknown[] } | null {
-    const params: unknown[] = [];
-    const conditions: string[] = [];
+  private reached(scope: ErasureScope, beyond?: AudienceSet): Fragment | null {
+    const conditions: Fragment[] = [];
     for (const [ref, ids = []] of Object.entries(scope)) {
-      if (ids.length === 0) continue;
-      params.push(...ids);
-      conditions.push(`${this.column(ref)} IN (${this.sql.placeholders(ids.length, from + params.length - ids.length)})`);
+      if (ids.length > 0) conditions.push(sql`${this.column(ref)} IN (${sql.in(ids)})`);
     }
     if (conditions.length === 0) return null;
-    const condition = `(${conditions.join(' OR ')})`;
-    if (!beyond) return { condition, params };
+    const condition = sql`(${sql.join(conditions, ' OR ')})`;
+    if (!beyond) return condition;
     const audience = audienceBeyondSql(beyond);
-    return audience ? { condition: `${condition} AND ${audience}`, params } : null;
+    return audience ? sql`${condition} AND ${sql.raw(audience)}` : null;
   }
 
   /** The column of a ref; a ref no resource declares is a programming error. */
-  private column(ref: string): string {
+  private column(ref: string): Fragment {
     const column = this.layout.columns.get(ref);
     if (!column) throw new Error(`No resource declares the event ref ${ref}`);
     return column;
@@ -259,10 +253,9 @@ export class OutboxRepository {
       const columns = refs.map(({ column }) => column);
       this.shape = {
         refs,
-        columns: new Map(refs.map(({ ref, column }) => [ref, column])),
-        select: ['id', 'tx', 'type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner', 'trace_parent'].join(', '),
-        insert: `INSERT INTO events (${['type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner', 'trace_parent'].join(', ')})`,
-        width: columns.length + 9,
+        columns: new Map(refs.map(({ ref, column }) => [ref, sql.raw(column)])),
+        select: sql.raw(['id', 'tx', 'type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner', 'trace_parent'].join(', ')),
+        insert: sql.raw(`INSERT INTO events (${['type', 'occurred_at', ...columns, 'resource', 'origin', 'audience', 'audience_owner', 'audience_except', 'audience_except_owner', 'trace_parent'].join(', ')})`),
       };
     }
     return this.shape;
@@ -275,36 +268,28 @@ export class OutboxRepository {
    * wait (SQLite), without a statement.
    */
   async heldBack(position: EventPosition): Promise<{ count: number; oldest: Date | null }> {
-    const visible = this.sql.dialect.eventsVisible;
-    if (!visible) return { count: 0, oldest: null };
-    const after = this.sql.dialect.eventsAfter(position, 1);
-    const [row] = await this.transactions.single(() =>
-      this.sql.rows<{ held: number | string; oldest: Date | string | null }>(
-        this.sql.statement(`SELECT COUNT(*) AS held, MIN(occurred_at) AS oldest FROM events WHERE ${after.condition} AND NOT (${visible})`),
-        after.params,
-      ),
-    );
+    if (!this.visible) return { count: 0, oldest: null };
+    const statement = sql`SELECT COUNT(*) AS held, MIN(occurred_at) AS oldest FROM events WHERE ${this.sql.dialect.eventsAfter(position)} AND NOT (${this.visible})`;
+    const [row] = await this.transactions.single(() => this.sql.rows<{ held: number | string; oldest: Date | string | null }>(statement));
     return { count: Number(row?.held ?? 0), oldest: row?.oldest == null ? null : toDate(row.oldest) };
   }
 
   /** The position of the newest readable event (the start when there is none). */
   async latest(): Promise<EventPosition> {
-    const visible = this.sql.dialect.eventsVisible;
-    const [row] = await this.read(`SELECT ${this.layout.select} FROM events${visible ? ` WHERE ${visible}` : ''} ORDER BY ${this.sql.dialect.eventOrder('desc')} LIMIT 1`, []);
+    const [row] = await this.read(sql`SELECT ${this.layout.select} FROM events${sql.where(this.visible ? [this.visible] : [])} ORDER BY ${this.newestFirst} LIMIT 1`);
     return row ? { tx: row.tx, id: row.id } : { tx: 0, id: 0 };
   }
 
   /** Sends `payload` to every session listening on `channel` (PostgreSQL); nothing where none can listen. */
   async notify(channel: string, payload: string): Promise<void> {
-    const notify = this.sql.dialect.notify;
-    if (notify) await this.sql.rows(notify, [channel, payload]);
+    const notify = this.sql.dialect.notify(channel, payload);
+    if (notify) await this.sql.rows(notify);
   }
 
-  private async read(text: string, params: readonly unknown[]): Promise<StoredEvent[]> {
+  private async read(statement: Fragment): Promise<StoredEvent[]> {
     // Every write adds to the log: an answer that shows events is dropped by any.
     recordReadTags(ANY_TAG);
-    const statement = this.sql.statement(text);
-    const rows = await this.transactions.single(() => this.sql.rows<Row>(statement, params));
+    const rows = await this.transactions.single(() => this.sql.rows<Row>(statement));
     const { refs } = this.layout;
     return rows.map((row) => ({
       id: Number(row.id),

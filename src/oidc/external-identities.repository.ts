@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Role } from '../common/actor.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import { sql } from '../common/persistence/sql-template.js';
 
 /** An OpenID Connect subject and the local user it is (null once that user was deleted). */
 export interface ExternalIdentity {
@@ -26,32 +27,16 @@ interface Row {
   tokens_valid_after: unknown;
 }
 
-/** The `external_identities` table (see its migration): fixed SQL through `Sql`, as every repository. */
+/** The `external_identities` table (see its migration). */
 @Injectable()
 export class ExternalIdentitiesRepository {
-  private readonly byKey: string;
-  private readonly insertLink: string;
-  private readonly relinkUser: string;
-  private readonly advance: string;
-  private readonly orphan: string;
-
-  constructor(private readonly sql: Sql) {
-    this.byKey = sql.statement(
-      'SELECT e.id, e.user_id, u.role, u.tokens_valid_after, e.roles_issued_at, e.orphaned_at FROM external_identities e ' +
-        'LEFT JOIN users u ON u.id = e.user_id WHERE e.issuer = $1 AND e.subject = $2',
-    );
-    this.insertLink = sql.statement(
-      'INSERT INTO external_identities (issuer, subject, user_id, roles_issued_at, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
-    );
-    this.relinkUser = sql.statement(
-      'UPDATE external_identities SET user_id = $1, roles_issued_at = $2, orphaned_at = NULL WHERE id = $3 AND (user_id IS NULL OR user_id NOT IN (SELECT id FROM users)) RETURNING id',
-    );
-    this.advance = sql.statement('UPDATE external_identities SET roles_issued_at = $1 WHERE id = $2 AND roles_issued_at < $3 RETURNING id');
-    this.orphan = sql.statement('UPDATE external_identities SET orphaned_at = $1 WHERE id = $2 AND orphaned_at IS NULL RETURNING id');
-  }
+  constructor(private readonly sql: Sql) {}
 
   async find(issuer: string, subject: string, executor?: Executor): Promise<ExternalIdentity | null> {
-    const [row] = await this.sql.rows<Row>(this.byKey, [issuer, subject], executor);
+    const [row] = await this.sql.rows<Row>(
+      sql`SELECT e.id, e.user_id, u.role, u.tokens_valid_after, e.roles_issued_at, e.orphaned_at FROM external_identities e LEFT JOIN users u ON u.id = e.user_id WHERE e.issuer = ${issuer} AND e.subject = ${subject}`,
+      executor,
+    );
     if (!row) return null;
     return {
       id: Number(row.id),
@@ -65,21 +50,24 @@ export class ExternalIdentitiesRepository {
 
   /** Fails with a unique violation when the subject already has a row (a concurrent first token). */
   async insert(issuer: string, subject: string, userId: number, rolesIssuedAt: number, executor: Executor): Promise<void> {
-    await this.sql.rows(this.insertLink, [issuer, subject, userId, rolesIssuedAt, this.sql.timestamp(new Date())], executor);
+    const statement = sql`INSERT INTO external_identities (issuer, subject, user_id, roles_issued_at, created_at) VALUES (${issuer}, ${subject}, ${userId}, ${rolesIssuedAt}, ${this.sql.timestamp(new Date())}) RETURNING id`;
+    await this.sql.rows(statement, executor);
   }
 
   /** Points an orphaned row at a new user; false when another token did it first. */
   async relink(id: number, userId: number, rolesIssuedAt: number, executor: Executor): Promise<boolean> {
-    return (await this.sql.written(this.relinkUser, [userId, rolesIssuedAt, id], executor)).length > 0;
+    const statement = sql`UPDATE external_identities SET user_id = ${userId}, roles_issued_at = ${rolesIssuedAt}, orphaned_at = NULL WHERE id = ${id} AND (user_id IS NULL OR user_id NOT IN (SELECT id FROM users)) RETURNING id`;
+    return (await this.sql.written(statement, executor)).length > 0;
   }
 
   /** Records a newer token's `iat`; false when a token at least as new was applied already. */
   async advanceRolesIssuedAt(id: number, issuedAt: number, executor?: Executor): Promise<boolean> {
-    return (await this.sql.written(this.advance, [issuedAt, id, issuedAt], executor)).length > 0;
+    const statement = sql`UPDATE external_identities SET roles_issued_at = ${issuedAt} WHERE id = ${id} AND roles_issued_at < ${issuedAt} RETURNING id`;
+    return (await this.sql.written(statement, executor)).length > 0;
   }
 
   /** Notes (once) when the deletion of the user was first seen. */
   async markOrphaned(id: number, now: number): Promise<void> {
-    await this.sql.written(this.orphan, [now, id]);
+    await this.sql.written(sql`UPDATE external_identities SET orphaned_at = ${now} WHERE id = ${id} AND orphaned_at IS NULL RETURNING id`);
   }
 }

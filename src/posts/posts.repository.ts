@@ -3,6 +3,7 @@ import type { CommentStatus, PostStatus, PostVisibility } from '../auth/read-pol
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import type { TextQuery } from '../common/persistence/text-search.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -45,32 +46,41 @@ export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ??
  * idx_posts_public and idx_posts_public_author) in (published_at, id) order, or the posts of one
  * non-public state (by author_id for an owner, else the primary key), of one owner unless the reader reads all.
  */
+/** The public posts, as a literal (see the class). */
+const PUBLIC = sql.raw("t.status = 'published'");
+const PUBLIC_UNALIASED = sql.raw("status = 'published'");
+
 @Injectable()
 export class PostsRepository extends ResourceRepository<Post> {
   /** A post's author, joined into its row (`post.author`). */
   readonly withAuthor: Join<Post, User>;
 
   constructor(
-    sql: Sql,
+    db: Sql,
     users: UsersRepository,
     private readonly config: AppConfig,
   ) {
-    super(sql, Post, [
+    super(db, Post, [
       {
         // Every post read carries its tags' slugs and ids in the same statement (no round trip of its own), as `slug id`.
         property: 'tags',
         name: 'tags',
-        expression: (alias) => sql.dialect.arrayOf(`g.slug || ' ' || g.id`, `FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id`),
+        expression: (alias) => db.dialect.arrayOf(`g.slug || ' ' || g.id`, `FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = ${alias}.id`),
         read: (value, item) => {
           // Sorted here, in code-point order (an ORDER BY would follow PostgreSQL's collation, which may weigh `-` differently).
-          const pairs = sql.dialect.readArray(value).map((pair) => pair.split(' ')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+          const pairs = db.dialect.readArray(value).map((pair) => pair.split(' ')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
           (item as Post).tagIds = pairs.map(([, id]) => Number(id));
           return pairs.map(([slug]) => slug);
         },
       },
     ]);
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
+    this.lockDueClause = sql.raw(db.dialect.lockRows({ skipLocked: true }));
+    this.lockClause = sql.raw(db.dialect.lockRows());
   }
+
+  private readonly lockDueClause: Fragment;
+  private readonly lockClause: Fragment;
 
   /** A post read by id is tagged with it; every other read of posts (a list, a search, a count) with `posts`. */
   protected override recordReads(read: ReadScope): void {
@@ -84,25 +94,19 @@ export class PostsRepository extends ResourceRepository<Post> {
    */
   async visibilityOf(id: number): Promise<PostVisibility | null> {
     this.recordReads({ kind: 'ids', ids: [id] });
-    const statement = this.cached('visibility', () => 'SELECT status, author_id FROM posts WHERE id = $1');
-    const [row] = await this.sql.rows<{ status: PostStatus; author_id: number }>(statement, [id]);
+    const [row] = await this.sql.rows<{ status: PostStatus; author_id: number }>(sql`SELECT status, author_id FROM posts WHERE id = ${id}`);
     return row ? { status: row.status, authorId: row.author_id } : null;
   }
 
   /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */
   async publicPage(request: PageRequest, authorId?: number): Promise<Page<Post>> {
     this.recordReads({ kind: 'list' });
-    const params: unknown[] = [];
-    const where = ["t.status = 'published'"];
-    if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
     const { after, afterTime } = request;
-    if (after !== undefined) where.push(`(t.published_at, t.id) < ${this.keyOf(params, after, afterTime)}`);
-    params.push(request.limit + 1);
-    const statement = this.cached(
-      `publicPage:${authorId !== undefined}:${after !== undefined}:${afterTime !== undefined}`,
-      () => `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY t.published_at DESC, t.id DESC LIMIT $${params.length}`,
-    );
-    const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit, publicCursor);
+    const where = [PUBLIC];
+    if (authorId !== undefined) where.push(sql`t.author_id = ${authorId}`);
+    if (after !== undefined) where.push(sql`(t.published_at, t.id) < ${this.keyOf(after, afterTime)}`);
+    const statement = sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY t.published_at DESC, t.id DESC LIMIT ${request.limit + 1}`;
+    const page = toPage(this.map(await this.sql.rows(statement)), request.limit, publicCursor);
     if (after !== undefined) page.hasPrevious = () => this.anyPublicFrom(after, afterTime, authorId);
     return page;
   }
@@ -111,38 +115,28 @@ export class PostsRepository extends ResourceRepository<Post> {
    * The (published_at, id) of a cursor as SQL: its own time, or for an id-only cursor (issued
    * before the list paged by publication) the publication time of that post, read in the same statement.
    */
-  private keyOf(params: unknown[], after: number, afterTime: Date | undefined): string {
-    if (afterTime !== undefined) return `($${params.push(this.sql.timestamp(afterTime))}, $${params.push(after)})`;
+  private keyOf(after: number, afterTime: Date | undefined): Fragment {
+    if (afterTime !== undefined) return sql`(${this.sql.timestamp(afterTime)}, ${after})`;
     // Each parameter once: SQLite numbers them by position.
-    return `((SELECT k.published_at FROM posts k WHERE k.id = $${params.push(after)}), $${params.push(after)})`;
+    return sql`((SELECT k.published_at FROM posts k WHERE k.id = ${after}), ${after})`;
   }
 
   private async anyPublicFrom(after: number, afterTime: Date | undefined, authorId?: number): Promise<boolean> {
     this.recordReads({ kind: 'list' });
-    const params: unknown[] = [];
-    const where = ["t.status = 'published'"];
-    if (authorId !== undefined) where.push(`t.author_id = $${params.push(authorId)}`);
-    where.push(`(t.published_at, t.id) >= ${this.keyOf(params, after, afterTime)}`);
-    const statement = this.cached(
-      `publicFrom:${authorId !== undefined}:${afterTime !== undefined}`,
-      () => `SELECT 1 AS found FROM posts t WHERE ${where.join(' AND ')} LIMIT 1`,
-    );
-    return (await this.sql.rows(statement, params)).length > 0;
+    const where = [PUBLIC];
+    if (authorId !== undefined) where.push(sql`t.author_id = ${authorId}`);
+    where.push(sql`(t.published_at, t.id) >= ${this.keyOf(after, afterTime)}`);
+    return (await this.sql.rows(sql`SELECT 1 AS found FROM posts t${sql.where(where)} LIMIT 1`)).length > 0;
   }
 
   /** The posts of one non-public state (of one owner, with `ownerId`), newest first, keyset-paged on the id. */
   async statusPage(status: PostStatus, request: PageRequest, ownerId?: number): Promise<Page<Post>> {
     this.recordReads({ kind: 'list' });
-    const params: unknown[] = [status];
-    const where = ['t.status = $1'];
-    if (ownerId !== undefined) where.push(`t.author_id = $${params.push(ownerId)}`);
-    if (request.after !== undefined) where.push(`t.id < $${params.push(request.after)}`);
-    params.push(request.limit + 1);
-    const statement = this.cached(
-      `statusPage:${ownerId !== undefined}:${request.after !== undefined}`,
-      () => `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY t.id DESC LIMIT $${params.length}`,
-    );
-    return toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+    const where = [sql`t.status = ${status}`];
+    if (ownerId !== undefined) where.push(sql`t.author_id = ${ownerId}`);
+    if (request.after !== undefined) where.push(sql`t.id < ${request.after}`);
+    const statement = sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY t.id DESC LIMIT ${request.limit + 1}`;
+    return toPage(this.map(await this.sql.rows(statement)), request.limit);
   }
 
   /**
@@ -155,42 +149,24 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return [];
-    const params: unknown[] = [];
-    if (filter.search) params.push(this.sql.dialect.searchText(filter.search));
-    const where = this.filterConditions(filter, tagIds, params);
+    const where = this.filterConditions(filter, tagIds);
     const direction = plan.descending ? 'DESC' : 'ASC';
     if (after !== undefined) {
-      const comparison = plan.descending ? '<' : '>';
-      if (plan.column === null) where.push(`t.id ${comparison} $${params.push(after.id)}`);
+      const comparison = sql.raw(plan.descending ? '<' : '>');
+      if (plan.column === null) where.push(sql`t.id ${comparison} ${after.id}`);
       else {
         const key = after.key instanceof Date ? this.sql.timestamp(after.key) : after.key;
-        where.push(`(${plan.column}, t.id) ${comparison} ($${params.push(key)}, $${params.push(after.id)})`);
+        where.push(sql`(${sql.raw(plan.column)}, t.id) ${comparison} (${key}, ${after.id})`);
       }
     }
     const order = plan.column === null ? `t.id ${direction}` : `${plan.column} ${direction}, t.id ${direction}`;
-    params.push(limit);
-    const shape = [
-      filter.search !== null,
-      filter.status !== undefined,
-      filter.authorId !== undefined,
-      filter.tags.length,
-      filter.publishedAfter !== undefined,
-      filter.publishedBefore !== undefined,
-      plan.sort,
-      plan.key,
-      after !== undefined,
-    ].join(':');
-    const statement = this.cached(`findPage:${shape}`, () =>
-      filter.search
-        ? this.sql.dialect.searchStatement({ select: this.select, where, order, limit: `$${params.length}` })
-        : `SELECT ${this.select} FROM ${this.from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
-    );
-    const rows = filter.search ? await this.searched(statement, params) : await this.sql.rows<Record<string, unknown>>(statement, params);
-    return rows.map((row) => ({
-      post: this.fromRow(row),
-      rank: filter.search ? Number(row.search_rank) : null,
-      snippet: filter.search ? String(row.search_snippet ?? '') : null,
-    }));
+    if (filter.search) {
+      const query = this.sql.dialect.searchText(filter.search);
+      const rows = await this.searched(this.sql.dialect.searchStatement({ query, select: this.select, where, order, limit }));
+      return rows.map((row) => ({ post: this.fromRow(row), rank: Number(row.search_rank), snippet: String(row.search_snippet ?? '') }));
+    }
+    const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY ${sql.raw(order)} LIMIT ${limit}`);
+    return rows.map((row) => ({ post: this.fromRow(row), rank: null, snippet: null }));
   }
 
   /** How many posts a filtered list holds. */
@@ -198,18 +174,16 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return 0;
-    const params: unknown[] = [];
-    const where = filter.search ? [this.sql.dialect.searchCondition(`$${params.push(this.sql.dialect.searchText(filter.search))}`)] : [];
-    where.push(...this.filterConditions(filter, tagIds, params));
-    const shape = [filter.search !== null, filter.status !== undefined, filter.authorId !== undefined, filter.tags.length, filter.publishedAfter !== undefined, filter.publishedBefore !== undefined].join(':');
-    const statement = this.cached(`countMatching:${shape}`, () => `SELECT COUNT(*) AS count FROM posts t WHERE ${where.join(' AND ')}`);
-    const [row] = filter.search ? await this.searched<{ count: number | string }>(statement, params) : await this.sql.rows<{ count: number | string }>(statement, params);
+    const where = filter.search ? [this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search))] : [];
+    where.push(...this.filterConditions(filter, tagIds));
+    const statement = sql`SELECT COUNT(*) AS count FROM posts t${sql.where(where)}`;
+    const [row] = filter.search ? await this.searched<{ count: number | string }>(statement) : await this.sql.rows<{ count: number | string }>(statement);
     return Number(row.count);
   }
 
   /** A search's statement, stopped past SEARCH_TIMEOUT_MS where the database can stop it (PostgreSQL). */
-  private searched<T = Record<string, unknown>>(statement: string, params: unknown[]): Promise<T[]> {
-    return this.sql.boundedRows<T>(statement, params, this.config.searchTimeoutMs);
+  private searched<T = Record<string, unknown>>(statement: Fragment): Promise<T[]> {
+    return this.sql.boundedRows<T>(statement, this.config.searchTimeoutMs);
   }
 
   /**
@@ -222,33 +196,27 @@ export class PostsRepository extends ResourceRepository<Post> {
   private async tagIdsOf(slugs: readonly string[]): Promise<number[] | null> {
     this.recordReads({ kind: 'list' });
     if (slugs.length === 0) return [];
-    const statement = this.cached(`tagIdsOf:${slugs.length}`, () => `SELECT id FROM tags WHERE slug IN (${this.sql.placeholders(slugs.length)})`);
-    const rows = await this.sql.rows<{ id: number | string }>(statement, slugs);
+    const rows = await this.sql.rows<{ id: number | string }>(sql`SELECT id FROM tags WHERE slug IN (${sql.in(slugs)})`);
     return rows.length === slugs.length ? rows.map((row) => Number(row.id)) : null;
   }
 
-  /** The conditions of a filter over `t` (its tags by id), their parameters pushed onto `params` in order. */
-  private filterConditions(filter: PostFilter, tagIds: readonly number[], params: unknown[]): string[] {
-    const where = [filter.status === undefined ? "t.status = 'published'" : `t.status = $${params.push(filter.status)}`];
-    if (filter.authorId !== undefined) where.push(`t.author_id = $${params.push(filter.authorId)}`);
+  /** The conditions of a filter over `t` (its tags by id), their parameters in order. */
+  private filterConditions(filter: PostFilter, tagIds: readonly number[]): Fragment[] {
+    const where = [filter.status === undefined ? PUBLIC : sql`t.status = ${filter.status}`];
+    if (filter.authorId !== undefined) where.push(sql`t.author_id = ${filter.authorId}`);
     // Every one of the tags: one probe of post_tags' primary key per tag and post.
-    for (const tagId of tagIds) where.push(`EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = t.id AND pt.tag_id = $${params.push(tagId)})`);
-    if (filter.publishedAfter !== undefined) where.push(`t.published_at >= $${params.push(this.sql.timestamp(filter.publishedAfter))}`);
-    if (filter.publishedBefore !== undefined) where.push(`t.published_at < $${params.push(this.sql.timestamp(filter.publishedBefore))}`);
+    for (const tagId of tagIds) where.push(sql`EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = t.id AND pt.tag_id = ${tagId})`);
+    if (filter.publishedAfter !== undefined) where.push(sql`t.published_at >= ${this.sql.timestamp(filter.publishedAfter)}`);
+    if (filter.publishedBefore !== undefined) where.push(sql`t.published_at < ${this.sql.timestamp(filter.publishedBefore)}`);
     return where;
   }
 
   /** How many public posts (of one author), or how many of one non-public state (of one owner). */
   async countVisible(filter: { status?: PostStatus; authorId?: number }): Promise<number> {
     this.recordReads({ kind: 'list' });
-    const params: unknown[] = [];
-    const where = [filter.status === undefined ? "status = 'published'" : `status = $${params.push(filter.status)}`];
-    if (filter.authorId !== undefined) where.push(`author_id = $${params.push(filter.authorId)}`);
-    const statement = this.cached(
-      `countVisible:${filter.status !== undefined}:${filter.authorId !== undefined}`,
-      () => `SELECT COUNT(*) AS count FROM posts WHERE ${where.join(' AND ')}`,
-    );
-    const [row] = await this.sql.rows<{ count: number | string }>(statement, params);
+    const where = [filter.status === undefined ? PUBLIC_UNALIASED : sql`status = ${filter.status}`];
+    if (filter.authorId !== undefined) where.push(sql`author_id = ${filter.authorId}`);
+    const [row] = await this.sql.rows<{ count: number | string }>(sql`SELECT COUNT(*) AS count FROM posts${sql.where(where)}`);
     return Number(row.count);
   }
 
@@ -257,23 +225,15 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const byAuthor = new Map<number, Post[]>(authorIds.map((id) => [id, []]));
     if (authorIds.length === 0) return byAuthor;
-    const statement = this.cached(
-      `publicPagesFor:${authorIds.length}`,
-      () =>
-        `SELECT ${this.select} FROM ${this.from} WHERE t.id IN (SELECT page.id FROM ` +
-        `(SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.author_id ORDER BY ranked.published_at DESC, ranked.id DESC) AS rn ` +
-        `FROM posts ranked WHERE ranked.status = 'published' AND ranked.author_id IN (${this.sql.placeholders(authorIds.length)})) page ` +
-        `WHERE page.rn <= $${authorIds.length + 1}) ORDER BY t.published_at DESC, t.id DESC`,
-    );
-    for (const post of this.map(await this.sql.rows(statement, [...authorIds, limit]))) byAuthor.get(post.authorId)?.push(post);
+    const statement = sql`SELECT ${this.select} FROM ${this.from} WHERE t.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.author_id ORDER BY ranked.published_at DESC, ranked.id DESC) AS rn FROM posts ranked WHERE ranked.status = 'published' AND ranked.author_id IN (${sql.in(authorIds)})) page WHERE page.rn <= ${limit}) ORDER BY t.published_at DESC, t.id DESC`;
+    for (const post of this.map(await this.sql.rows(statement))) byAuthor.get(post.authorId)?.push(post);
     return byAuthor;
   }
 
   /** Whether any scheduled post is due at `now`: one read of idx_posts_scheduled, outside any transaction. */
   async anyDue(now: Date): Promise<boolean> {
     this.recordReads({ kind: 'list' });
-    const statement = this.cached('anyDue', () => "SELECT 1 AS found FROM posts WHERE status = 'scheduled' AND publish_at <= $1 LIMIT 1");
-    return (await this.sql.rows(statement, [this.sql.timestamp(now)])).length > 0;
+    return (await this.sql.rows(sql`SELECT 1 AS found FROM posts WHERE status = 'scheduled' AND publish_at <= ${this.sql.timestamp(now)} LIMIT 1`)).length > 0;
   }
 
   /**
@@ -282,39 +242,29 @@ export class PostsRepository extends ResourceRepository<Post> {
    */
   async lockDue(now: Date, limit: number, executor: Executor): Promise<Post[]> {
     this.recordReads({ kind: 'list' });
-    const statement = this.cached(
-      'lockDue',
-      () =>
-        `SELECT ${this.columnList} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= $1 ` +
-        `ORDER BY t.publish_at, t.id LIMIT $2${this.sql.dialect.lockRows({ skipLocked: true })}`,
-    );
-    return this.map(await this.sql.rows(statement, [this.sql.timestamp(now), limit], executor));
+    const statement = sql`SELECT ${this.columnList} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= ${this.sql.timestamp(now)} ORDER BY t.publish_at, t.id LIMIT ${limit}${this.lockDueClause}`;
+    return this.map(await this.sql.rows(statement, executor));
   }
 
   /** The ids of posts trashed before `before`, oldest first. */
   async trashedBefore(before: Date, limit: number): Promise<number[]> {
     this.recordReads({ kind: 'list' });
-    const statement = this.cached(
-      'trashedBefore',
-      () => "SELECT id FROM posts WHERE status = 'trashed' AND trashed_at < $1 ORDER BY trashed_at, id LIMIT $2",
-    );
-    const rows = await this.sql.rows<{ id: number | string }>(statement, [this.sql.timestamp(before), limit]);
+    const statement = sql`SELECT id FROM posts WHERE status = 'trashed' AND trashed_at < ${this.sql.timestamp(before)} ORDER BY trashed_at, id LIMIT ${limit}`;
+    const rows = await this.sql.rows<{ id: number | string }>(statement);
     return rows.map((row) => Number(row.id));
   }
 
   /** The row as it is, locked until the transaction ends (PostgreSQL), for a write that reads it first. */
   async findForUpdate(id: number, executor: Executor): Promise<Post | null> {
     this.recordReads({ kind: 'ids', ids: [id] });
-    const statement = this.cached('forUpdate', () => `SELECT ${this.columnList} FROM ${this.from} WHERE t.id = $1${this.sql.dialect.lockRows()}`);
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
+    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.columnList} FROM ${this.from} WHERE t.id = ${id}${this.lockClause}`, executor);
     return row ? this.table.fromRow(row) : null;
   }
 
   /** The comments that deleting this post takes with it (the foreign key cascades), with their status: the audience of their deletion events. */
   async cascadedComments(postId: number, executor: Executor): Promise<{ id: number; postId: number; authorId: number; status: CommentStatus }[]> {
     this.recordReads({ kind: 'ids', ids: [postId] });
-    const statement = this.cached('cascadeComments', () => 'SELECT id, author_id, status FROM comments WHERE post_id = $1');
-    const rows = await this.sql.rows<{ id: number; author_id: number; status: CommentStatus }>(statement, [postId], executor);
+    const rows = await this.sql.rows<{ id: number; author_id: number; status: CommentStatus }>(sql`SELECT id, author_id, status FROM comments WHERE post_id = ${postId}`, executor);
     return rows.map((row) => ({ id: row.id, postId, authorId: row.author_id, status: row.status }));
   }
 }

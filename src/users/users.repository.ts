@@ -4,6 +4,7 @@ import { ResourceRepository } from '../common/persistence/resource-repository.js
 import type { Account, AccountLookup } from '../auth/account-lookup.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { User, type UserRole } from './user.entity.js';
 
 /** What deleting a user takes with it (the foreign keys cascade), for the deletion events. */
@@ -16,8 +17,11 @@ export interface UserCascade {
 
 @Injectable()
 export class UsersRepository extends ResourceRepository<User> implements AccountLookup {
-  constructor(sql: Sql) {
-    super(sql, User);
+  private readonly lockClause: Fragment;
+
+  constructor(db: Sql) {
+    super(db, User);
+    this.lockClause = sql.raw(db.dialect.lockRows());
   }
 
   /** Users' reads record nothing: every write of a user drops every cached answer. */
@@ -25,8 +29,7 @@ export class UsersRepository extends ResourceRepository<User> implements Account
 
   /** For sign-in only: the one read that loads the password hash. */
   async findWithPasswordHash(email: string): Promise<User | null> {
-    const statement = this.cached('withHash', () => `SELECT ${this.select}, t.password_hash FROM ${this.from} WHERE t.email = $1`);
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [email]);
+    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select}, t.password_hash FROM ${this.from} WHERE t.email = ${email}`);
     if (!row) return null;
     const user = this.table.fromRow(row);
     user.passwordHash = row.password_hash as string;
@@ -35,56 +38,42 @@ export class UsersRepository extends ResourceRepository<User> implements Account
 
   /** What a credential check needs: the role and the revocation stamp. */
   async findAccount(id: number): Promise<Account | null> {
-    const statement = this.cached('account', () => 'SELECT id, role, tokens_valid_after FROM users WHERE id = $1');
-    const [row] = await this.sql.rows<{ id: number; role: UserRole; tokens_valid_after: unknown }>(statement, [id]);
+    const [row] = await this.sql.rows<{ id: number; role: UserRole; tokens_valid_after: unknown }>(sql`SELECT id, role, tokens_valid_after FROM users WHERE id = ${id}`);
     if (!row) return null;
     return { id: row.id, role: row.role, tokensValidAfter: row.tokens_valid_after == null ? null : toDate(row.tokens_valid_after) };
   }
 
   /** Refuses every token issued so far; no new version (the representation does not change). */
   async revokeTokens(id: number, at: Date, executor?: Executor): Promise<boolean> {
-    const statement = this.cached('revoke', () => 'UPDATE users SET tokens_valid_after = $1 WHERE id = $2 RETURNING id');
-    return (await this.sql.written(statement, [this.sql.timestamp(at), id], executor)).length > 0;
+    return (await this.sql.written(sql`UPDATE users SET tokens_valid_after = ${this.sql.timestamp(at)} WHERE id = ${id} RETURNING id`, executor)).length > 0;
   }
 
   /** The admins, locked until the transaction ends on PostgreSQL (SQLite has one writer), so two demotions cannot both see another admin. */
   async lockAdmins(executor: Executor): Promise<number[]> {
-    const statement = this.cached('admins', () => `SELECT id FROM users WHERE role = 'admin' ORDER BY id${this.sql.dialect.lockRows()}`);
-    return (await this.sql.rows<{ id: number }>(statement, [], executor)).map((row) => row.id);
+    return (await this.sql.rows<{ id: number }>(sql`SELECT id FROM users WHERE role = 'admin' ORDER BY id${this.lockClause}`, executor)).map((row) => row.id);
   }
 
   /** For checking a `currentPassword`: the hash, and the e-mail the sign-in limits count it under. */
   async passwordOf(id: number): Promise<{ email: string; passwordHash: string } | null> {
-    const statement = this.cached('passwordOf', () => 'SELECT email, password_hash FROM users WHERE id = $1');
-    const [row] = await this.sql.rows<{ email: string; password_hash: string }>(statement, [id]);
+    const [row] = await this.sql.rows<{ email: string; password_hash: string }>(sql`SELECT email, password_hash FROM users WHERE id = ${id}`);
     return row ? { email: row.email, passwordHash: row.password_hash } : null;
   }
 
   async findByEmail(email: string, executor?: Executor): Promise<User | null> {
-    const statement = this.cached('byEmail', () => `SELECT ${this.select} FROM ${this.from} WHERE t.email = $1`);
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [email], executor);
+    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select} FROM ${this.from} WHERE t.email = ${email}`, executor);
     return row ? this.table.fromRow(row) : null;
   }
 
   async countWithRole(role: UserRole, executor?: Executor): Promise<number> {
-    const statement = this.cached('countRole', () => `SELECT COUNT(*) AS count FROM ${this.table.name} WHERE role = $1`);
-    const [row] = await this.sql.rows<{ count: number | string }>(statement, [role], executor);
+    const [row] = await this.sql.rows<{ count: number | string }>(sql`SELECT COUNT(*) AS count FROM ${this.tableName} WHERE role = ${role}`, executor);
     return Number(row.count);
   }
 
   async cascade(id: number, executor: Executor): Promise<UserCascade> {
-    const posts = this.cached('cascadePosts', () => 'SELECT id, author_id, status FROM posts WHERE author_id = $1');
-    const comments = this.cached(
-      'cascadeComments',
-      () =>
-        // Their comments, the comments on their posts, and (by the parent_id cascade) every reply under those.
-        'WITH RECURSIVE doomed(id) AS (SELECT c.id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.author_id = $1 OR p.author_id = $2 ' +
-        'UNION SELECT c.id FROM comments c JOIN doomed d ON c.parent_id = d.id) ' +
-        'SELECT c.id, c.post_id, c.author_id, c.status, p.status AS post_status, p.author_id AS post_author_id FROM comments c ' +
-        'JOIN posts p ON p.id = c.post_id WHERE c.id IN (SELECT id FROM doomed)',
-    );
-    const postRows = await this.sql.rows<{ id: number; author_id: number; status: PostStatus }>(posts, [id], executor);
-    const commentRows = await this.sql.rows<{ id: number; post_id: number; author_id: number; status: CommentStatus; post_status: PostStatus; post_author_id: number }>(comments, [id, id], executor);
+    const postRows = await this.sql.rows<{ id: number; author_id: number; status: PostStatus }>(sql`SELECT id, author_id, status FROM posts WHERE author_id = ${id}`, executor);
+    // Their comments, the comments on their posts, and (by the parent_id cascade) every reply under those.
+    const comments = sql`WITH RECURSIVE doomed(id) AS (SELECT c.id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.author_id = ${id} OR p.author_id = ${id} UNION SELECT c.id FROM comments c JOIN doomed d ON c.parent_id = d.id) SELECT c.id, c.post_id, c.author_id, c.status, p.status AS post_status, p.author_id AS post_author_id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.id IN (SELECT id FROM doomed)`;
+    const commentRows = await this.sql.rows<{ id: number; post_id: number; author_id: number; status: CommentStatus; post_status: PostStatus; post_author_id: number }>(comments, executor);
     return {
       posts: postRows.map((row) => ({ id: row.id, authorId: row.author_id, status: row.status })),
       comments: commentRows.map((row) => ({

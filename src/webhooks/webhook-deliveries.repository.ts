@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { toDate } from '../common/persistence/entity-table.js';
-import type { Statement } from '../common/persistence/dialect.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 
 /** One event to send to one webhook, as the feeder creates it. */
 export interface NewDelivery {
@@ -59,23 +59,21 @@ const CHUNK = 100;
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(private readonly sql: Sql) {}
+  private readonly claimLock: Fragment;
+
+  constructor(private readonly sql: Sql) {
+    this.claimLock = claimLockOf(sql);
+  }
 
   /** Queues deliveries due now; one (webhook, event) is queued once however often it is offered. */
   async insert(deliveries: readonly NewDelivery[], executor: Executor): Promise<void> {
     const now = this.sql.timestamp(new Date());
     for (let start = 0; start < deliveries.length; start += CHUNK) {
-      const chunk = deliveries.slice(start, start + CHUNK);
-      const values = chunk.map((_, index) => `(${this.sql.placeholders(8, index * 8 + 1)}, 'pending', 0)`).join(', ');
-      const params = chunk.flatMap((delivery) => [delivery.webhookId, delivery.eventId, delivery.eventCursor, delivery.messageId, delivery.payload, delivery.traceParent, now, now]);
-      await this.sql.rows(
-        this.sql.statement(
-          `INSERT INTO webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, trace_parent, next_attempt_at, created_at, status, attempts) ` +
-            `VALUES ${values} ON CONFLICT (webhook_id, event_id) DO NOTHING`,
-        ),
-        params,
-        executor,
-      );
+      const rows = deliveries
+        .slice(start, start + CHUNK)
+        .map((delivery) => sql`(${delivery.webhookId}, ${delivery.eventId}, ${delivery.eventCursor}, ${delivery.messageId}, ${delivery.payload}, ${delivery.traceParent}, ${now}, ${now}, 'pending', 0)`);
+      const statement = sql`INSERT INTO webhook_deliveries (webhook_id, event_id, event_cursor, message_id, payload, trace_parent, next_attempt_at, created_at, status, attempts) VALUES ${sql.join(rows)} ON CONFLICT (webhook_id, event_id) DO NOTHING`;
+      await this.sql.rows(statement, executor);
     }
   }
 
@@ -85,22 +83,12 @@ export class WebhookDeliveriesRepository {
    * skipped (SKIP LOCKED), and a claimed row is not due again before its lease ends.
    */
   async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-    const lock = this.sql.dialect.lockRows({ of: 'd', skipLocked: true });
-    const statement = this.sql.statement(
-      `UPDATE webhook_deliveries SET lease_until = $1 WHERE id IN (` +
-        `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id ` +
-        `WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until < $3) AND w.active = $4 ` +
-        `ORDER BY d.next_attempt_at LIMIT $5${lock}) ` +
-        `RETURNING id, webhook_id, event_cursor, message_id, payload, attempts, trace_parent`,
-    );
     const nowParam = this.sql.timestamp(now);
-    const rows = await this.sql.written<Record<string, unknown>>(statement, [this.sql.timestamp(leaseUntil), nowParam, nowParam, true, limit]);
+    const statement = sql`UPDATE webhook_deliveries SET lease_until = ${this.sql.timestamp(leaseUntil)} WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowParam} AND (d.lease_until IS NULL OR d.lease_until < ${nowParam}) AND w.active = ${true} ORDER BY d.next_attempt_at LIMIT ${limit}${this.claimLock}) RETURNING id, webhook_id, event_cursor, message_id, payload, attempts, trace_parent`;
+    const rows = await this.sql.written<Record<string, unknown>>(statement);
     if (rows.length === 0) return [];
     const webhookIds = [...new Set(rows.map((row) => Number(row.webhook_id)))];
-    const targets = await this.sql.rows<{ id: number; url: string; secret: string }>(
-      this.sql.statement(`SELECT id, url, secret FROM webhooks WHERE id IN (${this.sql.placeholders(webhookIds.length)})`),
-      webhookIds,
-    );
+    const targets = await this.sql.rows<{ id: number; url: string; secret: string }>(sql`SELECT id, url, secret FROM webhooks WHERE id IN (${sql.in(webhookIds)})`);
     const byId = new Map(targets.map((target) => [Number(target.id), target]));
     return rows.flatMap((row) => {
       const target = byId.get(Number(row.webhook_id));
@@ -128,31 +116,13 @@ export class WebhookDeliveriesRepository {
   async record(delivery: ClaimedDelivery, result: AttemptResult, executor: Executor): Promise<boolean> {
     const status = result.outcome === 'retrying' ? 'pending' : result.outcome;
     const updated = await this.sql.written(
-      this.sql.statement(
-        `UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, next_attempt_at = $2, lease_until = NULL ` +
-          `WHERE id = $3 AND attempts = $4 AND status = 'pending' RETURNING id`,
-      ),
-      [status, this.sql.timestamp(result.nextAttemptAt ?? result.at), delivery.id, delivery.attempts],
+      sql`UPDATE webhook_deliveries SET status = ${status}, attempts = attempts + 1, next_attempt_at = ${this.sql.timestamp(result.nextAttemptAt ?? result.at)}, lease_until = NULL WHERE id = ${delivery.id} AND attempts = ${delivery.attempts} AND status = 'pending' RETURNING id`,
       executor,
     );
     if (updated.length === 0) return false;
+    const nextAttemptAt = result.nextAttemptAt ? this.sql.timestamp(result.nextAttemptAt) : null;
     await this.sql.rows(
-      this.sql.statement(
-        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event_cursor, attempt, status, http_status, duration_ms, error, at, next_attempt_at) ` +
-          `VALUES (${this.sql.placeholders(10)})`,
-      ),
-      [
-        delivery.id,
-        delivery.webhookId,
-        delivery.eventCursor,
-        delivery.attempts + 1,
-        result.outcome,
-        result.httpStatus,
-        result.durationMs,
-        result.error,
-        this.sql.timestamp(result.at),
-        result.nextAttemptAt ? this.sql.timestamp(result.nextAttemptAt) : null,
-      ],
+      sql`INSERT INTO webhook_attempts (delivery_id, webhook_id, event_cursor, attempt, status, http_status, duration_ms, error, at, next_attempt_at) VALUES (${delivery.id}, ${delivery.webhookId}, ${delivery.eventCursor}, ${delivery.attempts + 1}, ${result.outcome}, ${result.httpStatus}, ${result.durationMs}, ${result.error}, ${this.sql.timestamp(result.at)}, ${nextAttemptAt})`,
       executor,
     );
     return true;
@@ -161,10 +131,7 @@ export class WebhookDeliveriesRepository {
   /** A webhook's latest attempts, newest first. */
   async attempts(webhookId: number, limit: number): Promise<AttemptRecord[]> {
     const rows = await this.sql.rows<Record<string, unknown>>(
-      this.sql.statement(
-        'SELECT event_cursor, attempt, status, duration_ms, error, at, next_attempt_at FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2',
-      ),
-      [webhookId, limit],
+      sql`SELECT event_cursor, attempt, status, duration_ms, error, at, next_attempt_at FROM webhook_attempts WHERE webhook_id = ${webhookId} ORDER BY id DESC LIMIT ${limit}`,
     );
     return rows.map((row) => ({
       eventCursor: row.event_cursor as string,
@@ -185,11 +152,7 @@ export class WebhookDeliveriesRepository {
   async pruneBatch(before: Date, limit: number): Promise<number> {
     // A delivery's next_attempt_at is set to the time of its last attempt when it ends.
     const deleted = await this.sql.written(
-      this.sql.statement(
-        `DELETE FROM webhook_deliveries WHERE id IN (` +
-          `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND next_attempt_at < $1 LIMIT $2) RETURNING id`,
-      ),
-      [this.sql.timestamp(before), limit],
+      sql`DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND next_attempt_at < ${this.sql.timestamp(before)} LIMIT ${limit}) RETURNING id`,
     );
     return deleted.length;
   }
@@ -200,12 +163,8 @@ export class WebhookDeliveriesRepository {
    * (bodies are signed when sent, so it stays valid), and what was sent keeps no copy. One read
    * and one UPDATE per hundred bodies changed.
    */
-  async eraseContent(executor: Executor, events: Statement): Promise<void> {
-    const rows = await this.sql.rows<{ id: number | string; payload: string }>(
-      this.sql.statement(`SELECT id, payload FROM webhook_deliveries WHERE event_id IN (${events.text})`),
-      events.params,
-      executor,
-    );
+  async eraseContent(executor: Executor, events: Fragment): Promise<void> {
+    const rows = await this.sql.rows<{ id: number | string; payload: string }>(sql`SELECT id, payload FROM webhook_deliveries WHERE event_id IN (${events})`, executor);
     const erased = rows.flatMap((row) => {
       const body = JSON.parse(row.payload) as { data?: Record<string, unknown> };
       if (!body.data || !('resource' in body.data)) return [];
@@ -214,22 +173,24 @@ export class WebhookDeliveriesRepository {
     });
     for (let start = 0; start < erased.length; start += CHUNK) {
       const chunk = erased.slice(start, start + CHUNK);
-      const cases = chunk.map((_, index) => `WHEN $${index * 2 + 1} THEN $${index * 2 + 2}`).join(' ');
-      const params: unknown[] = chunk.flatMap((row) => [row.id, row.payload]);
-      const ids = this.sql.placeholders(chunk.length, params.length + 1);
-      params.push(...chunk.map((row) => row.id));
-      await this.sql.rows(this.sql.statement(`UPDATE webhook_deliveries SET payload = CASE id ${cases} END WHERE id IN (${ids})`), params, executor);
+      const cases = sql.join(
+        chunk.map((row) => sql`WHEN ${row.id} THEN ${row.payload}`),
+        ' ',
+      );
+      const ids = sql.in(chunk.map((row) => row.id));
+      await this.sql.rows(sql`UPDATE webhook_deliveries SET payload = CASE id ${cases} END WHERE id IN (${ids})`, executor);
     }
   }
 
   /** Deliveries neither delivered nor given up, and the active webhooks: one statement. */
   async workload(): Promise<{ pending: number; activeWebhooks: number }> {
     const [row] = await this.sql.rows<{ pending: number | string; active: number | string }>(
-      this.sql.statement(
-        "SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM webhooks WHERE active = $1) AS active",
-      ),
-      [true],
+      sql`SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM webhooks WHERE active = ${true}) AS active`,
     );
     return { pending: Number(row.pending), activeWebhooks: Number(row.active) };
   }
+}
+
+function claimLockOf(db: Sql): Fragment {
+  return sql.raw(db.dialect.lockRows({ of: 'd', skipLocked: true }));
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import type { EventPosition } from '../events/event-cursor.js';
 import type { EventType } from './dto/create-webhook.dto.js';
 
@@ -33,57 +34,54 @@ export interface WebhookChanges {
   after?: EventPosition;
 }
 
-const COLUMNS = 'id, url, types, description, active, after_tx, after_id, created_at, updated_at';
+const COLUMNS = sql.raw('id, url, types, description, active, after_tx, after_id, created_at, updated_at');
 
 /** The `webhooks` table, and the feeder's position in the outbox (`webhook_feed`, one row). */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly sql: Sql) {}
+  private readonly lockClause: Fragment;
+
+  constructor(private readonly sql: Sql) {
+    this.lockClause = lockOf(sql);
+  }
 
   async insert(values: NewWebhook, executor: Executor): Promise<WebhookRecord> {
     const now = this.sql.timestamp(new Date());
-    const statement = this.sql.statement(
-      `INSERT INTO webhooks (url, types, description, secret, active, after_tx, after_id, created_at, updated_at, version) ` +
-        `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1) RETURNING ${COLUMNS}`,
-    );
-    const params = [values.url, values.types.join(','), values.description, values.secret, true, values.after.tx, values.after.id, now, now];
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, params, executor);
+    const statement = sql`INSERT INTO webhooks (url, types, description, secret, active, after_tx, after_id, created_at, updated_at, version) VALUES (${values.url}, ${values.types.join(',')}, ${values.description}, ${values.secret}, ${true}, ${values.after.tx}, ${values.after.id}, ${now}, ${now}, 1) RETURNING ${COLUMNS}`;
+    const [row] = await this.sql.rows<Record<string, unknown>>(statement, executor);
     return this.fromRow(row);
   }
 
   async findById(id: number, executor?: Executor): Promise<WebhookRecord | null> {
-    const [row] = await this.sql.rows<Record<string, unknown>>(this.sql.statement(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1`), [id], executor);
+    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${COLUMNS} FROM webhooks WHERE id = ${id}`, executor);
     return row ? this.fromRow(row) : null;
   }
 
   async list(): Promise<WebhookRecord[]> {
-    const rows = await this.sql.rows<Record<string, unknown>>(`SELECT ${COLUMNS} FROM webhooks ORDER BY id`, []);
+    const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${COLUMNS} FROM webhooks ORDER BY id`);
     return rows.map((row) => this.fromRow(row));
   }
 
   /** The active webhooks, for the feeder (read in its transaction, once it holds the feed). */
   async active(executor?: Executor): Promise<WebhookRecord[]> {
-    const rows = await this.sql.rows<Record<string, unknown>>(this.sql.statement(`SELECT ${COLUMNS} FROM webhooks WHERE active = $1 ORDER BY id`), [true], executor);
+    const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${COLUMNS} FROM webhooks WHERE active = ${true} ORDER BY id`, executor);
     return rows.map((row) => this.fromRow(row));
   }
 
   async update(id: number, changes: WebhookChanges, executor?: Executor): Promise<WebhookRecord | null> {
-    const set: string[] = [];
-    const params: unknown[] = [];
-    if (changes.url !== undefined) set.push(`url = $${params.push(changes.url)}`);
-    if (changes.types !== undefined) set.push(`types = $${params.push(changes.types.join(','))}`);
-    if (changes.description !== undefined) set.push(`description = $${params.push(changes.description)}`);
-    if (changes.active !== undefined) set.push(`active = $${params.push(changes.active)}`);
-    if (changes.after !== undefined) set.push(`after_tx = $${params.push(changes.after.tx)}`, `after_id = $${params.push(changes.after.id)}`);
-    set.push(`updated_at = $${params.push(this.sql.timestamp(new Date()))}`, 'version = version + 1');
-    params.push(id);
-    const statement = this.sql.statement(`UPDATE webhooks SET ${set.join(', ')} WHERE id = $${params.length} RETURNING ${COLUMNS}`);
-    const [row] = await this.sql.written<Record<string, unknown>>(statement, params, executor);
+    const set: Fragment[] = [];
+    if (changes.url !== undefined) set.push(sql`url = ${changes.url}`);
+    if (changes.types !== undefined) set.push(sql`types = ${changes.types.join(',')}`);
+    if (changes.description !== undefined) set.push(sql`description = ${changes.description}`);
+    if (changes.active !== undefined) set.push(sql`active = ${changes.active}`);
+    if (changes.after !== undefined) set.push(sql`after_tx = ${changes.after.tx}`, sql`after_id = ${changes.after.id}`);
+    set.push(sql`updated_at = ${this.sql.timestamp(new Date())}`, sql`version = version + 1`);
+    const [row] = await this.sql.written<Record<string, unknown>>(sql`UPDATE webhooks SET ${sql.join(set)} WHERE id = ${id} RETURNING ${COLUMNS}`, executor);
     return row ? this.fromRow(row) : null;
   }
 
   async delete(id: number): Promise<boolean> {
-    return (await this.sql.written(this.sql.statement('DELETE FROM webhooks WHERE id = $1 RETURNING id'), [id])).length > 0;
+    return (await this.sql.written(sql`DELETE FROM webhooks WHERE id = ${id} RETURNING id`)).length > 0;
   }
 
   /**
@@ -91,13 +89,13 @@ export class WebhooksRepository {
    * until the transaction ends: one feeder at a time, and a webhook created meanwhile waits.
    */
   async feedPosition(executor: Executor | undefined, lock: boolean): Promise<EventPosition> {
-    const statement = `SELECT event_tx, event_id FROM webhook_feed WHERE id = 1${lock ? this.sql.dialect.lockRows() : ''}`;
-    const [row] = await this.sql.rows<{ event_tx: number | string; event_id: number | string }>(statement, [], executor);
+    const statement = sql`SELECT event_tx, event_id FROM webhook_feed WHERE id = 1${lock ? this.lockClause : sql.empty}`;
+    const [row] = await this.sql.rows<{ event_tx: number | string; event_id: number | string }>(statement, executor);
     return { tx: Number(row.event_tx), id: Number(row.event_id) };
   }
 
   async advanceFeed(position: EventPosition, executor: Executor): Promise<void> {
-    await this.sql.written(this.sql.statement('UPDATE webhook_feed SET event_tx = $1, event_id = $2 WHERE id = 1 RETURNING id'), [position.tx, position.id], executor);
+    await this.sql.written(sql`UPDATE webhook_feed SET event_tx = ${position.tx}, event_id = ${position.id} WHERE id = 1 RETURNING id`, executor);
   }
 
   private fromRow(row: Record<string, unknown>): WebhookRecord {
@@ -112,4 +110,8 @@ export class WebhooksRepository {
       updatedAt: toDate(row.updated_at),
     };
   }
+}
+
+function lockOf(db: Sql): Fragment {
+  return sql.raw(db.dialect.lockRows());
 }

@@ -1,17 +1,12 @@
 import type { EntityManager } from 'typeorm';
+import type { Fragment } from './sql-template.js';
 import type { TextQuery } from './text-search.js';
 
 /** Where a statement runs: the pool, or the connection of an open transaction. */
 export type Executor = Pick<EntityManager, 'query'>;
 
-/** A statement written with PostgreSQL's `$1, $2, …` (each used once, in order), and its parameters. */
-export interface Statement {
-  text: string;
-  params: unknown[];
-}
-
-/** Sends one statement (written with `$1, $2, …`) and returns its rows (Sql.rows). */
-export type Send = <R>(text: string, params: readonly unknown[], executor?: Executor) => Promise<R[]>;
+/** Sends one statement and returns its rows (Sql.rows). */
+export type Send = <R>(statement: Fragment, executor?: Executor) => Promise<R[]>;
 
 /** A member of a JSON object built in SQL: `key` is a literal, `expression` SQL. */
 export interface JsonMember {
@@ -23,13 +18,15 @@ export interface JsonMember {
 
 /** The parts of a search statement (Dialect.searchStatement). */
 export interface SearchParts {
+  /** The search's parameter (`searchText`). */
+  query: string;
   /** The posts' columns, over `t`. */
-  select: string;
-  where: string[];
+  select: Fragment;
+  /** Over `t` and `RANK`. */
+  where: readonly Fragment[];
   /** Over `t` and `RANK`. */
   order: string;
-  /** The limit's parameter. */
-  limit: string;
+  limit: number;
 }
 
 /** A string as an SQL literal (`'it''s'`), for names the code declares, never for input. */
@@ -75,8 +72,8 @@ export abstract class Dialect {
 
   // --- Statement text and parameters -----------------------------------------------------------
 
-  /** A statement written with `$1, $2, …` as this database takes it. */
-  abstract statement(text: string): string;
+  /** The placeholder of the `index`th parameter (from 1) in this database's statements. */
+  abstract placeholder(index: number): string;
 
   /** A timestamp as a parameter, stored as TypeORM stores it. */
   abstract timestamp(date: Date): Date | string;
@@ -93,18 +90,18 @@ export abstract class Dialect {
 
   // --- Full-text search of posts (migration 1765300000000) ---------------------------------------
 
-  /** The parameter a search of `query` sends (`$1` of `searchStatement`, the parameter of `searchCondition`). */
+  /** The parameter a search of `query` sends (`query` of `searchStatement`, of `searchCondition`). */
   abstract searchText(query: TextQuery): string;
 
   /**
-   * A page of the posts (alias `t`) that match the search in `$1`, each with `rank` (higher: more
+   * A page of the posts (alias `t`) that match the search `query`, each with `rank` (higher: more
    * relevant) and `snippet` (plain text around the first match): `where` and `order` are
-   * written over `t` and `RANK` (the rank), their parameters numbered from `$2`, then `limit`.
+   * written over `t` and `RANK` (the rank).
    */
-  abstract searchStatement(parts: SearchParts): string;
+  abstract searchStatement(parts: SearchParts): Fragment;
 
-  /** A condition on `t` (a post): it matches the search in `param`. */
-  abstract searchCondition(param: string): string;
+  /** A condition on `t` (a post): it matches the search `query` (searchText). */
+  abstract searchCondition(query: string): Fragment;
 
   /**
    * The text values of `expression` over the rows of `from` (`FROM … WHERE …`, none of them
@@ -127,11 +124,11 @@ export abstract class Dialect {
   /** The log's order, oldest first (`asc`) or newest first. */
   abstract eventOrder(direction: 'asc' | 'desc'): string;
 
-  /** The events after `position`, as a condition with its parameters numbered from `next`. */
-  abstract eventsAfter(position: LogPosition, next: number): { condition: string; params: number[] };
+  /** The events after `position`, as a condition. */
+  abstract eventsAfter(position: LogPosition): Fragment;
 
-  /** Announces `$2` on the channel `$1` to every session listening; null where none can listen. */
-  abstract readonly notify: string | null;
+  /** Announces `payload` on `channel` to every session listening; null where none can listen. */
+  abstract notify(channel: string, payload: string): Fragment | null;
 
   // --- Running statements ----------------------------------------------------------------------
 
@@ -173,10 +170,10 @@ export abstract class Dialect {
 
   /**
    * An `INSERT … RETURNING` of one row into `table` and a second INSERT made from the new row
-   * (`companion(source, next)`: an `INSERT … SELECT … FROM ${source}`, the new row being `r`, its
-   * parameters numbered from `next`), atomically. Returns the new row.
+   * (`companion(source)`: an `INSERT … SELECT … FROM ${source}`, the new row being `r`),
+   * atomically. Returns the new row.
    */
-  abstract insertWith(insert: Statement, table: string, companion: (source: string, next: number) => Statement, send: Send): Promise<Record<string, unknown>>;
+  abstract insertWith(insert: Fragment, table: string, companion: (source: Fragment) => Fragment, send: Send): Promise<Record<string, unknown>>;
 
   /** A connection that hears `channels` and comes back after an outage; null where nothing is announced. */
   abstract listen(name: string, channels: readonly string[], handlers: NotificationHandlers): Listener | null;

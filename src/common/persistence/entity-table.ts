@@ -1,4 +1,5 @@
 import type { EntityMetadata } from 'typeorm';
+import { compileMapper } from './codegen.js';
 
 export interface TableColumn {
   /** The entity's property. */
@@ -107,41 +108,9 @@ export class EntityTable<T extends object> {
     return this.columns.filter((column) => properties.includes(column.property));
   }
 
-  /**
-   * The body of the row mapper (`row` → a new entity) as straight-line code, one line per column.
-   * For posts (entity-table.spec.ts pins it):
-   *
-   *   const e = create();
-   *   let v;
-   *   e["id"] = row["id"];
-   *   e["title"] = row["title"];
-   *   e["body"] = row["body"];
-   *   e["authorId"] = row["author_id"];
-   *   v = row["created_at"]; e["createdAt"] = v !== null ? toDate(v) : v;
-   *   v = row["updated_at"]; e["updatedAt"] = v !== null ? toDate(v) : v;
-   *   e["version"] = row["version"];
-   *   return e;
-   *
-   * Generated rather than a loop over the columns: `entity[column.property] = row[column.name]`
-   * with computed keys is a megamorphic property access per field and row, measured slower on a
-   * page of 20 posts by bench/mappers.mjs (README, "One way to reach the database"). Names come from
-   * the entity's decorators and are quoted with JSON.stringify: no text from outside reaches it.
-   */
-  mapperSource(prefix = '', columns: readonly TableColumn[] = this.columns): string {
-    const lines = columns.map((column) => {
-      const source = `row[${JSON.stringify(prefix + column.name)}]`;
-      const target = `e[${JSON.stringify(column.property)}]`;
-      if (column.timestamp) return `v = ${source}; ${target} = v !== null ? toDate(v) : v;`;
-      if (column.boolean) return `v = ${source}; ${target} = v !== null ? Boolean(v) : v;`;
-      return `${target} = ${source};`;
-    });
-    return ['const e = create();', 'let v;', ...lines, 'return e;'].join('\n');
-  }
-
-  /** The row mapper, compiled once from `mapperSource`. */
+  /** The row mapper (codegen.ts), compiled once per prefix and set of columns. */
   private compileMapper(prefix: string, columns: readonly TableColumn[] = this.columns): (row: Record<string, unknown>) => T {
-    const factory = new Function('create', 'toDate', `return function fromRow(row) {\n${this.mapperSource(prefix, columns)}\n};`);
-    return factory(this.create, toDate) as (row: Record<string, unknown>) => T;
+    return compileMapper(this.create, toDate, columns, prefix);
   }
 }
 

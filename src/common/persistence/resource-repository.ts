@@ -1,9 +1,13 @@
 import { ANY_TAG, recordReadTags } from '../cache/read-tags.js';
 import { DomainError } from '../errors/domain-error.js';
 import { type Page, type PageRequest, toPage } from '../pagination/cursor.js';
-import type { Statement } from './dialect.js';
 import type { EntityTable, TableColumn } from './entity-table.js';
 import type { Executor, Sql } from './sql.js';
+import { type Fragment, sql } from './sql-template.js';
+
+const ASC = sql.raw('ASC');
+const DESC = sql.raw('DESC');
+const VERSION_BUMP = sql.raw('version = version + 1');
 import { preconditionFailed } from './write-options.js';
 
 /** A new row, as a write made from it in the same statement sees it (see `insertRecorded`). */
@@ -16,10 +20,9 @@ export interface NewRow<T> {
 
 /**
  * A second INSERT made from a new row, atomically with it (its `created` event): an
- * `INSERT … SELECT … FROM ${source}` (the new row being `r` there), its parameters numbered
- * from `next`.
+ * `INSERT … SELECT … FROM ${source}` (the new row being `r` there).
  */
-export type Companion<T> = (row: NewRow<T>, source: string, next: number) => Statement;
+export type Companion<T> = (row: NewRow<T>, source: Fragment) => Fragment;
 
 /** What every resource's entity has: an id, a version (its ETag) and timestamps. */
 export interface Versioned {
@@ -76,22 +79,40 @@ export type ReadScope = { kind: 'ids'; ids: readonly number[] } | { kind: 'of'; 
 export abstract class ResourceRepository<T extends Versioned> {
   readonly table: EntityTable<T>;
   /** `t.id, t.title, …`: this table's columns under the alias `t`, and its computed columns. */
-  protected readonly select: string;
+  protected readonly select: Fragment;
   /** The columns alone (for a statement that locks rows: no subquery). */
-  protected readonly columnList: string;
-  protected readonly from: string;
-  private readonly statements = new Map<string, string>();
+  protected readonly columnList: Fragment;
+  /** `posts t`. */
+  protected readonly from: Fragment;
+  /** `posts`. */
+  protected readonly tableName: Fragment;
+  /** For RETURNING: the columns without an alias. */
+  protected readonly returning: Fragment;
+  /** Each column's name, by property. */
+  private readonly names = new Map<string, Fragment>();
   private newRow?: NewRow<T>;
+  protected readonly sql: Sql;
 
   protected constructor(
-    protected readonly sql: Sql,
+    db: Sql,
     entity: new () => T,
     private readonly computed: readonly ComputedColumn[] = [],
   ) {
-    this.table = sql.table(entity);
-    this.columnList = this.table.selectList('t');
-    this.select = [this.columnList, ...computed.map((column) => `${column.expression('t')} AS ${column.name}`)].join(', ');
-    this.from = `${this.table.name} t`;
+    this.sql = db;
+    this.table = db.table(entity);
+    const columns = this.table.selectList('t');
+    this.columnList = sql.raw(columns);
+    this.select = sql.raw([columns, ...computed.map((column) => `${column.expression('t')} AS ${column.name}`)].join(', '));
+    this.from = sql.raw(`${this.table.name} t`);
+    this.tableName = sql.raw(this.table.name);
+    this.returning = sql.raw(this.table.returningList);
+  }
+
+  /** A column's name (`author_id`), for a statement. */
+  protected name(property: keyof T & string): Fragment {
+    let name = this.names.get(property);
+    if (name === undefined) this.names.set(property, (name = sql.raw(this.table.column(property).name)));
+    return name;
   }
 
   /**
@@ -109,43 +130,35 @@ export abstract class ResourceRepository<T extends Versioned> {
 
   async findById(id: number, executor?: Executor): Promise<T | null> {
     this.recordReads({ kind: 'ids', ids: [id] });
-    const statement = this.cached('byId', () => `SELECT ${this.select} FROM ${this.from} WHERE t.id = $1`);
-    const [row] = await this.sql.rows<Record<string, unknown>>(statement, [id], executor);
+    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select} FROM ${this.from} WHERE t.id = ${id}`, executor);
     return row ? this.fromRow(row) : null;
   }
 
   async exists(id: number, executor?: Executor): Promise<boolean> {
     this.recordReads({ kind: 'ids', ids: [id] });
-    const statement = this.cached('exists', () => `SELECT 1 AS found FROM ${this.table.name} WHERE id = $1`);
-    return (await this.sql.rows(statement, [id], executor)).length > 0;
+    return (await this.sql.rows(sql`SELECT 1 AS found FROM ${this.tableName} WHERE id = ${id}`, executor)).length > 0;
   }
 
   /** For batching: the rows with these ids, in no particular order (with `join`, each with its joined row). */
   async findByIds<J extends object>(ids: readonly number[], join?: Join<T, J>): Promise<T[]> {
     if (ids.length === 0) return [];
     this.recordReads({ kind: 'ids', ids });
-    const statement = this.cached(
-      `byIds:${ids.length}:${join?.property ?? ''}`,
-      () => `SELECT ${this.select}${this.joinedList(join)} FROM ${this.from}${this.joinClause(join)} WHERE t.id IN (${this.sql.placeholders(ids.length)})`,
-    );
-    const rows = await this.sql.rows<Record<string, unknown>>(statement, ids);
+    const joined = join
+      ? sql`, ${sql.raw(join.table.selectList('j', 'j_'))} FROM ${this.from} JOIN ${sql.raw(join.table.name)} j ON j.id = t.${this.name(join.foreignKey)}`
+      : sql` FROM ${this.from}`;
+    const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select}${joined} WHERE t.id IN (${sql.in(ids)})`);
     return rows.map((row) => this.withJoined(row, join));
   }
 
   /** One page in id order (`desc`: newest first), keyset-paged on the id, optionally filtered. */
   async page(request: PageRequest, order: Order, filter?: Filter<T>): Promise<Page<T>> {
     this.recordReads(this.filtered(filter));
-    const params: number[] = [];
-    const where: string[] = [];
-    if (filter) where.push(`t.${this.table.column(filter.column).name} = $${params.push(filter.value)}`);
-    if (request.after !== undefined) where.push(`t.id ${order === 'desc' ? '<' : '>'} $${params.push(request.after)}`);
-    params.push(request.limit + 1);
-    const key = `page:${order}:${filter?.column ?? ''}:${request.after !== undefined}`;
-    const statement = this.cached(
-      key,
-      () => `SELECT ${this.select} FROM ${this.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY t.id ${order.toUpperCase()} LIMIT $${params.length}`,
-    );
-    const page = toPage(this.map(await this.sql.rows(statement, params)), request.limit);
+    const where: Fragment[] = [];
+    if (filter) where.push(sql`t.${this.name(filter.column)} = ${filter.value}`);
+    if (request.after !== undefined) where.push(order === 'desc' ? sql`t.id < ${request.after}` : sql`t.id > ${request.after}`);
+    const direction = order === 'desc' ? DESC : ASC;
+    const statement = sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY t.id ${direction} LIMIT ${request.limit + 1}`;
+    const page = toPage(this.map(await this.sql.rows(statement)), request.limit);
     const { after } = request;
     if (after !== undefined) page.hasPrevious = () => this.anyUpTo(after, order, filter);
     return page;
@@ -154,31 +167,24 @@ export abstract class ResourceRepository<T extends Versioned> {
   /** Whether a row comes before the one with id `after` (or is that row) in id order. */
   private async anyUpTo(after: number, order: Order, filter?: Filter<T>): Promise<boolean> {
     this.recordReads(this.filtered(filter));
-    const params: number[] = [];
-    const where: string[] = [];
-    if (filter) where.push(`${this.table.column(filter.column).name} = $${params.push(filter.value)}`);
-    where.push(`id ${order === 'desc' ? '>=' : '<='} $${params.push(after)}`);
-    const statement = this.cached(
-      `upTo:${order}:${filter?.column ?? ''}`,
-      () => `SELECT 1 AS found FROM ${this.table.name} WHERE ${where.join(' AND ')} LIMIT 1`,
-    );
-    return (await this.sql.rows(statement, params)).length > 0;
+    const where: Fragment[] = [];
+    if (filter) where.push(sql`${this.name(filter.column)} = ${filter.value}`);
+    where.push(order === 'desc' ? sql`id >= ${after}` : sql`id <= ${after}`);
+    return (await this.sql.rows(sql`SELECT 1 AS found FROM ${this.tableName}${sql.where(where)} LIMIT 1`)).length > 0;
   }
 
   async count(filter?: Filter<T>): Promise<number> {
     this.recordReads(this.filtered(filter));
-    const statement = this.cached(
-      `count:${filter?.column ?? ''}`,
-      () => `SELECT COUNT(*) AS count FROM ${this.table.name}${filter ? ` WHERE ${this.table.column(filter.column).name} = $1` : ''}`,
-    );
-    const [row] = await this.sql.rows<{ count: number | string }>(statement, filter ? [filter.value] : []);
+    const statement = filter
+      ? sql`SELECT COUNT(*) AS count FROM ${this.tableName} WHERE ${this.name(filter.column)} = ${filter.value}`
+      : sql`SELECT COUNT(*) AS count FROM ${this.tableName}`;
+    const [row] = await this.sql.rows<{ count: number | string }>(statement);
     return Number(row.count);
   }
 
   /** One `INSERT … RETURNING`, atomic by itself; the first version and (unless given) the timestamps are set here. */
   async insert(values: Omit<Partial<T>, 'id' | 'version'>, executor?: Executor): Promise<T> {
-    const insert = this.insertStatement(values);
-    const [inserted] = await this.sql.rows<Record<string, unknown>>(this.cached(insert.key, () => insert.text), insert.params, executor);
+    const [inserted] = await this.sql.rows<Record<string, unknown>>(this.insertStatement(values), executor);
     return this.table.fromRow(inserted);
   }
 
@@ -188,29 +194,23 @@ export abstract class ResourceRepository<T extends Versioned> {
    * SQLite one transaction of the two (Dialect.insertWith).
    */
   async insertRecorded(values: Omit<Partial<T>, 'id' | 'version'>, companion: Companion<T>): Promise<T> {
-    const insert = this.insertStatement(values);
     const newRow = (this.newRow ??= {
       column: (property) => `r.${this.table.column(property).name}`,
       json: this.sql.dialect.jsonObject(this.table.fields.map((column) => ({ key: column.property, expression: `r.${column.name}`, timestamp: column.timestamp }))),
     });
-    const inserted = await this.sql.insertWith(insert, this.table.name, (source, next) => companion(newRow, source, next));
+    const inserted = await this.sql.insertWith(this.insertStatement(values), this.table.name, (source) => companion(newRow, source));
     return this.table.fromRow(inserted);
   }
 
   /** `INSERT INTO posts (title, body, …) VALUES ($1, $2, …) RETURNING id, title, …` of the given columns. */
-  private insertStatement(values: Omit<Partial<T>, 'id' | 'version'>): Statement & { key: string } {
+  private insertStatement(values: Omit<Partial<T>, 'id' | 'version'>): Fragment {
     const now = new Date();
     const row = { ...values, version: 1 } as Record<string, unknown>;
     row.createdAt = this.sql.timestamp(values.createdAt ?? now);
     row.updatedAt = this.sql.timestamp(values.updatedAt ?? values.createdAt ?? now);
     const columns = this.table.columns.concat(this.hiddenWritten(row)).filter((column) => row[column.property] !== undefined);
-    return {
-      key: `insert:${columns.map((column) => column.property).join(',')}`,
-      text:
-        `INSERT INTO ${this.table.name} (${columns.map((column) => column.name).join(', ')}) ` +
-        `VALUES (${this.sql.placeholders(columns.length)}) RETURNING ${this.table.returningList}`,
-      params: this.parameters(columns, row),
-    };
+    const names = sql.raw(columns.map((column) => column.name).join(', '));
+    return sql`INSERT INTO ${this.tableName} (${names}) VALUES (${sql.in(this.parameters(columns, row))}) RETURNING ${this.returning}`;
   }
 
   /**
@@ -221,18 +221,11 @@ export abstract class ResourceRepository<T extends Versioned> {
     const row = changes as Record<string, unknown>;
     const columns = this.table.columns.concat(this.hiddenWritten(row)).filter((column) => row[column.property] !== undefined);
     const params = this.parameters(columns, row);
-    params.push(this.sql.timestamp(new Date()), id);
-    if (expectedVersion !== undefined) params.push(expectedVersion);
-    const statement = this.cached(
-      `update:${columns.map((column) => column.property).join(',')}:${expectedVersion !== undefined}`,
-      () => {
-        const set = columns.map((column, index) => `${column.name} = $${index + 1}`);
-        set.push(`updated_at = $${columns.length + 1}`, 'version = version + 1');
-        const version = expectedVersion === undefined ? '' : ` AND version = $${columns.length + 3}`;
-        return `UPDATE ${this.table.name} SET ${set.join(', ')} WHERE id = $${columns.length + 2}${version} RETURNING ${this.table.returningList}`;
-      },
-    );
-    const [updated] = await this.sql.written<Record<string, unknown>>(statement, params, executor);
+    const set = columns.map((column, index) => sql`${this.name(column.property as keyof T & string)} = ${params[index]}`);
+    set.push(sql`updated_at = ${this.sql.timestamp(new Date())}`, VERSION_BUMP);
+    const version = expectedVersion === undefined ? sql.empty : sql` AND version = ${expectedVersion}`;
+    const statement = sql`UPDATE ${this.tableName} SET ${sql.join(set)} WHERE id = ${id}${version} RETURNING ${this.returning}`;
+    const [updated] = await this.sql.written<Record<string, unknown>>(statement, executor);
     return updated ? this.table.fromRow(updated) : null;
   }
 
@@ -250,16 +243,7 @@ export abstract class ResourceRepository<T extends Versioned> {
 
   /** Deletes one row; false when there was none (a concurrent delete got there first). */
   async delete(id: number, executor?: Executor): Promise<boolean> {
-    const statement = this.cached('delete', () => `DELETE FROM ${this.table.name} WHERE id = $1 RETURNING id`);
-    return (await this.sql.written(statement, [id], executor)).length > 0;
-  }
-
-  private joinedList<J extends object>(join: Join<T, J> | undefined): string {
-    return join ? `, ${join.table.selectList('j', 'j_')}` : '';
-  }
-
-  private joinClause<J extends object>(join: Join<T, J> | undefined): string {
-    return join ? ` JOIN ${join.table.name} j ON j.id = t.${this.table.column(join.foreignKey).name}` : '';
+    return (await this.sql.written(sql`DELETE FROM ${this.tableName} WHERE id = ${id} RETURNING id`, executor)).length > 0;
   }
 
   private withJoined<J extends object>(row: Record<string, unknown>, join: Join<T, J> | undefined): T {
@@ -281,19 +265,6 @@ export abstract class ResourceRepository<T extends Versioned> {
       if (value !== undefined) (item as Record<string, unknown>)[column.property] = column.read(value, item);
     }
     return item;
-  }
-
-  /**
-   * A fixed statement, built (and adapted to the database) once. `IN (…)` lists have one per
-   * length (at most MAX_BATCH_SIZE of them), so a statement's text is never rebuilt per call.
-   */
-  protected cached(key: string, build: () => string): string {
-    let statement = this.statements.get(key);
-    if (statement === undefined) {
-      statement = this.sql.statement(build());
-      this.statements.set(key, statement);
-    }
-    return statement;
   }
 
   private parameters(columns: readonly TableColumn[], row: Record<string, unknown>): unknown[] {

@@ -2,18 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { DomainError } from '../errors/domain-error.js';
-import { Dialect, type Executor, type Statement } from './dialect.js';
+import { Dialect, type Executor } from './dialect.js';
 import { EntityTable } from './entity-table.js';
 import { isPlainRead, readRoute } from './read-route.js';
 import { ReadRouter } from './read-router.js';
+import { type Fragment, Renderer } from './sql-template.js';
 
 export type { Executor };
 
 /**
- * The one way the repositories reach the database: fixed SQL with bound parameters, without
- * the query builder and entity hydration, which cost more than the query itself. Statements are
- * written once with PostgreSQL's `$1, $2, …` placeholders, each used once and in order; the
- * dialect adapts them (`statement`), so a statement's text depends on its shape only.
+ * The one way the repositories reach the database: statements written with the `sql` tag
+ * (sql-template.ts) with bound parameters, without the query builder and entity hydration, which
+ * cost more than the query itself. A statement is rendered into the dialect's text (placeholders
+ * in its form), and that text is its key: the dialect prepares each text once and keeps it.
  *
  * Outside a transaction a statement goes straight to the driver TypeORM opened, as a prepared
  * statement (Dialect.send): TypeORM's query runner around each statement (a runner per call, its
@@ -23,24 +24,19 @@ export type { Executor };
  */
 @Injectable()
 export class Sql {
+  private readonly renderer: Renderer;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     readonly dialect: Dialect,
     private readonly replicas: ReadRouter,
-  ) {}
+  ) {
+    this.renderer = new Renderer((index) => dialect.placeholder(index));
+  }
 
   /** The table of an entity, read from its decorators (once per repository, at start-up). */
   table<T extends object>(entity: new () => T): EntityTable<T> {
     return new EntityTable<T>(this.dataSource.getMetadata(entity));
-  }
-
-  statement(text: string): string {
-    return this.dialect.statement(text);
-  }
-
-  /** `$from, $from+1, …` for a list of `count` parameters (an `IN (…)` list). */
-  placeholders(count: number, from = 1): string {
-    return Array.from({ length: count }, (_, index) => `$${from + index}`).join(', ');
   }
 
   /** A timestamp as a parameter, stored as TypeORM stores it. */
@@ -48,17 +44,18 @@ export class Sql {
     return this.dialect.timestamp(date);
   }
 
-  rows<T>(statement: string, params: readonly unknown[], executor?: Executor): Promise<T[]> {
+  rows<T>(statement: Fragment, executor?: Executor): Promise<T[]> {
+    const { text, params } = this.renderer.render(statement);
     if (this.isShared(executor)) {
       // An anonymous read's plain SELECT may go to a read replica (database/replicas/).
       const route = this.replicas.enabled ? readRoute.getStore() : undefined;
-      if (route !== undefined && isPlainRead(statement)) {
-        this.dataSource.logger.logQuery(statement, params as unknown[]);
-        return this.replicas.read(statement, params, route, () => this.send(statement, params, false)) as Promise<T[]>;
+      if (route !== undefined && isPlainRead(text)) {
+        this.dataSource.logger.logQuery(text, params);
+        return this.replicas.read(text, params, route, () => this.send(text, params, false)) as Promise<T[]>;
       }
-      return this.send(statement, params) as Promise<T[]>;
+      return this.send(text, params) as Promise<T[]>;
     }
-    return executor!.query(statement, params as unknown[]);
+    return executor!.query(text, params);
   }
 
   /**
@@ -67,28 +64,27 @@ export class Sql {
    * server gave up on the work, the same request may well succeed when it is less busy. A
    * replica read stays as `rows` sends it (its own pool, its own load).
    */
-  boundedRows<T>(statement: string, params: readonly unknown[], timeoutMs: number): Promise<T[]> {
-    if (timeoutMs <= 0) return this.rows(statement, params);
+  boundedRows<T>(statement: Fragment, timeoutMs: number): Promise<T[]> {
+    if (timeoutMs <= 0) return this.rows(statement);
+    const { text, params } = this.renderer.render(statement);
     const route = this.replicas.enabled ? readRoute.getStore() : undefined;
-    if (route !== undefined && isPlainRead(statement)) {
-      this.dataSource.logger.logQuery(statement, params as unknown[]);
-      return this.replicas.read(statement, params, route, () => this.sendBounded(statement, params, timeoutMs, false)) as Promise<T[]>;
+    if (route !== undefined && isPlainRead(text)) {
+      this.dataSource.logger.logQuery(text, params);
+      return this.replicas.read(text, params, route, () => this.sendBounded(text, params, timeoutMs, false)) as Promise<T[]>;
     }
-    return this.sendBounded(statement, params, timeoutMs) as Promise<T[]>;
+    return this.sendBounded(text, params, timeoutMs) as Promise<T[]>;
   }
 
   /** The rows an `UPDATE … RETURNING` or `DELETE … RETURNING` wrote. */
-  async written<T>(statement: string, params: readonly unknown[], executor?: Executor): Promise<T[]> {
-    if (this.isShared(executor)) return (await this.send(statement, params)) as T[];
-    return this.dialect.writtenRows(await executor!.query(statement, params as unknown[])) as T[];
+  async written<T>(statement: Fragment, executor?: Executor): Promise<T[]> {
+    const { text, params } = this.renderer.render(statement);
+    if (this.isShared(executor)) return (await this.send(text, params)) as T[];
+    return this.dialect.writtenRows(await executor!.query(text, params)) as T[];
   }
 
-  /**
-   * An `INSERT … RETURNING` of one row into `table` and a second INSERT made from the new row,
-   * atomically (see Dialect.insertWith). Both texts are written with `$1, $2, …`.
-   */
-  insertWith(insert: Statement, table: string, companion: (source: string, next: number) => Statement): Promise<Record<string, unknown>> {
-    return this.dialect.insertWith(insert, table, companion, (text, params, executor) => this.rows(this.statement(text), params, executor));
+  /** An `INSERT … RETURNING` of one row into `table` and a second INSERT made from the new row, atomically (see Dialect.insertWith). */
+  insertWith(insert: Fragment, table: string, companion: (source: Fragment) => Fragment): Promise<Record<string, unknown>> {
+    return this.dialect.insertWith(insert, table, companion, (statement, executor) => this.rows(statement, executor));
   }
 
   /**

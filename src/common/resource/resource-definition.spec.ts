@@ -1,66 +1,46 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
-import { Post } from '../../posts/post.entity.js';
-import { POST_RESOURCE } from '../../posts/post.resource.js';
-import { User } from '../../users/user.entity.js';
-import { USER_RESOURCE } from '../../users/user.resource.js';
-import { refColumn } from './resource-definition.js';
+import type { Links } from './links.js';
+import { defineResource, refColumn } from './resource-definition.js';
 
-describe('ResourceDefinition', () => {
-  it('builds a view with generated code, one object literal (this is the code that runs)', () => {
-    expect(POST_RESOURCE.viewSource()).toBe(
-      'return { "id": s["id"], "title": s["title"], "body": s["body"], "authorId": s["authorId"], ' +
-        '"status": s["status"], "publishAt": iso(s["publishAt"]), "publishedAt": iso(s["publishedAt"]), "trashedAt": iso(s["trashedAt"]), ' +
-        '"createdAt": iso(s["createdAt"]), "updatedAt": iso(s["updatedAt"]), "tags": s["tags"], _links: definition.links(s) };',
-    );
-  });
+/** A synthetic resource: an item with an owner, events with two refs, and an array of links. */
+class Sprocket {
+  id: number;
+  ownerId: number | null;
+  version: number;
+  parts?: string[];
+}
 
-  it('shows computed fields after the columns (a post\'s tags), required in the schema of reads but not in the event log\'s snapshot (which may have none), named in XML', () => {
-    const post = Object.assign(new Post(), { id: 7, title: 'T', body: 'B', authorId: 2, createdAt: new Date(0), updatedAt: new Date(0), version: 1, tags: ['a', 'b-c'] });
-    const view = POST_RESOURCE.view(post);
-    expect(view.tags).toEqual(['a', 'b-c']);
-    expect(Object.keys(view).slice(-2)).toEqual(['tags', '_links']);
-    expect(POST_RESOURCE.schema.properties?.tags).toMatchObject({ type: 'array', items: { type: 'string' } });
-    expect(POST_RESOURCE.schema.required).toContain('tags');
-    expect(POST_RESOURCE.schema.required?.at(-1)).toBe('_links');
-    expect(POST_RESOURCE.snapshotSchema.required).not.toContain('tags');
-    expect(POST_RESOURCE.snapshotSchema.properties).toEqual(POST_RESOURCE.schema.properties);
-    expect(POST_RESOURCE.xmlItem('tags')).toBe('tag');
-    expect(POST_RESOURCE.xmlItem('title')).toBeUndefined();
-    expect(USER_RESOURCE.xmlItem('tags')).toBeUndefined();
-  });
-
-  it('shows the fields (timestamps in ISO 8601, never the version) and the links', () => {
-    const post = Object.assign(new Post(), { id: 7, title: 'T', body: 'B', authorId: 2, createdAt: new Date(0), updatedAt: new Date(1000), version: 3 });
-    expect(POST_RESOURCE.view(post)).toEqual({
-      id: 7,
-      title: 'T',
-      body: 'B',
-      authorId: 2,
-      createdAt: '1970-01-01T00:00:00.000Z',
-      updatedAt: '1970-01-01T00:00:01.000Z',
-      _links: { self: { href: '/posts/7' }, author: { href: '/users/2' }, comments: { href: '/posts/7/comments' } },
-    });
-  });
-
-  it('leaves private fields out of the view unless revealed, and out of the schema\'s required ones', () => {
-    const user = Object.assign(new User(), { id: 4, name: 'N', email: 'n@example.com', avatarUrl: null, role: 'author', commentsBlocked: true, createdAt: new Date(0), updatedAt: new Date(0), version: 1 });
-    expect(USER_RESOURCE.viewSource()).not.toContain('commentsBlocked');
-    expect(USER_RESOURCE.view(user)).not.toHaveProperty('commentsBlocked');
-    const revealed = USER_RESOURCE.view(user, true);
-    expect(revealed.commentsBlocked).toBe(true);
-    expect(Object.keys(revealed).at(-1)).toBe('_links');
-    expect(USER_RESOURCE.list([user], null, () => true).items[0].commentsBlocked).toBe(true);
-    expect(USER_RESOURCE.list([user], null).items[0]).not.toHaveProperty('commentsBlocked');
-    expect(USER_RESOURCE.schema.required).not.toContain('commentsBlocked');
-    expect(USER_RESOURCE.schema.properties?.commentsBlocked).toEqual({ type: 'boolean' });
-  });
+const SPROCKET = defineResource({
+  kind: 'sprocket',
+  plural: 'sprockets',
+  entity: Sprocket,
+  links: (item: Sprocket): Links => (item.parts ? { parts: item.parts.map((name, index) => ({ href: `/parts/${index + 1}`, name })) } : {}),
+  linkArrays: { parts: 'part' },
+  computed: { parts: { schema: { type: 'array', items: { type: 'string' } }, xmlItem: 'part' } },
+  events: { sprocketTurned: 'A sprocket turned', sprocketRemoved: 'A sprocket was removed' },
+  eventRefs: { sprocketId: 'id', ownerId: { field: 'ownerId', description: 'Its owner' } },
 });
 
-describe('event refs', () => {
-  it("rebuild a deletion's payload from the ids an event carries", () => {
-    expect(POST_RESOURCE.refsOf({ id: 7, authorId: null })).toEqual({ postId: 7, authorId: null });
-    expect(POST_RESOURCE.deletedPayload({ postId: 7, authorId: 2, commentId: null })).toEqual({ id: 7, authorId: 2 });
+describe('ResourceDefinition', () => {
+  it('lists its events in declaration order, with their descriptions', () => {
+    expect(SPROCKET.events).toEqual(['sprocketTurned', 'sprocketRemoved']);
+    expect(SPROCKET.eventDescriptions.sprocketRemoved).toBe('A sprocket was removed');
+  });
+
+  it("rebuilds a deletion's payload from the ids an event carries, and the ids from an item", () => {
+    expect(SPROCKET.refsOf({ id: 7, ownerId: null })).toEqual({ sprocketId: 7, ownerId: null });
+    expect(SPROCKET.refsOf({ id: '7', ownerId: 2 })).toEqual({ sprocketId: 7, ownerId: 2 });
+    expect(SPROCKET.deletedPayload({ sprocketId: 7, ownerId: 2, postId: 9 })).toEqual({ id: 7, ownerId: 2 });
+  });
+
+  it('names the entries of its arrays in XML and HTML (parts → part), and its links with self first', () => {
+    expect(SPROCKET.xmlItem('parts')).toBe('part');
+    expect(SPROCKET.xmlItem('ownerId')).toBeUndefined();
+    expect(SPROCKET.linkRel('parts')).toBe('part');
+    expect(SPROCKET.linkRel('self')).toBeUndefined();
+    expect(SPROCKET.links(Object.assign(new Sprocket(), { id: 3, parts: ['cog'] }))).toEqual({ self: { href: '/sprockets/3' }, parts: [{ href: '/parts/1', name: 'cog' }] });
+    expect(SPROCKET.path(3)).toBe('/sprockets/3');
   });
 
   it('refuses a ref that is no column name (it is written into SQL)', () => {

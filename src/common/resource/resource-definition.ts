@@ -3,6 +3,7 @@ import type { SchemaObject } from '../openapi/schemas.js';
 import type { Link, Links } from './links.js';
 import { Resource, ResourceList, type ResourceView } from './resource.js';
 import { isoText } from './iso-text.js';
+import { compileView } from '../persistence/codegen.js';
 
 interface Identified {
   id: number;
@@ -178,30 +179,10 @@ export class ResourceDefinition<T extends Identified = Identified> {
     return { ...fields, _links };
   }
 
-  /**
-   * The view as one object literal (`s` the item), for posts (resource-definition.spec.ts pins it):
-   *
-   *   return { "id": s["id"], "title": s["title"], "body": s["body"], "authorId": s["authorId"],
-   *     "createdAt": iso(s["createdAt"]), "updatedAt": iso(s["updatedAt"]), _links: definition.links(s) };
-   *
-   * Generated rather than built by a loop over the fields: one shape for every view of the
-   * resource, where computed keys cost a megamorphic access per field (measured slower on a
-   * page of 20 posts by bench/mappers.mjs). Field names come from the entity's decorators, quoted with
-   * JSON.stringify.
-   */
-  viewSource(): string {
-    const members = this.fields.filter((field) => !this.privateFields.includes(field.property)).map((field) => {
-      const name = JSON.stringify(field.property);
-      return `${name}: ${field.timestamp ? `iso(s[${name}])` : `s[${name}]`}`;
-    });
-    for (const property of Object.keys(this.computed)) members.push(`${JSON.stringify(property)}: s[${JSON.stringify(property)}]`);
-    return `return { ${[...members, '_links: definition.links(s)'].join(', ')} };`;
-  }
-
-  /** The view function, compiled once from `viewSource`. */
+  /** The view function (codegen.ts), compiled once: the fields but the private ones, then the computed ones. */
   private compileView(): (item: T, definition: this) => ResourceView {
-    const factory = new Function('iso', `return function view(s, definition) {\n${this.viewSource()}\n};`);
-    return factory(iso) as (item: T, definition: this) => ResourceView;
+    const fields = this.fields.filter((field) => !this.privateFields.includes(field.property));
+    return compileView<T, this, ResourceView>(iso, fields, Object.keys(this.computed));
   }
 
   /** The ids an event of this item (or of its deletion: the same fields) carries. */
