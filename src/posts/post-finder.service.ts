@@ -194,4 +194,9 @@ export class PostFinder {
   listForAuthors(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
     return this.posts.publicPagesFor(authorIds, limit);
   }
+
+  /** For batching (Tag.posts): the newest public posts of each tag, in one statement. */
+  listForTags(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    return this.posts.publicPagesOfTags(tagIds, limit);
+  }
 }

@@ -19,6 +19,8 @@ export interface PostLoaderSet {
   byIdWithAuthor: DataLoader<number, Post | null>;
   /** The first public posts of each author (User.posts), for every author of the request in one statement. */
   byAuthor: (page: PageRequest) => DataLoader<number, Post[]>;
+  /** The newest public posts of each tag (Tag.posts), one statement for every tag of the request. */
+  byTag: (first: number) => DataLoader<number, Post[]>;
   /** The newest revisions of each post (Post.revisions), one statement for every post of the request; callers check canSeeRevisions. */
   revisions: (first: number) => DataLoader<number, PostRevision[]>;
 }
@@ -59,6 +61,17 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
         ),
       pageKey,
     );
+    const byTag = keyedBy(
+      (first: number) =>
+        new DataLoader<number, Post[]>(
+          async (tagIds) => {
+            const pages = await this.posts.listForTags(tagIds, first);
+            return tagIds.map((id) => pages.get(id) ?? []);
+          },
+          { maxBatchSize: MAX_BATCH_SIZE },
+        ),
+      String,
+    );
     const revisions = keyedBy(
       (first: number) =>
         new DataLoader<number, PostRevision[]>(
@@ -70,6 +83,6 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
         ),
       String,
     );
-    return { byId, byIdWithAuthor, byAuthor, revisions };
+    return { byId, byIdWithAuthor, byAuthor, byTag, revisions };
   }
 }

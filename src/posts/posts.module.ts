@@ -11,6 +11,7 @@ import { PostsRepository } from './posts.repository.js';
 import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './posts.resolver.js';
 import { PostsService } from './posts.service.js';
 import { PostEventsResolver } from './post-events.resolver.js';
+import { PostTagsResolver, TagPostsResolver } from './post-tags.resolver.js';
 import { TrashRetention } from './trash-retention.js';
 
 @Module({
@@ -27,6 +28,8 @@ import { TrashRetention } from './trash-retention.js';
     UserPostsResolver,
     PostConnectionResolver,
     PostEventsResolver,
+    PostTagsResolver,
+    TagPostsResolver,
     PostScheduler,
     TrashRetention,
   ],

@@ -54,6 +54,8 @@ const PUBLIC_UNALIASED = sql.raw("status = 'published'");
 export class PostsRepository extends ResourceRepository<Post> {
   /** A post's author, joined into its row (`post.author`). */
   readonly withAuthor: Join<Post, User>;
+  /** Its columns under the alias `p`, without the computed ones (Tag.posts: the tags come from Post.tags). */
+  private readonly plainColumns: Fragment;
 
   constructor(
     db: Sql,
@@ -75,6 +77,7 @@ export class PostsRepository extends ResourceRepository<Post> {
       },
     ]);
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
+    this.plainColumns = sql.raw(this.table.selectList('p'));
     this.lockDueClause = sql.raw(db.dialect.lockRows({ skipLocked: true }));
     this.lockClause = sql.raw(db.dialect.lockRows());
   }
@@ -228,6 +231,19 @@ export class PostsRepository extends ResourceRepository<Post> {
     const statement = sql`SELECT ${this.select} FROM ${this.from} WHERE t.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.author_id ORDER BY ranked.published_at DESC, ranked.id DESC) AS rn FROM posts ranked WHERE ranked.status = 'published' AND ranked.author_id IN (${sql.in(authorIds)})) page WHERE page.rn <= ${limit}) ORDER BY t.published_at DESC, t.id DESC`;
     for (const post of this.map(await this.sql.rows(statement))) byAuthor.get(post.authorId)?.push(post);
     return byAuthor;
+  }
+
+  /**
+   * For batching (Tag.posts): the newest public posts of each of these tags, newest publication
+   * first, in one statement (each post once per tag that it carries).
+   */
+  async publicPagesOfTags(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    this.recordReads({ kind: 'list' });
+    const byTag = new Map<number, Post[]>(tagIds.map((id) => [id, []]));
+    if (tagIds.length === 0) return byTag;
+    const statement = sql`SELECT page.tag_id AS of_tag_id, ${this.plainColumns} FROM (SELECT pt.tag_id, pt.post_id, ROW_NUMBER() OVER (PARTITION BY pt.tag_id ORDER BY r.published_at DESC, r.id DESC) AS rn FROM post_tags pt JOIN posts r ON r.id = pt.post_id WHERE r.status = 'published' AND pt.tag_id IN (${sql.in(tagIds)})) page JOIN posts p ON p.id = page.post_id WHERE page.rn <= ${limit} ORDER BY p.published_at DESC, p.id DESC`;
+    for (const row of await this.sql.rows<Record<string, unknown>>(statement)) byTag.get(Number(row.of_tag_id))?.push(this.table.fromRow(row));
+    return byTag;
   }
 
   /** Whether any scheduled post is due at `now`: one read of idx_posts_scheduled, outside any transaction. */

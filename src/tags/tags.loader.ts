@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
-import { inKeyOrder, keyedBy, type LoaderSet, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
-import type { Post } from '../posts/post.entity.js';
+import { inKeyOrder, type LoaderSet, MAX_BATCH_SIZE } from '../common/graphql/loaders.js';
 import type { Tag } from './tag.entity.js';
 import { TagsService } from './tags.service.js';
 
@@ -10,8 +9,6 @@ export interface TagLoaderSet {
   byId: DataLoader<number, Tag | null>;
   /** The tags of each post (Post.tags), by slug: one statement for every post of the request. */
   ofPost: DataLoader<number, Tag[]>;
-  /** The newest public posts of each tag (Tag.posts), one statement for every tag of the request. */
-  posts: (first: number) => DataLoader<number, Post[]>;
 }
 
 @Injectable()
@@ -31,17 +28,6 @@ export class TagLoaders implements LoaderSet<TagLoaderSet> {
       },
       { maxBatchSize: MAX_BATCH_SIZE },
     );
-    const posts = keyedBy(
-      (first: number) =>
-        new DataLoader<number, Post[]>(
-          async (tagIds) => {
-            const pages = await this.tags.publicPostsOf(tagIds, first);
-            return tagIds.map((id) => pages.get(id) ?? []);
-          },
-          { maxBatchSize: MAX_BATCH_SIZE },
-        ),
-      String,
-    );
-    return { byId, ofPost, posts };
+    return { byId, ofPost };
   }
 }

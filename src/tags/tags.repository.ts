@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PostScope } from '../auth/read-policy.js';
 import { type Page, toPage } from '../common/pagination/cursor.js';
-import type { EntityTable } from '../common/persistence/entity-table.js';
 import { type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
-import { Post } from '../posts/post.entity.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { encodeTagCursor, type TagPosition } from './tag-cursor.js';
@@ -51,11 +49,6 @@ const FALSE = sql.raw('FALSE');
  */
 @Injectable()
 export class TagsRepository extends ResourceRepository<Tag> {
-  /** The posts' table, for Tag.posts (their rows read with the tags that select them). */
-  private readonly posts: EntityTable<Post>;
-
-  private readonly postColumns: Fragment;
-
   constructor(db: Sql) {
     super(db, Tag, [
       {
@@ -67,8 +60,6 @@ export class TagsRepository extends ResourceRepository<Tag> {
       },
       { property: 'isPublic', name: 'is_public', expression: () => `CASE WHEN ${PUBLIC_TAG} THEN 1 ELSE 0 END`, read: (value) => Number(value) === 1 },
     ]);
-    this.posts = db.table(Post);
-    this.postColumns = sql.raw(this.posts.selectList('p'));
   }
 
   /** A post's tags are tagged with the post; every other read of tags with `posts` (tags count posts, and post writes drop it). */
@@ -194,16 +185,5 @@ export class TagsRepository extends ResourceRepository<Tag> {
     return byPost;
   }
 
-  /**
-   * For batching (Tag.posts): the newest public posts of each of these tags, newest publication
-   * first, in one statement (each post once per tag that it carries).
-   */
-  async publicPostsOf(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
-    this.recordReads({ kind: 'list' });
-    const byTag = new Map<number, Post[]>(tagIds.map((id) => [id, []]));
-    if (tagIds.length === 0) return byTag;
-    const statement = sql`SELECT page.tag_id AS of_tag_id, ${this.postColumns} FROM (SELECT pt.tag_id, pt.post_id, ROW_NUMBER() OVER (PARTITION BY pt.tag_id ORDER BY r.published_at DESC, r.id DESC) AS rn FROM post_tags pt JOIN posts r ON r.id = pt.post_id WHERE r.status = 'published' AND pt.tag_id IN (${sql.in(tagIds)})) page JOIN posts p ON p.id = page.post_id WHERE page.rn <= ${limit} ORDER BY p.published_at DESC, p.id DESC`;
-    for (const row of await this.sql.rows<Record<string, unknown>>(statement)) byTag.get(Number(row.of_tag_id))?.push(this.posts.fromRow(row));
-    return byTag;
-  }
+
 }

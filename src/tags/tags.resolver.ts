@@ -61,12 +61,6 @@ export class TagsResolver {
     return (await context.loaders.of(this.tagLoaders).byId.load(tag.id))?.postCount ?? 0;
   }
 
-  @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })
-  @ResolveField('posts', () => [Post], { description: 'Its newest public posts, newest publication first' })
-  posts(@Parent() tag: Pick<Tag, 'id'>, @Args() args: TagPostsArgs, @Context() context: GraphQLContext): Promise<Post[]> {
-    return context.loaders.of(this.tagLoaders).posts(args.first).load(tag.id);
-  }
-
   @Mutation(() => Tag, { description: 'Editors and admins: makes a tag (its slug derived from its name; a taken slug is CONFLICT)' })
   createTag(@Args('input', { description: 'The new tag' }) input: CreateTagDto, @Context() context: GraphQLContext): Promise<Tag> {
     return this.tagsService.create(input, context.actor);
@@ -110,21 +104,5 @@ export class TagConnectionResolver {
   @ResolveField('totalCount', () => Int, { description: 'All the tags you may see (a COUNT, run only when asked for)' })
   totalCount(_connection: TagConnection, _args: unknown, context: GraphQLContext): Promise<number> {
     return this.tagsService.count(context.actor);
-  }
-}
-
-// Read now, not from an event's snapshot (snapshot-fields).
-declareLiveFields('Post', 'tags');
-
-/** Post.tags: a post's tags, batched. */
-@Resolver(() => Post)
-export class PostTagsResolver {
-  constructor(private readonly tagLoaders: TagLoaders) {}
-
-  @ListSize({ assumedSize: MAX_TAGS_PER_POST })
-  @ResolveField('tags', () => [Tag], { description: 'Its tags, by slug' })
-  tags(post: Post, _args: unknown, context: GraphQLContext): Promise<Tag[]> {
-    if (isWithheld(post)) return Promise.resolve([]);
-    return context.loaders.of(this.tagLoaders).ofPost.load(post.id);
   }
 }

@@ -14,7 +14,6 @@ import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import type { CreateTagDto } from './dto/create-tag.dto.js';
 import { slugify } from './slug.js';
-import type { Post } from '../posts/post.entity.js';
 import type { Tag } from './tag.entity.js';
 import { type TagPageRequest, TagsRepository } from './tags.repository.js';
 
@@ -79,11 +78,6 @@ export class TagsService {
   /** For batching (Post.tags): each post's tags, by slug, in one statement. */
   tagsOfPosts(postIds: readonly number[]): Promise<Map<number, Tag[]>> {
     return this.tags.tagsOfPosts(postIds);
-  }
-
-  /** For batching (Tag.posts): the newest public posts of each tag, in one statement. */
-  publicPostsOf(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
-    return this.tags.publicPostsOf(tagIds, limit);
   }
 
   async create(input: CreateTagDto, actor: Actor | null): Promise<Tag> {

@@ -76,6 +76,6 @@ describe('TagsRepository on a SQLite file', () => {
     const byPost = await db.tags.tagsOfPosts([shown.id, draft.id]);
     expect(byPost.get(shown.id)?.map((tag) => tag.slug)).toEqual(['used']);
     expect(byPost.get(draft.id)?.map((tag) => tag.slug)).toEqual(['hidden']);
-    expect((await db.tags.publicPostsOf([used.id], 5)).get(used.id)?.map((post) => post.id)).toEqual([shown.id]);
+    expect((await db.posts.publicPagesOfTags([used.id], 5)).get(used.id)?.map((post) => post.id)).toEqual([shown.id]);
   });
 });

@@ -1049,6 +1049,46 @@ ORDER BY
   t.published_at DESC,
   t.id DESC
 
+-- PostsRepository.publicPagesOfTags
+SELECT
+  page.tag_id AS of_tag_id,
+  p.id,
+  p.title,
+  p.body,
+  p.author_id,
+  p.status,
+  p.publish_at,
+  p.published_at,
+  p.trashed_at,
+  p.created_at,
+  p.updated_at,
+  p.version
+FROM
+  (
+    SELECT
+      pt.tag_id,
+      pt.post_id,
+      ROW_NUMBER() OVER (
+        PARTITION BY
+          pt.tag_id
+        ORDER BY
+          r.published_at DESC,
+          r.id DESC
+      ) AS rn
+    FROM
+      post_tags pt
+      JOIN posts r ON r.id = pt.post_id
+    WHERE
+      r.status = 'published'
+      AND pt.tag_id IN (?, ?, ?)
+  ) page
+  JOIN posts p ON p.id = page.post_id
+WHERE
+  page.rn <= ?
+ORDER BY
+  p.published_at DESC,
+  p.id DESC
+
 -- PostsRepository.statusPage
 SELECT
   t.id,
