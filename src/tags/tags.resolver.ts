@@ -1,20 +1,18 @@
-import { Args, Context, Int, Mutation, Parent, Query, ResolveField, ResolveReference, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Context, Int, Mutation, Query, ResolveField, ResolveReference, Resolver, Subscription } from '@nestjs/graphql';
 import { DomainError } from '../common/errors/domain-error.js';
 import { type EntityReference, referencedId } from '../common/graphql/entity-reference.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
 import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
-import { Post } from '../posts/post.entity.js';
 import { CreateTagDto } from './dto/create-tag.dto.js';
 import { UpdateTagDto } from './dto/update-tag.dto.js';
-import { TagArgs, TagConnection, TagPostsArgs, TagsArgs } from './models/tag-connection.model.js';
+import { TagArgs, TagConnection, TagsArgs } from './models/tag-connection.model.js';
 import { decodeTagCursor } from './tag-cursor.js';
 import { Tag } from './tag.entity.js';
 import { TagLoaders } from './tags.loader.js';
-import { MAX_TAGS_PER_POST, TagsService } from './tags.service.js';
+import { TagsService } from './tags.service.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
 import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
-import { declareLiveFields, isWithheld } from '../common/resource/snapshot-fields.js';
 
 /** Tags over GraphQL: thin over TagsService (same validation, policy and errors as REST). */
 @Resolver(() => Tag)
