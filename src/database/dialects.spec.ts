@@ -6,10 +6,12 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POSTGRES_SKIPPED, TEST_DATABASE_URL } from '../../test/support/databases.js';
-import type { Dialect, Executor, Send } from '../common/persistence/dialect.js';
+import type { Dialect, Executor, LogPosition, Send } from '../common/persistence/dialect.js';
+import { rowMaker } from '../common/persistence/codegen.js';
+import { type Fragment, Renderer, sql } from '../common/persistence/sql-template.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { PostgresDialect } from './postgres.dialect.js';
-import { rowMaker, SqliteDialect } from './sqlite.dialect.js';
+import { SqliteDialect } from './sqlite.dialect.js';
 
 /**
  * The dialects on their databases, without Nest: a SQLite file and, when TEST_DATABASE_URL is
@@ -78,10 +80,15 @@ for (const { name, open, skipped } of DIALECTS) {
   describe.skipIf(skipped !== undefined)(`the ${name} dialect on a real database${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
     let db: Opened;
     let dialect: Dialect;
-    /** Sql.rows's job, as the repositories send: the statement adapted, on the pool or a transaction's executor. */
-    const send: Send = async <R>(text: string, params: readonly unknown[], executor?: Executor) =>
-      (executor ? await executor.query(dialect.statement(text), [...params]) : await dialect.send(dialect.statement(text), params)) as R[];
-    const names = async () => (await send<{ name: string }>('SELECT name FROM items ORDER BY name', [])).map((row) => row.name);
+    /** As Sql renders: a fragment into the dialect's placeholders and its parameters. */
+    const renderer = new Renderer((index) => dialect.placeholder(index));
+    /** Sql.rows's job, as the repositories send: the fragment rendered, on the pool or a transaction's executor. */
+    const send: Send = async <R>(statement: Fragment, executor?: Executor) => {
+      const { text, params } = renderer.render(statement);
+      return (executor ? await executor.query(text, params) : await dialect.send(text, params)) as R[];
+    };
+    const names = async () => (await send<{ name: string }>(sql`SELECT name FROM items ORDER BY name`)).map((row) => row.name);
+    const insertItem = (item: string, executor?: Executor) => send(sql`INSERT INTO items (name, created_at) VALUES (${item}, ${dialect.timestamp(at)})`, executor);
     const at = new Date('2026-11-25T03:41:13.262Z');
 
     beforeAll(async () => {
@@ -95,35 +102,43 @@ for (const { name, open, skipped } of DIALECTS) {
       await db.dataSource.query('DELETE FROM log');
     });
 
-    it('adapts `$1, $2, …` to what the database takes, and sends the parameters in order', async () => {
-      expect(dialect.statement('SELECT $1, $2 WHERE $10')).toBe(name === 'sqlite' ? 'SELECT ?, ? WHERE ?' : 'SELECT $1, $2 WHERE $10');
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['first', dialect.timestamp(at)]);
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['second', dialect.timestamp(at)]);
-      expect(await send('SELECT name FROM items WHERE name = $1 OR name = $2 ORDER BY name DESC', ['second', 'first'])).toEqual([{ name: 'second' }, { name: 'first' }]);
+    it('renders a fragment in the placeholders the database takes, and sends the parameters in order', async () => {
+      expect([1, 2, 10].map((index) => dialect.placeholder(index))).toEqual(name === 'sqlite' ? ['?', '?', '?'] : ['$1', '$2', '$10']);
+      const rendered = renderer.render(sql`SELECT ${'a'}, ${sql.join([sql`${'b'}`, sql`${'c'}`])} WHERE x IN (${sql.in([1, 2])})`);
+      expect(rendered).toEqual({
+        text: name === 'sqlite' ? 'SELECT ?, ?, ? WHERE x IN (?, ?)' : 'SELECT $1, $2, $3 WHERE x IN ($4, $5)',
+        params: ['a', 'b', 'c', 1, 2],
+      });
+      await insertItem('first');
+      await insertItem('second');
+      expect(await send(sql`SELECT name FROM items WHERE name = ${'second'} OR name = ${'first'} ORDER BY name DESC`)).toEqual([{ name: 'second' }, { name: 'first' }]);
+      // The order of the parameters is the order of the values, also where one names the other's place.
+      expect(await send(sql`SELECT name FROM items WHERE name IN (${sql.in(['first', 'second'])}) AND name <> ${'first'}`)).toEqual([{ name: 'second' }]);
     });
 
     it('binds booleans (SQLite stores them as 0 and 1)', async () => {
-      await send('INSERT INTO items (name, flag, created_at) VALUES ($1, $2, $3), ($4, $5, $6)', ['yes', true, dialect.timestamp(at), 'no', false, dialect.timestamp(at)]);
-      const rows = await send<{ name: string; flag: unknown }>('SELECT name, flag FROM items ORDER BY name', []);
+      const ts = dialect.timestamp(at);
+      await send(sql`INSERT INTO items (name, flag, created_at) VALUES (${'yes'}, ${true}, ${ts}), (${'no'}, ${false}, ${ts})`);
+      const rows = await send<{ name: string; flag: unknown }>(sql`SELECT name, flag FROM items ORDER BY name`);
       expect(rows).toEqual(name === 'sqlite' ? [{ name: 'no', flag: 0 }, { name: 'yes', flag: 1 }] : [{ name: 'no', flag: false }, { name: 'yes', flag: true }]);
     });
 
     it('stores a timestamp parameter so that it reads back as the same instant and compares in time order', async () => {
       const later = new Date(at.getTime() + 1);
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2), ($3, $4)', ['at', dialect.timestamp(at), 'later', dialect.timestamp(later)]);
-      expect(await send('SELECT name FROM items WHERE created_at > $1', [dialect.timestamp(at)])).toEqual([{ name: 'later' }]);
-      const [row] = await send<{ created_at: unknown }>('SELECT created_at FROM items WHERE name = $1', ['at']);
+      await send(sql`INSERT INTO items (name, created_at) VALUES (${'at'}, ${dialect.timestamp(at)}), (${'later'}, ${dialect.timestamp(later)})`);
+      expect(await send(sql`SELECT name FROM items WHERE created_at > ${dialect.timestamp(at)}`)).toEqual([{ name: 'later' }]);
+      const [row] = await send<{ created_at: unknown }>(sql`SELECT created_at FROM items WHERE name = ${'at'}`);
       // SQLite keeps TypeORM's UTC text for a datetime; PostgreSQL gives a Date (pg-timestamps).
       expect(name === 'sqlite' ? new Date(`${String(row.created_at).replace(' ', 'T')}Z`) : row.created_at).toEqual(at);
     });
 
     it('builds a JSON object in SQL: literals keyed, timestamps in ISO 8601', async () => {
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ["it's", dialect.timestamp(at)]);
+      await insertItem("it's");
       const json = dialect.jsonObject([
         { key: 'name', expression: 'name', timestamp: false },
         { key: "the 'at'", expression: 'created_at', timestamp: true },
       ]);
-      const [row] = await send<{ json: string }>(`SELECT ${json} AS json FROM items`, []);
+      const [row] = await send<{ json: string }>(sql`SELECT ${sql.raw(json)} AS json FROM items`);
       const parsed = JSON.parse(row.json) as Record<string, string>;
       expect(Object.keys(parsed)).toEqual(['name', "the 'at'"]);
       expect(parsed.name).toBe("it's");
@@ -132,10 +147,10 @@ for (const { name, open, skipped } of DIALECTS) {
     });
 
     it('reads an array of texts from a subquery: every value, or empty when no row matches', async () => {
-      for (const item of ['b', 'a', 'c, d']) await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', [item, dialect.timestamp(at)]);
-      const [all] = await send<{ v: unknown }>(`SELECT ${dialect.arrayOf('name', 'FROM items')} AS v`, []);
+      for (const item of ['b', 'a', 'c, d']) await insertItem(item);
+      const [all] = await send<{ v: unknown }>(sql`SELECT ${sql.raw(dialect.arrayOf('name', 'FROM items'))} AS v`);
       expect(dialect.readArray(all.v).sort()).toEqual(['a', 'b', 'c, d']);
-      const [none] = await send<{ v: unknown }>(`SELECT ${dialect.arrayOf('name', "FROM items WHERE name = 'nothing'")} AS v`, []);
+      const [none] = await send<{ v: unknown }>(sql`SELECT ${sql.raw(dialect.arrayOf('name', "FROM items WHERE name = 'nothing'"))} AS v`);
       expect(dialect.readArray(none.v)).toEqual([]);
     });
 
@@ -147,27 +162,29 @@ for (const { name, open, skipped } of DIALECTS) {
         [7, 4],
       ];
       // SQLite's single writer leaves every tx at 0; PostgreSQL's are transaction ids.
-      for (const [tx, id] of entries) await send('INSERT INTO log (tx, id) VALUES ($1, $2)', [name === 'sqlite' ? 0 : tx, id]);
-      const read = async (direction: 'asc' | 'desc', after?: { tx: number; id: number }) => {
-        const where = after ? dialect.eventsAfter(after, 1) : { condition: '1 = 1', params: [] };
-        const rows = await send<{ id: number }>(`SELECT id FROM log WHERE ${where.condition} ORDER BY ${dialect.eventOrder(direction)}`, where.params);
+      for (const [tx, id] of entries) await send(sql`INSERT INTO log (tx, id) VALUES (${name === 'sqlite' ? 0 : tx}, ${id})`);
+      const read = async (direction: 'asc' | 'desc', after?: LogPosition) => {
+        // A parameter before the condition: its own are numbered after it, as in the outbox's reads.
+        const where = sql`id <> ${99} AND ${after ? dialect.eventsAfter(after) : sql`1 = 1`}`;
+        const rows = await send<{ id: number }>(sql`SELECT id FROM log WHERE ${where} ORDER BY ${sql.raw(dialect.eventOrder(direction))}`);
         return rows.map((row) => Number(row.id));
       };
       expect(await read('asc')).toEqual([1, 2, 3, 4]);
       expect(await read('desc')).toEqual([4, 3, 2, 1]);
       expect(await read('asc', name === 'sqlite' ? { tx: 0, id: 2 } : { tx: 5, id: 2 })).toEqual([3, 4]);
+      expect(await read('desc', name === 'sqlite' ? { tx: 0, id: 1 } : { tx: 5, id: 1 })).toEqual([4, 3, 2]);
     });
 
     it('commits a transaction, and rolls back one whose work throws: its writes are gone, the error is the work\u2019s', async () => {
       const ends: boolean[] = [];
       await dialect.transaction(async (manager) => {
-        await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['kept', dialect.timestamp(at)], manager);
+        await insertItem('kept', manager);
         dialect.whenTransactionEnds((committed) => ends.push(committed));
       });
       const failure = new Error('the work failed');
       await expect(
         dialect.transaction(async (manager) => {
-          await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['dropped', dialect.timestamp(at)], manager);
+          await insertItem('dropped', manager);
           dialect.whenTransactionEnds((committed) => ends.push(committed));
           throw failure;
         }),
@@ -182,12 +199,12 @@ for (const { name, open, skipped } of DIALECTS) {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       const first = dialect.transaction(async (manager) => {
-        await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['first', dialect.timestamp(at)], manager);
+        await insertItem('first', manager);
         await held;
         throw new Error('rolled back');
       });
-      const second = dialect.transaction((manager) => send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['second', dialect.timestamp(at)], manager));
-      const single = dialect.single(() => send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['single', dialect.timestamp(at)]));
+      const second = dialect.transaction((manager) => insertItem('second', manager));
+      const single = dialect.single(() => insertItem('single'));
       release();
       await expect(first).rejects.toThrow('rolled back');
       await Promise.all([second, single]);
@@ -197,47 +214,48 @@ for (const { name, open, skipped } of DIALECTS) {
     it('locks the rows a transaction reads where the database has row locks', async () => {
       expect(dialect.lockRows()).toBe(name === 'sqlite' ? '' : ' FOR UPDATE');
       expect(dialect.lockRows({ of: 't', skipLocked: true })).toBe(name === 'sqlite' ? '' : ' FOR UPDATE OF t SKIP LOCKED');
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['locked', dialect.timestamp(at)]);
-      const rows = await dialect.transaction((manager) => send(`SELECT t.name FROM items t WHERE t.name = $1${dialect.lockRows({ of: 't', skipLocked: true })}`, ['locked'], manager));
+      await insertItem('locked');
+      const lock = sql.raw(dialect.lockRows({ of: 't', skipLocked: true }));
+      const rows = await dialect.transaction((manager) => send(sql`SELECT t.name FROM items t WHERE t.name = ${'locked'}${lock}`, manager));
       expect(rows).toEqual([{ name: 'locked' }]);
     });
 
     it('reads the rows an UPDATE … RETURNING wrote, through a query runner', async () => {
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2), ($3, $4)', ['x', dialect.timestamp(at), 'y', dialect.timestamp(at)]);
-      const result = await db.dataSource.manager.query(dialect.statement('UPDATE items SET name = $1 WHERE name = $2 RETURNING name'), ['z', 'x']);
+      await insertItem('x');
+      await insertItem('y');
+      const { text, params } = renderer.render(sql`UPDATE items SET name = ${'z'} WHERE name = ${'x'} RETURNING name`);
+      const result: unknown = await db.dataSource.manager.query(text, params);
       expect(dialect.writtenRows(result)).toEqual([{ name: 'z' }]);
     });
 
     it('inserts a row and its companion from the new row, atomically', async () => {
-      const insert = { text: 'INSERT INTO items (name, created_at) VALUES ($1, $2) RETURNING id, name', params: ['parent', dialect.timestamp(at)] };
-      const companion = (label: string) => (source: string, next: number) => ({
-        text: `INSERT INTO item_log (item_id, name) SELECT r.id, $${next} || r.name FROM ${source}`,
-        params: [label],
-      });
-      const row = await dialect.insertWith(insert, 'items', companion('log of '), send);
+      const insert = (item: string) => sql`INSERT INTO items (name, created_at) VALUES (${item}, ${dialect.timestamp(at)}) RETURNING id, name`;
+      const companion = (label: string) => (source: Fragment) => sql`INSERT INTO item_log (item_id, name) SELECT r.id, ${label} || r.name FROM ${source}`;
+      const row = await dialect.insertWith(insert('parent'), 'items', companion('log of '), send);
       expect(row).toEqual({ id: expect.anything(), name: 'parent' });
-      const logged = await send<{ item_id: number; name: string }>('SELECT item_id, name FROM item_log', []);
+      const logged = await send<{ item_id: number; name: string }>(sql`SELECT item_id, name FROM item_log`);
       expect(logged.map((entry) => [Number(entry.item_id), entry.name])).toEqual([[Number(row.id), 'log of parent']]);
       // The companion breaks a constraint: the row is not written either.
-      await expect(dialect.insertWith({ ...insert, params: ['orphan', dialect.timestamp(at)] }, 'items', companion('a label far too long for the check '), send)).rejects.toThrow();
+      await expect(dialect.insertWith(insert('orphan'), 'items', companion('a label far too long for the check '), send)).rejects.toThrow();
       expect(await names()).toEqual(['parent']);
-      expect(await send('SELECT name FROM item_log', [])).toHaveLength(1);
+      expect(await send(sql`SELECT name FROM item_log`)).toHaveLength(1);
     });
 
     it('keeps sending once past the prepared statements it keeps (500 distinct texts)', async () => {
-      await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['in', dialect.timestamp(at)]);
+      await insertItem('in');
       for (let index = 0; index < 505; index += 1) {
-        expect(await send(`SELECT name, ${index} AS n FROM items WHERE name = $1`, ['in'])).toEqual([{ name: 'in', n: index }]);
+        expect(await send(sql`SELECT name, ${sql.raw(String(index))} AS n FROM items WHERE name = ${'in'}`)).toEqual([{ name: 'in', n: index }]);
       }
     });
 
     if (name === 'sqlite') {
       it('has no statement timeout: a bounded read is a read, and no error is its timeout', async () => {
-        await send('INSERT INTO items (name, created_at) VALUES ($1, $2)', ['bounded', dialect.timestamp(at)]);
-        expect(await dialect.sendBounded(dialect.statement('SELECT name FROM items WHERE name = $1'), ['bounded'], 1)).toEqual([{ name: 'bounded' }]);
+        await insertItem('bounded');
+        const { text, params } = renderer.render(sql`SELECT name FROM items WHERE name = ${'bounded'}`);
+        expect(await dialect.sendBounded(text, params, 1)).toEqual([{ name: 'bounded' }]);
         expect(dialect.isTimeout(Object.assign(new Error('canceling statement'), { code: '57014' }))).toBe(false);
         expect(dialect.shared).toBe(false);
-        expect(dialect.notify).toBeNull();
+        expect(dialect.notify('test', 'x')).toBeNull();
         expect(dialect.eventsVisible).toBeNull();
         expect(dialect.listen('test', ['x'], { notification: () => undefined, up: () => undefined, down: () => undefined })).toBeNull();
       });
@@ -252,8 +270,8 @@ for (const { name, open, skipped } of DIALECTS) {
         expect(dialect.isTimeout(new Error('other'))).toBe(false);
         expect(await dialect.sendBounded('SELECT 1 AS one', [], 5000)).toEqual([{ one: 1 }]);
         // The timeout was local to the bounded read's transaction (SET LOCAL): the pooled connections keep their own.
-        const settings = await Promise.all([1, 2, 3, 4].map(() => dialect.send('SELECT current_setting($1) AS timeout', ['statement_timeout'])));
-        for (const [row] of settings as { timeout: string }[][]) expect(row.timeout).not.toBe('50ms');
+        const settings = await Promise.all([1, 2, 3, 4].map(() => send<{ timeout: string }>(sql`SELECT current_setting(${'statement_timeout'}) AS timeout`)));
+        for (const [row] of settings) expect(row.timeout).not.toBe('50ms');
       });
 
       it('hears what it announces on the channels it listens to', async () => {
@@ -264,7 +282,9 @@ for (const { name, open, skipped } of DIALECTS) {
         const listener = dialect.listen('dialect-spec', ['dialect_spec'], { notification: (channel, text) => channel === 'dialect_spec' && heard(text), up: upped, down: () => undefined });
         try {
           await up;
-          await dialect.send(dialect.notify!, ['dialect_spec', 'hello']);
+          const notify = dialect.notify('dialect_spec', 'hello');
+          expect(notify).not.toBeNull();
+          await send(notify!);
           expect(await payload).toBe('hello');
         } finally {
           await listener?.close();
