@@ -565,6 +565,16 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       else expectFeedHides(events, (event: { post: unknown }) => event.post, cell);
     }),
 
+    // --- §13 doors: slugs lane (keep this lane's doors between this line and the next marker) ---
+
+    // --- §13 doors: feeds lane (keep this lane's doors between this line and the next marker) ---
+
+    // --- §13 doors: sitemap lane (keep this lane's doors between this line and the next marker) ---
+
+    // --- §13 doors: previews lane (keep this lane's doors between this line and the next marker) ---
+
+    // --- end of §13 doors ---
+
     // Writes by someone who may not see the post: 404 like a read (403 on the public control).
     ...writeDoors(),
   ];
