@@ -50,6 +50,10 @@ export class Comment {
   @Column({ type: 'text' })
   body: string;
 
+  @Field(() => String, { description: 'The body rendered as restricted Markdown (no headings, images or raw HTML; links nofollow ugc), sanitized (read-only)' })
+  @Column({ name: 'body_html', type: 'text' })
+  bodyHtml: string;
+
   @Field(() => Int, { description: 'The id of the user who wrote it' })
   @Column({ name: 'author_id', type: 'integer' })
   authorId: number;

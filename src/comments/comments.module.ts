@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ContentModule } from '../content/content.module.js';
 import { PostsModule } from '../posts/posts.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { CommentModerationService } from './comment-moderation.service.js';
@@ -12,7 +13,7 @@ import { ModerationController } from './moderation.controller.js';
 import { ModerationResolver } from './moderation.resolver.js';
 
 @Module({
-  imports: [UsersModule, PostsModule],
+  imports: [UsersModule, PostsModule, ContentModule],
   controllers: [CommentsController, ModerationController],
   providers: [CommentsRepository, CommentsService, CommentModerationService, CommentLoaders, CommentsResolver, PostCommentsResolver, ModerationResolver, CommentEventsResolver],
   exports: [CommentsService, CommentsRepository],

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { type CommentScope, type CommentStatus, ReadPolicy } from '../auth/read-policy.js';
+import { ContentRenderer } from '../content/content-renderer.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
@@ -46,6 +47,7 @@ export class CommentsService {
     private readonly events: EventPublisher,
     private readonly config: AppConfig,
     private readonly moderation: CommentModerationService,
+    private readonly renderer: ContentRenderer,
   ) {}
 
   /** Which comments of a post the reader sees (ReadPolicy.commentScope): what lists, counts and loaders are keyed and filtered by. */
@@ -158,7 +160,7 @@ export class CommentsService {
     const thread = await this.threadOf(postId, parentId, who);
     const audience = this.readPolicy.commentAudienceOf({ status, authorId: who.id }, post);
     const comment = await this.comments
-      .insertRecorded({ ...text, ...thread, postId, authorId: who.id, status }, this.events.created('commentCreated', audience))
+      .insertRecorded({ ...text, bodyHtml: this.renderer.renderComment(text.body), ...thread, postId, authorId: who.id, status }, this.events.created('commentCreated', audience))
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
         if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
@@ -196,9 +198,10 @@ export class CommentsService {
       const { current, post } = await this.lockVisible(id, who, manager);
       if (input.body !== undefined) this.policy.authorize(who, 'comments.edit', current.authorId);
       if (input.status !== undefined) this.moderation.requireModerator(who, true);
-      const changes: { body?: string; status?: CommentStatus } = {};
+      const changes: { body?: string; bodyHtml?: string; status?: CommentStatus } = {};
       if (input.body !== undefined) {
         changes.body = input.body;
+        changes.bodyHtml = this.renderer.renderComment(input.body);
         if ((await this.moderation.admitEdit(who, manager)) && current.status === 'approved') changes.status = 'pending';
       }
       if (input.status !== undefined) changes.status = input.status;

@@ -468,6 +468,29 @@ export const SETTINGS = {
     description:
       'PostgreSQL: a search statement (`GET /posts?q=`, `posts(search:)`) is cancelled after this many milliseconds (`statement_timeout`) and answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` (`0` = no limit of its own). At most 2000: past 2 s the driver stops waiting for the answer to any statement, while the server would go on working on it. SQLite cannot interrupt a statement: the word bound (`SEARCH_MAX_TERMS`) bounds its work.',
   }),
+  publicBaseUrl: setting('PUBLIC_BASE_URL', url('http:', 'https:'), {
+    group: 'Publication',
+    description:
+      'The origin (and optional path prefix) of every absolute link the service writes: feeds, sitemaps, preview URLs, canonical and Open Graph URLs. Unset: `http://localhost:{PORT}`. No trailing `/` needed.',
+  }),
+  publicPostUrl: setting('PUBLIC_POST_URL', text({ minLength: 1, maxLength: 500, pattern: /^(\{base\}|https?:\/\/)/, like: 'a URL template starting with `{base}` or `http(s)://`' }), {
+    group: 'Publication',
+    default: '{base}/posts/{id}',
+    description:
+      'Where a post lives on the public site (feeds, sitemap, canonical links): a template with `{base}` (PUBLIC_BASE_URL), `{id}`, `{slug}`, `{locale}`, and `{yyyy}`, `{mm}`, `{dd}` of its publication date, e.g. `https://blog.example.com/{yyyy}/{mm}/{slug}`.',
+  }),
+  previewTtlS: setting('PREVIEW_TTL_S', int(60, 31_536_000), {
+    limit: 'How long a preview link (`POST /posts/{id}/previews`) opens its post',
+    group: 'Publication',
+    default: '604800',
+    description: 'Seconds a preview link stays valid (default 7 days); `DELETE /posts/{id}/previews` revokes all of a post\'s links at once.',
+  }),
+  sitemapMaxUrls: setting('SITEMAP_MAX_URLS', int(1, 50_000), {
+    limit: 'URLs in one sitemap; past it `/sitemap.xml` is an index of `/sitemaps/{n}` pages',
+    group: 'Publication',
+    default: '50000',
+    description: 'The most URLs one sitemap lists (sitemaps.org allows 50,000); past it `/sitemap.xml` is a sitemap index of `/sitemaps/{n}` pages of at most this many each.',
+  }),
   commentsModeration: setting('COMMENTS_MODERATION', oneOf('off', 'first', 'all'), {
     limit: 'Which new comments wait in `pending` for a moderator',
     group: 'Comments',

@@ -9,6 +9,8 @@ import { withStartupLock } from '../database/migration-runner.js';
 import type { Post } from '../posts/post.entity.js';
 import { PostRevisionsRepository } from '../posts/post-revisions.repository.js';
 import { PostsRepository } from '../posts/posts.repository.js';
+import { PostSlugs, slugify as postSlug } from '../posts/post-slugs.service.js';
+import { ContentRenderer } from '../content/content-renderer.js';
 import { slugify } from '../tags/slug.js';
 import { TagsRepository } from '../tags/tags.repository.js';
 import type { User, UserRole } from '../users/user.entity.js';
@@ -84,6 +86,8 @@ export class DemoSeeder implements OnApplicationBootstrap {
     private readonly revisions: PostRevisionsRepository,
     private readonly comments: CommentsRepository,
     private readonly tags: TagsRepository,
+    private readonly slugs: PostSlugs,
+    private readonly renderer: ContentRenderer,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -113,6 +117,12 @@ export class DemoSeeder implements OnApplicationBootstrap {
     this.logger.log(`Created the first admin ${adminEmail}`);
   }
 
+  /** A demo post's text as the write path stores it (the demo titles are distinct: their slugs too). */
+  private content(title: string, body: string): Pick<Post, 'title' | 'slug' | 'body' | 'bodyFormat' | 'bodyHtml' | 'excerpt' | 'readingTimeMinutes'> {
+    const rendered = this.renderer.renderPost(body, 'plain');
+    return { title, slug: postSlug(title), body, bodyFormat: 'plain', bodyHtml: rendered.bodyHtml, excerpt: this.renderer.excerptOf(rendered), readingTimeMinutes: rendered.readingTimeMinutes };
+  }
+
   private async seedDemoData(manager: EntityManager): Promise<void> {
     const start = Date.now() - 60 * 60 * 1000;
     let tick = 0;
@@ -125,13 +135,16 @@ export class DemoSeeder implements OnApplicationBootstrap {
     const posts: Post[] = [];
     for (const demo of DEMO_POSTS) {
       const createdAt = at();
-      posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, createdAt }, manager));
+      posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, createdAt }, manager));
     }
     for (const demo of DEMO_UNPUBLISHED) {
       const publishAt = demo.status === 'scheduled' ? new Date(start + 30 * 86_400_000) : null;
-      posts.push(await this.posts.insert({ title: demo.title, body: demo.body, authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
+      posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
     }
-    for (const post of posts) await this.revisions.record(post, post.authorId, manager);
+    for (const post of posts) {
+      await this.slugs.record(post.id, post.slug, manager);
+      await this.revisions.record(post, post.authorId, manager);
+    }
     const tagIds: number[] = [];
     for (const name of DEMO_TAGS) tagIds.push((await this.tags.ensure(name, slugify(name), true, manager)).id);
     for (const [index, demo] of DEMO_POSTS.entries()) {
@@ -144,6 +157,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
         {
           postId: posts[demo.post].id,
           body: demo.body,
+          bodyHtml: this.renderer.renderComment(demo.body),
           authorId: users[demo.author].id,
           parentId: parent?.id ?? null,
           depth: (parent?.depth ?? 0) + 1,

@@ -1,11 +1,20 @@
 import type { PostStatus } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { PostTags } from '../tags/tags.service.js';
+import type { BodyFormat } from '../content/body-format.js';
 
 /** A change to a post, as the one write path takes it (a PATCH, a restore, the schedule, the trash). */
 export interface PostChange {
   title?: string;
   body?: string;
+  bodyFormat?: BodyFormat;
+  /** A new slug (the former one keeps finding the post). */
+  slug?: string;
+  /** The excerpt as given; null: derived from the body again. */
+  excerpt?: string | null;
+  metaTitle?: string | null;
+  metaDescription?: string | null;
+  canonicalUrl?: string | null;
   status?: PostStatus;
   publishAt?: Date | null;
   /** For a scheduled publication: the time it was due, not the time it ran. */

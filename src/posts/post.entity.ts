@@ -4,12 +4,14 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, V
 import type { PostStatus } from '../auth/read-policy.js';
 import { User } from '../users/user.entity.js';
 import { GraphQLPostStatus } from './models/post-status.enum.js';
+import { type BodyFormat, GraphQLBodyFormat } from '../content/body-format.js';
 
 /** Also the GraphQL `Post` type (author, comments and commentCount are resolved fields; never the version). */
 @EntityKey()
 @ObjectType('Post', { description: 'A blog post' })
 @Entity({ name: 'posts' })
 @Index('idx_posts_author_id_id', ['authorId', 'id'])
+@Index('idx_posts_slug', ['slug'])
 export class Post {
   @Field(() => Int, { description: 'The post\'s id' })
   @PrimaryGeneratedColumn()
@@ -19,9 +21,49 @@ export class Post {
   @Column({ type: 'varchar', length: 200 })
   title: string;
 
+  @Field(() => String, { description: 'Its address on the public site: lower-case a-z0-9-, 1-120 characters, unique (former slugs still find it)' })
+  @Column({ type: 'varchar', length: 120 })
+  slug: string;
+
   @Field(() => String, { description: 'The text, as written' })
   @Column({ type: 'text' })
   body: string;
+
+  @Field(() => GraphQLBodyFormat, { description: 'How body is written: PLAIN (the default), MARKDOWN or HTML' })
+  @Column({ name: 'body_format', type: 'varchar', length: 8, default: 'plain', enum: ['plain', 'markdown', 'html'] })
+  bodyFormat: BodyFormat;
+
+  @Field(() => String, { description: 'The body rendered to HTML and sanitized by the allowlist (read-only)' })
+  @Column({ name: 'body_html', type: 'text' })
+  bodyHtml: string;
+
+  @Field(() => String, { description: 'A plain-text summary: the one given, or the start of the body (at most 300 characters)' })
+  @Column({ type: 'varchar', length: 600 })
+  excerpt: string;
+
+  /** The excerpt as given (null: derived from the body), so a new body re-derives only a derived one. */
+  @Column({ name: 'custom_excerpt', type: 'varchar', length: 500, nullable: true, select: false })
+  customExcerpt?: string | null;
+
+  @Field(() => Int, { description: 'Minutes to read it: its words / 230, rounded up, at least 1' })
+  @Column({ name: 'reading_time_minutes', type: 'integer', default: 1 })
+  readingTimeMinutes: number;
+
+  @Field(() => String, { nullable: true, description: 'The title for search engines and social cards (at most 70 characters); null: the title' })
+  @Column({ name: 'meta_title', type: 'varchar', length: 70, nullable: true })
+  metaTitle: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The description for search engines and social cards (at most 200 characters); null: the excerpt' })
+  @Column({ name: 'meta_description', type: 'varchar', length: 200, nullable: true })
+  metaDescription: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where the canonical copy lives (an absolute http(s) URL); null: PUBLIC_POST_URL' })
+  @Column({ name: 'canonical_url', type: 'varchar', length: 2048, nullable: true })
+  canonicalUrl: string | null;
+
+  /** Bumped by DELETE /posts/{id}/previews: every preview token signed with an earlier stamp stops opening it. */
+  @Column({ name: 'preview_stamp', type: 'integer', default: 0, select: false })
+  previewStamp?: number;
 
   @Field(() => Int, { description: 'The id of the user who wrote it' })
   @Column({ name: 'author_id', type: 'integer' })

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ContentModule } from '../content/content.module.js';
+import { PublicationModule } from '../publication/publication.module.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { PostFinder } from './post-finder.service.js';
@@ -9,18 +11,20 @@ import { PostsController } from './posts.controller.js';
 import { PostLoaders } from './posts.loader.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './posts.resolver.js';
+import { PostSlugs } from './post-slugs.service.js';
 import { PostsService } from './posts.service.js';
 import { PostEventsResolver } from './post-events.resolver.js';
 import { PostTagsResolver, TagPostsResolver } from './post-tags.resolver.js';
 import { TrashRetention } from './trash-retention.js';
 
 @Module({
-  imports: [UsersModule, TagsModule],
+  imports: [UsersModule, TagsModule, ContentModule, PublicationModule],
   controllers: [PostsController],
   providers: [
     PostsRepository,
     PostRevisionsRepository,
     PostsService,
+    PostSlugs,
     PostFinder,
     PostRevisions,
     PostLoaders,
@@ -33,6 +37,6 @@ import { TrashRetention } from './trash-retention.js';
     PostScheduler,
     TrashRetention,
   ],
-  exports: [PostsService, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
+  exports: [PostsService, PostSlugs, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
 })
 export class PostsModule {}

@@ -101,6 +101,12 @@ export class PostsRepository extends ResourceRepository<Post> {
     return row ? { status: row.status, authorId: row.author_id } : null;
   }
 
+  /** The excerpt its writer gave (null: derived from the body), read by the write path when the body changes. */
+  async customExcerptOf(id: number, executor: Executor): Promise<string | null> {
+    const [row] = await this.sql.rows<{ custom_excerpt: string | null }>(sql`SELECT custom_excerpt FROM posts WHERE id = ${id}`, executor);
+    return row?.custom_excerpt ?? null;
+  }
+
   /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */
   async publicPage(request: PageRequest, authorId?: number): Promise<Page<Post>> {
     this.recordReads({ kind: 'list' });

@@ -17,6 +17,8 @@ import type { Post } from './post.entity.js';
 import { type PostChange, publishAtOf } from './post-change.js';
 import { PostRevisions } from './post-revisions.service.js';
 import { PostsRepository } from './posts.repository.js';
+import { PostSlugs } from './post-slugs.service.js';
+import { ContentRenderer } from '../content/content-renderer.js';
 
 /**
  * A post's one write path (create, PATCH, the trash, the schedule) with its revisions, tags and
@@ -33,6 +35,8 @@ export class PostsService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
     private readonly tags: TagsService,
+    private readonly slugs: PostSlugs,
+    private readonly renderer: ContentRenderer,
   ) {}
 
   /** The posts' table, for another feature's statement that joins a post into its rows (a comment with its post). */
@@ -81,10 +85,28 @@ export class PostsService {
     const post = await this.transactions
       .run(async (manager) => {
         recorded.length = 0;
+        const bodyFormat = input.bodyFormat ?? 'plain';
+        const slug = input.slug ?? (await this.slugs.freeSlugFor(input.title, manager));
         const created = await this.posts.insert(
-          { title: input.title, body: input.body, authorId, status, publishAt, publishedAt: status === 'published' ? now : null, trashedAt: null, createdAt: now },
+          {
+            title: input.title,
+            slug,
+            body: input.body,
+            bodyFormat,
+            ...this.rendered(input.body, bodyFormat, input.excerpt ?? null),
+            metaTitle: input.metaTitle ?? null,
+            metaDescription: input.metaDescription ?? null,
+            canonicalUrl: input.canonicalUrl ?? null,
+            authorId,
+            status,
+            publishAt,
+            publishedAt: status === 'published' ? now : null,
+            trashedAt: null,
+            createdAt: now,
+          },
           manager,
         );
+        await this.slugs.record(created.id, slug, manager);
         const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
         Object.assign(created, tags);
         if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
@@ -110,7 +132,8 @@ export class PostsService {
     const post = await this.transactions.run(async (manager) => {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
-      const change: PostChange = { title: input.title, body: input.body, status: input.status };
+      const { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, status: newStatus } = input;
+      const change: PostChange = { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, status: newStatus };
       if (input.revision !== undefined) {
         if (input.title !== undefined || input.body !== undefined) {
           throw DomainError.badInput('revision restores a title and body: give it without title or body', [{ field: 'revision', message: 'cannot be combined with title or body' }]);
@@ -200,6 +223,17 @@ export class PostsService {
     if (change.title !== undefined && change.title !== current.title) values.title = change.title;
     if (change.body !== undefined && change.body !== current.body) values.body = change.body;
     if (change.publishAt !== undefined && change.publishAt?.getTime() !== current.publishAt?.getTime()) values.publishAt = change.publishAt;
+    for (const key of ['bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl'] as const) {
+      if (change[key] !== undefined && change[key] !== current[key]) Object.assign(values, { [key]: change[key] });
+    }
+    if (values.body !== undefined || values.bodyFormat !== undefined || change.excerpt !== undefined) {
+      const given = change.excerpt !== undefined ? change.excerpt : await this.posts.customExcerptOf(current.id, manager);
+      Object.assign(values, this.rendered(values.body ?? current.body, values.bodyFormat ?? current.bodyFormat, given));
+    }
+    if (change.slug !== undefined && change.slug !== current.slug) {
+      values.slug = change.slug;
+      await this.slugs.record(current.id, change.slug, manager);
+    }
     if (status !== current.status) {
       values.status = status;
       if (status === 'published' && current.publishedAt === null) values.publishedAt = change.publishedAt ?? new Date();
@@ -222,6 +256,17 @@ export class PostsService {
     recorded.push(...events);
     await this.events.record(manager, ...events);
     return updated;
+  }
+
+  /** What is stored beside a body: its rendering, excerpt (the given one, else derived) and reading time. */
+  private rendered(body: string, format: Post['bodyFormat'], givenExcerpt: string | null): Pick<Post, 'bodyHtml' | 'excerpt' | 'customExcerpt' | 'readingTimeMinutes'> {
+    const rendered = this.renderer.renderPost(body, format);
+    return {
+      bodyHtml: rendered.bodyHtml,
+      excerpt: givenExcerpt ?? this.renderer.excerptOf(rendered),
+      customExcerpt: givenExcerpt,
+      readingTimeMinutes: rendered.readingTimeMinutes,
+    };
   }
 
   /** Deletes a post for good, its comments by cascade, with their events (audience: each comment and the post as they were). */

@@ -15,6 +15,7 @@ import { PostSearch1765300000000 } from './1765300000000-post-search.js';
 import { TagCountsPerStatement1765360000000 } from './1765360000000-tag-counts-per-statement.js';
 import { WithdrawnContent1765400000000 } from './1765400000000-withdrawn-content.js';
 import { EventTraceContext1765450000000 } from './1765450000000-event-trace-context.js';
+import { Publication1765500000000 } from './1765500000000-publication.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   TagCountsPerStatement1765360000000,
   WithdrawnContent1765400000000,
   EventTraceContext1765450000000,
+  Publication1765500000000,
 ];

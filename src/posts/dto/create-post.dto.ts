@@ -1,7 +1,8 @@
 import { Field, GraphQLISODateTime, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { BODY_FORMATS, type BodyFormat, GraphQLBodyFormat } from '../../content/body-format.js';
 import type { PostStatus } from '../../auth/read-policy.js';
 import { DATE_TIME_PATTERN, IsDateTime, MaxChars, NOT_BLANK_PATTERN, OMITTED_OR_NOT_NULL, REQUIRED, SLUGGABLE_PATTERN, toDate, Trim } from '../../common/validation/transforms.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
@@ -12,6 +13,11 @@ export const WRITABLE_POST_STATUSES = ['draft', 'scheduled', 'published'] as con
 const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled" or "published" (DELETE moves a post to the trash)' };
 
 const TAG_MESSAGE = { each: true, message: 'tags must be names of 1-50 characters' };
+
+/** A slug as stored: lower-case letters and digits in runs joined by single '-'. */
+export const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+const SLUG_MESSAGE = { message: 'slug must be 1-120 characters of a-z, 0-9 and single "-" (not at either end)' };
+const CANONICAL_MESSAGE = { message: 'canonicalUrl must be an absolute http(s) URL of at most 2048 characters' };
 
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
 
@@ -33,6 +39,48 @@ export class CreatePostDto {
   @IsString()
   @IsDefined(REQUIRED)
   body: string;
+
+  @Field(() => GraphQLBodyFormat, { nullable: true, description: 'How body is written: PLAIN (the default), MARKDOWN or HTML' })
+  @ApiPropertyOptional({ type: 'string', enum: [...BODY_FORMATS], description: 'Default "plain"; bodyHtml is the sanitized rendering whatever the format' })
+  @IsIn(BODY_FORMATS, { message: 'bodyFormat must be "plain", "markdown" or "html"' })
+  @IsOptional()
+  bodyFormat?: BodyFormat;
+
+  @Field(() => String, { nullable: true, description: 'Its address (lower-case a-z0-9 and single "-", 1-120 characters); made from the title when not given; a taken one is CONFLICT' })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 120, pattern: SLUG_PATTERN, example: 'hello-world', description: 'Made from the title when not given; one another post has (or had) is 409' })
+  @Matches(new RegExp(SLUG_PATTERN), SLUG_MESSAGE)
+  @Length(1, 120, SLUG_MESSAGE)
+  @IsString(SLUG_MESSAGE)
+  @IsOptional()
+  slug?: string;
+
+  @Field(() => String, { nullable: true, description: 'A plain-text summary (at most 500 characters); null or omitted: derived from the body' })
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'Plain text; null or omitted: the start of the body (at most 300 characters)' })
+  @MaxChars(500, { message: 'excerpt must be at most 500 characters' })
+  @IsString({ message: 'excerpt must be a string' })
+  @IsOptional()
+  excerpt?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The title for search engines (at most 70 characters)' })
+  @ApiPropertyOptional({ maxLength: 70, nullable: true })
+  @MaxChars(70, { message: 'metaTitle must be at most 70 characters' })
+  @IsString({ message: 'metaTitle must be a string' })
+  @IsOptional()
+  metaTitle?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The description for search engines (at most 200 characters)' })
+  @ApiPropertyOptional({ maxLength: 200, nullable: true })
+  @MaxChars(200, { message: 'metaDescription must be at most 200 characters' })
+  @IsString({ message: 'metaDescription must be a string' })
+  @IsOptional()
+  metaDescription?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where the canonical copy lives: an absolute http(s) URL' })
+  @ApiPropertyOptional({ maxLength: 2048, format: 'uri', nullable: true, example: 'https://example.com/original' })
+  @MaxChars(2048, CANONICAL_MESSAGE)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, CANONICAL_MESSAGE)
+  @IsOptional()
+  canonicalUrl?: string | null;
 
   @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, SCHEDULED (with publishAt) or PUBLISHED (the default); TRASHED is refused (deletePost trashes)' })
   @ApiPropertyOptional({ type: 'string', enum: [...WRITABLE_POST_STATUSES], description: 'Default "published"; "scheduled" needs publishAt in the future' })

@@ -66,13 +66,22 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
   t.version,
   j.id AS j_id,
   j.title AS j_title,
+  j.slug AS j_slug,
   j.body AS j_body,
+  j.body_format AS j_body_format,
+  j.body_html AS j_body_html,
+  j.excerpt AS j_excerpt,
+  j.reading_time_minutes AS j_reading_time_minutes,
+  j.meta_title AS j_meta_title,
+  j.meta_description AS j_meta_description,
+  j.canonical_url AS j_canonical_url,
   j.author_id AS j_author_id,
   j.status AS j_status,
   j.publish_at AS j_publish_at,
@@ -94,13 +103,22 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
   t.version,
   j.id AS j_id,
   j.title AS j_title,
+  j.slug AS j_slug,
   j.body AS j_body,
+  j.body_format AS j_body_format,
+  j.body_html AS j_body_html,
+  j.excerpt AS j_excerpt,
+  j.reading_time_minutes AS j_reading_time_minutes,
+  j.meta_title AS j_meta_title,
+  j.meta_description AS j_meta_description,
+  j.canonical_url AS j_canonical_url,
   j.author_id AS j_author_id,
   j.status AS j_status,
   j.publish_at AS j_publish_at,
@@ -133,15 +151,16 @@ WHERE
 
 -- CommentsRepository.insert
 INSERT INTO
-  comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
+  comments (post_id, parent_id, status, body, body_html, author_id, created_at, updated_at, version, depth)
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 RETURNING
   id,
   post_id,
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -151,15 +170,16 @@ RETURNING
 WITH
   r AS (
     INSERT INTO
-      comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
+      comments (post_id, parent_id, status, body, body_html, author_id, created_at, updated_at, version, depth)
     VALUES
-      ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
     RETURNING
       id,
       post_id,
       parent_id,
       status,
       body,
+      body_html,
       author_id,
       created_at,
       updated_at,
@@ -183,8 +203,8 @@ WITH
         trace_parent
       )
     SELECT
-      $10,
       $11,
+      $12,
       NULL,
       r.post_id,
       r.author_id,
@@ -200,6 +220,8 @@ WITH
         r.status,
         'body',
         r.body,
+        'bodyHtml',
+        r.body_html,
         'authorId',
         r.author_id,
         'createdAt',
@@ -207,12 +229,12 @@ WITH
         'updatedAt',
         r.updated_at
       )::text,
-      $12,
       $13,
       $14,
       $15,
       $16,
-      $17
+      $17,
+      $18
     FROM
       r
   )
@@ -225,15 +247,16 @@ FROM
 WITH
   r AS (
     INSERT INTO
-      comments (post_id, status, body, author_id, created_at, updated_at, version)
+      comments (post_id, status, body, body_html, author_id, created_at, updated_at, version)
     VALUES
-      ($1, $2, $3, $4, $5, $6, $7)
+      ($1, $2, $3, $4, $5, $6, $7, $8)
     RETURNING
       id,
       post_id,
       parent_id,
       status,
       body,
+      body_html,
       author_id,
       created_at,
       updated_at,
@@ -257,8 +280,8 @@ WITH
         trace_parent
       )
     SELECT
-      $8,
       $9,
+      $10,
       NULL,
       r.post_id,
       r.author_id,
@@ -274,6 +297,8 @@ WITH
         r.status,
         'body',
         r.body,
+        'bodyHtml',
+        r.body_html,
         'authorId',
         r.author_id,
         'createdAt',
@@ -281,12 +306,12 @@ WITH
         'updatedAt',
         r.updated_at
       )::text,
-      $10,
       $11,
       $12,
       $13,
       $14,
-      $15
+      $15,
+      $16
     FROM
       r
   )
@@ -309,6 +334,7 @@ RETURNING
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -321,6 +347,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -373,17 +400,19 @@ FOR UPDATE
 UPDATE comments
 SET
   body = $1,
-  updated_at = $2,
+  body_html = $2,
+  updated_at = $3,
   version = version + 1
 WHERE
-  id = $3
-  AND version = $4
+  id = $4
+  AND version = $5
 RETURNING
   id,
   post_id,
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -393,16 +422,18 @@ RETURNING
 UPDATE comments
 SET
   body = $1,
-  updated_at = $2,
+  body_html = $2,
+  updated_at = $3,
   version = version + 1
 WHERE
-  id = $3
+  id = $4
 RETURNING
   id,
   post_id,
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -422,6 +453,7 @@ RETURNING
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -434,6 +466,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -461,6 +494,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -482,6 +516,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -502,6 +537,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -529,6 +565,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -551,6 +588,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -572,6 +610,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,

@@ -66,13 +66,22 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
   t.version,
   j.id AS j_id,
   j.title AS j_title,
+  j.slug AS j_slug,
   j.body AS j_body,
+  j.body_format AS j_body_format,
+  j.body_html AS j_body_html,
+  j.excerpt AS j_excerpt,
+  j.reading_time_minutes AS j_reading_time_minutes,
+  j.meta_title AS j_meta_title,
+  j.meta_description AS j_meta_description,
+  j.canonical_url AS j_canonical_url,
   j.author_id AS j_author_id,
   j.status AS j_status,
   j.publish_at AS j_publish_at,
@@ -94,13 +103,22 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
   t.version,
   j.id AS j_id,
   j.title AS j_title,
+  j.slug AS j_slug,
   j.body AS j_body,
+  j.body_format AS j_body_format,
+  j.body_html AS j_body_html,
+  j.excerpt AS j_excerpt,
+  j.reading_time_minutes AS j_reading_time_minutes,
+  j.meta_title AS j_meta_title,
+  j.meta_description AS j_meta_description,
+  j.canonical_url AS j_canonical_url,
   j.author_id AS j_author_id,
   j.status AS j_status,
   j.publish_at AS j_publish_at,
@@ -131,15 +149,16 @@ WHERE
 
 -- CommentsRepository.insert
 INSERT INTO
-  comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
+  comments (post_id, parent_id, status, body, body_html, author_id, created_at, updated_at, version, depth)
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -147,15 +166,16 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  comments (post_id, parent_id, status, body, author_id, created_at, updated_at, version, depth)
+  comments (post_id, parent_id, status, body, body_html, author_id, created_at, updated_at, version, depth)
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -163,15 +183,16 @@ RETURNING
 
 -- CommentsRepository.insertRecorded
 INSERT INTO
-  comments (post_id, status, body, author_id, created_at, updated_at, version)
+  comments (post_id, status, body, body_html, author_id, created_at, updated_at, version)
 VALUES
-  (?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   post_id,
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -212,6 +233,8 @@ SELECT
     r.status,
     'body',
     r.body,
+    'bodyHtml',
+    r.body_html,
     'authorId',
     r.author_id,
     'createdAt',
@@ -244,6 +267,7 @@ RETURNING
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -256,6 +280,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -307,6 +332,7 @@ ORDER BY
 UPDATE comments
 SET
   body = ?,
+  body_html = ?,
   updated_at = ?,
   version = version + 1
 WHERE
@@ -318,6 +344,7 @@ RETURNING
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -327,6 +354,7 @@ RETURNING
 UPDATE comments
 SET
   body = ?,
+  body_html = ?,
   updated_at = ?,
   version = version + 1
 WHERE
@@ -337,6 +365,7 @@ RETURNING
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -356,6 +385,7 @@ RETURNING
   parent_id,
   status,
   body,
+  body_html,
   author_id,
   created_at,
   updated_at,
@@ -368,6 +398,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -395,6 +426,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -416,6 +448,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -436,6 +469,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -463,6 +497,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -485,6 +520,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
@@ -506,6 +542,7 @@ SELECT
   t.parent_id,
   t.status,
   t.body,
+  t.body_html,
   t.author_id,
   t.created_at,
   t.updated_at,
