@@ -2,6 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 import { checkStructure } from './support/openapi-structure.js';
+import { POST_KEYS } from './support/resources.js';
 
 /** CONTRACT §2, in OpenAPI's path syntax (/graphql and /metrics are not resource routes; /docs is the UI itself). */
 const OPERATIONS: [string, string][] = [
@@ -42,8 +43,8 @@ const OPERATIONS: [string, string][] = [
 
 /** The writable fields each request body must describe. */
 const BODIES: Record<string, string[]> = {
-  'post /posts': ['title', 'body', 'status', 'publishAt', 'tags', 'authorId'],
-  'patch /posts/{id}': ['title', 'body', 'status', 'publishAt', 'tags', 'revision'],
+  'post /posts': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'status', 'publishAt', 'tags', 'authorId'],
+  'patch /posts/{id}': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'status', 'publishAt', 'tags', 'revision'],
   'post /tags': ['name'],
   'patch /tags/{id}': ['name'],
   'post /posts/{id}/comments': ['body', 'parentId'],
@@ -138,7 +139,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       const post = spec.paths['/posts/{id}'].get.responses['200'].content!;
       expect(Object.keys(post).sort()).toEqual(['application/hal+json', 'application/json', 'application/xml', 'text/html', 'text/xml']);
       const postSchema = resolve(post['application/json'].schema);
-      expect(Object.keys(postSchema.properties!).sort()).toEqual(['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'tags', 'title', 'trashedAt', 'updatedAt']);
+      expect(Object.keys(postSchema.properties!).sort()).toEqual(POST_KEYS);
       const list = resolve(spec.paths['/posts'].get.responses['200'].content!['application/json'].schema);
       expect(list.type).toBe('array');
       expect((spec.paths['/posts'].get.parameters ?? []).map((parameter) => parameter.name)).toEqual(

@@ -147,7 +147,15 @@ describeEachDatabase('representations', (kind) => {
       expect(fields).toEqual({
         id: '1',
         title: 'Welcome to the blog service',
+        slug: 'welcome-to-the-blog-service',
         body: json.body.body,
+        bodyFormat: 'plain',
+        bodyHtml: json.body.bodyHtml,
+        excerpt: json.body.excerpt,
+        readingTimeMinutes: '1',
+        metaTitle: '',
+        metaDescription: '',
+        canonicalUrl: '',
         authorId: '2',
         status: 'published',
         publishAt: '',
@@ -170,7 +178,7 @@ describeEachDatabase('representations', (kind) => {
       expect(comment.name).toBe('comment');
       const { fields, links } = xmlFields(comment);
       expect(fields).toMatchObject({ id: '2', postId: '1', authorId: '3', body: 'Looking forward to more posts.' });
-      expect(Object.keys(fields).sort()).toEqual(['authorId', 'body', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt']);
+      expect(Object.keys(fields).sort()).toEqual(['authorId', 'body', 'bodyHtml', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt']);
       expect(fields.status).toBe('approved');
       expect(links).toEqual({ self: '/comments/2', post: '/posts/1', author: '/users/3', replies: '/posts/1/comments?parentId=2' });
 

@@ -7,8 +7,11 @@ import type { TestApp } from './test-app.js';
 /** Shared checks of the resource API's representations (posts, comments, users). */
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
-export const POST_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'publishAt', 'publishedAt', 'status', 'tags', 'title', 'trashedAt', 'updatedAt'];
-export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt'];
+export const POST_KEYS = [
+  '_links', 'authorId', 'body', 'bodyFormat', 'bodyHtml', 'canonicalUrl', 'createdAt', 'excerpt', 'id', 'metaDescription', 'metaTitle',
+  'publishAt', 'publishedAt', 'readingTimeMinutes', 'slug', 'status', 'tags', 'title', 'trashedAt', 'updatedAt',
+];
+export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'bodyHtml', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt'];
 export const USER_KEYS = ['_links', 'avatarUrl', 'createdAt', 'email', 'id', 'name', 'role', 'updatedAt'];
 
 export interface PostBody {
