@@ -9,6 +9,7 @@ import { PostRevision } from './post-revision.entity.js';
 import { PostRevisions } from './post-revisions.service.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostsService } from './posts.service.js';
+import { ContentRenderer } from '../content/content-renderer.js';
 import { TagsService } from '../tags/tags.service.js';
 
 // The rules of PostsService (the write path, the read by id) with its collaborators replaced: no database, no Nest application.
@@ -34,7 +35,7 @@ describe('PostsService', () => {
   let stored: Post;
 
   beforeEach(async () => {
-    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy(), new ReadPolicy()] });
+    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy(), new ReadPolicy(), new ContentRenderer()] });
     ({ service } = unit);
     repository = unit.mock(PostsRepository);
     revisions = unit.mock(PostRevisions);
@@ -50,6 +51,7 @@ describe('PostsService', () => {
     revisions.record.mockImplementation(async () => new PostRevision());
     revisions.recordFirst.mockResolvedValue(undefined);
     repository.anyDue.mockResolvedValue(true);
+    repository.customExcerptOf.mockResolvedValue(null);
   });
 
   describe('create', () => {
@@ -116,7 +118,13 @@ describe('PostsService', () => {
 
     it('changes only the given fields, passes If-Match on, records a revision and a public postUpdated', async () => {
       const updated = await service.update(7, { body: 'New' }, admin, { expectedVersion: 1 });
-      expect(repository.updateVersioned).toHaveBeenCalledWith(expect.objectContaining({ id: 7 }), { body: 'New' }, 1, UNIT_EXECUTOR);
+      // A new body is stored with its rendering, its excerpt (derived: none was given) and its reading time.
+      expect(repository.updateVersioned).toHaveBeenCalledWith(
+        expect.objectContaining({ id: 7 }),
+        { body: 'New', bodyHtml: '<p>New</p>', excerpt: 'New', customExcerpt: null, readingTimeMinutes: 1 },
+        1,
+        UNIT_EXECUTOR,
+      );
       expect(revisions.record).toHaveBeenCalledWith(updated, admin.id, UNIT_EXECUTOR);
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, { name: 'postUpdated', payload: updated, audience: PUBLIC_AUDIENCE });
       expect(events.committed).toHaveBeenCalled();
