@@ -135,7 +135,8 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   // more when the log's NOTIFY wakes it again); on SQLite a post's event is handed to the relay at the
   // commit and not read back. One more may be a background look (the scheduler's or the relay's
   // once-a-second timer), when the write is slow (a busy machine).
-  const POST_WRITE_STATEMENTS = kind === 'postgres' ? [7, 8, 9] : [6, 7];
+  // Two of them since §13: the free slug is looked up, and recorded in post_slugs.
+  const POST_WRITE_STATEMENTS = kind === 'postgres' ? [9, 10, 11] : [8, 9];
   const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [4, 5, 6, 7] : [7, 8];
 
   it('a new post costs the signed-in user and one transaction; a comment the user, its post, then its INSERT … RETURNING and its event, atomically', async () => {

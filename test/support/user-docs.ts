@@ -9,6 +9,7 @@ export const USER_DOCS = [
   'README.md',
   'docs/http-api.md',
   'docs/graphql.md',
+  'docs/publishing.md',
   'docs/live-updates.md',
   'docs/webhooks.md',
   'docs/sso.md',

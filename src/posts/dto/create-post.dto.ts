@@ -1,7 +1,7 @@
 import { Field, GraphQLISODateTime, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { BODY_FORMATS, type BodyFormat, GraphQLBodyFormat } from '../../content/body-format.js';
 import type { PostStatus } from '../../auth/read-policy.js';
 import { DATE_TIME_PATTERN, IsDateTime, MaxChars, NOT_BLANK_PATTERN, OMITTED_OR_NOT_NULL, REQUIRED, SLUGGABLE_PATTERN, toDate, Trim } from '../../common/validation/transforms.js';
@@ -17,6 +17,8 @@ const TAG_MESSAGE = { each: true, message: 'tags must be names of 1-50 character
 /** A slug as stored: lower-case letters and digits in runs joined by single '-'. */
 export const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 const SLUG_MESSAGE = { message: 'slug must be 1-120 characters of a-z, 0-9 and single "-" (not at either end)' };
+/** An absolute http(s) URL: the scheme, a host, then anything but white space. */
+const CANONICAL_PATTERN = '^https?://[A-Za-z0-9._~%!$&\'()*+,;=:\\[\\]-]+(?:[/?#]\\S*)?$';
 const CANONICAL_MESSAGE = { message: 'canonicalUrl must be an absolute http(s) URL of at most 2048 characters' };
 
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
@@ -55,30 +57,31 @@ export class CreatePostDto {
   slug?: string;
 
   @Field(() => String, { nullable: true, description: 'A plain-text summary (at most 500 characters); null or omitted: derived from the body' })
-  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'Plain text; null or omitted: the start of the body (at most 300 characters)' })
+  @ApiPropertyOptional({ type: 'string', maxLength: 500, nullable: true, description: 'Plain text; null or omitted: the start of the body (at most 300 characters)' })
   @MaxChars(500, { message: 'excerpt must be at most 500 characters' })
   @IsString({ message: 'excerpt must be a string' })
   @IsOptional()
   excerpt?: string | null;
 
   @Field(() => String, { nullable: true, description: 'The title for search engines (at most 70 characters)' })
-  @ApiPropertyOptional({ maxLength: 70, nullable: true })
+  @ApiPropertyOptional({ type: 'string', maxLength: 70, nullable: true })
   @MaxChars(70, { message: 'metaTitle must be at most 70 characters' })
   @IsString({ message: 'metaTitle must be a string' })
   @IsOptional()
   metaTitle?: string | null;
 
   @Field(() => String, { nullable: true, description: 'The description for search engines (at most 200 characters)' })
-  @ApiPropertyOptional({ maxLength: 200, nullable: true })
+  @ApiPropertyOptional({ type: 'string', maxLength: 200, nullable: true })
   @MaxChars(200, { message: 'metaDescription must be at most 200 characters' })
   @IsString({ message: 'metaDescription must be a string' })
   @IsOptional()
   metaDescription?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Where the canonical copy lives: an absolute http(s) URL' })
-  @ApiPropertyOptional({ maxLength: 2048, format: 'uri', nullable: true, example: 'https://example.com/original' })
+  @ApiPropertyOptional({ type: 'string', maxLength: 2048, pattern: CANONICAL_PATTERN, nullable: true, example: 'https://example.com/original' })
   @MaxChars(2048, CANONICAL_MESSAGE)
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, CANONICAL_MESSAGE)
+  @Matches(new RegExp(CANONICAL_PATTERN), CANONICAL_MESSAGE)
+  @IsString(CANONICAL_MESSAGE)
   @IsOptional()
   canonicalUrl?: string | null;
 
