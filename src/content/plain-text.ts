@@ -4,7 +4,7 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch
 
 /**
  * A plain-text body as HTML: escaped, paragraphs at blank lines, `<br>` at single line breaks.
- * Frozen: migration 1765500000000 renders the existing posts with it.
+ * Migration 1765500000000 rendered the existing posts with a copy of it.
  */
 export function plainTextToHtml(text: string): string {
   return text

@@ -1,8 +1,36 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { derivedExcerpt, plainTextToHtml, readingTimeMinutes } from '../../content/plain-text.js';
-import { slugify } from '../../posts/post-slugs.service.js';
 
 const BATCH = 500;
+
+// Frozen copies of the rules of this release (a migration never changes with the code it predates):
+// src/posts/post-slugs.service.ts slugify and src/content/plain-text.ts.
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
+
+function slugify(title: string): string {
+  const slug = title.replace(/ß/g, 'ss').normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return slug.length <= 120 ? slug : slug.slice(0, 120).replace(/-[^-]*$/, '').replace(/-+$/, '');
+}
+
+function plainTextToHtml(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n{2,}/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== '')
+    .map((paragraph) => `<p>${escapeHtml(paragraph).replace(/\n/g, '<br>\n')}</p>`)
+    .join('\n');
+}
+
+const readingTimeMinutes = (text: string) => Math.max(1, Math.ceil(text.split(/\s+/).filter((word) => word !== '').length / 230));
+
+function derivedExcerpt(text: string, max = 300): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length < max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 0 ? cut.slice(0, space) : cut).replace(/[\s.,;:!?-]+$/u, '')}…`;
+}
 
 /**
  * Content a front end can publish (CONTRACT §13): a post's slug (unique, in one namespace with
