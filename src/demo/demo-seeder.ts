@@ -142,7 +142,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
       posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
     }
     for (const post of posts) {
-      await this.slugs.record(post.id, post.slug, manager);
+      await this.slugs.claimFor(post.id, post.slug, post.title, post.slug, manager);
       await this.revisions.record(post, post.authorId, manager);
     }
     const tagIds: number[] = [];

@@ -12,6 +12,7 @@ import { UsersService } from '../users/users.service.js';
 import type { Post } from './post.entity.js';
 import { decodePostCursor, encodePostCursor, listFingerprint, orderPlan, type PostSort } from './post-order.js';
 import { type PostFilter, PostsRepository } from './posts.repository.js';
+import { PostSlugs } from './post-slugs.service.js';
 
 /** What GET /posts and Query.posts filter and order by besides the scope (CONTRACT §8). */
 export interface PostFinding {
@@ -71,6 +72,7 @@ export class PostFinder {
     private readonly readPolicy: ReadPolicy,
     private readonly searches: SearchLimiter,
     private readonly config: AppConfig,
+    private readonly slugs: PostSlugs,
   ) {}
 
   /**
@@ -168,6 +170,19 @@ export class PostFinder {
       publishedAfter: finding.publishedAfter,
       publishedBefore: finding.publishedBefore,
     };
+  }
+
+  /**
+   * `?slug=`: the post that has or had the slug, if the caller may see it (a list of at most one;
+   * its item carries the current slug). Other filters do not combine with it (400).
+   */
+  async bySlug(query: { slug?: string }, actor: Actor | null | undefined): Promise<Post[]> {
+    const given = query as Record<string, unknown>;
+    const others = Object.keys(given).filter((name) => name !== 'slug' && name !== 'limit' && given[name] !== undefined);
+    if (others.length > 0) throw DomainError.badInput(`slug finds one post: give it without ${others.join(', ')}`, [{ field: 'slug', message: `cannot be combined with ${others.join(', ')}` }]);
+    const id = await this.slugs.postIdOf(query.slug!);
+    const post = id === null ? null : await this.posts.findById(id);
+    return post && this.readPolicy.canSeePost(actor, post) ? [post] : [];
   }
 
   /** A user's posts (public, or of one state for their author and admins); 404 when the user does not exist. */

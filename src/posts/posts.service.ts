@@ -11,14 +11,17 @@ import type { WriteOptions } from '../common/persistence/write-options.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
 import { TagsService } from '../tags/tags.service.js';
-import type { CreatePostDto } from './dto/create-post.dto.js';
+import { type CreatePostDto, SLUG_PATTERN } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
 import type { Post } from './post.entity.js';
 import { type PostChange, publishAtOf } from './post-change.js';
 import { PostRevisions } from './post-revisions.service.js';
 import { PostsRepository } from './posts.repository.js';
+import { PostPreviews } from './post-previews.service.js';
 import { PostSlugs } from './post-slugs.service.js';
 import { ContentRenderer } from '../content/content-renderer.js';
+
+const SLUG = new RegExp(SLUG_PATTERN);
 
 /**
  * A post's one write path (create, PATCH, the trash, the schedule) with its revisions, tags and
@@ -37,6 +40,7 @@ export class PostsService {
     private readonly tags: TagsService,
     private readonly slugs: PostSlugs,
     private readonly renderer: ContentRenderer,
+    private readonly previews: PostPreviews,
   ) {}
 
   /** The posts' table, for another feature's statement that joins a post into its rows (a comment with its post). */
@@ -58,11 +62,33 @@ export class PostsService {
     return this.readPolicy.canSeePost(actor, post);
   }
 
-  /** The post if the caller may see it; 404 otherwise (never 403: a non-public post does not exist for them). */
-  async get(id: number, actor: Actor | null | undefined): Promise<Post> {
+  /** The post if the caller may see it (or holds a preview token that opens it); 404 otherwise (never 403: a non-public post does not exist for them). */
+  async get(id: number, actor: Actor | null | undefined, preview?: string): Promise<Post> {
     const post = await this.findById(id);
-    if (!post || !this.readPolicy.canSeePost(actor, post)) throw DomainError.notFound('Post', id);
-    return post;
+    if (post && (this.readPolicy.canSeePost(actor, post) || (preview !== undefined && (await this.previews.opens(post, preview))))) return post;
+    throw DomainError.notFound('Post', id);
+  }
+
+  /** GraphQL `post(id, slug, preview)`: exactly one of id and slug (BAD_USER_INPUT otherwise), a preview token of at most 100 characters. */
+  lookupOf(id: number | undefined, slug: string | undefined, preview: string | undefined): { id?: number; slug?: string; preview?: string } {
+    if ((id === undefined) === (slug === undefined)) {
+      throw DomainError.badInput('post takes exactly one of id and slug', [{ field: id === undefined ? 'id' : 'slug', message: 'give exactly one of id and slug' }]);
+    }
+    if (slug !== undefined && (slug.length > 120 || !SLUG.test(slug))) {
+      throw DomainError.badInput('slug must be 1-120 characters of a-z, 0-9 and single "-"', [{ field: 'slug', message: 'is not a slug' }]);
+    }
+    if (preview !== undefined && preview.length > 100) throw DomainError.badInput('preview must be one preview token', [{ field: 'preview', message: 'must be one preview token' }]);
+    return { id, slug, preview };
+  }
+
+  /** The post that has or had this slug, whatever its state (callers apply the read policy). */
+  idOfSlug(slug: string): Promise<number | null> {
+    return this.slugs.postIdOf(slug);
+  }
+
+  /** Whether a preview token opens this post now. */
+  previewOpens(post: Post, token: string): Promise<boolean> {
+    return this.previews.opens(post, token);
   }
 
   /** 404 unless the post exists and the caller may see it; reads only what the policy needs. */
@@ -86,7 +112,7 @@ export class PostsService {
       .run(async (manager) => {
         recorded.length = 0;
         const bodyFormat = input.bodyFormat ?? 'plain';
-        const slug = input.slug ?? (await this.slugs.freeSlugFor(input.title, manager));
+        const slug = await this.slugs.proposeFor(input.title, input.slug, manager);
         const created = await this.posts.insert(
           {
             title: input.title,
@@ -106,7 +132,7 @@ export class PostsService {
           },
           manager,
         );
-        await this.slugs.record(created.id, slug, manager);
+        created.slug = await this.slugs.claimFor(created.id, slug, input.title, input.slug, manager);
         const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
         Object.assign(created, tags);
         if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
@@ -232,7 +258,7 @@ export class PostsService {
     }
     if (change.slug !== undefined && change.slug !== current.slug) {
       values.slug = change.slug;
-      await this.slugs.record(current.id, change.slug, manager);
+      await this.slugs.change(current.id, change.slug, manager);
     }
     if (status !== current.status) {
       values.status = status;

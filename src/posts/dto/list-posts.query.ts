@@ -6,6 +6,7 @@ import { PageQueryDto, toInteger } from '../../common/pagination/cursor.js';
 import { MAX_INT32 } from '../../common/validation/limits.js';
 import { DATE_TIME_PATTERN, IsDateTime, MaxChars, toDate } from '../../common/validation/transforms.js';
 import { POST_SORTS, type PostSort } from '../post-order.js';
+import { SLUG_PATTERN } from './create-post.dto.js';
 
 const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled", "published" or "trashed"' };
 
@@ -19,6 +20,7 @@ export const MAX_SEARCH_LENGTH = 200;
 export const MAX_POST_CURSOR_LENGTH = 1400;
 
 const DATE_MESSAGE = (name: string) => ({ message: `${name} must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z` });
+const SLUG_QUERY_MESSAGE = { message: 'slug must be 1-120 characters of a-z, 0-9 and single "-" (not at either end)' };
 const TAG_MESSAGE = { message: 'tag must be a tag slug (a-z, 0-9 and -, at most 50 characters)', each: true };
 
 /** `?status=`: the non-public posts of a state the caller may see (signed in), or the public list (`published`, the default). */
@@ -94,4 +96,16 @@ export class ListPostsQuery extends PostStatusQuery {
   @IsIn(POST_SORTS, { message: `sort must be one of ${POST_SORTS.join(', ')}` })
   @IsOptional()
   sort?: PostSort;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    pattern: SLUG_PATTERN,
+    maxLength: 120,
+    description: 'The post that has or had this slug, if you may see it: a list of at most one, whose item carries the current slug (redirect when it differs). Given alone (limit aside)',
+  })
+  @Matches(new RegExp(SLUG_PATTERN), SLUG_QUERY_MESSAGE)
+  @MaxLength(120, SLUG_QUERY_MESSAGE)
+  @IsString(SLUG_QUERY_MESSAGE)
+  @IsOptional()
+  slug?: string;
 }
