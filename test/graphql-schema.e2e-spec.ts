@@ -55,7 +55,7 @@ input UpdatePostInput { title: String body: String status: PostStatus publishAt:
 input CreateCommentInput { postId: Int! body: String! parentId: Int }
 input UpdateCommentInput { body: String status: CommentStatus }
 type Query {
-  post(id: Int!): Post
+  post(id: Int, slug: String, preview: String): Post
   posts(first: Int = 20, after: String, authorId: Int, tag: [String!], search: String, status: PostStatus, publishedAfter: DateTime, publishedBefore: DateTime, orderBy: PostOrder): PostConnection!
   user(id: Int!): User
   users(first: Int = 20, after: String): UserConnection!

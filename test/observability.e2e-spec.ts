@@ -177,10 +177,22 @@ describe('observability (the built server, NODE_ENV=production, LOG_LEVEL=info)'
       expect((await call('POST', '/tokens', { body: { email, password: 12345678 } })).status).toBe(400);
       const alice = await call('POST', '/tokens', { body: ALICE });
       const aliceToken = (JSON.parse(alice.text) as { accessToken: string }).accessToken;
+      // A preview link's token, read through REST (every format, and a forged one) and a GraphQL GET.
+      const asAlice = { authorization: `Bearer ${aliceToken}` };
+      const draft = await call('POST', '/posts', { headers: asAlice, body: { title: 'Observed draft', body: 'b', status: 'draft' } });
+      const draftId = (JSON.parse(draft.text) as { id: number }).id;
+      const link = await call('POST', `/posts/${draftId}/previews`, { headers: asAlice });
+      expect(link.status, link.text).toBe(201);
+      const previewToken = (JSON.parse(link.text) as { token: string }).token;
+      expect(link.text).toContain(previewToken);
+      for (const accept of ['application/json', 'text/html']) expect((await call('GET', `/posts/${draftId}?preview=${previewToken}`, { headers: { accept } })).status).toBe(200);
+      expect((await call('GET', `/posts/${draftId}?preview=${previewToken}x`)).status).toBe(404);
+      const previewQuery = `{ post(id: ${draftId}, preview: "${previewToken}") { id } }`;
+      expect((await call('GET', `/graphql?query=${encodeURIComponent(previewQuery)}`, { headers: { accept: 'application/json' } })).status).toBe(200);
 
       await new Promise((resolve) => setTimeout(resolve, 300));
       const output = `${server.stdout()}\n${server.stderr()}`;
-      for (const secret of [password, newPassword, `${password}-wrong`, ALICE.password, token, graphqlToken, aliceToken, token.split('.')[2], aliceToken.split('.')[2]]) {
+      for (const secret of [password, newPassword, `${password}-wrong`, ALICE.password, token, graphqlToken, aliceToken, token.split('.')[2], aliceToken.split('.')[2], previewToken, previewToken.split('.')[1]]) {
         expect(output.includes(secret), `the log holds a secret (${secret.slice(0, 12)}…)`).toBe(false);
       }
       expect(output).not.toMatch(/authorization/i);

@@ -70,8 +70,8 @@ const word = fc.stringMatching(/^[a-z0-9]{1,12}$/);
 
 /**
  * The schema's own rules aside, what descriptions state about valid input (a client reading the
- * document keeps to them): GET /posts: sort=relevance needs q, and a cursor belongs to the list
- * that issued it; posts: "scheduled" needs publishAt in the future, publishAt is for "scheduled"
+ * document keeps to them): GET /posts: sort=relevance needs q, a cursor belongs to the list
+ * that issued it, and slug is given alone (limit aside); posts: "scheduled" needs publishAt in the future, publishAt is for "scheduled"
  * only, at most 10 different tags, an authorId is a user's, and a revision restored alone and
  * one the post has; a reply's parent is a comment of the same post.
  */
@@ -81,6 +81,7 @@ function keepToDescriptions(method: string, template: string, example: Example, 
     if (query.get('sort') === 'relevance' && !query.has('q')) example.query = example.query.filter(([name]) => name !== 'sort');
     const names = new Set(example.query.map(([name]) => name));
     if (['tag', 'q', 'publishedAfter', 'publishedBefore', 'sort'].some((name) => names.has(name))) example.query = example.query.filter(([name]) => name !== 'cursor');
+    if (names.has('slug')) example.query = example.query.filter(([name]) => name === 'slug' || name === 'limit');
   }
   const body = example.body as Json | undefined;
   if ((template === '/posts' || template === '/posts/{id}') && body && typeof body === 'object' && !Array.isArray(body)) {

@@ -129,6 +129,18 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('get', '/posts?status=draft', { expect: 401 });
     await call('get', '/posts?status=draft', { token: tokens.alice, expect: 200 });
     await call('patch', `/posts/${id}`, { token: tokens.alice, body: { status: 'trashed' }, expect: 400 });
+    // Slugs and preview links (CONTRACT §13).
+    await call('get', `/posts?slug=${created.body.slug as string}`, { expect: 200 });
+    await call('get', '/posts?slug=Not-A-Slug', { expect: 400 });
+    await call('post', '/posts', { token: tokens.bob, body: { title: 'x', body: 'y', slug: created.body.slug }, expect: 409 });
+    const link = await call('post', `/posts/${id}/previews`, { token: tokens.alice, expect: 201 });
+    await call('get', `/posts/${id}?preview=${link.body.token as string}`, { expect: 200 });
+    await call('post', `/posts/${id}/previews`, { expect: 401 });
+    await call('post', `/posts/${id}/previews`, { token: tokens.bob, expect: 403 });
+    await call('post', '/posts/999999/previews', { token: tokens.alice, expect: 404 });
+    await call('delete', `/posts/${id}/previews`, { token: tokens.bob, expect: 403 });
+    await call('delete', `/posts/${id}/previews`, { token: tokens.alice, expect: 204 });
+    await call('get', `/posts/${id}?preview=${link.body.token as string}`, { expect: 200 });
     // The first DELETE moves it to the trash, the second deletes it for good.
     await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 204 });
     await call('delete', `/posts/${id}`, { token: tokens.alice, expect: 204 });

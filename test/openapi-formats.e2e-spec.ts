@@ -68,13 +68,16 @@ function validLists(schema: Schema): fc.Arbitrary<string[]> {
  * Rules across parameters that no schema states, written in the parameters' descriptions: the
  * generator keeps to them as a client reading the document would. GET /posts: `sort=relevance`
  * orders a search (it needs `q`), and a cursor belongs to the list that issued it, so none is
- * made up for a filtered or sorted list (nor one of theirs, `czE6…`, for the plain list).
+ * made up for a filtered or sorted list (nor one of theirs, `czE6…`, for the plain list); `slug`
+ * is given alone (limit aside).
  */
 const DEPENDENT: Record<string, (query: URLSearchParams) => void> = {
   '/posts': (query) => {
     if (query.get('sort') === 'relevance' && !query.has('q')) query.delete('sort');
     const filtered = ['tag', 'q', 'publishedAfter', 'publishedBefore'].some((name) => query.has(name)) || (query.get('sort') ?? '-publishedAt') !== '-publishedAt';
     if (filtered || query.get('cursor')?.startsWith('czE6')) query.delete('cursor');
+    // slug finds one post: given alone (limit aside).
+    if (query.has('slug')) for (const name of [...new Set(query.keys())]) if (name !== 'slug' && name !== 'limit') query.delete(name);
   },
 };
 

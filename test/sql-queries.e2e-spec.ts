@@ -360,6 +360,13 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().post('/posts').set(bearer(admin)).send({ title: 'For Bob', body: 'On his behalf', authorId: (await ql('{ me { id } }', bob)).me.id }).expect(201);
   const changed = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ title: 'SQL, read' }).expect(200);
   await http().patch(`/posts/${created.id}`).set(bearer(alice)).set('If-Match', changed.headers.etag as string).send({ title: 'SQL', body: 'Read' }).expect(200);
+  // Slugs (CONTRACT §13): one the title leaves nothing of, a new one by PATCH, found by a former one; a preview link made, read and revoked.
+  await http().post('/posts').set(bearer(alice)).send({ title: '!!!', body: 'No slug in the title' }).expect(201);
+  await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ slug: 'sql-renamed' }).expect(200);
+  await http().get('/posts?slug=sql').expect(200);
+  const link = (await http().post(`/posts/${created.id}/previews`).set(bearer(alice)).expect(201)).body as { token: string };
+  await http().get(`/posts/${created.id}?preview=${link.token}`).expect(200);
+  await http().delete(`/posts/${created.id}/previews`).set(bearer(alice)).expect(204);
   // Its revisions (REST and GraphQL), and a list of one non-public state.
   await http().get(`/posts/${created.id}/revisions?limit=1`).set(bearer(alice)).expect(200);
   await http().get(`/posts/${created.id}/revisions/1`).set(bearer(alice)).expect(200);

@@ -268,6 +268,13 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       return subscription.values as { type: string; postId: number | null; commentId: number | null; post: { title: string } | null; comment: unknown }[];
     });
 
+  /** A preview link's token for a post, made once by the admin. */
+  const previewOf = (postId: number) =>
+    once(`preview:${postId}`, async () => {
+      const response = await as(http().post(`/posts/${postId}/previews`), tokenOf('admin')).expect(201);
+      return (response.body as { token: string }).token;
+    });
+
   /** Every delivery up to the sentinel's POST_CREATED. */
   const deliveries = () =>
     once('deliveries', async () => {
@@ -566,12 +573,68 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
     }),
 
     // --- §13 doors: slugs lane (keep this lane's doors between this line and the next marker) ---
+    readDoor('GET /posts?slug= (its slug)', async (cell) => {
+      const response = await as(http().get(`/posts?slug=${cell.fixture.post.slug as string}`), cell.caller.token);
+      expect(response.status, response.text).toBe(200);
+      const ids = (response.body as { id: number }[]).map((post) => post.id);
+      if (cell.visible) expect(ids, cell.door).toEqual([cell.fixture.post.id]);
+      else expectListed(ids, response.text, cell, false);
+    }),
+    readDoor('GraphQL post(slug:)', async (cell) => {
+      const { body, response } = await gql(cell.caller.name, `query($slug: String) { post(slug: $slug) { ${POST_FIELDS} } }`, { slug: cell.fixture.post.slug });
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      if (!cell.visible) {
+        expect(body.data.post, cell.door).toBeNull();
+        return expectNoMarker(response.text, cell.fixture.mark, cell.door);
+      }
+      expect(body.data.post).toMatchObject({ id: cell.fixture.post.id, status: upper(cell.state) });
+    }),
 
     // --- §13 doors: feeds lane (keep this lane's doors between this line and the next marker) ---
 
     // --- §13 doors: sitemap lane (keep this lane's doors between this line and the next marker) ---
 
     // --- §13 doors: previews lane (keep this lane's doors between this line and the next marker) ---
+    ...(['JSON', 'HTML'] as const).map((format) =>
+      readDoor(
+        `GET /posts/{id}?preview= (a link the admin made, ${format})`,
+        async (cell) => {
+          const response = await as(http().get(`/posts/${cell.fixture.post.id}?preview=${await previewOf(cell.fixture.post.id)}`).set('accept', format === 'JSON' ? 'application/json' : 'text/html'), cell.caller.token);
+          expect(response.status, `${cell.door}: ${response.text.slice(0, 200)}`).toBe(200);
+          expect(response.headers['cache-control'], cell.door).toBe('no-store');
+          expect(response.headers['x-robots-tag'], cell.door).toBe('noindex');
+          if (format === 'JSON') expect(response.body).toMatchObject({ id: cell.fixture.post.id, status: cell.state });
+          else expect(response.text).toContain(cell.fixture.mark);
+        },
+        undefined,
+        () => 'shows it (the link opens it)',
+      ),
+    ),
+    readDoor(
+      'GraphQL post(id, preview:) (a link the admin made)',
+      async (cell) => {
+        const { body } = await gql(cell.caller.name, `query($id: Int, $preview: String) { post(id: $id, preview: $preview) { ${POST_FIELDS} } }`, { id: cell.fixture.post.id, preview: await previewOf(cell.fixture.post.id) });
+        expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+        expect(body.data.post).toMatchObject({ id: cell.fixture.post.id, status: upper(cell.state) });
+      },
+      undefined,
+      () => 'shows it (the link opens it)',
+    ),
+    readDoor('GET /posts/{id}?preview= (a link to another post)', async (cell) => {
+      const response = await as(http().get(`/posts/${cell.fixture.post.id}?preview=${await previewOf(sentinel.id)}`), cell.caller.token);
+      if (!cell.visible) return expectItem404(response, cell);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body).toMatchObject({ id: cell.fixture.post.id });
+    }),
+    readDoor('GraphQL post(id, preview:) (a link to another post)', async (cell) => {
+      const { body, response } = await gql(cell.caller.name, `query($id: Int, $preview: String) { post(id: $id, preview: $preview) { ${POST_FIELDS} } }`, { id: cell.fixture.post.id, preview: await previewOf(sentinel.id) });
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      if (!cell.visible) {
+        expect(body.data.post, cell.door).toBeNull();
+        return expectNoMarker(response.text, cell.fixture.mark, cell.door);
+      }
+      expect(body.data.post).toMatchObject({ id: cell.fixture.post.id });
+    }),
 
     // --- end of §13 doors ---
 

@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE, LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import { IfMatch } from '../common/resource/etag.js';
 import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
 import { nextPageHref, type Resource, ResourceList } from '../common/resource/resource.js';
@@ -30,6 +31,10 @@ const POST_LISTS: DocumentedResource = {
   },
   cursorPattern: LIST_OR_TIME_CURSOR_PATTERN,
 };
+
+/** A preview token as GET /posts/{id} takes it (longer ones are no token: 400). */
+const MAX_PREVIEW_TOKEN_LENGTH = 100;
+const PREVIEW_TOKEN_SCHEMA = { type: 'string', maxLength: MAX_PREVIEW_TOKEN_LENGTH } as const;
 
 const REST_FIELDS: PostFindingFields = { q: 'q', sort: 'sort', cursor: 'cursor' };
 
@@ -95,6 +100,7 @@ export class PostsController {
   })
   @ApiGetList(FOUND_POSTS, 401)
   async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ResourceList> {
+    if (query.slug !== undefined) return POST_RESOURCE.list(await this.finder.bySlug(query, actor), null, this.revealedTo(actor));
     const scope = this.finder.scope(actor, query);
     const finding: PostFinding = { tags: query.tag, q: query.q, publishedAfter: query.publishedAfter, publishedBefore: query.publishedBefore, sort: query.sort };
     if (this.finder.isPlainList(finding)) {
@@ -142,8 +148,20 @@ export class PostsController {
   @Get('posts/:id')
   @ApiOperation({ summary: 'One post (a non-public one: 404 unless you are its author, an editor or an admin)' })
   @ApiGetOne(POST_RESOURCE)
-  async get(@Param('id', ParseIdPipe) id: number, @CurrentActor() actor: Actor | null): Promise<Resource> {
-    return this.shown(await this.posts.get(id, actor), actor);
+  @ApiQuery({ name: 'preview', required: false, schema: PREVIEW_TOKEN_SCHEMA, description: 'A preview token (POST /posts/{id}/previews): the post in its current state, whatever it is; never cached, not indexed' })
+  async get(
+    @Param('id', ParseIdPipe) id: number,
+    @Query('preview') preview: unknown,
+    @CurrentActor() actor: Actor | null,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Resource> {
+    if (preview === undefined) return this.shown(await this.posts.get(id, actor), actor);
+    // Whatever it answers: a preview is kept by no cache and indexed by no search engine.
+    reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
+    if (typeof preview !== 'string' || preview.length > MAX_PREVIEW_TOKEN_LENGTH) {
+      throw DomainError.badInput('preview must be one preview token', [{ field: 'preview', message: 'must be one preview token' }]);
+    }
+    return this.shown(await this.posts.get(id, actor, preview), actor);
   }
 
   @Patch('posts/:id')

@@ -4,6 +4,8 @@ import { PublicationModule } from '../publication/publication.module.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { PostFinder } from './post-finder.service.js';
+import { PostPreviewsController } from './post-previews.controller.js';
+import { PostPreviews } from './post-previews.service.js';
 import { PostRevisionsRepository } from './post-revisions.repository.js';
 import { PostRevisions } from './post-revisions.service.js';
 import { PostScheduler } from './post-scheduler.js';
@@ -11,6 +13,7 @@ import { PostsController } from './posts.controller.js';
 import { PostLoaders } from './posts.loader.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostConnectionResolver, PostsResolver, UserPostsResolver } from './posts.resolver.js';
+import { PostSlugsRepository } from './post-slugs.repository.js';
 import { PostSlugs } from './post-slugs.service.js';
 import { PostsService } from './posts.service.js';
 import { PostEventsResolver } from './post-events.resolver.js';
@@ -19,12 +22,14 @@ import { TrashRetention } from './trash-retention.js';
 
 @Module({
   imports: [UsersModule, TagsModule, ContentModule, PublicationModule],
-  controllers: [PostsController],
+  controllers: [PostsController, PostPreviewsController],
   providers: [
     PostsRepository,
     PostRevisionsRepository,
+    PostSlugsRepository,
     PostsService,
     PostSlugs,
+    PostPreviews,
     PostFinder,
     PostRevisions,
     PostLoaders,

@@ -107,6 +107,17 @@ export class PostsRepository extends ResourceRepository<Post> {
     return row?.custom_excerpt ?? null;
   }
 
+  /** The stamp its preview links are signed with (CONTRACT §13); null when there is no such post. */
+  async previewStampOf(id: number): Promise<number | null> {
+    const [row] = await this.sql.rows<{ preview_stamp: number | string }>(sql`SELECT preview_stamp FROM posts WHERE id = ${id}`);
+    return row === undefined ? null : Number(row.preview_stamp);
+  }
+
+  /** Revokes every preview link of the post: they were signed with the stamp before. */
+  async bumpPreviewStamp(id: number): Promise<void> {
+    await this.sql.rows(sql`UPDATE posts SET preview_stamp = preview_stamp + 1 WHERE id = ${id}`);
+  }
+
   /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */
   async publicPage(request: PageRequest, authorId?: number): Promise<Page<Post>> {
     this.recordReads({ kind: 'list' });

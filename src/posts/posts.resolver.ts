@@ -54,13 +54,26 @@ export class PostsResolver {
     private readonly gateway: SubscriptionGateway,
   ) {}
 
-  @Query(() => Post, { nullable: true, description: 'A post; null when there is none with this id that you may see' })
+  @Query(() => Post, { nullable: true, description: 'A post by id or by a slug it has or had (exactly one of the two); null when there is none that you may see' })
   async post(
-    @Args('id', { type: () => Int, description: "The post's id" }) id: number,
+    @Args('id', { type: () => Int, nullable: true, description: "The post's id" }) id: number | null | undefined,
+    @Args('slug', { type: () => String, nullable: true, description: 'A slug the post has or had (its `slug` is the current one)' }) slug: string | null | undefined,
+    @Args('preview', { type: () => String, nullable: true, description: 'A preview token (POST /posts/{id}/previews): the post in its current state, whatever it is' }) preview: string | null | undefined,
     @Context() context: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Post | null> {
-    return this.visible(id, context, info);
+    const lookup = this.postsService.lookupOf(id ?? undefined, slug ?? undefined, preview ?? undefined);
+    if (lookup.preview !== undefined) {
+      // Never kept by the response cache, never indexed.
+      context.uncacheable = true;
+      context.reply?.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
+    }
+    const postId = lookup.id ?? (await this.postsService.idOfSlug(lookup.slug!));
+    if (postId === null) return null;
+    const post = await this.loaded(postId, context, info);
+    if (!post) return null;
+    if (this.postsService.canSee(context.actor, post)) return post;
+    return lookup.preview !== undefined && (await this.postsService.previewOpens(post, lookup.preview)) ? post : null;
   }
 
   /** Federation's `_entities` (GRAPHQL_FEDERATION): a Post by reference, as `post(id)` reads it. */
@@ -72,9 +85,14 @@ export class PostsResolver {
 
   /** A post through the request's loaders; null unless the caller may see it (the read policy). */
   private async visible(id: number, context: GraphQLContext, info: GraphQLResolveInfo): Promise<Post | null> {
-    const loaders = context.loaders.of(this.postLoaders);
-    const post = await (selectsField(info, 'author') ? loaders.byIdWithAuthor : loaders.byId).load(id);
+    const post = await this.loaded(id, context, info);
     return post && this.postsService.canSee(context.actor, post) ? post : null;
+  }
+
+  /** A post whatever its state, through the request's loaders (callers apply the read policy). */
+  private loaded(id: number, context: GraphQLContext, info: GraphQLResolveInfo): Promise<Post | null> {
+    const loaders = context.loaders.of(this.postLoaders);
+    return (selectsField(info, 'author') ? loaders.byIdWithAuthor : loaders.byId).load(id);
   }
 
   @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE, sizedFields: ['edges', 'nodes'] })

@@ -13,6 +13,11 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?pass%77ord=s3cret')).toBe('/x?pass%77ord=[REDACTED]');
   });
 
+  it("redacts a preview link's token (it opens a draft to whoever holds it)", () => {
+    expect(redactUrl('/posts/7?preview=lq2x9k.abcDEF_-0123456789abcdefghijABCDEFGHIJ12345')).toBe('/posts/7?preview=[REDACTED]');
+    expect(redactUrl('/posts/7?Preview=t&x=1')).toBe('/posts/7?Preview=[REDACTED]&x=1');
+  });
+
   it('redacts credentials wherever they appear, also inside a GraphQL document in the query string', () => {
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
     expect(redactUrl(`/graphql?query=${encodeURIComponent('{ me { id } }')}&x=${jwt}`)).not.toContain(jwt);

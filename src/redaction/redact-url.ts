@@ -1,7 +1,8 @@
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
-const SECRET_PARAMETER = /pass|token|secret|key|auth|credential|code|session|signature/i;
+// `preview`: a preview link's token opens a draft to whoever holds it (CONTRACT §13).
+const SECRET_PARAMETER = /pass|token|secret|key|auth|credential|code|session|signature|preview/i;
 /** GraphQL-over-HTTP's JSON parameters of a GET: their values are the client's data, never logged. */
 const DATA_PARAMETER = /^(variables|extensions)$/i;
 const DOCUMENT_PARAMETER = /^query$/i;

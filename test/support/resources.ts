@@ -21,6 +21,15 @@ export interface PostBody {
   authorId: number;
   /** The slugs of its tags, in order. */
   tags: string[];
+  /** CONTRACT §13. */
+  slug: string;
+  bodyFormat: 'plain' | 'markdown' | 'html';
+  bodyHtml: string;
+  excerpt: string;
+  readingTimeMinutes: number;
+  metaTitle: string | null;
+  metaDescription: string | null;
+  canonicalUrl: string | null;
   createdAt: string;
   updatedAt: string;
   _links: Record<string, { href: string }>;

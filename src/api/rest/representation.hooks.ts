@@ -14,6 +14,8 @@ import { renderXml } from './xml.renderer.js';
 import type { NegotiatedRouteConfig } from '../../common/resource/negotiated.js';
 
 const isSafe = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+/** A preview link's read (CONTRACT §13): never from or into the response cache. */
+const isPreview = (request: FastifyRequest) => (request.query as Record<string, unknown> | undefined)?.preview !== undefined;
 
 /** A representation as the response cache keeps it. */
 interface CachedRepresentation {
@@ -74,7 +76,7 @@ export class RepresentationHooks {
     request.representation = negotiated ?? DEFAULT_REPRESENTATION;
     reply.serializer(serializeRendered);
     if (safe && this.cache.enabled) {
-      if (request.headers.authorization !== undefined || route.uncached === true) {
+      if (request.headers.authorization !== undefined || route.uncached === true || isPreview(request)) {
         reply.header('cache-status', CACHE_STATUS.uncacheable);
       } else {
         // Taken before any work: an answer read before a write is never kept after it.

@@ -21,4 +21,6 @@ export interface GraphQLContext {
   readRoute?: ReadRoute | null;
   /** This request's DataLoaders. */
   loaders: Loaders;
+  /** Set by a resolver whose answer no cache may keep (a preview). */
+  uncacheable?: boolean;
 }

@@ -49,6 +49,7 @@ export function gatePlugin(gate: OperationGate, cache: ResponseCache): ApolloSer
           // The cache hooks looked this request up before Apollo (graphql-cache.hooks.ts): keep a query's data without errors.
           const storable =
             state !== null &&
+            contextValue.uncacheable !== true &&
             operation?.operation === 'query' &&
             response.body.kind === 'single' &&
             (response.http.status ?? 200) === 200 &&

@@ -1,12 +1,6 @@
 -- The statements sent on PostgreSQL outside the repositories (transaction control aside), as recorded by test/sql-queries.e2e-spec.ts.
 -- Generated: UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 
--- (outside the service)
-INSERT INTO
-  post_slugs (slug, post_id)
-VALUES
-  ($1, $2)
-
 -- applySearchLanguage (src/database/search-language.ts)
 SELECT
   1 AS found
@@ -30,12 +24,3 @@ WHERE
   a.attrelid = 'posts'::regclass
   AND a.attname = 'search'
   AND NOT a.attisdropped
-
--- (outside the service)
-SELECT
-  slug
-FROM
-  post_slugs
-WHERE
-  slug = $1
-  OR slug LIKE $2

@@ -24,6 +24,13 @@ WHERE
 LIMIT
   1
 
+-- PostsRepository.bumpPreviewStamp
+UPDATE posts
+SET
+  preview_stamp = preview_stamp + 1
+WHERE
+  id = $1
+
 -- PostsRepository.cascadedComments
 SELECT
   id,
@@ -1004,6 +1011,14 @@ LIMIT
 FOR UPDATE
   SKIP LOCKED
 
+-- PostsRepository.previewStampOf
+SELECT
+  preview_stamp
+FROM
+  posts
+WHERE
+  id = $1
+
 -- PostsRepository.publicPage
 SELECT
   t.id,
@@ -1329,6 +1344,35 @@ ORDER BY
   id
 LIMIT
   $2
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  slug = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
 -- PostsRepository.updateVersioned
 UPDATE posts

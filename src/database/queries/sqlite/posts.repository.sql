@@ -24,6 +24,13 @@ WHERE
 LIMIT
   1
 
+-- PostsRepository.bumpPreviewStamp
+UPDATE posts
+SET
+  preview_stamp = preview_stamp + 1
+WHERE
+  id = ?
+
 -- PostsRepository.cascadedComments
 SELECT
   id,
@@ -1089,6 +1096,14 @@ ORDER BY
 LIMIT
   ?
 
+-- PostsRepository.previewStampOf
+SELECT
+  preview_stamp
+FROM
+  posts
+WHERE
+  id = ?
+
 -- PostsRepository.publicPage
 SELECT
   t.id,
@@ -1414,6 +1429,35 @@ ORDER BY
   id
 LIMIT
   ?
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
+  slug = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
 
 -- PostsRepository.updateVersioned
 UPDATE posts
