@@ -269,6 +269,15 @@ describeEachDatabase('the HTML post page', (kind) => {
       }
     });
 
+    it('an error page links the feed too (relative: errors are written without the settings)', async () => {
+      for (const path of ['/posts/999999', '/users/999999', '/no-such-page']) {
+        const response = await app.http().get(path).set('Accept', 'text/html').expect(404);
+        expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+        const feeds = new Page(response.text).links('alternate').filter((link) => attr(link, 'type') === 'application/atom+xml');
+        expect(feeds.map((link) => attr(link, 'href')), path).toEqual(['/feed']);
+      }
+    });
+
     it('pages of other kinds than posts carry no post head', async () => {
       for (const path of ['/users/2', '/posts', '/comments/1']) {
         const shown = await page(path);
