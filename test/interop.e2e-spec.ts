@@ -48,7 +48,8 @@ function anchors(html: string): { rel: string | null; href: string }[] {
 /** Everything a browser would fetch to show the page: src of any element, href of <link>, url() in styles. */
 function subresources(html: string): string[] {
   const sources = [...html.matchAll(/<(?!a\b)\w+\b[^>]*\b(?:src|srcset|data|poster)="([^"]*)"/g)].map((match) => match[1]);
-  const links = [...html.matchAll(/<link\b[^>]*\bhref="([^"]*)"/g)].map((match) => match[1]);
+  // A <link> to another document (the feed, the canonical address) is a hyperlink a browser does not load.
+  const links = [...html.matchAll(/<link\b[^>]*\bhref="([^"]*)"/g)].filter((match) => !/\brel="(alternate|canonical)"/.test(match[0])).map((match) => match[1]);
   const urls = [...html.matchAll(/url\(\s*['"]?([^'")]*)/g)].map((match) => match[1]);
   return [...sources, ...links, ...urls].map((value) => value.replaceAll('&amp;', '&'));
 }

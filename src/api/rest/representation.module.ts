@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { PublicationModule } from '../../publication/publication.module.js';
 import { HtmlRenderer } from './html.renderer.js';
 import { PagesModule } from './pages/pages.module.js';
 import { RepresentationHooks } from './representation.hooks.js';
 
 /** The renderers; the HTTP pipeline (api/http-pipeline.ts) registers RepresentationHooks. */
 @Module({
-  imports: [PagesModule],
+  imports: [PagesModule, PublicationModule],
   providers: [HtmlRenderer, RepresentationHooks],
 })
 export class RepresentationModule {}

@@ -11,6 +11,11 @@ export interface ItemPage {
   readonly kind: string;
   title(view: ListItem): string;
   body(view: ListItem, reader: Actor | null): string | Promise<string>;
+  /**
+   * What the page adds to the document's `<head>` (a post's description, canonical link, Open
+   * Graph and JSON-LD), as HTML whose every value is escaped; none when absent.
+   */
+  head?(view: ListItem, reader: Actor | null): string | Promise<string>;
 }
 
 /** The HTML page of a list of resources of a kind (`it.title`, `it.items`, `it.nextHref` in its template). */

@@ -5,7 +5,8 @@ export type PageTemplate = (data: object) => string;
 
 /**
  * Eta, with `<%= %>` escaping (autoEscape is on), so user text can never become markup; `<%~ %>`
- * (raw) is used only for the layout's own body slot. Configuration only: nothing is kept
+ * (raw) is used only for HTML built by a template (the layout's body and head slots), a post's
+ * `bodyHtml` (sanitized when it was written) and JSON-LD escaped for a script element. Configuration only: nothing is kept
  * between calls, so every application in a process can share it.
  */
 const eta = new Eta({ autoEscape: true, autoTrim: false, useWith: false });
