@@ -1,0 +1,40 @@
+import type { Readable } from 'node:stream';
+
+/** What a stored object is: its size in bytes and a validator that changes whenever its bytes do. */
+export interface StoredObject {
+  size: number;
+  etag: string;
+}
+
+/** A byte range to read, both ends inclusive (RFC 9110 §14.1.2). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where media files live (CONTRACT §14): `filesystem` (one instance, MEDIA_DIR) or `s3` (any
+ * S3-compatible store that several instances share). Keys are the service's own
+ * (`media/{id}/original`, `media/{id}/{variant}.webp`): never a name a client chose. Every
+ * method streams; none holds a whole file in memory.
+ */
+export abstract class MediaStorage {
+  /**
+   * Writes the stream under `key` and resolves once it is stored whole. A failed or aborted
+   * stream leaves nothing under `key` (the driver writes to a temporary name first, or aborts
+   * the multipart upload). Overwrites an object of the same key.
+   */
+  abstract put(key: string, body: Readable, contentType: string): Promise<StoredObject>;
+
+  /** The object's size and validator; null when there is none. */
+  abstract stat(key: string): Promise<StoredObject | null>;
+
+  /** The object's bytes (or one range of them); null when there is none. */
+  abstract read(key: string, range?: ByteRange): Promise<Readable | null>;
+
+  /** Deletes the object; nothing happens when there is none. */
+  abstract delete(key: string): Promise<void>;
+
+  /** Keys under `prefix` (for the sweep of orphans), with when each was last written. */
+  abstract list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }>;
+}
