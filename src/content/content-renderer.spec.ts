@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bodyHtmlProblems, linksOf, tagsOf } from '../../test/support/html-safety.js';
+import { bodyHtmlProblems, linksOf, pageProblems, tagsOf } from '../../test/support/html-safety.js';
 import type { PublicUrls } from '../publication/public-urls.js';
 import { ContentRenderer, textOfHtml } from './content-renderer.js';
 
@@ -149,6 +149,38 @@ describe('ContentRenderer', () => {
 
     it('a javascript: or data: link is not a link', () => {
       expect(linksOf(renderer.renderComment('[a](javascript:alert(1)) [b](data:text/html,x) <javascript:alert(1)>'))).toEqual([]);
+    });
+  });
+
+  describe('the checker of the corpus tests (test/support/html-safety.ts) finds what it looks for', () => {
+    it.each([
+      ['<script>alert(1)</script>', '<script> is not allowed'],
+      ['<img src=x onerror=alert(1)>', '<img onerror> is not allowed'],
+      ['<p style="x">p</p>', '<p style> is not allowed'],
+      ['<p id="x">p</p>', '<p id> is not allowed'],
+      ['<span class="x">s</span>', '<span class> is not allowed'],
+      ['<code class="evil">c</code>', '<code class="evil">'],
+      ['<a href=" &#x6A;ava&#x09;script:alert(1)">x</a>', 'a[href] has a javascript: URL'],
+      ['<a href="data:image/png;base64,AA">x</a>', 'a[href] has a data: URL'],
+      ['<img src="data:image/svg+xml,x">', 'img[src] has a data: URL'],
+      ['<img srcset="/a.png 1x, vbscript:x 2x">', 'img[srcset] has a vbscript: URL'],
+      ['<svg><p>x</p></svg>', '<svg> is not allowed'],
+    ])('%s', (html, problem) => {
+      expect(bodyHtmlProblems(html, 'post').join('\n')).toContain(problem);
+    });
+
+    it('a comment may not hold what a post may', () => {
+      expect(bodyHtmlProblems('<h1>t</h1><img src="/a.png"><table></table>', 'comment')).toEqual(['<h1> is not allowed', '<img> is not allowed', '<table> is not allowed']);
+      expect(bodyHtmlProblems('<img src="data:image/png;base64,AA"><a href="/x">x</a>', 'post')).toEqual([]);
+    });
+
+    it('a page: executable elements, handlers and bad URLs in its body, not its head', () => {
+      const page = (body: string) => `<!doctype html><html><head><style>p{}</style></head><body>${body}</body></html>`;
+      expect(pageProblems(page('<p>fine</p><img class="avatar" src="data:image/svg+xml,x">'))).toEqual([]);
+      expect(pageProblems(page('<script type="application/ld+json">{}</script>'))).toEqual([]);
+      expect(pageProblems(page('<script>x</script><iframe srcdoc=x></iframe><div onclick=x></div><form action="javascript:x"></form>'))).toEqual([
+        '<script> in the page body', '<iframe> in the page body', '<div onclick> in the page body', '<form> in the page body', 'form[action] has a javascript: URL ("javascript:x")',
+      ]);
     });
   });
 

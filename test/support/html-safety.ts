@@ -113,7 +113,8 @@ const URL_ATTRIBUTES = new Set(['href', 'src', 'srcset', 'action', 'formaction',
  * What in a whole HTML page's `<body>` could run script: an element that executes or loads
  * (scripts but JSON-LD, styles, frames, plugins, forms, base/meta/link, SVG and MathML), an
  * event-handler or `style` attribute, a URL attribute with another scheme than http(s), mailto
- * or none. The page's own `<head>` (its style sheet, its JSON-LD) is the service's, not a body's.
+ * or none. The page's own `<head>` (its style sheet, its JSON-LD) and the authors' avatars are the
+ * service's, not a body's.
  */
 export function pageProblems(page: string): string[] {
   const document = parse(page);
@@ -123,12 +124,14 @@ export function pageProblems(page: string): string[] {
   const problems: string[] = [];
   for (const element of elementsOf(body)) {
     const tag = element.tagName;
+    // The author's avatar is the service's own SVG; a body cannot make it (no class survives on an img).
+    if (tag === 'img' && element.attrs.some((a) => a.name === 'class' && a.value === 'avatar')) continue;
     const type = element.attrs.find((a) => a.name === 'type')?.value;
     if (EXECUTABLE.has(tag) && !(tag === 'script' && type === 'application/ld+json')) problems.push(`<${tag}> in the page body`);
     for (const { name, value } of element.attrs) {
       if (name.startsWith('on') || name === 'style') problems.push(`<${tag} ${name}> in the page body`);
       if (URL_ATTRIBUTES.has(name)) {
-        const problem = urlProblem(tag, name === 'srcset' ? 'srcset' : name === 'src' ? 'src' : 'href', value);
+        const problem = urlProblem(tag, name, value);
         if (problem !== undefined) problems.push(problem);
       }
     }
