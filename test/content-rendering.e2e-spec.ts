@@ -6,7 +6,7 @@ import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectData, graphql } from './support/graphql-client.js';
 import { bodyHtmlProblems, linksOf, pageProblems } from './support/html-safety.js';
 import { expectProblem } from './support/problems.js';
-import { createPost } from './support/resources.js';
+import { createPost, type PostBody } from './support/resources.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -26,12 +26,15 @@ const COMMENT_REL = 'nofollow ugc noopener noreferrer';
 /** GraphQL reads in groups of aliases, under the query cost limits. */
 const GROUP = 20;
 
+type RenderedPost = PostBody & { bodyFormat: string; bodyHtml: string; excerpt: string; readingTimeMinutes: number };
+
 const groups = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.length / GROUP) }, (_, index) => items.slice(index * GROUP, (index + 1) * GROUP));
 
 describeEachDatabase('content rendering', (kind) => {
   let app: TestApp;
   let alice: string;
   const http = () => request(app.server);
+  const created = async (fields: Record<string, unknown>) => (await createPost(app, alice, fields)) as RenderedPost;
 
   beforeAll(async () => {
     app = await startTestApp(kind, { env: { PUBLIC_BASE_URL: 'https://blog.example.com' } });
@@ -42,17 +45,17 @@ describeEachDatabase('content rendering', (kind) => {
   });
 
   describe('a Markdown post', () => {
-    const body = '# Release notes\n\n| Version | Date |\n|:--|--:|\n| 2.0 | May |\n\nRead [the guide](https://docs.example.org/guide) or [the archive](/posts).';
+    const body = '# Release notes\n\n| Version | Date |\n|:--|--:|\n| 2.0 | May |\n\nRead [the guide](https://docs.example.org/guide), [the archive](/posts) or [home](https://blog.example.com/).';
     const expected = '<h1>Release notes</h1>\n<table>\n<thead>\n<tr>\n<th align="left">Version</th>\n<th align="right">Date</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n'
       + '<td align="left">2.0</td>\n<td align="right">May</td>\n</tr>\n</tbody>\n</table>\n'
-      + '<p>Read <a href="https://docs.example.org/guide" rel="noopener noreferrer">the guide</a> or <a href="/posts">the archive</a>.</p>';
+      + '<p>Read <a href="https://docs.example.org/guide" rel="noopener noreferrer">the guide</a>, <a href="/posts">the archive</a> or <a href="https://blog.example.com/">home</a>.</p>';
 
-    it('renders a heading, a table and links (rel on the other origin\'s) via REST and GraphQL', async () => {
-      const created = await createPost(app, alice, { body, bodyFormat: 'markdown' });
-      expect(created).toMatchObject({ body, bodyFormat: 'markdown', bodyHtml: expected, excerpt: 'Release notes Version Date 2.0 May Read the guide or the archive.', readingTimeMinutes: 1 });
-      expect((await http().get(`/posts/${created.id}`).expect(200)).body).toMatchObject({ body, bodyFormat: 'markdown', bodyHtml: expected });
-      const data = expectData(await graphql(app, `{ post(id: ${created.id}) { body bodyFormat bodyHtml excerpt } }`));
-      expect(data.post).toEqual({ body, bodyFormat: 'MARKDOWN', bodyHtml: expected, excerpt: created.excerpt });
+    it('renders a heading, a table and links (rel on the one to another origin than PUBLIC_BASE_URL\'s) via REST and GraphQL', async () => {
+      const post = await created({ body, bodyFormat: 'markdown' });
+      expect(post).toMatchObject({ body, bodyFormat: 'markdown', bodyHtml: expected, excerpt: 'Release notes Version Date 2.0 May Read the guide, the archive or home.', readingTimeMinutes: 1 });
+      expect((await http().get(`/posts/${post.id}`).expect(200)).body).toMatchObject({ body, bodyFormat: 'markdown', bodyHtml: expected });
+      const data = expectData(await graphql(app, `{ post(id: ${post.id}) { body bodyFormat bodyHtml excerpt } }`));
+      expect(data.post).toEqual({ body, bodyFormat: 'MARKDOWN', bodyHtml: expected, excerpt: post.excerpt });
     });
 
     it('written through GraphQL renders the same', async () => {
@@ -61,11 +64,11 @@ describeEachDatabase('content rendering', (kind) => {
     });
 
     it('PATCH of bodyFormat alone renders the body again', async () => {
-      const created = await createPost(app, alice, { body: '<em>hi</em> *there*', bodyFormat: 'plain' });
-      expect(created.bodyHtml).toBe('<p>&lt;em&gt;hi&lt;/em&gt; *there*</p>');
-      const asHtml = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ bodyFormat: 'html' }).expect(200);
+      const post = await created({ body: '<em>hi</em> *there*', bodyFormat: 'plain' });
+      expect(post.bodyHtml).toBe('<p>&lt;em&gt;hi&lt;/em&gt; *there*</p>');
+      const asHtml = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ bodyFormat: 'html' }).expect(200);
       expect(asHtml.body).toMatchObject({ body: '<em>hi</em> *there*', bodyHtml: '<em>hi</em> *there*' });
-      const asMarkdown = await http().patch(`/posts/${created.id}`).set(bearer(alice)).send({ bodyFormat: 'markdown' }).expect(200);
+      const asMarkdown = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ bodyFormat: 'markdown' }).expect(200);
       expect(asMarkdown.body.bodyHtml).toBe('<p><em>hi</em> <em>there</em></p>');
     });
   });
@@ -152,9 +155,9 @@ describeEachDatabase('content rendering', (kind) => {
     it('all vectors in one body (one vector\'s unclosed tag swallowing the next) render safely too', async () => {
       for (const format of FORMATS) {
         const body = ACCEPTED.join('\n');
-        const created = await createPost(app, alice, { body, bodyFormat: format });
-        expect(created.body).toBe(body);
-        expect(bodyHtmlProblems(created.bodyHtml, 'post')).toEqual([]);
+        const post = await created({ body, bodyFormat: format });
+        expect(post.body).toBe(body);
+        expect(bodyHtmlProblems(post.bodyHtml, 'post')).toEqual([]);
       }
     });
 
