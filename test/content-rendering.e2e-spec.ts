@@ -23,7 +23,7 @@ const REFUSED = vectors.filter((vector) => textProblem(vector) !== undefined);
 const ACCEPTED = vectors.filter((vector) => textProblem(vector) === undefined);
 const FORMATS = ['html', 'markdown'] as const;
 const COMMENT_REL = 'nofollow ugc noopener noreferrer';
-/** GraphQL reads in groups of aliases, under the query cost limits. */
+/** GraphQL reads in groups of aliases, under the query cost limits (without the leak check: the vectors hold `<select>`, which it takes for SQL). */
 const GROUP = 20;
 
 type RenderedPost = PostBody & { bodyFormat: string; bodyHtml: string; excerpt: string; readingTimeMinutes: number };
@@ -59,7 +59,7 @@ describeEachDatabase('content rendering', (kind) => {
     });
 
     it('written through GraphQL renders the same', async () => {
-      const data = expectData(await graphql(app, 'mutation($input: CreatePostInput!) { createPost(input: $input) { id body bodyFormat bodyHtml } }', { input: { title: 'Notes', body, bodyFormat: 'MARKDOWN' } }, { token: alice }));
+      const data = expectData(await graphql(app, 'mutation($input: CreatePostInput!) { createPost(input: $input) { id body bodyFormat bodyHtml } }', { input: { title: 'Notes', body, bodyFormat: 'MARKDOWN' } }, { token: alice, checkLeaks: false }));
       expect(data.createPost).toMatchObject({ body, bodyFormat: 'MARKDOWN', bodyHtml: expected });
     });
 
