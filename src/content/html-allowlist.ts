@@ -13,8 +13,9 @@ export const POST_TAGS: readonly string[] = [
 ];
 
 const CELL_ATTRIBUTES = ['align', 'colspan', 'rowspan'];
-/** The values `th`/`td` `align` and `img` `loading` may have; another value removes the attribute. */
+/** The values `th`/`td` `align` may have; another value removes the attribute. */
 export const CELL_ALIGN: readonly (string | undefined)[] = ['left', 'center', 'right'];
+/** The values `img` `loading` may have; another value removes the attribute. */
 export const IMG_LOADING: readonly (string | undefined)[] = ['lazy', 'eager'];
 
 /** The attributes each element of a post may keep (`rel` is set by the renderer, never taken as written). */
@@ -33,6 +34,7 @@ export const ALLOWED_CLASSES: Readonly<Record<string, string[]>> = { code: ['lan
 /** The elements of a comment's `bodyHtml`: paragraphs, emphasis, code, quotes, lists and links. */
 export const COMMENT_TAGS: readonly string[] = ['p', 'br', 'em', 'strong', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a'];
 
+/** The attributes each element of a comment may keep (`rel` again the renderer's). */
 export const COMMENT_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
   a: ['href', 'title', 'rel'],
   ol: ['start'],
@@ -44,8 +46,9 @@ export const LINK_SCHEMES: readonly string[] = ['http', 'https', 'mailto'];
 /** `img src` may also be one of these inline images; never `data:image/svg+xml` (it can hold script). */
 export const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp)[;,]/i;
 
-/** The `rel` of a post's link to another origin, and of every link in a comment. */
+/** The `rel` of a post's link to another origin than PUBLIC_BASE_URL's. */
 export const EXTERNAL_REL = 'noopener noreferrer';
+/** The `rel` of every link in a comment, whatever its origin. */
 export const COMMENT_REL = 'nofollow ugc noopener noreferrer';
 
 /**
