@@ -10,6 +10,7 @@ import { PostRevisions } from './post-revisions.service.js';
 import { PostsRepository } from './posts.repository.js';
 import { PostsService } from './posts.service.js';
 import { ContentRenderer } from '../content/content-renderer.js';
+import type { PublicUrls } from '../publication/public-urls.js';
 import { TagsService } from '../tags/tags.service.js';
 
 // The rules of PostsService (the write path, the read by id) with its collaborators replaced: no database, no Nest application.
@@ -35,7 +36,7 @@ describe('PostsService', () => {
   let stored: Post;
 
   beforeEach(async () => {
-    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy(), new ReadPolicy(), new ContentRenderer()] });
+    const unit = await newTestService(PostsService, { real: [new AuthorizationPolicy(), new ReadPolicy(), new ContentRenderer({ origin: 'http://localhost:3000' } as PublicUrls)] });
     ({ service } = unit);
     repository = unit.mock(PostsRepository);
     revisions = unit.mock(PostRevisions);
