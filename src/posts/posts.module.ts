@@ -37,6 +37,6 @@ import { TrashRetention } from './trash-retention.js';
     PostScheduler,
     TrashRetention,
   ],
-  exports: [PostsService, PostSlugs, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
+  exports: [PostsService, PostFinder, PostSlugs, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
 })
 export class PostsModule {}
