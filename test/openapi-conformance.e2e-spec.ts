@@ -87,6 +87,15 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
       await call('get', '/posts?limit=1', { headers: { Accept: accept }, expect: 200 });
     }
     await call('head', `/posts/${id}`, { expect: 200 });
+    for (const accept of ['application/atom+xml', 'application/rss+xml', 'application/feed+json']) {
+      const feed = await call('get', '/feed?limit=1', { headers: { Accept: accept }, expect: 200 });
+      await call('get', '/feed?limit=1', { headers: { Accept: accept, 'If-None-Match': feed.headers.etag as string }, expect: 304 });
+      await call('get', '/posts?limit=1', { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/users/${ids.alice}/posts?limit=1`, { headers: { Accept: accept }, expect: 200 });
+    }
+    await call('get', '/feed', { expect: 200 });
+    await call('get', '/feed?limit=0', { expect: 400 });
+    await call('get', '/feed', { headers: { Accept: 'application/json' }, expect: 406 });
     await call('head', '/posts', { expect: 200 });
     await call('get', `/posts?authorId=${ids.alice}`, { expect: 200 });
     await call('get', '/posts?limit=0', { expect: 400 });

@@ -76,6 +76,10 @@ const DEPENDENT: Record<string, (query: URLSearchParams) => void> = {
     const filtered = ['tag', 'q', 'publishedAfter', 'publishedBefore'].some((name) => query.has(name)) || (query.get('sort') ?? '-publishedAt') !== '-publishedAt';
     if (filtered || query.get('cursor')?.startsWith('czE6')) query.delete('cursor');
   },
+  // GET /feed pages as GET /posts does: a tag makes it a filtered list.
+  '/feed': (query) => {
+    if (query.has('tag') || query.get('cursor')?.startsWith('czE6')) query.delete('cursor');
+  },
 };
 
 /** Values valid per a schema, as text (a query or path parameter, or a JSON string member). */

@@ -149,13 +149,13 @@ const CONDITIONAL_HEADERS = [
 ];
 
 /** GET /feed: the feed types alone (Atom the default), paged by limit and cursor, conditional. */
-export const ApiGetFeed = (...problems: number[]) =>
+export const ApiGetFeed = (cursorPattern: string, ...problems: number[]) =>
   applyDecorators(
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
-    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'From the Link rel="next" of the previous page' }),
+    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string', pattern: cursorPattern }, description: 'From the Link rel="next" of the previous page' }),
     ...CONDITIONAL_HEADERS,
     ApiResponse({ status: 200, description: 'The feed: Atom 1.0 (the default), RSS 2.0 or JSON Feed 1.1', headers: { ...DOCUMENT_HEADERS, Vary: headerRef('Vary') }, content: FEED_CONTENT }),
-    ApiResponse({ status: 304, description: 'Not modified (no body)', headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') } }),
+    ApiResponse({ status: 304, description: 'Not modified (no body)', headers: { ...DOCUMENT_HEADERS, Vary: headerRef('Vary') } }),
     ApiProblems(...problems),
   );
 
@@ -164,7 +164,7 @@ export const ApiGetDocument = (contentType: string, description: string, ...prob
   applyDecorators(
     ...CONDITIONAL_HEADERS,
     ApiResponse({ status: 200, description, headers: DOCUMENT_HEADERS, content: { [contentType]: { schema: STRING } } }),
-    ApiResponse({ status: 304, description: 'Not modified (no body)', headers: { ETag: headerRef('ETag') } }),
+    ApiResponse({ status: 304, description: 'Not modified (no body)', headers: DOCUMENT_HEADERS }),
     ApiProblems(...problems),
   );
 
@@ -179,10 +179,18 @@ function getList(resource: DocumentedResource, feeds: boolean, problems: number[
     }),
     ApiResponse({
       status: 200,
-      description: `A page of ${resource.plural}`,
-      headers: { Link: headerRef('Link', false), Vary: headerRef('Vary') },
+      description: feeds ? `A page of ${resource.plural}; as a feed (Accept: a feed type) with ETag and Last-Modified` : `A page of ${resource.plural}`,
+      headers: feeds
+        ? { Link: headerRef('Link', false), Vary: headerRef('Vary'), ETag: headerRef('ETag', false), 'Last-Modified': headerRef('Last-Modified', false) }
+        : { Link: headerRef('Link', false), Vary: headerRef('Vary') },
       content: { ...representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)), ...(feeds ? FEED_CONTENT : {}) },
     }),
+    ...(feeds
+      ? [
+          ...CONDITIONAL_HEADERS,
+          ApiResponse({ status: 304, description: 'A feed not modified (no body)', headers: { ...DOCUMENT_HEADERS, Vary: headerRef('Vary') } }),
+        ]
+      : []),
     ApiProblems(...problems),
   );
 }
