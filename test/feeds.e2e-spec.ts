@@ -6,8 +6,8 @@ import { bearer } from './support/auth.js';
 import { ATOM_TYPE, expectValidAtom, expectWellFormed, FEED_TYPES, JSON_FEED_TYPE, RSS_TYPE } from './support/feeds.js';
 import { useApp } from './support/fixture.js';
 import { expectProblem } from './support/problems.js';
-import { createPost, nextLink, type PostBody } from './support/resources.js';
-import { describeEachDatabase } from './support/test-app.js';
+import { createPost as createPostBody, nextLink, type PostBody } from './support/resources.js';
+import { describeEachDatabase, type TestApp } from './support/test-app.js';
 
 /**
  * GET /feed and the feed types of GET /posts and GET /users/{id}/posts (CONTRACT §13): Atom 1.0
@@ -20,15 +20,19 @@ const BASE = 'https://blog.example.com';
 const ENV = { PUBLIC_BASE_URL: BASE, PUBLIC_POST_URL: '{base}/{yyyy}/{mm}/{slug}' };
 const rss = new Parser({ customFields: { item: [['dc:creator', 'creator'], ['atom:updated', 'updated']] } });
 
+/** A post as GET /posts/{id} shows it, with the §13 fields a feed reads. */
+type FeedPost = PostBody & { slug: string; bodyHtml: string; publishedAt: string | null };
+const createPost = async (app: TestApp, token: string, fields: Record<string, unknown> = {}) => (await createPostBody(app, token, fields)) as FeedPost;
+
 let sequence = 0;
 const unique = (what: string) => `${what}-${process.pid}-${++sequence}`;
 
 /** The post's public address under ENV's PUBLIC_POST_URL. */
-const postUrl = (post: PostBody) => {
+const postUrl = (post: FeedPost) => {
   const published = new Date(post.publishedAt ?? post.createdAt);
   return `${BASE}/${published.getUTCFullYear()}/${String(published.getUTCMonth() + 1).padStart(2, '0')}/${post.slug}`;
 };
-const entryIdOf = (post: PostBody) => `tag:blog.example.com,${post.createdAt.slice(0, 10)}:post:${post.id}`;
+const entryIdOf = (post: Pick<PostBody, 'id' | 'createdAt'>) => `tag:blog.example.com,${post.createdAt.slice(0, 10)}:post:${post.id}`;
 
 describeEachDatabase('feeds', (kind) => {
   const app = useApp(kind, { env: ENV, signIn: ['admin', 'alice', 'bob'] });
@@ -217,7 +221,7 @@ describeEachDatabase('feeds', (kind) => {
           expect(body.next_url ?? null).toBe(next);
         } else {
           const parsed = await rss.parseString(response.text);
-          ids.push(...parsed.items.map((item) => String(item.id ?? item.guid)));
+          ids.push(...parsed.items.map((item) => String((item as { id?: string }).id ?? item.guid)));
           const next = nextLink(response);
           if (next) expect(response.text).toContain(`rel="next" type="${accept}" href="${next.replaceAll('&', '&amp;')}"`);
         }
@@ -288,7 +292,7 @@ describeEachDatabase('feeds', (kind) => {
       const changed = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ title, slug: unique('moved') }).expect(200);
       const body = JSON.parse((await feed('/feed?limit=100', 'application/feed+json').expect(200)).text);
       const item = body.items.find((entry: { id: string }) => entry.id === entryIdOf(post));
-      expect(item).toMatchObject({ title, url: postUrl(changed.body as PostBody) });
+      expect(item).toMatchObject({ title, url: postUrl(changed.body as FeedPost) });
       expect(item.url).not.toBe(postUrl(post));
     });
   });
