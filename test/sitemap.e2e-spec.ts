@@ -103,8 +103,12 @@ describeEachDatabase('sitemap', (kind) => {
     }
   });
 
-  it('/sitemaps/{n} while /sitemap.xml is no index: 404; a malformed n: 400', async () => {
-    expectProblem(await http().get('/sitemaps/1'), 404);
+  it('/sitemaps/1 while /sitemap.xml is no index: the same urlset; past it 404; a malformed n: 400', async () => {
+    const whole = await http().get('/sitemap.xml').expect(200);
+    const first = await http().get('/sitemaps/1').expect(200);
+    expect(first.text).toBe(whole.text);
+    expect(first.headers['content-type']).toBe(XML_TYPE);
+    expectProblem(await http().get('/sitemaps/2'), 404);
     for (const n of ['0', '-1', 'abc', '1.5', '99999999999']) expectProblem(await http().get(`/sitemaps/${n}`), 400);
   });
 

@@ -26,7 +26,7 @@ export class SitemapController {
 
   @Get('sitemaps/:n')
   @ServesDocument()
-  @ApiOperation({ summary: 'A page of the sitemap index (from 1); 404 past the last page, and while /sitemap.xml is no index' })
+  @ApiOperation({ summary: 'A page of the sitemap index (from 1; while /sitemap.xml is no index, page 1 is the same urlset); 404 past the last page' })
   @ApiGetDocument('application/xml', 'A urlset of at most SITEMAP_MAX_URLS URLs', 404)
   page(@Param('n', ParseIdPipe) page: number): Promise<RenderedDocument> {
     return this.sitemaps.page(page);

@@ -42,10 +42,10 @@ export class SitemapService {
     return new RenderedDocument(document.end({ prettyPrint: false }), XML_TYPE);
   }
 
-  /** GET /sitemaps/{n}: a page of the index; 404 past the last page, and when the sitemap is no index. */
+  /** GET /sitemaps/{n}: a page of the index (while there is none, page 1 is the whole sitemap); 404 past the last page. */
   async page(page: number): Promise<RenderedDocument> {
     const pages = await this.pageCount();
-    if (pages === 1 || page > pages) throw DomainError.notFound('Sitemap page', page);
+    if (page > pages) throw DomainError.notFound('Sitemap page', page);
     return this.urlset(await this.urlsOfPage(page));
   }
 
