@@ -124,7 +124,7 @@ export class RepresentationHooks {
     // Taken before any work: an answer read before a write is never kept after it.
     request.cacheGeneration = this.cache.generation();
     request.cacheKey = `rest\u0000${representation}\u0000${request.url}`;
-  };
+  }
 
   /** `preHandler`: a kept representation goes out before the controller runs; on a miss, what the controller reads is tagged. */
   readonly answerRepresentationFromCache: preHandlerHookHandler = (request, reply, done) => {
