@@ -21,6 +21,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { SyndicationModule } from './publication/syndication.module.js';
 import { ResourceCatalog, type ResourceList } from './common/resource/resource-catalog.js';
 import { ResourceCatalogModule } from './common/resource/resource-catalog.module.js';
 import { RESOURCES } from './resources.js';
@@ -50,6 +51,7 @@ export class AppModule {
         TokensModule,
         ApiKeysModule,
         WebhooksModule,
+        SyndicationModule,
         OidcModule.forRoot(config),
         DemoModule,
         HealthModule,

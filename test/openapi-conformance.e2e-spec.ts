@@ -87,6 +87,21 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
       await call('get', '/posts?limit=1', { headers: { Accept: accept }, expect: 200 });
     }
     await call('head', `/posts/${id}`, { expect: 200 });
+    for (const accept of ['application/atom+xml', 'application/rss+xml', 'application/feed+json']) {
+      const feed = await call('get', '/feed?limit=1', { headers: { Accept: accept }, expect: 200 });
+      await call('get', '/feed?limit=1', { headers: { Accept: accept, 'If-None-Match': feed.headers.etag as string }, expect: 304 });
+      await call('get', '/posts?limit=1', { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/users/${ids.alice}/posts?limit=1`, { headers: { Accept: accept }, expect: 200 });
+    }
+    await call('get', '/feed', { expect: 200 });
+    await call('get', '/feed?limit=0', { expect: 400 });
+    await call('get', '/feed', { headers: { Accept: 'application/json' }, expect: 406 });
+    for (const path of ['/sitemap.xml', '/sitemaps/1', '/robots.txt']) {
+      const document = await call('get', path, { expect: 200 });
+      await call('get', path, { headers: { 'If-None-Match': document.headers.etag as string }, expect: 304 });
+    }
+    await call('get', '/sitemaps/2', { expect: 404 });
+    await call('get', '/sitemaps/0', { expect: 400 });
     await call('head', '/posts', { expect: 200 });
     await call('get', `/posts?authorId=${ids.alice}`, { expect: 200 });
     await call('get', '/posts?limit=0', { expect: 400 });
@@ -350,7 +365,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
       const webhook = template.startsWith('/webhooks');
       const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : template.startsWith('/tags') ? tagId : ids.alice;
       const token = template.includes('api-keys') || template.includes('revisions') ? tokens.alice : webhook || template === '/comments' ? tokens.admin : undefined;
-      await call('head', template.replace('{id}', String(id)).replace('{cursor}', cursor).replace('{number}', '1'), { token, expect: 200 });
+      await call('head', template.replace('{id}', String(id)).replace('{cursor}', cursor).replace('{number}', '1').replace('{n}', '1'), { token, expect: 200 });
     }
     expect(templates).toEqual(expect.arrayContaining(['/posts', '/posts/{id}', '/users', '/users/{id}', '/comments/{id}', '/health']));
   });

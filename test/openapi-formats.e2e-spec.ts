@@ -79,6 +79,10 @@ const DEPENDENT: Record<string, (query: URLSearchParams) => void> = {
     // slug finds one post: given alone (limit aside).
     if (query.has('slug')) for (const name of [...new Set(query.keys())]) if (name !== 'slug' && name !== 'limit') query.delete(name);
   },
+  // GET /feed pages as GET /posts does: a tag makes it a filtered list.
+  '/feed': (query) => {
+    if (query.has('tag') || query.get('cursor')?.startsWith('czE6')) query.delete('cursor');
+  },
 };
 
 /** Values valid per a schema, as text (a query or path parameter, or a JSON string member). */

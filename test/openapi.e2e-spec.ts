@@ -111,7 +111,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       }
       // ... and no verbs in paths, nothing that is not a resource of the contract.
       for (const path of Object.keys(spec.paths)) {
-        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/tags'].some((root) => path.startsWith(root)), path).toBe(true);
+        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/tags', '/feed', '/sitemap.xml', '/sitemaps', '/robots.txt'].some((root) => path.startsWith(root)), path).toBe(true);
       }
     });
 

@@ -442,6 +442,11 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().patch(`/posts/${drafted.id as number}`).set(bearer(alice)).send({ status: 'published' }).expect(200);
   await http().delete(`/tags/${tag.id as number}`).set(bearer(admin)).expect(204);
 
+  // Syndication: the feed (plain and by tag), and the sitemap with its tags (only public posts' addresses, no bodies).
+  await http().get('/feed?limit=2').expect(200);
+  await http().get('/feed?tag=release-notes').set('Accept', 'application/rss+xml').expect(200);
+  await http().get('/sitemap.xml').expect(200);
+
   // Webhooks: create, read, deliver to the receiver, change, turn off and on, delete.
   const webhook = (await http().post('/webhooks').set(bearer(admin)).send({ url: `${parties.webhookUrl}/hook`, types: ['POST_CREATED'] }).expect(201)).body;
   await http().get('/webhooks').set(bearer(admin)).expect(200);

@@ -591,8 +591,35 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
     }),
 
     // --- §13 doors: feeds lane (keep this lane's doors between this line and the next marker) ---
+    // A feed lists public posts only, whoever asks; an entry's id ends in `:post:{id}` (a tag URI).
+    readDoor('GET /feed (Atom)', async (cell) => {
+      const response = await as(http().get('/feed?limit=100').set('accept', 'application/atom+xml'), cell.caller.token).expect(200);
+      const ids = [...response.text.matchAll(/<id>tag:[^<]*:post:(\d+)<\/id>/g)].map((match) => Number(match[1]));
+      expectListed(ids, response.text, cell, cell.state === 'published');
+    }),
+    readDoor('GET /feed (RSS)', async (cell) => {
+      const response = await as(http().get('/feed?limit=100').set('accept', 'application/rss+xml'), cell.caller.token).expect(200);
+      const ids = [...response.text.matchAll(/<guid isPermaLink="false">tag:[^<]*:post:(\d+)<\/guid>/g)].map((match) => Number(match[1]));
+      expectListed(ids, response.text, cell, cell.state === 'published');
+    }),
+    readDoor('GET /feed (JSON Feed)', async (cell) => {
+      const response = await as(http().get('/feed?limit=100').set('accept', 'application/feed+json'), cell.caller.token).expect(200);
+      const ids = (JSON.parse(response.text) as { items: { id: string }[] }).items.map((item) => Number(item.id.split(':post:')[1]));
+      expectListed(ids, response.text, cell, cell.state === 'published');
+    }),
+    readDoor('GET /posts (Atom)', async (cell) => {
+      const response = await as(http().get('/posts?limit=100').set('accept', 'application/atom+xml'), cell.caller.token).expect(200);
+      const ids = [...response.text.matchAll(/<id>tag:[^<]*:post:(\d+)<\/id>/g)].map((match) => Number(match[1]));
+      expectListed(ids, response.text, cell, cell.state === 'published');
+    }),
 
     // --- §13 doors: sitemap lane (keep this lane's doors between this line and the next marker) ---
+    // The sitemap lists public posts' addresses only (PUBLIC_POST_URL, here `{base}/posts/{id}`), whoever asks.
+    readDoor('GET /sitemap.xml', async (cell) => {
+      const response = await as(http().get('/sitemap.xml'), cell.caller.token).expect(200);
+      const ids = [...response.text.matchAll(/<loc>[^<]*\/posts\/(\d+)<\/loc>/g)].map((match) => Number(match[1]));
+      expectListed(ids, response.text, cell, cell.state === 'published');
+    }),
 
     // --- §13 doors: previews lane (keep this lane's doors between this line and the next marker) ---
     ...(['JSON', 'HTML'] as const).map((format) =>

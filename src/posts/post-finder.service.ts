@@ -11,7 +11,7 @@ import { AppConfig } from '../config/app-config.js';
 import { UsersService } from '../users/users.service.js';
 import type { Post } from './post.entity.js';
 import { decodePostCursor, encodePostCursor, listFingerprint, orderPlan, type PostSort } from './post-order.js';
-import { type PostFilter, PostsRepository } from './posts.repository.js';
+import { type PostAddress, type PostFilter, PostsRepository } from './posts.repository.js';
 import { PostSlugs } from './post-slugs.service.js';
 
 /** What GET /posts and Query.posts filter and order by besides the scope (CONTRACT §8). */
@@ -190,6 +190,11 @@ export class PostFinder {
     const scope = this.scope(actor, { authorId, status });
     if (!(await this.users.exists(authorId))) throw DomainError.notFound('User', authorId);
     return this.list(scope, request);
+  }
+
+  /** For the sitemap: the addresses of public posts by id (no bodies), `limit` of them after the first `offset`. */
+  publicAddresses(offset: number, limit: number): Promise<PostAddress[]> {
+    return this.posts.publicAddresses(offset, limit);
   }
 
   /** How many posts a list of this scope holds. */

@@ -3,12 +3,12 @@ import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
-import { ApiCreate, ApiDelete, ApiGetList, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
+import { ApiCreate, ApiDelete, ApiGetList, ApiGetListWithFeeds, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE, LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { IfMatch } from '../common/resource/etag.js';
-import { NegotiatedRepresentations } from '../common/resource/negotiated.js';
+import { NegotiatedRepresentations, ServesFeeds } from '../common/resource/negotiated.js';
 import { nextPageHref, type Resource, ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
@@ -92,13 +92,14 @@ export class PostsController {
   }
 
   @Get('posts')
+  @ServesFeeds('also')
   @ApiOperation({
     summary:
       'Public posts, newest publication first; filter by authorId, tag, publishedAfter/Before, search with q, order with sort; ?status=draft|scheduled|trashed: the non-public ones you may see',
     description:
       'Every filter and order pages by cursor (the sort key, then the id). A cursor belongs to the list that issued it: with another order or other filters it is 400 naming cursor. sort=relevance needs q.',
   })
-  @ApiGetList(FOUND_POSTS, 401)
+  @ApiGetListWithFeeds(FOUND_POSTS, 401)
   async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ResourceList> {
     if (query.slug !== undefined) return POST_RESOURCE.list(await this.finder.bySlug(query, actor), null, this.revealedTo(actor));
     const scope = this.finder.scope(actor, query);
@@ -117,13 +118,14 @@ export class PostsController {
     const reveal = this.revealedTo(actor);
     if (!search) return POST_RESOURCE.list(page.items, next, reveal);
     const views = page.items.map((post) => ({ ...POST_RESOURCE.view(post, reveal(post)), _search: search.get(post.id) }));
-    return new ResourceList(POST_RESOURCE, views, next);
+    return new ResourceList(POST_RESOURCE, views, next, page.items);
   }
 
   @Get('users/:id/posts')
+  @ServesFeeds('also')
   @ApiTags('users')
   @ApiOperation({ summary: "A user's public posts, newest publication first; ?status: their non-public ones (the user, editors and admins)" })
-  @ApiGetList(POST_LISTS, 401)
+  @ApiGetListWithFeeds(POST_LISTS, 401)
   async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PostStatusQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
     const request = toPageRequest(query);
     const page = await this.finder.listForAuthor(authorId, request, actor, query.status);

@@ -42,6 +42,6 @@ import { TrashRetention } from './trash-retention.js';
     PostScheduler,
     TrashRetention,
   ],
-  exports: [PostsService, PostSlugs, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
+  exports: [PostsService, PostFinder, PostSlugs, PostsRepository, PostRevisionsRepository, PostLoaders, PostScheduler, TrashRetention],
 })
 export class PostsModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CommentStatus, PostStatus, PostVisibility } from '../auth/read-policy.js';
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import { type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
+import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import type { TextQuery } from '../common/persistence/text-search.js';
@@ -35,6 +36,15 @@ export interface PostHit {
   post: Post;
   rank: number | null;
   snippet: string | null;
+}
+
+/** What a sitemap reads of a public post: what PUBLIC_POST_URL needs, and when it last changed (no body). */
+export interface PostAddress {
+  id: number;
+  slug: string;
+  publishedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 /** The cursor of a public post: its publication time, then its id (the public list's order). */
@@ -238,6 +248,21 @@ export class PostsRepository extends ResourceRepository<Post> {
     if (filter.authorId !== undefined) where.push(sql`author_id = ${filter.authorId}`);
     const [row] = await this.sql.rows<{ count: number | string }>(sql`SELECT COUNT(*) AS count FROM posts${sql.where(where)}`);
     return Number(row.count);
+  }
+
+  /** The addresses of public posts by id, `limit` of them (at most a sitemap's 50,000) after the first `offset`: five columns, no body. */
+  async publicAddresses(offset: number, limit: number): Promise<PostAddress[]> {
+    this.recordReads({ kind: 'list' });
+    const rows = await this.sql.rows<{ id: number | string; slug: string; published_at: unknown; created_at: unknown; updated_at: unknown }>(
+      sql`SELECT t.id, t.slug, t.published_at, t.created_at, t.updated_at FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      slug: row.slug,
+      publishedAt: row.published_at === null ? null : toDate(row.published_at),
+      createdAt: toDate(row.created_at),
+      updatedAt: toDate(row.updated_at),
+    }));
   }
 
   /** For batching (User.posts): the first public posts of each of these authors, newest publication first, in one statement. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PostScope } from '../auth/read-policy.js';
 import { type Page, toPage } from '../common/pagination/cursor.js';
 import { type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
+import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { encodeTagCursor, type TagPosition } from './tag-cursor.js';
@@ -22,6 +23,13 @@ function visibleTo(scope: PostScope): Fragment | null {
 function visibleWhere(scope: PostScope, ...conditions: Fragment[]): Fragment {
   const visible = visibleTo(scope);
   return sql.where(visible ? [...conditions, visible] : conditions);
+}
+
+/** A tag as a sitemap lists it: its slug, and when its newest public post last changed. */
+export interface TagAddress {
+  id: number;
+  slug: string;
+  lastModified: Date;
 }
 
 /** A page of the tag list: its size, and the position it starts after. */
@@ -86,6 +94,24 @@ export class TagsRepository extends ResourceRepository<Tag> {
     this.recordReads({ kind: 'list' });
     const [row] = await this.sql.rows<{ count: number | string }>(sql`SELECT COUNT(*) AS count FROM tags t${visibleWhere(scope)}`);
     return Number(row.count);
+  }
+
+  /** How many tags a public post carries (the sitemap's tags). */
+  async countCarriedByPublic(): Promise<number> {
+    this.recordReads({ kind: 'list' });
+    const [row] = await this.sql.rows<{ count: number | string }>(
+      sql`SELECT COUNT(DISTINCT pt.tag_id) AS count FROM post_tags pt JOIN posts p ON p.id = pt.post_id WHERE p.status = 'published'`,
+    );
+    return Number(row.count);
+  }
+
+  /** The tags a public post carries, by id, `limit` of them after the first `offset`, each with its newest public post's updated_at. */
+  async carriedByPublic(offset: number, limit: number): Promise<TagAddress[]> {
+    this.recordReads({ kind: 'list' });
+    const rows = await this.sql.rows<{ id: number | string; slug: string; last_modified: unknown }>(
+      sql`SELECT g.id, g.slug, MAX(p.updated_at) AS last_modified FROM tags g JOIN post_tags pt ON pt.tag_id = g.id JOIN posts p ON p.id = pt.post_id WHERE p.status = 'published' GROUP BY g.id, g.slug ORDER BY g.id LIMIT ${limit} OFFSET ${offset}`,
+    );
+    return rows.map((row) => ({ id: Number(row.id), slug: row.slug, lastModified: toDate(row.last_modified) }));
   }
 
   /** Whether a tag the reader sees comes before the position (or is at it) in the list's order. */

@@ -15,7 +15,7 @@ import { EventPublisher } from '../events/event-publisher.js';
 import type { CreateTagDto } from './dto/create-tag.dto.js';
 import { slugify } from './slug.js';
 import type { Tag } from './tag.entity.js';
-import { type TagPageRequest, TagsRepository } from './tags.repository.js';
+import { type TagAddress, type TagPageRequest, TagsRepository } from './tags.repository.js';
 
 /** The window of RATE_LIMIT_TAGS_MAX: new tags per writer per hour. */
 const NEW_TAGS_WINDOW_S = 3600;
@@ -50,6 +50,15 @@ export class TagsService {
   /** How many tags the reader sees, as the list shows them. */
   count(actor: Actor | null): Promise<number> {
     return this.tags.countVisible(this.readPolicy.tagScope(actor));
+  }
+
+  /** For the sitemap: how many tags public posts carry, and a page of them by id (each with its newest public post's change). */
+  countCarriedByPublic(): Promise<number> {
+    return this.tags.countCarriedByPublic();
+  }
+
+  carriedByPublic(offset: number, limit: number): Promise<TagAddress[]> {
+    return this.tags.carriedByPublic(offset, limit);
   }
 
   findBySlug(slug: string, actor: Actor | null): Promise<Tag | null> {

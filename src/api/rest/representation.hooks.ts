@@ -5,10 +5,12 @@ import { collectReadTags } from '../../common/cache/read-tags.js';
 import { CACHE_STATUS, ResponseCache } from '../../common/cache/response-cache.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { varyOnAccept } from '../../common/http/vary.js';
-import { etagFor, ifNoneMatchHits } from '../../common/resource/etag.js';
+import { digestEtag, etagFor, ifNoneMatchHits } from '../../common/resource/etag.js';
 import { HtmlRenderer } from './html.renderer.js';
-import { AVAILABLE_MEDIA_TYPES, DEFAULT_REPRESENTATION, type Format, negotiateRepresentation, type Representation } from '../../common/resource/media-types.js';
+import { availableMediaTypes, DEFAULT_REPRESENTATION, type Format, isFeed, negotiateRepresentation, type Representation } from '../../common/resource/media-types.js';
+import { RenderedDocument } from '../../common/resource/rendered-document.js';
 import { halItem, Resource, ResourceList } from '../../common/resource/resource.js';
+import { FeedRenderer } from '../../publication/feed.renderer.js';
 import { renderXml } from './xml.renderer.js';
 
 import type { NegotiatedRouteConfig } from '../../common/resource/negotiated.js';
@@ -23,6 +25,31 @@ interface CachedRepresentation {
   contentType: string;
   etag?: string;
   link?: string;
+  /** An HTTP date (a RenderedDocument's). */
+  lastModified?: string;
+}
+
+/**
+ * Whether a conditional GET is answered 304: If-None-Match against the ETag when it is sent,
+ * else If-Modified-Since at or after Last-Modified (RFC 9110 §13.1.3: ignored with If-None-Match).
+ */
+function notModified(request: FastifyRequest, etag: string | undefined, lastModified: string | undefined): boolean {
+  if (!isSafe(request)) return false;
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return etag !== undefined && ifNoneMatchHits(ifNoneMatch, etag);
+  const ifModifiedSince = request.headers['if-modified-since'];
+  if (ifModifiedSince === undefined || lastModified === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && since >= Date.parse(lastModified);
+}
+
+/** Feeds list public posts only (CONTRACT §13): a list of another state in a feed type is refused before any work. */
+function refuseNonPublicFeed(request: FastifyRequest): DomainError | null {
+  const { status } = (request.query ?? {}) as { status?: unknown };
+  if (status === undefined || status === 'published') return null;
+  return DomainError.badInput('A feed lists public posts only: leave status out (or ask for another type)', [
+    { field: 'status', message: 'feeds list published posts only' },
+  ]);
 }
 
 /** Stands for "no body" between the preSerialization hook and the serializer (a 304). */
@@ -54,6 +81,7 @@ export class RepresentationHooks {
   constructor(
     private readonly html: HtmlRenderer,
     private readonly cache: ResponseCache,
+    private readonly feeds: FeedRenderer,
   ) {}
 
   /** What the hooks keep on each request, decorated once so every request has the same shape. */
@@ -64,28 +92,41 @@ export class RepresentationHooks {
     const route = request.routeOptions.config as NegotiatedRouteConfig | undefined;
     if (route?.negotiated !== true) return done();
     const safe = isSafe(request);
-    const negotiated = negotiateRepresentation(request.headers.accept);
+    reply.serializer(serializeRendered);
+    // A document of one type (the sitemap) is not negotiated: it is what it is, whatever Accept says.
+    if (route.document === true) {
+      this.keyForCache(request, reply, route, 'document');
+      return done();
+    }
+    const negotiated = negotiateRepresentation(request.headers.accept, route.feeds);
     // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
     if (safe) varyOnAccept(reply);
     if (negotiated === null && safe) {
       return done(
-        new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${AVAILABLE_MEDIA_TYPES.join(', ')}`),
+        new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${availableMediaTypes(route.feeds).join(', ')}`),
       );
+    }
+    if (safe && route.feeds === 'also' && isFeed(negotiated)) {
+      const refused = refuseNonPublicFeed(request);
+      if (refused) return done(refused);
     }
     // A write has already happened by the time it renders: answer it in JSON rather than 406.
     request.representation = negotiated ?? DEFAULT_REPRESENTATION;
-    reply.serializer(serializeRendered);
-    if (safe && this.cache.enabled) {
-      if (request.headers.authorization !== undefined || route.uncached === true || isPreview(request)) {
-        reply.header('cache-status', CACHE_STATUS.uncacheable);
-      } else {
-        // Taken before any work: an answer read before a write is never kept after it.
-        request.cacheGeneration = this.cache.generation();
-        request.cacheKey = `rest\u0000${request.representation.contentType}\u0000${request.url}`;
-      }
-    }
+    this.keyForCache(request, reply, route, request.representation.contentType);
     done();
   };
+
+  /** The cache key of an anonymous GET (none for a signed-in one, an uncached route or a preview, said in Cache-Status). */
+  private keyForCache(request: FastifyRequest, reply: FastifyReply, route: NegotiatedRouteConfig, representation: string): void {
+    if (!isSafe(request) || !this.cache.enabled) return;
+    if (request.headers.authorization !== undefined || route.uncached === true || isPreview(request)) {
+      reply.header('cache-status', CACHE_STATUS.uncacheable);
+      return;
+    }
+    // Taken before any work: an answer read before a write is never kept after it.
+    request.cacheGeneration = this.cache.generation();
+    request.cacheKey = `rest\u0000${representation}\u0000${request.url}`;
+  }
 
   /** `preHandler`: a kept representation goes out before the controller runs; on a miss, what the controller reads is tagged. */
   readonly answerRepresentationFromCache: preHandlerHookHandler = (request, reply, done) => {
@@ -99,22 +140,45 @@ export class RepresentationHooks {
     reply.header('cache-status', CACHE_STATUS.hit);
     request.cacheKey = null;
     if (hit.link) reply.header('link', hit.link);
-    if (hit.etag) {
-      reply.header('etag', hit.etag);
-      if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) {
-        reply.status(304).send();
-        return;
-      }
+    if (hit.etag) reply.header('etag', hit.etag);
+    if (hit.lastModified) reply.header('last-modified', hit.lastModified);
+    if (notModified(request, hit.etag, hit.lastModified)) {
+      reply.status(304).send();
+      return;
     }
     reply.header('content-type', hit.contentType).send(hit.body);
   };
 
   /** `preSerialization`: what the controller returned, rendered in the negotiated representation (and kept). */
   readonly renderRepresentation = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    if (payload instanceof RenderedDocument) return this.sendDocument(payload, request, reply);
     const representation = request.representation;
     if (representation === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
+    // A list of posts asked for as a feed: the one feed renderer, whichever route listed them.
+    if (isFeed(representation) && payload instanceof ResourceList) {
+      return this.sendDocument(await this.feeds.render(representation.format, payload, request.url), request, reply);
+    }
     return this.render(payload, representation, request, reply);
   };
+
+  /** A rendered document: its type, a digest ETag, Last-Modified and Link, kept, and 304 for a matching condition. */
+  private sendDocument(document: RenderedDocument, request: FastifyRequest, reply: FastifyReply): string | typeof NO_BODY {
+    const { body, contentType } = document;
+    const etag = digestEtag(body);
+    const lastModified = document.lastModified?.toUTCString();
+    const link = document.next ? `<${document.next}>; rel="next"` : undefined;
+    reply.header('etag', etag);
+    if (lastModified) reply.header('last-modified', lastModified);
+    if (link) reply.header('link', link);
+    this.keep(request, reply, { body, contentType, etag, link, lastModified });
+    if (notModified(request, etag, lastModified)) {
+      reply.removeHeader('content-type');
+      reply.status(304);
+      return NO_BODY;
+    }
+    reply.header('content-type', contentType);
+    return body;
+  }
 
   private async render(
     resource: Resource | ResourceList,

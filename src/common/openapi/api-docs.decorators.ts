@@ -122,8 +122,54 @@ export const ApiGetOne = (resource: DocumentedResource, ...problems: number[]) =
  * `Link: <…>; rel="next"` when more exist.
  * JSON is an array; HAL is a collection.
  */
-export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) =>
+export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) => getList(resource, false, problems);
+
+/** A GET of a list of posts that also serves them as feeds when Accept asks (CONTRACT §13): ApiGetList's answers and the feed types. */
+export const ApiGetListWithFeeds = (resource: DocumentedResource, ...problems: number[]) => getList(resource, true, problems);
+
+/** The feed types (CONTRACT §13): Atom and RSS as XML text, JSON Feed 1.1 as an object. */
+const FEED_CONTENT = {
+  'application/atom+xml': { schema: STRING },
+  'application/rss+xml': { schema: STRING },
+  'application/feed+json': {
+    schema: {
+      type: 'object',
+      description: 'JSON Feed 1.1 (https://jsonfeed.org/version/1.1)',
+      properties: { version: { type: 'string' }, title: { type: 'string' }, next_url: { type: 'string' }, items: { type: 'array', items: { type: 'object' } } },
+      required: ['version', 'title', 'items'],
+    } satisfies SchemaObject,
+  },
+};
+
+/** A rendered document's caching headers: a digest ETag, Last-Modified, and the next page's Link when there is one. */
+const DOCUMENT_HEADERS = { ETag: headerRef('ETag'), 'Last-Modified': headerRef('Last-Modified', false), Link: headerRef('Link', false) };
+const CONDITIONAL_HEADERS = [
+  ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier GET; 304 if unchanged' }),
+  ApiHeader({ name: 'If-Modified-Since', required: false, description: 'A Last-Modified from an earlier GET; 304 if nothing changed since (ignored with If-None-Match)' }),
+];
+
+/** GET /feed: the feed types alone (Atom the default), paged by limit and cursor, conditional. */
+export const ApiGetFeed = (cursorPattern: string, ...problems: number[]) =>
   applyDecorators(
+    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string', pattern: cursorPattern }, description: 'From the Link rel="next" of the previous page' }),
+    ...CONDITIONAL_HEADERS,
+    ApiResponse({ status: 200, description: 'The feed: Atom 1.0 (the default), RSS 2.0 or JSON Feed 1.1', headers: { ...DOCUMENT_HEADERS, Vary: headerRef('Vary') }, content: FEED_CONTENT }),
+    ApiResponse({ status: 304, description: 'Not modified (no body)', headers: { ...DOCUMENT_HEADERS, Vary: headerRef('Vary') } }),
+    ApiProblems(...problems),
+  );
+
+/** A GET of a document of one type (sitemap, robots.txt): ETag, Last-Modified, conditional. */
+export const ApiGetDocument = (contentType: string, description: string, ...problems: number[]) =>
+  applyDecorators(
+    ...CONDITIONAL_HEADERS,
+    ApiResponse({ status: 200, description, headers: DOCUMENT_HEADERS, content: { [contentType]: { schema: STRING } } }),
+    ApiResponse({ status: 304, description: 'Not modified (no body)', headers: DOCUMENT_HEADERS }),
+    ApiProblems(...problems),
+  );
+
+function getList(resource: DocumentedResource, feeds: boolean, problems: number[]) {
+  return applyDecorators(
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
     ApiQuery({
       name: resource.cursorParameter ?? 'cursor',
@@ -133,12 +179,21 @@ export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) 
     }),
     ApiResponse({
       status: 200,
-      description: `A page of ${resource.plural}`,
-      headers: { Link: headerRef('Link', false), Vary: headerRef('Vary') },
-      content: representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)),
+      description: feeds ? `A page of ${resource.plural}; as a feed (Accept: a feed type) with ETag and Last-Modified` : `A page of ${resource.plural}`,
+      headers: feeds
+        ? { Link: headerRef('Link', false), Vary: headerRef('Vary'), ETag: headerRef('ETag', false), 'Last-Modified': headerRef('Last-Modified', false) }
+        : { Link: headerRef('Link', false), Vary: headerRef('Vary') },
+      content: { ...representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)), ...(feeds ? FEED_CONTENT : {}) },
     }),
+    ...(feeds
+      ? [
+          ...CONDITIONAL_HEADERS,
+          ApiResponse({ status: 304, description: 'A feed not modified (no body)', headers: { ...DOCUMENT_HEADERS, Vary: headerRef('Vary') } }),
+        ]
+      : []),
     ApiProblems(...problems),
   );
+}
 
 /** A POST that creates a resource: 201, Location naming it, its ETag. */
 export const ApiCreate = (resource: DocumentedResource, ...problems: number[]) =>

@@ -23,6 +23,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   operations: 'Health and metrics of the service',
   webhooks: 'Webhooks (admins): events POSTed to your URLs, signed per Standard Webhooks',
   events: 'The event log: every write, oldest first, resumable by cursor',
+  publication: 'What readers and crawlers follow: the feed (Atom, RSS, JSON Feed), the sitemap and robots.txt',
 };
 
 /** The statuses an operation may answer besides those its decorators declare. */
@@ -128,7 +129,7 @@ export function completeDocument(document: OpenAPIObject, ownPaths: OpenAPIObjec
       operation.security ??= [{}, { bearer: [] }];
       const needsCredential = !operation.security.some((requirement) => Object.keys(requirement).length === 0);
       const negotiated = Object.entries(responsesOf(operation)).some(
-        ([status, response]) => status.startsWith('2') && !isReference(response) && response.content?.['text/html'] !== undefined,
+        ([status, response]) => status.startsWith('2') && !isReference(response) && (response.content?.['text/html'] ?? response.content?.['application/atom+xml']) !== undefined,
       );
 
       for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {

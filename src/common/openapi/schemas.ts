@@ -38,6 +38,10 @@ export const RESPONSE_HEADERS = {
   'WWW-Authenticate': { description: 'The scheme to authenticate with', schema: { type: 'string', example: 'Bearer' } },
   Allow: { description: 'The methods this path serves', schema: { type: 'string', example: 'GET, HEAD, PATCH, DELETE' } },
   Vary: { description: 'The representation depends on Accept', schema: { type: 'string', example: 'Accept' } },
+  'Last-Modified': {
+    description: 'When what the document shows last changed (a feed: its newest entry); send it as If-Modified-Since',
+    schema: { type: 'string', example: 'Thu, 03 Dec 2026 06:00:00 GMT' },
+  },
 } as const satisfies Record<string, HeaderObject>;
 
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../errors/domain-error.js';
 import type { Format } from './media-types.js';
 
-const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', html: '-html' };
+const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', html: '-html', atom: '-atom', rss: '-rss', jsonfeed: '-jsonfeed' };
 
 /**
  * Strong ETags: `"<version>"` for JSON, `"<version>-hal"`, `"<version>-xml"` for the other
@@ -12,9 +12,12 @@ const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', htm
  * its tag is a digest of the page itself, as is the tag of what has no version (an event).
  */
 export function etagFor(format: Format, version: number | null, body: string): string {
-  if (format === 'html' || version === null) return `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
+  if (format === 'html' || version === null) return digestEtag(body);
   return `"${version}${SUFFIX[format]}"`;
 }
+
+/** A strong ETag that is a digest of the body itself (an HTML page, a feed, a sitemap). */
+export const digestEtag = (body: string): string => `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
 
 /** RFC 9110 weak comparison for If-None-Match: does any listed tag match? */
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {

@@ -1,6 +1,9 @@
 import Negotiator from 'negotiator';
 
-export type Format = 'json' | 'hal' | 'xml' | 'html';
+export type Format = 'json' | 'hal' | 'xml' | 'html' | FeedFormat;
+
+/** The syndication formats (CONTRACT §13): Atom 1.0, RSS 2.0, JSON Feed 1.1. */
+export type FeedFormat = 'atom' | 'rss' | 'jsonfeed';
 
 /** A media type the resource API serves: the format it renders and the Content-Type it answers with. */
 export interface Representation {
@@ -24,6 +27,27 @@ export const MEDIA_TYPES: Record<string, Representation> = {
 };
 export const AVAILABLE_MEDIA_TYPES = Object.keys(MEDIA_TYPES);
 
+/** The feed types, Atom first: the default of GET /feed. Only routes whose config asks for them (`feeds`) offer them. */
+export const FEED_MEDIA_TYPES: Record<string, Representation> = {
+  'application/atom+xml': representation('atom', 'application/atom+xml'),
+  'application/rss+xml': representation('rss', 'application/rss+xml'),
+  'application/feed+json': representation('jsonfeed', 'application/feed+json'),
+};
+
+/** Which types a route offers: the resource types (the default), those and the feed types (`also`), or the feed types alone (`only`). */
+export type FeedOffer = 'also' | 'only' | undefined;
+
+/** The media types a route with this offer serves, its default first. */
+export function availableMediaTypes(feeds: FeedOffer): string[] {
+  if (feeds === 'only') return Object.keys(FEED_MEDIA_TYPES);
+  if (feeds === 'also') return [...AVAILABLE_MEDIA_TYPES, ...Object.keys(FEED_MEDIA_TYPES)];
+  return AVAILABLE_MEDIA_TYPES;
+}
+
+/** Whether a representation is one of the feeds. */
+export const isFeed = (representation: Representation | null): representation is Representation & { format: FeedFormat } =>
+  representation !== null && (representation.format === 'atom' || representation.format === 'rss' || representation.format === 'jsonfeed');
+
 /** JSON: what is answered when no Accept header picks anything else. */
 export const DEFAULT_REPRESENTATION = MEDIA_TYPES['application/json'];
 
@@ -32,11 +56,14 @@ export const DEFAULT_REPRESENTATION = MEDIA_TYPES['application/json'];
  * none of ours. Media-type parameters other than `q` (`charset=utf-8`, `profile=…`, `level=1`)
  * are ignored: negotiator would otherwise require each to be present on the offered type.
  */
-export function negotiateRepresentation(accept: string | undefined): Representation | null {
-  if (accept === undefined || accept.trim() === '') return DEFAULT_REPRESENTATION;
-  const type = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(AVAILABLE_MEDIA_TYPES);
-  return type === undefined ? null : MEDIA_TYPES[type];
+export function negotiateRepresentation(accept: string | undefined, feeds?: FeedOffer): Representation | null {
+  const offered = availableMediaTypes(feeds);
+  if (accept === undefined || accept.trim() === '') return representationOf(offered[0]);
+  const type = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(offered);
+  return type === undefined ? null : representationOf(type);
 }
+
+const representationOf = (type: string): Representation => MEDIA_TYPES[type] ?? FEED_MEDIA_TYPES[type];
 
 /** The media type among `offered` that an Accept header prefers (ties go to the first offered), parameters ignored. */
 export function preferredMediaType(accept: string | undefined, offered: readonly string[]): string | undefined {

@@ -1,4 +1,5 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
+import type { FeedOffer } from './media-types.js';
 
 /** The metadata key under which @RouteConfig stores a handler's Fastify route config. */
 const ROUTE_CONFIG_METADATA = RouteConfig({}).KEY;
@@ -8,10 +9,20 @@ export interface NegotiatedRouteConfig {
   negotiated?: boolean;
   /** Never answered from (nor kept in) the response cache. */
   uncached?: boolean;
+  /** Also (`also`) or only (`only`, Atom the default) the feed types: the route returns a list of posts (CONTRACT §13). */
+  feeds?: FeedOffer;
+  /** A document of one type (sitemap, robots.txt: a RenderedDocument): not negotiated, but cached and conditional like the rest. */
+  document?: boolean;
 }
 
 /** Keeps a negotiated route out of the response cache (what it shows changes without a write). */
 export const Uncached = (): MethodDecorator => RouteConfig({ uncached: true });
+
+/** A route of posts that also serves them as Atom, RSS and JSON Feed (`also`), or as those alone (`only`, Atom by default). */
+export const ServesFeeds = (offer: 'also' | 'only'): MethodDecorator => RouteConfig({ feeds: offer });
+
+/** A route whose handler returns a RenderedDocument of its own type: no negotiation, but cached, with ETag and Last-Modified. */
+export const ServesDocument = (): MethodDecorator => RouteConfig({ document: true });
 
 /**
  * Marks a controller whose routes serve resources in every format (others, like /health, stay

@@ -258,7 +258,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   }
 
   list(items: readonly T[], nextHref: string | null, reveal?: (item: T) => boolean): ResourceList {
-    return new ResourceList(this, items.map((item) => this.view(item, reveal?.(item) ?? false)), nextHref);
+    return new ResourceList(this, items.map((item) => this.view(item, reveal?.(item) ?? false)), nextHref, items);
   }
 
   /** The JSON schema of the view as the API answers it, computed fields and all, for the OpenAPI document. */

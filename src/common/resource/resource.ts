@@ -48,6 +48,8 @@ export class ResourceList<T extends ListItem = ListItem> {
     readonly origin: ResourceOrigin,
     readonly items: T[],
     readonly nextHref: string | null,
+    /** What the items were made from (the Post entities), for a renderer that reads more than the view (a feed). */
+    readonly sources: readonly unknown[] = [],
   ) {}
 
   get kind(): string {

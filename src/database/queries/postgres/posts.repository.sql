@@ -851,6 +851,55 @@ ORDER BY
   s.rank DESC,
   t.id DESC
 
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND EXISTS (
+    SELECT
+      1
+    FROM
+      post_tags pt
+    WHERE
+      pt.post_id = t.id
+      AND pt.tag_id = $1
+  )
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  $2
+
 -- PostsRepository.insert
 INSERT INTO
   posts (
@@ -1018,6 +1067,24 @@ FROM
   posts
 WHERE
   id = $1
+
+-- PostsRepository.publicAddresses
+SELECT
+  t.id,
+  t.slug,
+  t.published_at,
+  t.created_at,
+  t.updated_at
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.id
+LIMIT
+  $1
+OFFSET
+  $2
 
 -- PostsRepository.publicPage
 SELECT

@@ -48,6 +48,27 @@ WHERE
 LIMIT
   1
 
+-- TagsRepository.carriedByPublic
+SELECT
+  g.id,
+  g.slug,
+  MAX(p.updated_at) AS last_modified
+FROM
+  tags g
+  JOIN post_tags pt ON pt.tag_id = g.id
+  JOIN posts p ON p.id = pt.post_id
+WHERE
+  p.status = 'published'
+GROUP BY
+  g.id,
+  g.slug
+ORDER BY
+  g.id
+LIMIT
+  ?
+OFFSET
+  ?
+
 -- TagsRepository.carriesPostOf
 SELECT
   1 AS found
@@ -59,6 +80,15 @@ WHERE
   AND p.author_id = ?
 LIMIT
   1
+
+-- TagsRepository.countCarriedByPublic
+SELECT
+  COUNT(DISTINCT pt.tag_id) AS count
+FROM
+  post_tags pt
+  JOIN posts p ON p.id = pt.post_id
+WHERE
+  p.status = 'published'
 
 -- TagsRepository.countVisible
 SELECT
