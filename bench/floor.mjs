@@ -9,8 +9,10 @@
  *   GET  /posts?tag=&limit=&cursor=       one tag, newest first (2 statements: the tag's id, the page)
  *   GET  /posts/{id}/comments?limit=&cursor=   oldest first
  *   POST /graphql   the post page query   (3 statements: post, author, comments joined with authors;
- *                   with `tags { slug name }`, a 4th: the post's tags)
- *   POST /graphql   the createPost mutation (HS256 bearer token checked by hand, 2 statements)
+ *                   with `tags { slug name }`, a 4th: the post's tags; with `bodyHtml`, the stored rendering)
+ *   POST /graphql   the createPost mutation (HS256 bearer token checked by hand; the actor, then in a
+ *                   transaction the slugs its slug could clash with, the row rendered on write, the slug's
+ *                   claim in post_slugs: 6 statements with BEGIN and COMMIT)
  *   GET  /health, GET /metrics (db_queries_total: statements sent)
  *
  * The difference between the service and this is what the framework, the ORM and the
@@ -27,6 +29,8 @@ import {
   CREATE_POST_MUTATION,
   DEFAULT_LIMIT,
   GRAPHQL_COMMENTS_FIRST,
+  MAX_SLUG_LENGTH,
+  POST_PAGE_HTML_QUERY,
   POST_PAGE_QUERY,
   POST_PAGE_TAGS_QUERY,
   decodeCursor,
@@ -35,6 +39,8 @@ import {
   encodeCursor,
   encodePostCursor,
   encodeTimeCursor,
+  firstFreeSlug,
+  fittedSlug,
   isoFromSqlite,
   parseDatabaseUrl,
   parseTextQuery,
@@ -43,11 +49,16 @@ import {
   toFts5Match,
   toWebSearch,
   log,
+  writeRules,
 } from './shared.mjs';
 
 let statements = 0;
+/** The service's slug and rendering rules for createPost (writeRules: from the build). */
+let rules;
 
-const POST_FIELDS = 't.id, t.title, t.body, t.author_id, t.status, t.publish_at, t.published_at, t.trashed_at, t.created_at, t.updated_at';
+const POST_FIELDS =
+  't.id, t.title, t.slug, t.body, t.body_format, t.body_html, t.excerpt, t.reading_time_minutes, t.meta_title, t.meta_description, t.canonical_url, ' +
+  't.author_id, t.status, t.publish_at, t.published_at, t.trashed_at, t.created_at, t.updated_at';
 // A post's tag slugs, read in the post's own statement by a correlated subquery, as the service
 // does (src/database/*.dialect.ts: arrayOf); sorted in code-point order after reading, as it does.
 const TAGS_FROM = 'FROM post_tags pt JOIN tags g ON g.id = pt.tag_id WHERE pt.post_id = t.id';
@@ -79,7 +90,31 @@ const numbered = (text) => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 };
-const COMMENT_COLUMNS = 'id, post_id, parent_id, status, body, author_id, created_at, updated_at';
+const COMMENT_COLUMNS = 'id, post_id, parent_id, status, body, body_html, author_id, created_at, updated_at';
+// createPost's writes, as the service's: the slugs its title's slug could clash with, the row
+// (rendered on write), the slug's claim in post_slugs (ON CONFLICT DO NOTHING: taken meanwhile).
+const SLUGS_LIKE = 'SELECT slug FROM post_slugs WHERE slug LIKE ?';
+const INSERT_POST =
+  'INSERT INTO posts (title, slug, body, body_format, body_html, excerpt, reading_time_minutes, author_id, status, published_at, created_at, updated_at, version) ' +
+  "VALUES (?, ?, ?, 'plain', ?, ?, ?, ?, 'published', ?, ?, ?, 1)";
+const CLAIM_SLUG = 'INSERT INTO post_slugs (slug, post_id) VALUES (?, ?) ON CONFLICT (slug) DO NOTHING RETURNING slug';
+const SET_SLUG = 'UPDATE posts SET slug = ? WHERE id = ?';
+
+/**
+ * A new post's row and slug (PostSlugs.proposeFor and claimFor): the first free candidate of its
+ * title's slug, claimed after the insert; `post-{id}` when the title leaves nothing. `db` runs the
+ * statements (synchronously on SQLite, so this is awaited only on PostgreSQL). Returns the id.
+ */
+function writePost(post, db) {
+  const chain = (value, next) => (value instanceof Promise ? value.then(next) : next(value));
+  const base = rules.slugify(post.title);
+  const freeFrom = (from, next) => chain(db.slugsLike(fittedSlug(from, MAX_SLUG_LENGTH - 8)), (used) => next(firstFreeSlug(from, used)));
+  const claimNext = (id) =>
+    freeFrom(base || `post-${id}`, (slug) => chain(db.claim(slug, id), (claimed) => (claimed ? chain(db.setSlug(id, slug), () => id) : claimNext(id))));
+  const insert = (proposed) =>
+    chain(db.insert(proposed), (id) => (proposed === '' ? claimNext(id) : chain(db.claim(proposed, id), (claimed) => (claimed ? id : claimNext(id)))));
+  return base === '' ? insert('') : freeFrom(base, insert);
+}
 
 /** SQLite: synchronous prepared statements; the same methods as the pg store, returning values. */
 async function sqliteStore(file) {
@@ -111,7 +146,10 @@ async function sqliteStore(file) {
       "SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? AND c.status = 'approved' ORDER BY c.id LIMIT ?",
     ),
     actor: db.prepare('SELECT id, role FROM users WHERE id = ?'),
-    insertPost: db.prepare("INSERT INTO posts (title, body, author_id, status, published_at, created_at, updated_at, version) VALUES (?, ?, ?, 'published', ?, ?, ?, 1)"),
+    slugsLike: db.prepare(SLUGS_LIKE).pluck(),
+    insertPost: db.prepare(INSERT_POST),
+    claimSlug: db.prepare(CLAIM_SLUG),
+    setSlug: db.prepare(SET_SLUG),
   };
   const run = (statement, method, ...args) => {
     statements++;
@@ -142,9 +180,18 @@ async function sqliteStore(file) {
     author: (id) => run(sql.author, 'get', id) ?? null,
     commentsWithAuthors: (postId, limit) => run(sql.commentsWithAuthors, 'all', postId, limit),
     actor: (id) => run(sql.actor, 'get', id) ?? null,
-    insertPost: (title, body, authorId, now) => {
-      const at = sqliteDatetime(now);
-      return Number(run(sql.insertPost, 'run', title, body, authorId, at, at, at).lastInsertRowid);
+    // BEGIN and COMMIT count as statements, as everywhere else.
+    createPost: (post, now) => {
+      statements += 2;
+      return db.transaction(() => {
+        const at = sqliteDatetime(now);
+        return writePost(post, {
+          slugsLike: (prefix) => new Set(run(sql.slugsLike, 'all', `${prefix}%`)),
+          insert: (slug) => Number(run(sql.insertPost, 'run', post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, at, at, at).lastInsertRowid),
+          claim: (slug, id) => run(sql.claimSlug, 'all', slug, id).length === 1,
+          setSlug: (id, slug) => run(sql.setSlug, 'run', slug, id),
+        });
+      }).immediate();
     },
     close: () => db.close(),
   };
@@ -199,14 +246,30 @@ async function postgresStore(url, poolSize) {
         [postId, limit],
       ),
     actor: (id) => one('actor', 'SELECT id, role FROM users WHERE id = $1', [id]),
-    insertPost: async (title, body, authorId, now) =>
-      (
-        await one(
-          'insert_post',
-          "INSERT INTO posts (title, body, author_id, status, published_at, created_at, updated_at, version) VALUES ($1, $2, $3, 'published', $4, $4, $4, 1) RETURNING id",
-          [title, body, authorId, now],
-        )
-      ).id,
+    createPost: async (post, now) => {
+      const client = await pool.connect();
+      const on = async (name, text, values) => {
+        statements++;
+        return (await client.query({ name, text, values })).rows;
+      };
+      try {
+        await on(undefined, 'BEGIN');
+        const id = await writePost(post, {
+          slugsLike: async (prefix) => new Set((await on('slugs_like', numbered(SLUGS_LIKE), [`${prefix}%`])).map((row) => row.slug)),
+          insert: async (slug) =>
+            (await on('insert_post', `${numbered(INSERT_POST)} RETURNING id`, [post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, now, now, now]))[0].id,
+          claim: async (slug, postId) => (await on('claim_slug', numbered(CLAIM_SLUG), [slug, postId])).length === 1,
+          setSlug: (postId, slug) => on('set_slug', numbered(SET_SLUG), [slug, postId]),
+        });
+        await on(undefined, 'COMMIT');
+        return id;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
     close: () => pool.end(),
   };
 }
@@ -215,7 +278,15 @@ async function postgresStore(url, poolSize) {
 const postView = (store, row) => ({
   id: row.id,
   title: row.title,
+  slug: row.slug,
   body: row.body,
+  bodyFormat: row.body_format,
+  bodyHtml: row.body_html,
+  excerpt: row.excerpt,
+  readingTimeMinutes: row.reading_time_minutes,
+  metaTitle: row.meta_title,
+  metaDescription: row.meta_description,
+  canonicalUrl: row.canonical_url,
   authorId: row.author_id,
   status: row.status,
   publishAt: row.publish_at === null ? null : store.iso(row.publish_at),
@@ -243,6 +314,7 @@ const commentView = (store, row) => ({
   parentId: row.parent_id,
   status: row.status,
   body: row.body,
+  bodyHtml: row.body_html,
   authorId: row.author_id,
   createdAt: store.iso(row.created_at),
   updatedAt: store.iso(row.updated_at),
@@ -328,8 +400,11 @@ const graphqlError = (message, code) => ({ errors: [{ message, extensions: { cod
 
 const codePointOrder = (a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
 
-/** The post page; `withTags`: also the post's tags {slug, name}, by slug in code-point order. */
-async function postPage(store, variables, withTags) {
+/**
+ * The post page; `withTags`: also the post's tags {slug, name}, by slug in code-point order;
+ * `withHtml`: also `bodyHtml`, after `body` (the rendering stored on write: nothing is parsed here).
+ */
+async function postPage(store, variables, { withTags = false, withHtml = false } = {}) {
   const id = variables?.id;
   if (!Number.isInteger(id)) return graphqlError('Variable "$id" of required type "Int!" was not provided.', 'BAD_USER_INPUT');
   const post = await store.post(id);
@@ -342,6 +417,7 @@ async function postPage(store, variables, withTags) {
   const page = {
     title: post.title,
     body: post.body,
+    ...(withHtml ? { bodyHtml: post.body_html } : {}),
     author: { name: author.name, avatarUrl: author.avatar_url },
     comments: comments.map((comment) => ({ body: comment.body, author: { name: comment.author_name } })),
   };
@@ -359,7 +435,9 @@ async function createPost(store, variables, authorization, secret) {
   if (title === null || title.length < 1 || title.length > 200 || body === null || body.length < 1 || body.length > 100_000) {
     return graphqlError('Invalid input', 'BAD_USER_INPUT');
   }
-  const id = await store.insertPost(title, body, actor.id, new Date());
+  const rendered = rules.renderer.renderPost(body, 'plain');
+  const post = { title, body, authorId: actor.id, bodyHtml: rendered.bodyHtml, excerpt: rules.renderer.excerptOf(rendered), readingTimeMinutes: rendered.readingTimeMinutes };
+  const id = await store.createPost(post, new Date());
   return { data: { createPost: { id, title } } };
 }
 
@@ -387,8 +465,9 @@ async function graphql(store, request, response, secret) {
   }
   // Only the bench's own documents: this is a floor, not a GraphQL server.
   let result;
-  if (document?.query === POST_PAGE_QUERY) result = await postPage(store, document.variables, false);
-  else if (document?.query === POST_PAGE_TAGS_QUERY) result = await postPage(store, document.variables, true);
+  if (document?.query === POST_PAGE_QUERY) result = await postPage(store, document.variables);
+  else if (document?.query === POST_PAGE_TAGS_QUERY) result = await postPage(store, document.variables, { withTags: true });
+  else if (document?.query === POST_PAGE_HTML_QUERY) result = await postPage(store, document.variables, { withHtml: true });
   else if (document?.query === CREATE_POST_MUTATION) {
     result = await createPost(store, document.variables, request.headers.authorization, secret);
   } else result = graphqlError('The floor serves only the bench documents', 'GRAPHQL_VALIDATION_FAILED');
@@ -498,6 +577,7 @@ async function handle(store, request, response, secret) {
 
 export async function startFloor({ databaseUrl, jwtSecret, port = 0, host = '127.0.0.1', poolSize = 10 }) {
   const database = parseDatabaseUrl(databaseUrl);
+  rules = await writeRules();
   const store = database.type === 'postgres' ? await postgresStore(database.url, poolSize) : await sqliteStore(database.url);
   const server = createServer((request, response) => {
     handle(store, request, response, jwtSecret).catch((error) => {

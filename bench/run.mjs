@@ -39,7 +39,9 @@ import { renderTargets } from './targets.mjs';
 import { PEERS, clonePostgresDatabase, discoverPeerQuery, installPeer, normalizeServicePostPage, peerReady } from './peer.mjs';
 import {
   BENCH_PASSWORD,
+  BENCH_PUBLIC_BASE_URL,
   CREATE_POST_MUTATION,
+  POST_PAGE_HTML_QUERY,
   POST_PAGE_QUERY,
   POST_PAGE_TAGS_QUERY,
   SERVICE_NODE_FLAGS,
@@ -67,6 +69,7 @@ const JWT_SECRET = 'bench-jwt-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 const HELP = `Usage: npm run bench -- [flags]     (or: node bench/run.mjs [flags] after npm run build)
 
 Dataset   --users N (${DEFAULT_SIZES.users})  --posts N (${DEFAULT_SIZES.posts})  --comments-per-post N (${DEFAULT_SIZES.commentsPerPost})  --seed N (${DEFAULT_SIZES.seed})
+          --markdown-posts N (${DEFAULT_SIZES.markdownPosts}) posts of ~20 KB Markdown besides the plain-text ones (0: none, and no Markdown post page)
 Load      --rounds N (3)  --duration S (5)  --connections N (32)  --warmup S (1; 0 = none)
 Fan-out   --subscribers N (1000)  --events N (20)  --event-spacing MS (250)
 Database  --database postgres://user@host:port/db   a fresh database is created beside db and dropped after
@@ -74,7 +77,8 @@ Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --r
 Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy of the dataset, measured on the
                             post page beside the service and the floor (installed once under the temp dir)
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
-                            rest-comments, graphql-post-page, graphql-post-page-tags, graphql-create-post,
+                            rest-comments, graphql-post-page, graphql-post-page-tags, graphql-post-page-markdown,
+                            graphql-create-post,
                             fanout, fanout-redis, cache-hot-set,
                             cold-start: start-up time, idle RSS and modules, bench/cold-start.mjs)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
@@ -95,6 +99,7 @@ function readOptions(argv) {
       users: { type: 'string' },
       posts: { type: 'string' },
       'comments-per-post': { type: 'string' },
+      'markdown-posts': { type: 'string' },
       seed: { type: 'string' },
       rounds: { type: 'string' },
       duration: { type: 'string' },
@@ -134,6 +139,7 @@ function readOptions(argv) {
     users: integer('users', DEFAULT_SIZES.users, 2, 10_000_000),
     posts: integer('posts', DEFAULT_SIZES.posts, 1, 100_000_000),
     commentsPerPost: integer('comments-per-post', DEFAULT_SIZES.commentsPerPost, 0, 10_000),
+    markdownPosts: integer('markdown-posts', DEFAULT_SIZES.markdownPosts, 0, 100_000),
     seed: integer('seed', DEFAULT_SIZES.seed, 0, 2 ** 32 - 1),
     rounds: integer('rounds', quick ? 1 : 3, 1, 100),
     duration: number('duration', quick ? 2 : 5, 0.5, 3600),
@@ -360,6 +366,8 @@ function serviceEnv(databaseUrl, extra = {}) {
     PORT: '0',
     HOST: '127.0.0.1',
     METRICS_ENABLED: 'true',
+    // The origin the renderer tells a body's own links by: the dataset rendered with it too.
+    PUBLIC_BASE_URL: BENCH_PUBLIC_BASE_URL,
     // The floor keeps no answers: measure the service's uncached path (RESPONSE_CACHE=memory for cache-on figures).
     RESPONSE_CACHE: 'off',
     ...extra,
@@ -440,6 +448,7 @@ const SCENARIO_IDS = [
   'rest-comments',
   'graphql-post-page',
   'graphql-post-page-tags',
+  'graphql-post-page-markdown',
   'graphql-create-post',
   'fanout',
   'fanout-redis',
@@ -461,8 +470,13 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 function scenarios(ctx) {
   const randomPost = (random) => randomInt(random, 1, ctx.posts);
   const checkIds = [...new Set([1, Math.ceil(ctx.posts / 2), ctx.posts])];
+  // The Markdown posts come after the plain-text ones: ids posts + 1 … posts + markdownPosts.
+  const markdownPosts = ctx.markdownPosts ?? 0;
+  const randomMarkdownPost = (random) => ctx.posts + randomInt(random, 1, markdownPosts);
+  const markdownCheckIds = [...new Set([1, Math.ceil(markdownPosts / 2), markdownPosts])].map((k) => ctx.posts + k);
   const pick = (random, list) => list[randomInt(random, 0, list.length - 1)];
-  const postPageTags = (postId) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: POST_PAGE_TAGS_QUERY, variables: { id: postId } }) });
+  const graphqlPost = (query, postId) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query, variables: { id: postId } }) });
+  const postPageTags = (postId) => graphqlPost(POST_PAGE_TAGS_QUERY, postId);
   return [
     {
       id: 'rest-post',
@@ -572,6 +586,20 @@ function scenarios(ctx) {
       request: (random) => postPageTags(randomPost(random)),
       samples: () => checkIds.map((id) => postPageTags(id)),
     },
+    {
+      // The post page of a post written in Markdown (~20 KB), with its rendering: bodyHtml is
+      // stored on write, so neither server parses Markdown on a read.
+      id: 'graphql-post-page-markdown',
+      name: 'GraphQL post page, 20 KB Markdown + bodyHtml',
+      graphql: true,
+      dynamic: true,
+      cacheable: true,
+      unavailable: markdownPosts === 0 ? 'the dataset has no Markdown posts (--markdown-posts 0)' : null,
+      request: (random) => graphqlPost(POST_PAGE_HTML_QUERY, randomMarkdownPost(random)),
+      samples: () => markdownCheckIds.map((id) => graphqlPost(POST_PAGE_HTML_QUERY, id)),
+    },
+    // TODO(feed): a GET /feed scenario (RSS/Atom of the newest public posts) goes here once the
+    // feed route (CONTRACT §13) is merged, with the floor answering the same bytes.
     {
       id: 'graphql-create-post',
       name: 'GraphQL createPost',
@@ -857,7 +885,7 @@ function renderMarkdown(report) {
     lines.push(`- NOTE: the load average at the start (${report.machine.loadAverageAtStart[0]}) was above the ${report.machine.cores} cores: other work shared the machine, so req/s and latencies are low; compare CPU µs/req and SQL/req`);
   }
   lines.push(
-    `- Database: ${report.database}; dataset ${fmt.int(dataset.users)} users, ${fmt.int(dataset.posts)} posts, ${fmt.int(dataset.comments)} comments (seed ${options.seed}), loaded in ${fmt.int(dataset.loadMs)} ms`,
+    `- Database: ${report.database}; dataset ${fmt.int(dataset.users)} users, ${fmt.int(dataset.posts)} posts${dataset.markdownPosts ? ` (${fmt.int(dataset.markdownPosts)} of them ~20 KB of Markdown)` : ''}, ${fmt.int(dataset.comments)} comments (seed ${options.seed}), loaded in ${fmt.int(dataset.loadMs)} ms`,
   );
   lines.push(
     `- Load: autocannon, ${options.connections} connections, ${options.rounds} round(s) of ${options.duration} s per target, interleaved service/floor${report.scenarios.some((scenario) => scenario.peer) ? '/peer (post page)' : ''}, ${options.warmup} s warm-up each`,
@@ -1060,7 +1088,7 @@ async function main() {
   const token = tokenResponse.status === 201 || tokenResponse.status === 200 ? JSON.parse(tokenResponse.body).accessToken : null;
   if (!token) throw new Error(`POST /tokens for ${userEmail(2)} answered HTTP ${tokenResponse.status}: ${tokenResponse.body.slice(0, 200)}`);
 
-  const ctx = { posts: options.posts, token };
+  const ctx = { posts: options.posts, markdownPosts: options.markdownPosts, token };
   const targets = [
     { name: 'service', url: service.url, pid: service.child.pid },
     { name: 'floor', url: floor.url, pid: floor.child.pid },
@@ -1157,7 +1185,7 @@ async function measureScenarios(options, ctx, report, { service, floor, peer, ca
     }
     const entry = { id: scenario.id, name: scenario.name };
     report.scenarios.push(entry);
-    const check = await checkScenario(scenario, service, floor);
+    const check = scenario.unavailable ? { status: 'unavailable', reason: scenario.unavailable } : await checkScenario(scenario, service, floor);
     if (check.status !== 'ok') {
       entry.status = check.status;
       entry.reason = check.reason;

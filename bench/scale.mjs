@@ -197,7 +197,7 @@ function commentRow(id, postId, k, postCreatedMs, users, pools) {
 
 /** The users exactly as bench/dataset.mjs makes them (one scrypt for the shared password). */
 function forEachUser(options, user) {
-  generateDataset({ users: options.users, posts: 0, commentsPerPost: 0, seed: options.seed }, { user, post: () => {}, comment: () => {} });
+  generateDataset({ users: options.users, posts: 0, commentsPerPost: 0, markdownPosts: 0, seed: options.seed }, { user, post: () => {}, comment: () => {} });
 }
 
 const yieldToEvents = () => new Promise((resolve) => setImmediate(resolve));

@@ -136,7 +136,7 @@ async function main() {
   log(`search-dos: ${database.describe}; the build of ${opts.root}`);
   // The schema: the service's own migrations; then the dataset, then the service again.
   await (await startService(opts.root, database.url, opts.env)).stop();
-  await loadDataset(database.url, { users: 20, posts: opts.posts, commentsPerPost: 0 });
+  await loadDataset(database.url, { users: 20, posts: opts.posts, commentsPerPost: 0, markdownPosts: 0 });
   const service = await startService(opts.root, database.url, opts.env);
   const { word, count } = await commonestWord(service.url);
   // Room for " -x" and a counter of up to 6 digits: 199 characters at most.

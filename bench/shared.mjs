@@ -31,6 +31,46 @@ export const BENCH_PASSWORD = 'bench-password-2718';
 
 export const userEmail = (id) => `bench-user-${id}@bench.example`;
 
+/**
+ * The service's PUBLIC_BASE_URL in the bench (run.mjs gives it to every instance): the origin the
+ * renderer tells a body's own links from other sites' by, so the dataset renders with it too.
+ */
+export const BENCH_PUBLIC_BASE_URL = 'https://blog.bench.example';
+
+/**
+ * The service's write rules for the §13 fields, from the build (so that the dataset and the
+ * floor follow them as they change): `slugify` (src/posts/post-slugs.service.ts) and a
+ * `ContentRenderer` made with the bench's PUBLIC_BASE_URL. Needs `npm run build`.
+ */
+export async function writeRules() {
+  const [{ ContentRenderer }, { PublicUrls }, { slugify }] = await Promise.all([
+    import('../dist/src/content/content-renderer.js'),
+    import('../dist/src/publication/public-urls.js'),
+    import('../dist/src/posts/post-slugs.service.js'),
+  ]);
+  const urls = new PublicUrls({ publicBaseUrl: BENCH_PUBLIC_BASE_URL, publicPostUrl: '{base}/posts/{id}', port: 0 });
+  return { slugify, renderer: new ContentRenderer(urls) };
+}
+
+/** The longest slug (CONTRACT §13). */
+export const MAX_SLUG_LENGTH = 120;
+
+/** A slug cut to `max` characters at a `-` where it can be (post-slugs.service.ts: fitted, not exported). */
+export function fittedSlug(slug, max) {
+  if (slug.length <= max) return slug;
+  const cut = slug.slice(0, max);
+  const atWord = slug[max] === '-' ? cut : cut.replace(/-[^-]*$/, '');
+  return (atWord === '' ? cut : atWord).replace(/-+$/, '');
+}
+
+/** The n-th candidate of a base: `base`, `base-2`, `base-3`…, each within the length limit (post-slugs.service.ts: candidate). */
+const slugCandidate = (base, n) => (n === 1 ? base : `${fittedSlug(base, MAX_SLUG_LENGTH - String(n).length - 1)}-${n}`);
+
+/** The first of a base's candidates not in `used` (post-slugs.service.ts: firstFree; the service reads `used` by the prefix `fittedSlug(base, 112)`). */
+export function firstFreeSlug(base, used) {
+  for (let n = 1; ; n++) if (!used.has(slugCandidate(base, n))) return slugCandidate(base, n);
+}
+
 /** The post page: one round trip, a small constant number of SQL statements (CONTRACT §4). */
 export const POST_PAGE_QUERY =
   'query PostPage($id: Int!) { post(id: $id) { title body author { name avatarUrl } comments { body author { name } } } }';
@@ -38,6 +78,13 @@ export const POST_PAGE_QUERY =
 /** The post page with the post's tags (Post.tags, batched by the service): a row of its own, so the one above stays comparable. */
 export const POST_PAGE_TAGS_QUERY =
   'query PostPageTags($id: Int!) { post(id: $id) { title body author { name avatarUrl } comments { body author { name } } tags { slug name } } }';
+
+/**
+ * The post page of a Markdown post: the page above plus the body's sanitized rendering, which the
+ * service stores on write (a read parses no Markdown).
+ */
+export const POST_PAGE_HTML_QUERY =
+  'query PostPageHtml($id: Int!) { post(id: $id) { title body bodyHtml author { name avatarUrl } comments { body author { name } } } }';
 
 export const CREATE_POST_MUTATION =
   'mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { id title } }';
