@@ -8,6 +8,10 @@
  *   GET  /posts?q=&limit=&cursor=         one search, by relevance, each post with `_search` {rank, snippet}
  *   GET  /posts?tag=&limit=&cursor=       one tag, newest first (2 statements: the tag's id, the page)
  *   GET  /posts/{id}/comments?limit=&cursor=   oldest first
+ *   GET  /feed?limit=&cursor=&tag=        Atom 1.0 of the newest public posts (or one tag's): the page as GET /posts
+ *                   reads it, the authors' names (one statement), the XML written by hand with string
+ *                   templates and an escaper; ETag a digest of the body, Last-Modified the newest entry's
+ *                   update, an absolute `Link` rel="next"
  *   POST /graphql   the post page query   (3 statements: post, author, comments joined with authors;
  *                   with `tags { slug name }`, a 4th: the post's tags; with `bodyHtml`, the stored rendering)
  *   POST /graphql   the createPost mutation (HS256 bearer token checked by hand; the actor, then in a
@@ -21,11 +25,12 @@
  * Prints one JSON line `{"msg":"Listening on http://HOST:PORT"}` when ready.
  */
 import { Buffer } from 'node:buffer';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import process from 'node:process';
-import { URLSearchParams } from 'node:url';
+import { URL, URLSearchParams } from 'node:url';
 import {
+  BENCH_PUBLIC_BASE_URL,
   CREATE_POST_MUTATION,
   DEFAULT_LIMIT,
   GRAPHQL_COMMENTS_FIRST,
@@ -142,6 +147,7 @@ async function sqliteStore(file) {
     comments: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' ORDER BY id LIMIT ?`),
     commentsAfter: db.prepare(`SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = ? AND status = 'approved' AND id > ? ORDER BY id LIMIT ?`),
     author: db.prepare('SELECT name, avatar_url FROM users WHERE id = ?'),
+    names: db.prepare('SELECT id, name FROM users WHERE id IN (SELECT value FROM json_each(?))'),
     commentsWithAuthors: db.prepare(
       "SELECT c.body AS body, u.name AS author_name FROM comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? AND c.status = 'approved' ORDER BY c.id LIMIT ?",
     ),
@@ -178,6 +184,7 @@ async function sqliteStore(file) {
     comments: (postId, limit, after) =>
       after === undefined ? run(sql.comments, 'all', postId, limit) : run(sql.commentsAfter, 'all', postId, after, limit),
     author: (id) => run(sql.author, 'get', id) ?? null,
+    names: (ids) => run(sql.names, 'all', JSON.stringify(ids)),
     commentsWithAuthors: (postId, limit) => run(sql.commentsWithAuthors, 'all', postId, limit),
     actor: (id) => run(sql.actor, 'get', id) ?? null,
     // BEGIN and COMMIT count as statements, as everywhere else.
@@ -239,6 +246,7 @@ async function postgresStore(url, poolSize) {
         ? query('comments', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 AND status = 'approved' ORDER BY id LIMIT $2`, [postId, limit])
         : query('comments_after', `SELECT ${COMMENT_COLUMNS} FROM comments WHERE post_id = $1 AND status = 'approved' AND id > $2 ORDER BY id LIMIT $3`, [postId, after, limit]),
     author: (id) => one('author', 'SELECT name, avatar_url FROM users WHERE id = $1', [id]),
+    names: (ids) => query('names', 'SELECT id, name FROM users WHERE id = ANY($1::int[])', [ids]),
     commentsWithAuthors: (postId, limit) =>
       query(
         'comments_with_authors',
@@ -532,6 +540,109 @@ async function foundPosts(store, response, search) {
   return send(response, 200, JSON.stringify(views), headers);
 }
 
+// GET /feed: Atom 1.0 as the service's FeedRenderer writes it (src/publication/feed.renderer.ts),
+// by hand. What XML 1.0 cannot carry is dropped from the text (the renderer's feedText); then
+// `&`, `<` and `>` are escaped, and `"` too in attributes (what its serializer escapes, no more).
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const xmlText = (text) => text.replace(NOT_XML, '').replace(/[&<>]/g, (c) => XML_ESCAPES[c]);
+const xmlAttribute = (text) => text.replace(NOT_XML, '').replace(/[&<>"]/g, (c) => XML_ESCAPES[c]);
+const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
+const FEED_HOST = new URL(BENCH_PUBLIC_BASE_URL).hostname;
+
+/** The path and query without `cursor` (the feed's id: every page shares it). */
+function withoutCursor(path) {
+  const mark = path.indexOf('?');
+  if (mark < 0) return path;
+  const params = new URLSearchParams(path.slice(mark + 1));
+  params.delete('cursor');
+  const rest = params.toString();
+  return rest === '' ? path.slice(0, mark) : `${path.slice(0, mark)}?${rest}`;
+}
+
+/** One entry: the post's public URL is PUBLIC_POST_URL's default, `{base}/posts/{id}`. */
+function atomEntry(store, row, author) {
+  const created = store.iso(row.created_at);
+  const categories = store.tags(row.tags).map((tag) => `<category term="${xmlAttribute(tag.slice(0, tag.indexOf('\x1e')))}"/>`).join('');
+  return (
+    `<entry><id>tag:${FEED_HOST},${created.slice(0, 10)}:post:${row.id}</id>` +
+    `<title type="text">${xmlText(row.title)}</title>` +
+    `<link rel="alternate" type="text/html" href="${xmlAttribute(`${BENCH_PUBLIC_BASE_URL}/posts/${row.id}`)}"/>` +
+    `<published>${row.published_at === null ? created : store.iso(row.published_at)}</published>` +
+    `<updated>${store.iso(row.updated_at)}</updated>` +
+    `<author><name>${xmlText(author)}</name></author>${categories}` +
+    `<summary type="text">${xmlText(row.excerpt)}</summary>` +
+    `<content type="html">${xmlText(row.body_html)}</content></entry>`
+  );
+}
+
+/**
+ * GET /feed with `limit`, `cursor` and at most one `tag`: the page GET /posts reads (the plain
+ * list's (publishedAt, id) cursor, or a tag list's), then the authors' names in one statement.
+ */
+async function feed(store, response, url, search) {
+  const params = new URLSearchParams(search);
+  for (const name of params.keys()) {
+    if (!['tag', 'limit', 'cursor'].includes(name)) throw new HttpError(400, `${name} is not served by the floor`);
+  }
+  const tags = params.getAll('tag');
+  if (tags.length > 1) throw new HttpError(400, 'the floor serves at most one tag');
+  const limitText = params.get('limit');
+  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)) {
+    throw new HttpError(400, 'limit must be an integer from 1 to 100');
+  }
+  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
+  const cursor = params.get('cursor');
+  const fingerprint = tags.length > 0 ? publicListFingerprint({ tags }) : null;
+  let after;
+  if (cursor !== null) {
+    after = fingerprint === null ? decodeTimeCursor(cursor) : decodePostCursor(cursor, '-publishedAt', fingerprint);
+    if (after === null) throw new HttpError(400, 'cursor is not a cursor this service issued');
+  }
+  let rows;
+  if (fingerprint === null) rows = await store.posts(limit + 1, after);
+  else {
+    const tagId = await store.tagId(tags[0]);
+    rows = tagId === null ? [] : await store.postsWithTag(tagId, limit + 1, after);
+  }
+  const items = rows.slice(0, limit);
+  let next = null;
+  if (rows.length > limit) {
+    const last = items[items.length - 1];
+    const at = new Date(store.iso(last.published_at));
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (fingerprint !== null) query.append('tag', tags[0]);
+    query.set('cursor', fingerprint === null ? encodeTimeCursor(at, last.id) : encodePostCursor('-publishedAt', fingerprint, last.id, at));
+    next = `${BENCH_PUBLIC_BASE_URL}/feed?${query.toString()}`;
+  }
+  const names = new Map();
+  if (items.length > 0) for (const user of await store.names([...new Set(items.map((row) => row.author_id))])) names.set(user.id, user.name);
+
+  let updated = '1970-01-01T00:00:00.000Z';
+  for (const row of items) {
+    const at = store.iso(row.updated_at);
+    if (at > updated) updated = at;
+  }
+  const body =
+    '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">' +
+    `<id>${xmlText(`${BENCH_PUBLIC_BASE_URL}${withoutCursor(url)}`)}</id>` +
+    '<title type="text">Blog</title><subtitle type="text">The newest posts</subtitle>' +
+    `<updated>${updated}</updated>` +
+    `<link rel="self" type="application/atom+xml" href="${xmlAttribute(`${BENCH_PUBLIC_BASE_URL}${url}`)}"/>` +
+    `<link rel="alternate" type="text/html" href="${xmlAttribute(`${BENCH_PUBLIC_BASE_URL}/`)}"/>` +
+    (next === null ? '' : `<link rel="next" type="application/atom+xml" href="${xmlAttribute(next)}"/>`) +
+    items.map((row) => atomEntry(store, row, names.get(row.author_id) ?? 'Unknown')).join('') +
+    '</feed>';
+  const headers = {
+    'content-type': ATOM_TYPE,
+    etag: `"h${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`,
+    'last-modified': new Date(updated).toUTCString(),
+  };
+  if (next !== null) headers.link = `<${next}>; rel="next"`;
+  return send(response, 200, body, headers);
+}
+
 async function handle(store, request, response, secret) {
   const url = request.url ?? '/';
   const mark = url.indexOf('?');
@@ -541,6 +652,7 @@ async function handle(store, request, response, secret) {
   if (request.method === 'POST' && path === '/graphql') return graphql(store, request, response, secret);
   if (request.method !== 'GET') throw new HttpError(405, `${request.method} is not served by the floor`);
 
+  if (path === '/feed') return feed(store, response, url, search);
   if (path === '/posts' && /(?:^|&)(?:q|tag)=/.test(search)) return foundPosts(store, response, search);
   if (path === '/posts') {
     // Public posts, newest publication first, keyset on (published_at, id) as the service pages them.

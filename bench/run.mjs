@@ -77,7 +77,7 @@ Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --r
 Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy of the dataset, measured on the
                             post page beside the service and the floor (installed once under the temp dir)
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
-                            rest-comments, graphql-post-page, graphql-post-page-tags, graphql-post-page-markdown,
+                            rest-comments, rest-feed, graphql-post-page, graphql-post-page-tags, graphql-post-page-markdown,
                             graphql-create-post,
                             fanout, fanout-redis, cache-hot-set,
                             cold-start: start-up time, idle RSS and modules, bench/cold-start.mjs)
@@ -446,6 +446,7 @@ const SCENARIO_IDS = [
   'rest-posts-search',
   'rest-posts-tag',
   'rest-comments',
+  'rest-feed',
   'graphql-post-page',
   'graphql-post-page-tags',
   'graphql-post-page-markdown',
@@ -598,8 +599,29 @@ function scenarios(ctx) {
       request: (random) => graphqlPost(POST_PAGE_HTML_QUERY, randomMarkdownPost(random)),
       samples: () => markdownCheckIds.map((id) => graphqlPost(POST_PAGE_HTML_QUERY, id)),
     },
-    // TODO(feed): a GET /feed scenario (RSS/Atom of the newest public posts) goes here once the
-    // feed route (CONTRACT §13) is merged, with the floor answering the same bytes.
+    {
+      // The Atom feed of the newest public posts (CONTRACT §13): the public list's page, the
+      // authors' names, XML written around the stored excerpt and rendering; a digest ETag.
+      id: 'rest-feed',
+      name: 'REST GET /feed (Atom, 20 entries)',
+      dynamic: false,
+      cacheable: true,
+      compareHeaders: ['link', 'etag', 'last-modified'],
+      request: () => ({ method: 'GET', path: '/feed' }),
+      samples: () => [
+        // `followNext`: the page its Link names is compared too (the cursor the service issued).
+        { method: 'GET', path: '/feed', followNext: true },
+        { method: 'GET', path: '/feed?limit=5', followNext: true },
+        // A (publishedAt, id) cursor, as the public list issues them.
+        { method: 'GET', path: `/feed?limit=5&cursor=${encodeTimeCursor(new Date(Date.UTC(2100, 0, 1)), Math.max(1, ctx.posts - 10))}` },
+        // The oldest posts, the Markdown ones (published before every plain-text post, 2025-01-31):
+        // bodies with `&`, stray `<tags>` and links, so the escaping shows.
+        ...(markdownPosts > 0 ? [{ method: 'GET', path: `/feed?limit=3&cursor=${encodeTimeCursor(new Date(Date.UTC(2025, 0, 31)), 1)}` }] : []),
+        { method: 'GET', path: `/feed?tag=${TAG_SLUGS[0]}&limit=5`, followNext: true },
+        // A tag that does not exist: an empty feed, updated at the epoch.
+        { method: 'GET', path: '/feed?tag=no-such-tag' },
+      ],
+    },
     {
       id: 'graphql-create-post',
       name: 'GraphQL createPost',
@@ -648,7 +670,8 @@ function firstDifference(a, b, other = 'floor') {
  * equal. Returns {status: 'ok'} or {status: 'unavailable'|'mismatch', reason}.
  */
 async function checkScenario(scenario, service, floor) {
-  for (const request of scenario.samples()) {
+  const requests = [...scenario.samples()];
+  for (const request of requests) {
     const label = `${request.method} ${request.path}${request.body ? ` ${request.body.slice(0, 80)}…` : ''}`;
     let fromService;
     try {
@@ -676,6 +699,13 @@ async function checkScenario(scenario, service, floor) {
     const typeOf = (response) => (response.headers.get('content-type') ?? '').split(';')[0].trim();
     if (typeOf(fromService) !== typeOf(fromFloor)) {
       return { status: 'mismatch', reason: `${label}: content-type ${typeOf(fromService)} from the service, ${typeOf(fromFloor)} from the floor` };
+    }
+    if (request.followNext) {
+      const next = /^<([^>]+)>; rel="next"$/.exec(fromService.headers.get('link') ?? '');
+      if (!next) return { status: 'mismatch', reason: `${label}: no Link rel="next" to follow (service: ${JSON.stringify(fromService.headers.get('link'))})` };
+      // The Link may be absolute (a feed's): ask both servers for its path and query.
+      const target = new URL(next[1], 'http://bench.invalid');
+      requests.push({ method: 'GET', path: `${target.pathname}${target.search}` });
     }
   }
   return { status: 'ok' };
