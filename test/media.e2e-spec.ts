@@ -13,6 +13,9 @@ import { createPost, createUser, parseXml } from './support/resources.js';
 import { useApp } from './support/fixture.js';
 import { describeEachDatabase, startTestApp } from './support/test-app.js';
 
+/** A variant the worker may be writing meanwhile, whatever the test does. */
+const VARIANT_FILE = /^media\/\d+\/w\d+\.webp$/;
+
 const MEDIA_KEYS = ['_links', 'alt', 'caption', 'createdAt', 'filename', 'focalPoint', 'height', 'id', 'mimeType', 'size', 'updatedAt', 'uploaderId', 'variants', 'width'];
 
 /** A solid image made by sharp, in one of the accepted formats. */
@@ -156,11 +159,11 @@ describeEachDatabase('media', (kind) => {
       ['a script', Buffer.from('#!/bin/sh\necho owned\n'), 'run.jpg'],
       ['an empty file', Buffer.alloc(0), 'empty.png'],
     ])('%s is 415, and nothing is kept', async (_name, bytes, filename) => {
-      const before = await readdir(mediaDir, { recursive: true }).catch(() => []);
+      const before = await listFiles(mediaDir);
       const response = await upload(bytes, filename);
       expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
-      const after = await readdir(mediaDir, { recursive: true }).catch(() => []);
-      expect(after.filter((entry) => !before.includes(entry) && !/^media\/\d+/.test(entry) && entry !== 'media' && entry !== 'tmp')).toEqual([]);
+      const after = await listFiles(mediaDir);
+      expect(after.filter((entry) => !before.includes(entry) && !VARIANT_FILE.test(entry))).toEqual([]);
     });
 
     it('a truncated JPEG is 415', async () => {
@@ -261,6 +264,113 @@ describeEachDatabase('media', (kind) => {
     });
   });
 
+  describe('visibility', () => {
+    const query = 'query($id: Int!) { media(id: $id) { id } }';
+
+    async function seenBy(id: number, token?: string) {
+      const auth = token ? bearer(token) : {};
+      const [item, file, list, gql] = await Promise.all([
+        http().get(`/media/${id}`).set(auth),
+        http().get(`/media/${id}/file`).set(auth),
+        http().get('/media?limit=100').set(auth),
+        graphql(app, query, { id }, { token }),
+      ]);
+      return {
+        item: item.status,
+        file: file.status,
+        listed: (list.body as { id: number }[]).some((entry) => entry.id === id),
+        graphql: expectData(gql).media !== null,
+      };
+    }
+
+    it('an image used only by a draft: its uploader, editors and admins see it; everyone else gets 404 on every door, until the post is published', async () => {
+      const item = await uploaded(await image('png', 30, 30));
+      const draft = await createPost(app, app.tokens.alice, { status: 'draft', coverImageId: item.id });
+      const hidden = { item: 404, file: 404, listed: false, graphql: false };
+      const shown = { item: 200, file: 200, listed: true, graphql: true };
+      expect(await seenBy(item.id)).toEqual(hidden);
+      expect(await seenBy(item.id, app.tokens.bob)).toEqual(hidden);
+      expect(await seenBy(item.id, app.tokens.alice)).toEqual(shown);
+      expect(await seenBy(item.id, app.tokens.editor)).toEqual(shown);
+      expect(await seenBy(item.id, app.tokens.admin)).toEqual(shown);
+      expect((await http().get(`/media/${item.id}/file`).set(bearer(app.tokens.alice))).headers['cache-control']).toBe('private, no-store');
+      // Bob may not change or delete what he does not see.
+      expect((await http().patch(`/media/${item.id}`).set(bearer(app.tokens.bob)).send({ alt: 'x' })).status).toBe(404);
+      expect((await http().delete(`/media/${item.id}`).set(bearer(app.tokens.bob))).status).toBe(404);
+
+      const published = await http().patch(`/posts/${draft.id}`).set(bearer(app.tokens.alice)).send({ status: 'published' });
+      expect(published.status, published.text).toBe(200);
+      expect(await seenBy(item.id)).toEqual(shown);
+      expect(await seenBy(item.id, app.tokens.bob)).toEqual(shown);
+      expect((await http().get(`/media/${item.id}/file`)).headers['cache-control']).toBe('public, max-age=300');
+      // Seen is not changed: Bob sees it, but may not change it.
+      expectProblem(await http().patch(`/media/${item.id}`).set(bearer(app.tokens.bob)).send({ alt: 'x' }), 403, 'FORBIDDEN');
+
+      const cover = await graphql(app, 'query($id: Int!) { post(id: $id) { coverImageId coverImage { id mimeType variants { name } } } }', { id: draft.id });
+      expect(expectData(cover).post).toEqual({ coverImageId: item.id, coverImage: { id: item.id, mimeType: 'image/png', variants: expect.any(Array) } });
+
+      expect((await http().patch(`/posts/${draft.id}`).set(bearer(app.tokens.alice)).send({ status: 'draft' })).status).toBe(200);
+      expect(await seenBy(item.id)).toEqual(hidden);
+    });
+
+    it('coverImageId naming an item that does not exist, or that the writer may not see, is 400 naming it', async () => {
+      const bobs = await uploaded(await image('png', 12, 12), app.tokens.bob);
+      for (const coverImageId of [bobs.id, 2_000_000_000]) {
+        const response = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Cover', body: 'text', coverImageId });
+        expectProblem(response, 400, 'BAD_USER_INPUT');
+        expect(errorFields(response)).toEqual(['coverImageId']);
+      }
+      const post = await createPost(app, app.tokens.alice);
+      const patch = await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ coverImageId: bobs.id });
+      expectProblem(patch, 400, 'BAD_USER_INPUT');
+      expect(errorFields(patch)).toEqual(['coverImageId']);
+      // An editor sees every item, and may use it.
+      expect((await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.editor)).send({ coverImageId: bobs.id })).status).toBe(200);
+      expect((await http().patch(`/posts/${post.id}`).set(bearer(app.tokens.alice)).send({ coverImageId: null })).body.coverImageId).toBeNull();
+    });
+
+    it('DELETE while a post uses it is 409 naming the posts the caller may see; once free, it goes with its files', async () => {
+      const item = await uploaded(await image('png', 300, 300));
+      const publicPost = await createPost(app, app.tokens.alice, { coverImageId: item.id });
+      const draft = await createPost(app, app.tokens.editor, { status: 'draft', coverImageId: item.id });
+      const byAlice = await http().delete(`/media/${item.id}`).set(bearer(app.tokens.alice));
+      expectProblem(byAlice, 409, 'CONFLICT');
+      expect(byAlice.body.detail).toContain(`/posts/${publicPost.id}`);
+      expect(byAlice.body.detail).not.toContain(`/posts/${draft.id}`);
+      const byAdmin = await http().delete(`/media/${item.id}`).set(bearer(app.tokens.admin));
+      expectProblem(byAdmin, 409, 'CONFLICT');
+      expect(byAdmin.body.detail).toContain(`/posts/${draft.id}`);
+      const gql = await graphql(app, 'mutation($id: Int!) { deleteMedia(id: $id) }', { id: item.id }, { token: app.tokens.alice });
+      expect(gql.body.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+
+      expect((await http().patch(`/posts/${publicPost.id}`).set(bearer(app.tokens.alice)).send({ coverImageId: null })).status).toBe(200);
+      expect((await http().patch(`/posts/${draft.id}`).set(bearer(app.tokens.editor)).send({ coverImageId: null })).status).toBe(200);
+      await until(() => http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)), (response) => response.body.variants?.length === 2, 'the variants');
+      const deleted = await http().delete(`/media/${item.id}`).set(bearer(app.tokens.alice));
+      expect(deleted.status, deleted.text).toBe(204);
+      expect((await http().get(`/media/${item.id}`).set(bearer(app.tokens.alice))).status).toBe(404);
+      expect((await listFiles(mediaDir)).filter((entry) => entry.startsWith(`media/${item.id}/`))).toEqual([]);
+    });
+  });
+
+  describe('variants', () => {
+    it('one WebP per MEDIA_VARIANT_WIDTHS width narrower than the original, listed as they appear, served without metadata', async () => {
+      const item = await uploaded(await image('jpeg', 400, 200));
+      expect(item.variants).toEqual([]);
+      const done = await until(() => http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)), (response) => response.body.variants?.length === 2, 'the variants');
+      expect(done.body.variants).toEqual([
+        { name: 'w64', width: 64, height: 32, mimeType: 'image/webp', size: expect.any(Number), href: `/media/${item.id}/file?variant=w64` },
+        { name: 'w128', width: 128, height: 64, mimeType: 'image/webp', size: expect.any(Number), href: `/media/${item.id}/file?variant=w128` },
+      ]);
+      const served = await fileBytes(item.id, app.tokens.alice, 'w128');
+      expect(served.length).toBe(done.body.variants[1].size);
+      const metadata = await sharp(served).metadata();
+      expect([metadata.format, metadata.width, metadata.exif]).toEqual(['webp', 128, undefined]);
+      const xml = await http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)).set('accept', 'application/xml');
+      expect(xml.text).toContain('<variants><variant><name>w64</name>');
+    });
+  });
+
   describe('files', () => {
     let item: Record<string, any>;
     let bytes: Buffer;
@@ -321,13 +431,15 @@ describeEachDatabase('media', (kind) => {
   });
 });
 
-function binary(res: NodeJS.ReadableStream, callback: (error: Error | null, body: Buffer) => void): void {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- superagent's parser type
+function binary(res: any, callback: (error: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
   res.on('data', (chunk: Buffer) => chunks.push(chunk));
   res.on('end', () => callback(null, Buffer.concat(chunks)));
 }
 
-void graphql;
-void expectData;
-void startTestApp;
-void MediaVariantsWorker;
+/** Every file under a directory, as paths relative to it. */
+async function listFiles(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1));
+}

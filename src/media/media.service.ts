@@ -112,11 +112,11 @@ export class MediaService {
           { filename: displayFilename(fields.filename, received.mimeType), mimeType: received.mimeType, size: received.size, width: received.width, height: received.height, alt, caption, uploaderId: writer.id },
           manager,
         );
-        await this.media.enqueueVariants(inserted.id, manager);
         const clean = await this.storage.read(received.cleanKey);
         if (!clean) throw new Error(`The cleaned upload ${received.cleanKey} vanished`);
         storedKey = originalKey(inserted.id);
         await this.storage.put(storedKey, clean, received.mimeType);
+        await this.media.enqueueVariants(inserted.id, manager);
         return inserted;
       });
       this.cache.invalidate();

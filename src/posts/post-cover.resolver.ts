@@ -1,4 +1,4 @@
-import { Context, ResolveField, Resolver } from '@nestjs/graphql';
+import { ResolveField, Resolver } from '@nestjs/graphql';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { Media } from '../media/media.entity.js';
 import { MediaLoaders } from '../media/media.loader.js';
@@ -14,7 +14,7 @@ export class PostCoverResolver {
   ) {}
 
   @ResolveField('coverImage', () => Media, { nullable: true, description: 'Its cover image; null when it has none (or none you may see)' })
-  async coverImage(post: Post, _args: unknown, @Context() context: GraphQLContext): Promise<Media | null> {
+  async coverImage(post: Post, _args: unknown, context: GraphQLContext): Promise<Media | null> {
     if (post.coverImageId === null || post.coverImageId === undefined) return null;
     const media = await context.loaders.of(this.mediaLoaders).byId.load(post.coverImageId);
     return media && this.media.canSee(media, context.actor) ? media : null;
