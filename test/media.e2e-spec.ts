@@ -1,17 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MediaVariantsWorker } from '../src/media/media-variants.worker.js';
+import { MediaRepository } from '../src/media/media.repository.js';
+import { MediaVariantsWorker, VARIANT_LEASE_MS } from '../src/media/media-variants.worker.js';
 import { bearer } from './support/auth.js';
 import { expectData, graphql } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser, parseXml } from './support/resources.js';
 import { useApp } from './support/fixture.js';
-import { describeEachDatabase, startTestApp } from './support/test-app.js';
+import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /** A variant the worker may be writing meanwhile, whatever the test does. */
 const VARIANT_FILE = /^media\/\d+\/w\d+\.webp$/;
@@ -443,3 +446,121 @@ async function listFiles(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1));
 }
+
+/**
+ * Two instances on one database and one MEDIA_DIR (as two instances share PostgreSQL and S3):
+ * each variant is made once whichever instance claims its job; a restart mid-queue and a claim
+ * left by a dead instance are finished; the byte limit and the upload rate limit; a failed write
+ * leaves no file.
+ */
+describeEachDatabase('media across instances', (kind) => {
+  let mediaDir: string;
+  let first: TestApp;
+  let second: TestApp;
+  let token: string;
+  const env = () => ({ RESPONSE_CACHE: 'off', MEDIA_DIR: mediaDir, MEDIA_VARIANT_WIDTHS: '32,64,128', MEDIA_MAX_BYTES: '100000', RATE_LIMIT_UPLOADS_MAX: '12', MEDIA_CONCURRENCY: '2' });
+
+  beforeAll(async () => {
+    mediaDir = await mkdtemp(join(tmpdir(), `media-pair-${kind}-`));
+    first = await startTestApp(kind, { file: true, env: env() });
+    second = await startTestApp(kind, { database: first.database, env: env() });
+    token = (await createUser(first)).token;
+  }, 90_000);
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await rm(mediaDir, { recursive: true, force: true });
+  });
+
+  async function put(app: TestApp, bytes: Buffer, as = token) {
+    return request(app.server).post('/media').set(bearer(as)).set('content-type', 'application/octet-stream').attach('file', bytes, 'x.png');
+  }
+
+  const variantsOf = async (app: TestApp, id: number) => ((await request(app.server).get(`/media/${id}`).set(bearer(token))).body.variants ?? []) as { name: string }[];
+  const workers = () => [first, second].map((app) => app.app.get(MediaVariantsWorker));
+
+  it('variants appear, each made exactly once across both instances', async () => {
+    const madeBefore = workers().reduce((sum, worker) => sum + worker.made, 0);
+    const ids: number[] = [];
+    for (let index = 0; index < 6; index++) {
+      const response = await put(index % 2 === 0 ? first : second, await image('png', 100 + index, 50));
+      expect(response.status, response.text).toBe(201);
+      ids.push(response.body.id as number);
+    }
+    for (const id of ids) await until(() => variantsOf(second, id), (variants) => variants.length === 2, `the variants of ${id}`);
+    await Promise.all(workers().map((worker) => worker.idle()));
+    // 32 and 64 for each (all narrower than 128): 12 made in all, by one instance or the other.
+    expect(workers().reduce((sum, worker) => sum + worker.made, 0) - madeBefore).toBe(12);
+    const dataSource = first.app.get(DataSource);
+    const [row] = await dataSource.query(`SELECT COUNT(*) AS count FROM media_variants WHERE media_id IN (${ids.join(', ')})`);
+    expect(Number(row.count)).toBe(12);
+    const [jobs] = await dataSource.query(`SELECT COUNT(*) AS count FROM media_jobs WHERE media_id IN (${ids.join(', ')})`);
+    expect(Number(jobs.count)).toBe(0);
+  });
+
+  it('a claim left by an instance that died is taken again once its lease is over', async () => {
+    const response = await put(first, await image('png', 80, 80));
+    const id = response.body.id as number;
+    await until(() => variantsOf(first, id), (variants) => variants.length === 2, 'the variants');
+    const dataSource = first.app.get(DataSource);
+    const claimedLongAgo = new Date(Date.now() - VARIANT_LEASE_MS - 60_000);
+    await dataSource.query(`DELETE FROM media_variants WHERE media_id = ${id}`);
+    const at = kind === 'postgres' ? claimedLongAgo : claimedLongAgo.toISOString().replace('T', ' ').replace('Z', '');
+    await dataSource.query(`INSERT INTO media_jobs (media_id, attempts, claimed_at, created_at) VALUES (${id}, 1, ${kind === 'postgres' ? '$1, $2' : '?, ?'})`, [at, at]);
+    for (const worker of workers()) worker.wake();
+    await until(() => variantsOf(second, id), (variants) => variants.length === 2, 'the variants again');
+  });
+
+  it('a restart mid-queue finishes the work', async () => {
+    const third = await startTestApp(kind, { database: first.database, env: { ...env(), MEDIA_CONCURRENCY: '1' } });
+    const ids: number[] = [];
+    try {
+      for (let index = 0; index < 3; index++) ids.push((await put(third, await image('png', 90, 90 + index))).body.id as number);
+    } finally {
+      await third.close();
+    }
+    for (const id of ids) await until(() => variantsOf(first, id), (variants) => variants.length === 2, `the variants of ${id}`);
+  });
+
+  it('past MEDIA_MAX_BYTES: 413, as multipart and as a raw body, and nothing is kept', async () => {
+    const noise = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    expect(noise.length).toBeGreaterThan(100_000);
+    const before = await listFiles(mediaDir);
+    expectProblem(await put(first, noise), 413, 'PAYLOAD_TOO_LARGE');
+    const raw = await request(first.server).post('/media').set(bearer(token)).set('content-type', 'image/png').send(noise);
+    expectProblem(raw, 413, 'PAYLOAD_TOO_LARGE');
+    await Promise.all(workers().map((worker) => worker.idle()));
+    expect((await listFiles(mediaDir)).filter((entry) => !before.includes(entry) && !VARIANT_FILE.test(entry))).toEqual([]);
+  });
+
+  it('a write that fails after the file is stored leaves no file and no row', async () => {
+    const repository = first.app.get(MediaRepository);
+    const enqueue = repository.enqueueVariants.bind(repository);
+    repository.enqueueVariants = () => Promise.reject(new Error('the database went away'));
+    const before = await listFiles(mediaDir);
+    const dataSource = first.app.get(DataSource);
+    const [{ count: rowsBefore }] = await dataSource.query('SELECT COUNT(*) AS count FROM media');
+    try {
+      expect((await put(first, await image('png', 40, 40))).status).toBe(500);
+    } finally {
+      repository.enqueueVariants = enqueue;
+    }
+    await Promise.all(workers().map((worker) => worker.idle()));
+    expect((await listFiles(mediaDir)).filter((entry) => !before.includes(entry) && !VARIANT_FILE.test(entry))).toEqual([]);
+    const [{ count: rowsAfter }] = await dataSource.query('SELECT COUNT(*) AS count FROM media');
+    expect(Number(rowsAfter)).toBe(Number(rowsBefore));
+  });
+
+  it('uploads past RATE_LIMIT_UPLOADS_MAX per user are 429, before a byte is stored; another user still uploads', async () => {
+    const user = await createUser(first);
+    const small = await image('png', 8, 8);
+    // Counted per instance without Redis (through Redis, across them).
+    for (let index = 0; index < 12; index++) expect((await put(first, small, user.token)).status).toBe(201);
+    const before = await listFiles(mediaDir);
+    const refused = await put(first, small, user.token);
+    expectProblem(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await listFiles(mediaDir)).filter((entry) => !before.includes(entry) && !VARIANT_FILE.test(entry))).toEqual([]);
+    expect((await put(first, small)).status).toBe(201);
+  });
+});

@@ -99,7 +99,11 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
 
   private async process(mediaId: number): Promise<void> {
     try {
-      await this.makeVariants(mediaId);
+      if (!(await this.makeVariants(mediaId))) {
+        // Stopped half-way: the job goes back to the queue for the next instance (or this one's next start).
+        await this.repository.releaseJob(mediaId);
+        return;
+      }
       await this.repository.finishJob(mediaId);
     } catch (error) {
       const attempts = await this.repository.jobAttempts(mediaId).catch(() => null);
@@ -113,17 +117,19 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  private async makeVariants(mediaId: number): Promise<void> {
+  /** Makes what is missing of an item's variants; false when the instance stopped before all were made. */
+  private async makeVariants(mediaId: number): Promise<boolean> {
     const [media] = await this.repository.findWithVisibility([mediaId]);
     // Deleted meanwhile: nothing to make.
-    if (!media) return;
+    if (!media) return true;
     const existing = new Set(await this.repository.variantNames(mediaId));
     for (const width of this.widths) {
-      if (width >= media.width || this.stopped) continue;
+      if (width >= media.width) continue;
+      if (this.stopped) return false;
       const name = variantName(width);
       if (existing.has(name)) continue;
       const input = await this.storage.read(originalKey(mediaId));
-      if (!input) return;
+      if (!input) return true;
       const resizer = sharp({ limitInputPixels: this.config.mediaMaxPixels, animated: false }).resize({ width, withoutEnlargement: true }).webp({ quality: 80 });
       let info: OutputInfo | undefined;
       resizer.on('info', (output: OutputInfo) => (info = output));
@@ -139,5 +145,6 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
         throw error;
       }
     }
+    return true;
   }
 }

@@ -145,6 +145,11 @@ export class MediaRepository extends ResourceRepository<Media> {
     return (await this.sql.written<{ media_id: number | string }>(statement)).map((row) => Number(row.media_id));
   }
 
+  /** Gives a claimed job back to the queue (this instance is stopping): any instance claims it next. */
+  async releaseJob(mediaId: number): Promise<void> {
+    await this.sql.written(sql`UPDATE media_jobs SET claimed_at = NULL WHERE media_id = ${mediaId} RETURNING media_id`);
+  }
+
   /** The job is done (or given up): its row goes. */
   async finishJob(mediaId: number): Promise<void> {
     await this.sql.written(sql`DELETE FROM media_jobs WHERE media_id = ${mediaId} RETURNING media_id`);
