@@ -10,7 +10,7 @@ const FRACTION = { message: 'focalPoint.x and focalPoint.y must be numbers from 
 /** A focal point as written: x and y from 0 to 1. */
 @InputType('FocalPointInput', { description: 'Where the subject of an image is: x and y from 0 (left, top) to 1 (right, bottom)' })
 export class FocalPointDto {
-  @Field(() => Float)
+  @Field(() => Float, { description: 'From 0 (left edge) to 1 (right edge)' })
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1 })
   @Max(1, FRACTION)
   @Min(0, FRACTION)
@@ -18,7 +18,7 @@ export class FocalPointDto {
   @IsDefined(FRACTION)
   x: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'From 0 (top edge) to 1 (bottom edge)' })
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1 })
   @Max(1, FRACTION)
   @Min(0, FRACTION)
