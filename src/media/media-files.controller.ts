@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor } from '../auth/auth.decorators.js';
 import { ApiProblems } from '../common/openapi/api-docs.decorators.js';
+import { headerRef } from '../common/openapi/schemas.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import { parseRange } from './byte-range.js';
@@ -13,6 +14,10 @@ import { MediaService } from './media.service.js';
 
 const BINARY = { schema: { type: 'string', format: 'binary' } } as const;
 const FILE_CONTENT = Object.fromEntries(Object.keys(IMAGE_TYPES).map((type) => [type, BINARY]));
+const ACCEPT_RANGES = { description: 'bytes: a Range is answered', schema: { type: 'string', enum: ['bytes'] } };
+const CACHE_CONTROL = { description: '`public, max-age={MEDIA_PUBLIC_MAX_AGE}` for a public file, `private, no-store` otherwise', schema: { type: 'string' } };
+const FILE_HEADERS = { ETag: headerRef('ETag'), 'Accept-Ranges': ACCEPT_RANGES, 'Cache-Control': CACHE_CONTROL };
+const CONTENT_RANGE = { description: 'The range sent (`bytes 0-1023/4096`), or the size after a 416 (`bytes */4096`)', schema: { type: 'string' } };
 
 /**
  * The bytes of media items (CONTRACT §14): streamed from storage, never held whole; ETag,
@@ -34,10 +39,10 @@ export class MediaFilesController {
   @ApiHeader({ name: 'Range', required: false, description: 'One byte range (`bytes=0-1023`, `bytes=-500`); several ranges are answered whole' })
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier GET; 304 if unchanged' })
   @ApiProduces(...Object.keys(IMAGE_TYPES))
-  @ApiResponse({ status: 200, description: 'The file', content: FILE_CONTENT })
-  @ApiResponse({ status: 206, description: 'The range asked for (Content-Range says which)', content: FILE_CONTENT })
-  @ApiResponse({ status: 304, description: 'Not modified: the If-None-Match tag is current (no body)' })
-  @ApiResponse({ status: 416, description: 'The range lies past the end of the file (Content-Range: bytes */{size})' })
+  @ApiResponse({ status: 200, description: 'The file', headers: FILE_HEADERS, content: FILE_CONTENT })
+  @ApiResponse({ status: 206, description: 'The range asked for (Content-Range says which)', headers: { ...FILE_HEADERS, 'Content-Range': CONTENT_RANGE }, content: FILE_CONTENT })
+  @ApiResponse({ status: 304, description: 'Not modified: the If-None-Match tag is current (no body)', headers: FILE_HEADERS })
+  @ApiResponse({ status: 416, description: 'The range lies past the end of the file (Content-Range: bytes */{size})', headers: { ...FILE_HEADERS, 'Content-Range': CONTENT_RANGE } })
   @ApiProblems(404)
   async file(
     @Param('id', ParseIdPipe) id: number,
