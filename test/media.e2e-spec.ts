@@ -21,6 +21,16 @@ const VARIANT_FILE = /^media\/\d+\/w\d+\.webp$/;
 
 const MEDIA_KEYS = ['_links', 'alt', 'caption', 'createdAt', 'filename', 'focalPoint', 'height', 'id', 'mimeType', 'size', 'updatedAt', 'uploaderId', 'variants', 'width'];
 
+/** A media item's JSON representation, as the tests read it. */
+interface MediaBody {
+  id: number;
+  size: number;
+  width: number;
+  height: number;
+  variants: { name: string; size: number }[];
+  [field: string]: unknown;
+}
+
 /** A solid image made by sharp, in one of the accepted formats. */
 function image(format: 'jpeg' | 'png' | 'gif' | 'webp' | 'avif', width = 400, height = 300): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 60, b: 40 } } })
@@ -80,10 +90,10 @@ describeEachDatabase('media', (kind) => {
     return call.attach('file', bytes, { filename: name, contentType: 'application/octet-stream' });
   }
 
-  async function uploaded(bytes: Buffer, token = app.tokens.alice): Promise<Record<string, any>> {
+  async function uploaded(bytes: Buffer, token = app.tokens.alice): Promise<MediaBody> {
     const response = await upload(bytes, 'image.bin', token);
     expect(response.status, response.text).toBe(201);
-    return response.body as Record<string, any>;
+    return response.body as MediaBody;
   }
 
   async function fileBytes(id: number, token?: string, variant?: string): Promise<Buffer> {
@@ -375,7 +385,7 @@ describeEachDatabase('media', (kind) => {
   });
 
   describe('files', () => {
-    let item: Record<string, any>;
+    let item: MediaBody;
     let bytes: Buffer;
     let publicPost: number;
 

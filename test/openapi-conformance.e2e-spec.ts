@@ -20,11 +20,12 @@ const RATE_LIMIT_MAX = 3;
 const RATE_LIMIT_AUTH_MAX = 2;
 
 /** Reads a body as latin1 text (one character per byte), whatever its type. */
-function latin1Text(res: NodeJS.ReadableStream & { setEncoding(encoding: string): void }, callback: (error: Error | null, body: string) => void): void {
+function latin1Text(res: request.Response, callback: (error: Error | null, body: string) => void): void {
+  const stream = res as unknown as NodeJS.ReadableStream;
   let text = '';
-  res.setEncoding('latin1');
-  res.on('data', (chunk: string) => (text += chunk));
-  res.on('end', () => callback(null, text));
+  stream.setEncoding('latin1');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('end', () => callback(null, text));
 }
 
 interface Call {
