@@ -366,6 +366,23 @@ describeEachDatabase('media', (kind) => {
     });
   });
 
+  describe('events', () => {
+    it('MEDIA_CREATED, MEDIA_UPDATED and MEDIA_DELETED in the feed, for those who see the item', async () => {
+      const item = await uploaded(await image('png', 16, 16));
+      expect((await http().patch(`/media/${item.id}`).set(bearer(app.tokens.alice)).send({ alt: 'Evented' })).status).toBe(200);
+      expect((await http().delete(`/media/${item.id}`).set(bearer(app.tokens.alice))).status).toBe(204);
+      const types = 'MEDIA_CREATED,MEDIA_UPDATED,MEDIA_DELETED';
+      const about = (response: request.Response) =>
+        (response.body as { type: string; mediaId: number | null }[]).filter((entry) => entry.mediaId === item.id).map((entry) => entry.type);
+      const own = await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.alice));
+      expect(own.status, own.text).toBe(200);
+      expect(about(own)).toEqual(['MEDIA_CREATED', 'MEDIA_UPDATED', 'MEDIA_DELETED']);
+      expect(about(await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.editor)))).toEqual(['MEDIA_CREATED', 'MEDIA_UPDATED', 'MEDIA_DELETED']);
+      expect(about(await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.bob)))).toEqual([]);
+      expect(about(await http().get(`/events?types=${types}&limit=100`))).toEqual([]);
+    });
+  });
+
   describe('variants', () => {
     it('one WebP per MEDIA_VARIANT_WIDTHS width narrower than the original, listed as they appear, served without metadata', async () => {
       const item = await uploaded(await image('jpeg', 400, 200));

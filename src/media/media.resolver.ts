@@ -1,4 +1,5 @@
-import { Args, Context, Int, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Int, Mutation, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { matches, optionalId, SubscriptionGateway } from '../events/subscription-gateway.js';
 import { ListSize } from '../common/graphql/cost.decorator.js';
 import type { GraphQLContext } from '../common/graphql/graphql-context.js';
 import { connectionOf } from '../common/graphql/page-info.model.js';
@@ -15,6 +16,7 @@ export class MediaResolver {
   constructor(
     private readonly mediaService: MediaService,
     private readonly mediaLoaders: MediaLoaders,
+    private readonly gateway: SubscriptionGateway,
   ) {}
 
   @Query(() => Media, { nullable: true, description: 'A media item by id; null when there is none you may see' })
@@ -46,6 +48,21 @@ export class MediaResolver {
   async deleteMedia(@Args('id', { type: () => Int, description: 'The id of the item to delete' }) id: number, @Context() context: GraphQLContext): Promise<number> {
     await this.mediaService.delete(id, context.actor);
     return id;
+  }
+
+  @Subscription(() => Media, { description: 'An image was uploaded (seen by those who see it)', resolve: (media: Media) => media })
+  mediaCreated(@Context() context: GraphQLContext) {
+    return this.gateway.listen('mediaCreated', context, () => true);
+  }
+
+  @Subscription(() => Media, { description: "A media item's alt, caption or focal point changed", resolve: (media: Media) => media })
+  mediaUpdated(@optionalId('id', 'Only this media item') id: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('mediaUpdated', context, (media) => matches(id, media.id));
+  }
+
+  @Subscription(() => Int, { description: 'The id of a deleted media item', resolve: (deleted: { id: number }) => deleted.id })
+  mediaDeleted(@optionalId('id', 'Only this media item') id: number | null, @Context() context: GraphQLContext) {
+    return this.gateway.listen('mediaDeleted', context, (deleted) => matches(id, deleted.id));
   }
 }
 

@@ -45,4 +45,21 @@ export const MEDIA_RESOURCE = defineResource({
       xmlItem: 'variant',
     },
   },
+  events: {
+    mediaCreated: 'An image was uploaded',
+    mediaUpdated: "A media item's alt, caption or focal point changed",
+    mediaDeleted: 'A media item was deleted with its files: its ids only',
+  },
+  eventRefs: {
+    mediaId: { field: 'id', description: 'The media item it is about; null for other events', filter: 'Only events about this media item' },
+    authorId: 'uploaderId',
+  },
 });
+
+declare module '../events/blog-events.js' {
+  interface BlogEvents {
+    mediaCreated: Media;
+    mediaUpdated: Media;
+    mediaDeleted: { id: number; uploaderId: number };
+  }
+}

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { ReadPolicy } from '../auth/read-policy.js';
+import { type MediaVisibility, ReadPolicy } from '../auth/read-policy.js';
 import { ResponseCache } from '../common/cache/response-cache.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
@@ -11,6 +11,8 @@ import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { RateLimiter, rateLimited } from '../common/rate-limit/rate-limiter.js';
 import { AppConfig } from '../config/app-config.js';
+import { event } from '../events/blog-events.js';
+import { EventPublisher } from '../events/event-publisher.js';
 import type { UpdateMediaDto } from './dto/update-media.dto.js';
 import type { ImageType } from './image-type.js';
 import { Media } from './media.entity.js';
@@ -63,6 +65,7 @@ export class MediaService {
     private readonly transactions: TransactionRunner,
     private readonly limiter: RateLimiter,
     private readonly cache: ResponseCache,
+    private readonly events: EventPublisher,
     private readonly config: AppConfig,
   ) {}
 
@@ -117,11 +120,15 @@ export class MediaService {
         storedKey = originalKey(inserted.id);
         await this.storage.put(storedKey, clean, received.mimeType);
         await this.media.enqueueVariants(inserted.id, manager);
-        return inserted;
+        const created = { ...inserted, focalPoint: null, variants: [], isPublic: false };
+        // A new item is its uploader's and the editors' until a public post uses it.
+        await this.events.record(manager, event('mediaCreated', created, this.readPolicy.mediaAudienceOf(created)));
+        return created;
       });
+      this.events.committed();
       this.cache.invalidate();
       for (const wake of this.wakes) wake();
-      return { ...media, focalPoint: null, variants: [], isPublic: false };
+      return media;
     } catch (error) {
       if (storedKey !== null) await this.storage.delete(storedKey).catch(() => undefined);
       throw error;
@@ -155,7 +162,11 @@ export class MediaService {
 
   /** Whether the reader sees this item (a loader's row, read whatever its state). */
   canSee(media: Media, actor: Actor | null): boolean {
-    return this.readPolicy.canSeeMedia(actor, { uploaderId: media.uploaderId, isPublic: media.isPublic ?? false });
+    return this.readPolicy.canSeeMedia(actor, this.visibility(media));
+  }
+
+  private visibility(media: Media): MediaVisibility {
+    return { uploaderId: media.uploaderId, isPublic: media.isPublic ?? false };
   }
 
   /** New alt, caption or focal point (uploader, editors, admins; others who see it 403, others 404). */
@@ -171,8 +182,11 @@ export class MediaService {
       if (input.focalPoint !== undefined) await this.media.setFocalPoint(id, input.focalPoint, manager);
       const written = await this.media.updateVersioned(current, changes, options.expectedVersion, manager);
       const focalPoint = input.focalPoint === undefined ? (current.focalPoint ?? null) : input.focalPoint && { x: input.focalPoint.x, y: input.focalPoint.y };
-      return { ...written, focalPoint, isPublic: current.isPublic };
+      const changed = { ...written, focalPoint, isPublic: current.isPublic };
+      await this.events.record(manager, event('mediaUpdated', changed, this.readPolicy.mediaAudienceOf(this.visibility(changed))));
+      return changed;
     });
+    this.events.committed();
     this.cache.invalidate();
     return (await this.withVariants([updated]))[0];
   }
@@ -183,7 +197,7 @@ export class MediaService {
    */
   async delete(id: number, actor: Actor | null): Promise<void> {
     const variants = await this.transactions.run(async (manager) => {
-      await this.writable(id, actor, manager);
+      const current = await this.writable(id, actor, manager);
       const users = await this.media.postsUsing(id, manager);
       if (users.length > 0) {
         const seen = users.filter((post) => this.readPolicy.canSeePost(actor, post)).map((post) => post.id);
@@ -192,8 +206,10 @@ export class MediaService {
       }
       const names = await this.media.variantNames(id);
       if (!(await this.media.delete(id, manager))) throw DomainError.notFound('Media', id);
+      await this.events.record(manager, event('mediaDeleted', { id, uploaderId: current.uploaderId }, this.readPolicy.mediaAudienceOf(this.visibility(current))));
       return names;
     });
+    this.events.committed();
     this.cache.invalidate();
     await this.deleteFiles(id, variants);
   }

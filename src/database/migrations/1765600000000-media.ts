@@ -5,7 +5,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * variants made of each item so far (`media_variants`, one row per name, so a variant is made
  * once), the queue of items whose variants are still to be made (`media_jobs`: a row is claimed
  * by setting `claimed_at`, deleted when done; a claim older than its lease is taken again, so
- * work survives a crash), and a post's cover image (`posts.cover_image_id`; deleting a media item
+ * work survives a crash), the media item an event is about (`events.media_id`), and a post's cover image (`posts.cover_image_id`; deleting a media item
  * a post uses is refused by the service, deleting its uploader clears the cover).
  */
 export class Media1765600000000 implements MigrationInterface {
@@ -55,9 +55,12 @@ export class Media1765600000000 implements MigrationInterface {
     await queryRunner.query('CREATE INDEX "idx_media_jobs_claimed_at" ON "media_jobs" ("claimed_at", "media_id")');
     await queryRunner.query('ALTER TABLE "posts" ADD COLUMN "cover_image_id" integer REFERENCES "media" ("id") ON DELETE SET NULL');
     await queryRunner.query('CREATE INDEX "idx_posts_cover_image_id" ON "posts" ("cover_image_id")');
+    // The media item an event is about (a ref of the media resource's events).
+    await queryRunner.query('ALTER TABLE "events" ADD COLUMN "media_id" integer');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE "events" DROP COLUMN "media_id"');
     await queryRunner.query('DROP INDEX "idx_posts_cover_image_id"');
     await queryRunner.query('ALTER TABLE "posts" DROP COLUMN "cover_image_id"');
     await queryRunner.query('DROP TABLE "media_jobs"');

@@ -196,6 +196,7 @@ WITH
         post_id,
         author_id,
         comment_id,
+        media_id,
         resource,
         origin,
         audience,
@@ -211,6 +212,7 @@ WITH
       r.post_id,
       r.author_id,
       r.id,
+      NULL,
       json_build_object(
         'id',
         r.id,
@@ -273,6 +275,7 @@ WITH
         post_id,
         author_id,
         comment_id,
+        media_id,
         resource,
         origin,
         audience,
@@ -288,6 +291,7 @@ WITH
       r.post_id,
       r.author_id,
       r.id,
+      NULL,
       json_build_object(
         'id',
         r.id,

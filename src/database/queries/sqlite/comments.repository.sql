@@ -209,6 +209,7 @@ INSERT INTO
     post_id,
     author_id,
     comment_id,
+    media_id,
     resource,
     origin,
     audience,
@@ -224,6 +225,7 @@ SELECT
   r.post_id,
   r.author_id,
   r.id,
+  NULL,
   json_object(
     'id',
     r.id,
