@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
@@ -576,6 +576,28 @@ describeEachDatabase('media across instances', (kind) => {
     expect((await listFiles(mediaDir)).filter((entry) => !before.includes(entry) && !VARIANT_FILE.test(entry))).toEqual([]);
     const [{ count: rowsAfter }] = await dataSource.query('SELECT COUNT(*) AS count FROM media');
     expect(Number(rowsAfter)).toBe(Number(rowsBefore));
+  });
+
+  it('the sweep deletes the files no item owns once they are old: a dead upload\'s, a deleted uploader\'s; an item\'s own stay', async () => {
+    const uploader = await createUser(first);
+    const theirs = (await put(first, await image('png', 30, 30), uploader.token)).body.id as number;
+    const kept = (await put(first, await image('png', 30, 30))).body.id as number;
+    await Promise.all(workers().map((worker) => worker.idle()));
+    const admin = (await request(first.server).post('/tokens').send({ email: 'admin@example.com', password: 'admin-password' })).body.accessToken as string;
+    const gone = await request(first.server).delete(`/users/${uploader.id}`).set(bearer(admin)).send({});
+    expect(gone.status, gone.text).toBe(204);
+    await mkdir(join(mediaDir, 'tmp'), { recursive: true });
+    await writeFile(join(mediaDir, 'tmp', 'dead-upload'), 'half an upload');
+    const files = await listFiles(mediaDir);
+    expect(files).toEqual(expect.arrayContaining(['tmp/dead-upload', `media/${theirs}/original`, `media/${kept}/original`]));
+    const worker = first.app.get(MediaVariantsWorker);
+    // Young files are left: an upload or a deletion may still be under way.
+    expect(await worker.sweep(new Date())).toBe(0);
+    expect(await worker.sweep(new Date(Date.now() + 2 * 3_600_000))).toBeGreaterThanOrEqual(2);
+    const after = await listFiles(mediaDir);
+    expect(after).not.toContain('tmp/dead-upload');
+    expect(after.filter((entry) => entry.startsWith(`media/${theirs}/`))).toEqual([]);
+    expect(after).toContain(`media/${kept}/original`);
   });
 
   it('uploads past RATE_LIMIT_UPLOADS_MAX per user are 429, before a byte is stored; another user still uploads', async () => {

@@ -16,6 +16,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventRetention } from '../src/event-log/event-retention.js';
 import { MediaRepository } from '../src/media/media.repository.js';
+import { MediaVariantsWorker } from '../src/media/media-variants.worker.js';
 import { PostScheduler } from '../src/posts/post-scheduler.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import type { DatabaseKind } from './support/databases.js';
@@ -514,6 +515,7 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await media.jobAttempts(mediaId);
   await media.releaseJob(mediaId);
   await http().delete(`/media/${mediaId}`).set(bearer(alice)).expect(204);
+  await app.app.get(MediaVariantsWorker).sweep(new Date(Date.now() + 2 * 3_600_000));
   await app.app.get(EventRetention).prune(new Date(Date.now() + (app.config.eventsRetentionDays + 1) * 86_400_000));
   await http().get(`/events?after=${events.body[0].cursor as string}`).expect(410);
 }

@@ -11,6 +11,12 @@ export const VARIANT_POLL_MS = 5000;
 export const VARIANT_LEASE_MS = 5 * 60_000;
 /** Claims of one job before it is given up (an image libvips cannot resize). */
 export const VARIANT_MAX_ATTEMPTS = 3;
+/** How often storage is swept of files no item owns. */
+export const SWEEP_INTERVAL_MS = 3_600_000;
+/** How old such a file must be to go: older than any upload or deletion under way. */
+export const SWEEP_AGE_MS = 3_600_000;
+/** Item ids asked about per statement by the sweep. */
+const SWEEP_BATCH = 500;
 
 /**
  * Makes the variants of uploaded images in the background (CONTRACT §14): for each width of
@@ -26,6 +32,7 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
   private readonly logger = new Logger('MediaVariants');
   private readonly widths: number[];
   private timer?: NodeJS.Timeout;
+  private sweepTimer?: NodeJS.Timeout;
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
   private draining = false;
@@ -47,11 +54,15 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     this.timer = setInterval(() => this.wake(), VARIANT_POLL_MS);
     this.timer.unref();
     this.wake();
+    this.sweepTimer = setInterval(() => void this.sweepQuietly(), SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    void this.sweepQuietly();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.running]);
   }
 
@@ -72,6 +83,49 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
           this.wake();
         }
       });
+  }
+
+  /**
+   * Deletes from storage what no item owns and nothing is writing any more (older than
+   * SWEEP_AGE_MS at `now`): the temporary copies of uploads an instance died during, and the files
+   * of items deleted without them (their uploader deleted: the rows went by cascade). Returns how
+   * many files went.
+   */
+  async sweep(now = new Date()): Promise<number> {
+    const before = now.getTime() - SWEEP_AGE_MS;
+    let deleted = 0;
+    for await (const entry of this.storage.list('tmp/')) {
+      if (entry.modifiedAt.getTime() >= before) continue;
+      await this.storage.delete(entry.key);
+      deleted++;
+    }
+    let batch = new Map<number, string[]>();
+    const flush = async () => {
+      const existing = await this.repository.existingIds([...batch.keys()]);
+      for (const [id, keys] of batch) {
+        if (existing.has(id)) continue;
+        for (const key of keys) await this.storage.delete(key);
+        deleted += keys.length;
+      }
+      batch = new Map();
+    };
+    for await (const entry of this.storage.list('media/')) {
+      const id = /^media\/(\d+)\//.exec(entry.key)?.[1];
+      if (id === undefined || entry.modifiedAt.getTime() >= before) continue;
+      batch.set(Number(id), [...(batch.get(Number(id)) ?? []), entry.key]);
+      if (batch.size >= SWEEP_BATCH) await flush();
+    }
+    if (batch.size > 0) await flush();
+    if (deleted > 0) this.logger.log(`Swept ${deleted} file(s) no media item owns`);
+    return deleted;
+  }
+
+  private async sweepQuietly(): Promise<void> {
+    try {
+      await this.sweep();
+    } catch (error) {
+      this.logger.warn(`Could not sweep media storage: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** Resolves once no job of this instance is under way (tests). */

@@ -168,6 +168,13 @@ export class MediaRepository extends ResourceRepository<Media> {
     return (await this.sql.written(statement)).length > 0;
   }
 
+  /** Which of these ids are items (for the sweep of files whose item is gone). */
+  async existingIds(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.sql.rows<{ id: number | string }>(sql`SELECT id FROM media WHERE id IN (${sql.in(ids)})`);
+    return new Set(rows.map((row) => Number(row.id)));
+  }
+
   /** The names of the variants an item has. */
   async variantNames(mediaId: number): Promise<string[]> {
     return (await this.sql.rows<{ name: string }>(sql`SELECT name FROM media_variants WHERE media_id = ${mediaId}`)).map((row) => row.name);

@@ -61,6 +61,14 @@ VALUES
 RETURNING
   media_id
 
+-- MediaRepository.existingIds
+SELECT
+  id
+FROM
+  media
+WHERE
+  id IN ($1, $2, $3)
+
 -- MediaRepository.findVisible
 SELECT
   t.id,

@@ -59,6 +59,14 @@ VALUES
 RETURNING
   media_id
 
+-- MediaRepository.existingIds
+SELECT
+  id
+FROM
+  media
+WHERE
+  id IN (?, ?, ?)
+
 -- MediaRepository.findVisible
 SELECT
   t.id,
