@@ -69,6 +69,9 @@ class IntakeCounter extends Transform {
 @Injectable()
 export class MediaUploadService {
   private readonly logger = new Logger('MediaUpload');
+  /** Decodes under way, and those waiting their turn: sharp holds a whole file in memory while it decodes it. */
+  private decoding = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(
     private readonly storage: MediaStorage,
@@ -94,13 +97,30 @@ export class MediaUploadService {
       if (dimensions.pixels > this.config.mediaMaxPixels) {
         throw new DomainError('PAYLOAD_TOO_LARGE', `The image has ${dimensions.pixels} pixels, more than MEDIA_MAX_PIXELS (${this.config.mediaMaxPixels})`);
       }
-      const cleaned = await this.clean(rawKey, cleanKey, type, dimensions.animated);
+      const cleaned = await this.inTurn(() => this.clean(rawKey, cleanKey, type, dimensions.animated));
       return { mimeType: type, ...cleaned, cleanKey };
     } catch (error) {
       await this.discard(cleanKey);
       throw error;
     } finally {
       await this.storage.delete(rawKey).catch((error: unknown) => this.logger.warn(`Could not delete ${rawKey}: ${String(error)}`));
+    }
+  }
+
+  /**
+   * Runs a decode when fewer than MEDIA_CONCURRENCY run on this instance: however many uploads
+   * stream in at once (to storage, in bounded memory), only that many files are held and decoded.
+   */
+  private async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.decoding >= this.config.mediaConcurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.decoding++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      // The turn passes on (the count stays), or it ends.
+      if (next) next();
+      else this.decoding--;
     }
   }
 
