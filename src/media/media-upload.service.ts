@@ -9,6 +9,9 @@ import { AppConfig } from '../config/app-config.js';
 import { IMAGE_TYPES, type ImageType, SNIFF_BYTES, sniffImageType } from './image-type.js';
 import { MediaStorage } from './storage/media-storage.js';
 
+// libvips' operation cache would keep decoded images around after their request: nothing here is decoded twice.
+sharp.cache(false);
+
 /** Bytes of the stored upload read to find its dimensions from its header (the whole file when it is smaller). */
 const HEADER_BYTES = 512 * 1024;
 
