@@ -8,15 +8,20 @@
  *
  *   --uploads <n>  concurrent uploads (20)     --mb <n>  size of each file in MiB (20)
  */
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
+import { out } from './shared.mjs';
+
+const { fetch } = globalThis;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { uploads: { type: 'string', default: '20' }, mb: { type: 'string', default: '20' } } });
@@ -93,7 +98,7 @@ try {
   await sampler;
   const byStatus = {};
   for (const status of statuses) byStatus[status] = (byStatus[status] ?? 0) + 1;
-  console.log(JSON.stringify({ uploads, fileMiB: +(file.length / 1048576).toFixed(1), idleRssMb: +idle.toFixed(1), peakRssMb: +peak.toFixed(1), aboveIdleMb: +(peak - idle).toFixed(1), seconds, statuses: byStatus }));
+  out(JSON.stringify({ uploads, fileMiB: +(file.length / 1048576).toFixed(1), idleRssMb: +idle.toFixed(1), peakRssMb: +peak.toFixed(1), aboveIdleMb: +(peak - idle).toFixed(1), seconds, statuses: byStatus }));
 } finally {
   service.kill('SIGTERM');
   await new Promise((resolve) => service.once('exit', resolve));
