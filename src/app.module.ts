@@ -13,6 +13,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { PostsModule } from './posts/posts.module.js';
 import { TagsModule } from './tags/tags.module.js';
+import { MediaModule } from './media/media.module.js';
 import { EventsModule } from './events/events.module.js';
 import { EventLogModule } from './event-log/event-log.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -45,6 +46,7 @@ export class AppModule {
         AuthModule,
         UsersModule,
         TagsModule,
+        MediaModule,
         PostsModule,
         CommentsModule,
         EventLogModule.forRoot(catalog),

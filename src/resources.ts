@@ -1,6 +1,7 @@
 import { ApiKey } from './api-keys/api-key.entity.js';
 import type { ResourceList } from './common/resource/resource-catalog.js';
 import { COMMENT_RESOURCE } from './comments/comment.resource.js';
+import { MEDIA_RESOURCE } from './media/media.resource.js';
 import { POST_RESOURCE } from './posts/post.resource.js';
 import { REVISION_RESOURCE } from './posts/post-revision.resource.js';
 import { TAG_RESOURCE } from './tags/tag.resource.js';
@@ -15,6 +16,6 @@ import { Webhook } from './webhooks/webhook.entity.js';
  */
 export const RESOURCES: ResourceList = {
   // Each of its own entity: the catalog holds them as resources of any entity.
-  resources: [TAG_RESOURCE, USER_RESOURCE, POST_RESOURCE, REVISION_RESOURCE, COMMENT_RESOURCE] as unknown as ResourceList['resources'],
+  resources: [TAG_RESOURCE, USER_RESOURCE, POST_RESOURCE, REVISION_RESOURCE, COMMENT_RESOURCE, MEDIA_RESOURCE] as unknown as ResourceList['resources'],
   tables: [ApiKey, Webhook],
 };

@@ -154,7 +154,7 @@ describeEachDatabase('events of a resource declared only by itself', (kind) => {
     expect(data.event.fields).toContainEqual({ name: 'authorId', type: { kind: 'SCALAR', name: 'Int' } });
     const events = data.subscription.fields.find((field) => field.name === 'events')!;
     // The schema is sorted.
-    expect(events.args.map((arg) => arg.name)).toEqual(['after', 'authorId', 'gizmoId', 'postId', 'tagId', 'types']);
+    expect(events.args.map((arg) => arg.name)).toEqual(['after', 'authorId', 'gizmoId', 'mediaId', 'postId', 'tagId', 'types']);
     expect(events.args).toContainEqual({ name: 'gizmoId', description: 'Only events about this gizmo' });
   });
 

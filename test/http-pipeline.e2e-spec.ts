@@ -46,13 +46,14 @@ function routeHooks(fastify: FastifyInstance): Map<string, Hooks> {
 const NEST_ON_REQUEST = [...Array<string>(6).fill('anonymous'), 'runMiddie'];
 
 const PIPELINE: Hooks = {
-  onRequest: [...NEST_ON_REQUEST, 'echoRequestId', 'sendSecurityHeaders', 'rateLimit', 'refuseMalformedQuery', 'refuseHostileHeaders', 'negotiate'],
-  preParsing: ['refuseUnrouted'],
+  // The last is @fastify/multipart's (loaded at ready, after the pipeline's own): it watches for a premature close.
+  onRequest: [...NEST_ON_REQUEST, 'echoRequestId', 'sendSecurityHeaders', 'rateLimit', 'refuseMalformedQuery', 'refuseHostileHeaders', 'negotiate', 'anonymous'],
+  preParsing: ['refuseUnrouted', 'refuseMisplacedUploads'],
   preHandler: ['answerRepresentationFromCache', 'answerGraphQLFromCache'],
   preSerialization: ['renderRepresentation'],
   onSend: ['keepGraphQLAnswer', 'sendPageHeaders'],
-  // Nest's adapter's own, then the metrics.
-  onResponse: ['anonymous', 'recordHttpMetrics'],
+  // Nest's adapter's own, @fastify/multipart's, then the metrics.
+  onResponse: ['anonymous', 'anonymous', 'recordHttpMetrics'],
 };
 
 const ORIGIN = 'https://app.example.com';

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,10 +19,21 @@ import { describeEachDatabase, startTestApp, type TestApp } from './support/test
 const RATE_LIMIT_MAX = 3;
 const RATE_LIMIT_AUTH_MAX = 2;
 
+/** Reads a body as latin1 text (one character per byte), whatever its type. */
+function latin1Text(res: request.Response, callback: (error: Error | null, body: string) => void): void {
+  const stream = res as unknown as NodeJS.ReadableStream;
+  let text = '';
+  stream.setEncoding('latin1');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('end', () => callback(null, text));
+}
+
 interface Call {
   token?: string;
   headers?: Record<string, string>;
   body?: string | object;
+  /** A multipart upload: this file in the part `file`. */
+  file?: Buffer;
   address?: string;
   expect: number;
 }
@@ -34,6 +46,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
   const ids: Record<'admin' | 'alice' | 'bob', number> = { admin: 0, alice: 0, bob: 0 };
   let webhookId = 0;
   let tagId = 0;
+  let mediaId = 0;
   const nextAddress = () => {
     addresses += 1;
     return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
@@ -45,7 +58,11 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     if (options.token) pending = pending.set('Authorization', `Bearer ${options.token}`);
     for (const [name, value] of Object.entries(options.headers ?? {})) pending = pending.set(name, value);
     if (options.body !== undefined) pending = pending.send(options.body);
+    if (options.file !== undefined) pending = pending.attach('file', options.file, 'upload.png');
+    // An image's bytes, as text for the validator (superagent leaves binary bodies unread).
+    if (url.includes('/file')) pending = pending.buffer(true).parse(latin1Text);
     const response = await pending;
+    if (url.includes('/file') && typeof response.body === 'string') response.text = response.body;
     expect(response.status, `${method.toUpperCase()} ${url}: ${response.text}`).toBe(options.expect);
     const anonymous = !options.token && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
     expect(validator.check(method, url, response, { anonymous }), `${method.toUpperCase()} ${url}`).toEqual([]);
@@ -310,6 +327,39 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('delete', `/tags/${doomed}`, { token: tokens.admin, expect: 404 });
   });
 
+  it('media: uploads (multipart and raw) and their refusals, every representation, files with ranges, writes and their errors', async () => {
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } }).png().toBuffer();
+    const created = await call('post', '/media', { token: tokens.alice, file: png, expect: 201 });
+    mediaId = created.body.id as number;
+    await call('post', '/media', { token: tokens.alice, headers: { 'Content-Type': 'image/png', 'Content-Disposition': 'attachment; filename="raw.png"' }, body: png, expect: 201 });
+    await call('post', '/media', { file: png, expect: 401 });
+    await call('post', '/media', { token: tokens.alice, file: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), expect: 415 });
+    await call('post', '/media', { token: tokens.alice, headers: { 'Content-Type': 'image/png', 'Content-Length': String(30 * 1024 * 1024) }, body: 'x', expect: 413 });
+    // A public post makes its cover public: the HEAD below reads it anonymously.
+    await call('post', '/posts', { token: tokens.alice, body: { title: 'Covered', body: 'b', coverImageId: mediaId }, expect: 201 });
+    for (const accept of ACCEPTS) {
+      const one = await call('get', `/media/${mediaId}`, { headers: { Accept: accept }, expect: 200 });
+      await call('get', `/media/${mediaId}`, { headers: { Accept: accept, 'If-None-Match': one.headers.etag as string }, expect: 304 });
+      await call('get', '/media?limit=1', { token: tokens.alice, headers: { Accept: accept }, expect: 200 });
+    }
+    const file = await call('get', `/media/${mediaId}/file`, { expect: 200 });
+    await call('get', `/media/${mediaId}/file`, { headers: { Range: 'bytes=0-3' }, expect: 206 });
+    await call('get', `/media/${mediaId}/file`, { headers: { Range: 'bytes=999999-' }, expect: 416 });
+    await call('get', `/media/${mediaId}/file`, { headers: { 'If-None-Match': file.headers.etag as string }, expect: 304 });
+    await call('get', `/media/${mediaId}/file?variant=nope`, { expect: 400 });
+    await call('get', '/media/999999/file', { expect: 404 });
+    await call('get', '/media/999999', { expect: 404 });
+    const patched = await call('patch', `/media/${mediaId}`, { token: tokens.alice, body: { alt: 'A red rectangle', focalPoint: { x: 0.5, y: 0.5 } }, expect: 200 });
+    await call('patch', `/media/${mediaId}`, { token: tokens.alice, headers: { 'If-Match': '"1"' }, body: { alt: 'Stale' }, expect: 412 });
+    await call('patch', `/media/${mediaId}`, { token: tokens.alice, headers: { 'If-Match': patched.headers.etag as string }, body: { caption: 'Red' }, expect: 200 });
+    await call('patch', `/media/${mediaId}`, { token: tokens.bob, body: { alt: 'x' }, expect: 403 });
+    await call('patch', `/media/${mediaId}`, { token: tokens.alice, body: { focalPoint: { x: 2, y: 0 } }, expect: 400 });
+    await call('delete', `/media/${mediaId}`, { token: tokens.alice, expect: 409 });
+    const doomed = (await call('post', '/media', { token: tokens.alice, file: png, expect: 201 })).body.id as number;
+    await call('delete', `/media/${doomed}`, { token: tokens.alice, expect: 204 });
+    await call('delete', `/media/${doomed}`, { token: tokens.alice, expect: 404 });
+  });
+
   it('events: the log in every representation, paged by cursor and type, and its errors (400, 410 after a prune)', async () => {
     const post = (await call('post', '/posts', { token: tokens.alice, body: { title: 'Logged', body: 'b' }, expect: 201 })).body as { id: number };
     await call('post', `/posts/${post.id}/comments`, { token: tokens.bob, body: { body: 'c' }, expect: 201 });
@@ -363,7 +413,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     const cursor = ((await call('get', '/events?limit=100', { expect: 200 })).body as { cursor: string }[]).at(-1)!.cursor;
     for (const template of templates) {
       const webhook = template.startsWith('/webhooks');
-      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : template.startsWith('/tags') ? tagId : ids.alice;
+      const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : template.startsWith('/tags') ? tagId : template.startsWith('/media') ? mediaId : ids.alice;
       const token = template.includes('api-keys') || template.includes('revisions') ? tokens.alice : webhook || template === '/comments' ? tokens.admin : undefined;
       await call('head', template.replace('{id}', String(id)).replace('{cursor}', cursor).replace('{number}', '1').replace('{n}', '1'), { token, expect: 200 });
     }

@@ -39,12 +39,19 @@ const OPERATIONS: [string, string][] = [
   ['get', '/tags/{id}'],
   ['patch', '/tags/{id}'],
   ['delete', '/tags/{id}'],
+  ['get', '/media'],
+  ['post', '/media'],
+  ['get', '/media/{id}'],
+  ['patch', '/media/{id}'],
+  ['delete', '/media/{id}'],
+  ['get', '/media/{id}/file'],
 ];
 
 /** The writable fields each request body must describe. */
 const BODIES: Record<string, string[]> = {
-  'post /posts': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'status', 'publishAt', 'tags', 'authorId'],
-  'patch /posts/{id}': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'status', 'publishAt', 'tags', 'revision'],
+  'post /posts': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'authorId'],
+  'patch /posts/{id}': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'revision'],
+  'patch /media/{id}': ['alt', 'caption', 'focalPoint'],
   'post /tags': ['name'],
   'patch /tags/{id}': ['name'],
   'post /posts/{id}/comments': ['body', 'parentId'],
@@ -111,7 +118,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       }
       // ... and no verbs in paths, nothing that is not a resource of the contract.
       for (const path of Object.keys(spec.paths)) {
-        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/tags', '/feed', '/sitemap.xml', '/sitemaps', '/robots.txt'].some((root) => path.startsWith(root)), path).toBe(true);
+        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/tags', '/feed', '/sitemap.xml', '/sitemaps', '/robots.txt', '/media'].some((root) => path.startsWith(root)), path).toBe(true);
       }
     });
 

@@ -156,6 +156,7 @@ describeEachDatabase('representations', (kind) => {
         metaTitle: '',
         metaDescription: '',
         canonicalUrl: '',
+        coverImageId: '',
         authorId: '2',
         status: 'published',
         publishAt: '',

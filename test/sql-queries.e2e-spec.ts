@@ -1,18 +1,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import sharp from 'sharp';
 import { format } from 'sql-formatter';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventRetention } from '../src/event-log/event-retention.js';
+import { MediaRepository } from '../src/media/media.repository.js';
+import { MediaVariantsWorker } from '../src/media/media-variants.worker.js';
 import { PostScheduler } from '../src/posts/post-scheduler.js';
 import { ADMIN, ALICE, BOB, bearer, tokenFor } from './support/auth.js';
 import type { DatabaseKind } from './support/databases.js';
@@ -495,6 +499,28 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   } finally {
     await socket.dispose();
   }
+  // Media: an upload, its variant made in the background, reads of every door, a change, a cover, a refused and a done deletion.
+  const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c33' } }).png().toBuffer();
+  const mediaId = (await http().post('/media').set(bearer(alice)).attach('file', png, 'a.png').expect(201)).body.id as number;
+  await http().post('/media').set(bearer(alice)).attach('file', png, 'b.png').expect(201);
+  const mediaPage = await http().get('/media?limit=1').set(bearer(alice)).expect(200);
+  await http().get(next(mediaPage)!).set(bearer(alice)).expect(200);
+  await ql(`{ mediaList(first: 1) { totalCount nodes { id } } media(id: ${mediaId}) { id } }`, alice);
+  await http().patch(`/media/${mediaId}`).set(bearer(alice)).send({ focalPoint: { x: 0.5, y: 0.25 } }).expect(200);
+  for (let tries = 0; ; tries++) {
+    if ((await http().get(`/media/${mediaId}`).set(bearer(alice)).expect(200)).body.variants.length > 0) break;
+    if (tries > 200) throw new Error('no variant was made');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await http().get(`/media/${mediaId}/file`).set(bearer(alice)).expect(200);
+  const covered = await http().post('/posts').set(bearer(alice)).send({ title: 'Covered', body: 'b', coverImageId: mediaId }).expect(201);
+  await http().delete(`/media/${mediaId}`).set(bearer(alice)).expect(409);
+  await http().patch(`/posts/${covered.body.id as number}`).set(bearer(alice)).send({ coverImageId: null }).expect(200);
+  const media = app.app.get(MediaRepository);
+  await media.jobAttempts(mediaId);
+  await media.releaseJob(mediaId);
+  await http().delete(`/media/${mediaId}`).set(bearer(alice)).expect(204);
+  await app.app.get(MediaVariantsWorker).sweep(new Date(Date.now() + 2 * 3_600_000));
   await app.app.get(EventRetention).prune(new Date(Date.now() + (app.config.eventsRetentionDays + 1) * 86_400_000));
   await http().get(`/events?after=${events.body[0].cursor as string}`).expect(410);
 }
@@ -509,6 +535,7 @@ describeEachDatabase('the SQL files (src/database/queries)', (kind) => {
   let receiver: LocalServer;
   let receiverUrl: string;
   let keys: { kid: string; pair: Awaited<ReturnType<typeof generateKeyPair>>; jwk: JWK };
+  const mediaDir = mkdtempSync(join(tmpdir(), `sql-queries-media-${kind}-`));
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256', { extractable: true });
@@ -528,6 +555,7 @@ describeEachDatabase('the SQL files (src/database/queries)', (kind) => {
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_RETRY_BASE_MS: '50',
         WEBHOOK_TIMEOUT_MS: '1000',
+        MEDIA_DIR: mediaDir,
       },
       // From the start: the start-up statements (the first admin, the relay's position) too.
       beforeInit: (nest) => (recording = record(nest, repositories, base)),
@@ -538,6 +566,7 @@ describeEachDatabase('the SQL files (src/database/queries)', (kind) => {
     await app?.close();
     await jwks?.close();
     await receiver?.close();
+    rmSync(mediaDir, { recursive: true, force: true });
   });
 
   it(`every statement the repositories send is in src/database/queries/${kind} (and nothing else is)`, async () => {

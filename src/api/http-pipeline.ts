@@ -1,3 +1,4 @@
+import fastifyMultipart from '@fastify/multipart';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
@@ -22,6 +23,7 @@ import { IDE_ASSETS_PATH, serveGraphiqlAssets } from './graphql/ide/graphiql.js'
 import { SseTransport } from './graphql/subscriptions/sse.transport.js';
 import { WebSocketTransport } from './graphql/subscriptions/websocket.transport.js';
 import { FAVICON_PATH, serveFavicon } from './rest/favicon.js';
+import { passUploadThrough, refuseMisplacedUploads, uploadLimits } from '../media/upload-parsers.js';
 import { setupOpenApi } from './rest/openapi.js';
 import { RepresentationHooks } from './rest/representation.hooks.js';
 
@@ -108,6 +110,8 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   // ── preParsing ─────────────────────────────────────────────────────────────────────────────
   // A method no route serves: 405 with Allow (or 404), before a body is read (no 413/415 instead).
   fastify.addHook('preParsing', allowedMethods.refuseUnrouted);
+  // A multipart or image/* body anywhere but POST /media: 415 before it is read (as before uploads existed).
+  fastify.addHook('preParsing', refuseMisplacedUploads);
 
   // ── Body parsers ───────────────────────────────────────────────────────────────────────────
   // JSON only: Fastify's text parser goes (a text or form body is 415, as is any other type)...
@@ -116,6 +120,10 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   const json = parseJsonOrNothing(fastify);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, json);
   fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, json);
+  // POST /media: a form streamed part by part (@fastify/multipart, one file of at most MEDIA_MAX_BYTES + 1 bytes, a few short fields)...
+  void fastify.register(fastifyMultipart, { limits: uploadLimits(config.mediaMaxBytes) });
+  // ...or the raw image, handed on as the stream it is (counted and bounded by the upload, never buffered here).
+  fastify.addContentTypeParser(/^image\/[\w.+-]+$/, passUploadThrough);
 
   // ── preHandler ─────────────────────────────────────────────────────────────────────────────
   // After the rate limit and the negotiation, before any work: an anonymous GET's kept representation.

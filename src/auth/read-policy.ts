@@ -67,6 +67,12 @@ export interface CommentVisibility {
   authorId: number;
 }
 
+/** The fields of a media item the policy looks at: its uploader, and whether a public post uses it. */
+export interface MediaVisibility {
+  uploaderId: number;
+  isPublic: boolean;
+}
+
 /** The events a change of visibility sends (ReadPolicy.transition): each to its own readers; absent: to nobody. */
 export interface VisibilityTransition {
   /** Those who saw it before and still do: `*_UPDATED`. */
@@ -101,6 +107,9 @@ export interface VisibilityTransition {
  * post carries it; else only those who see one of its posts see it (tagScope): its posts' writers,
  * editors and admins. Its TAG_CREATED follows: restricted while only non-public posts carry it,
  * announced to the public (TagsService.announceTagsOf) when a public post first does.
+ *
+ * A media item (CONTRACT §14) is public once a public post uses it as its cover; else only its
+ * uploader, editors and admins see it (mediaScope, canSeeMedia), on every door.
  */
 @Injectable()
 export class ReadPolicy {
@@ -145,6 +154,25 @@ export class ReadPolicy {
    */
   tagScope(actor: Actor | null | undefined): PostScope {
     return this.postScope(actor);
+  }
+
+  /**
+   * Which media items a reader sees (CONTRACT §14): the public ones (a public post uses it as its
+   * cover), those they uploaded, or, for editors and admins, all; MediaRepository turns it into
+   * its WHERE clause. (Images in bodies and avatars do not make an item public yet.)
+   */
+  mediaScope(actor: Actor | null | undefined): PostScope {
+    return this.postScope(actor);
+  }
+
+  /** One media item, as mediaScope sees it: public, the reader's upload, or the reader sees all. */
+  canSeeMedia(actor: Actor | null | undefined, media: MediaVisibility): boolean {
+    return media.isPublic || this.canSeeNonPublic(actor, media.uploaderId);
+  }
+
+  /** The audience of an event about a media item in the state it is in now. */
+  mediaAudienceOf(media: MediaVisibility): EventAudience {
+    return media.isPublic ? PUBLIC_AUDIENCE : { audience: 'restricted', owner: media.uploaderId };
   }
 
   commentScope(actor: Actor | null | undefined): CommentScope {

@@ -50,6 +50,7 @@ function crossCheck(values: SettingValues, given: Given): string[] {
   if (given('databaseDirectUrl') && values.database !== undefined && values.database.type !== 'postgres') {
     problems.push('DATABASE_DIRECT_URL needs a PostgreSQL DATABASE_URL (it is the direct way to the same database)');
   }
+  if (values.mediaStorage === 's3' && !given('s3Bucket')) problems.push('S3_BUCKET is required when MEDIA_STORAGE=s3');
   return problems;
 }
 

@@ -205,6 +205,13 @@ export const SETTINGS = {
       'New tags one writer may make per hour by naming them on posts (`tags` of `POST`/`PATCH /posts`, `createPost`, `updatePost`; drafts too), counted across instances through Redis when `REDIS_URL` is set; past it 429 `RATE_LIMITED` with `Retry-After`, and the post is not written. Editors and admins, who manage tags, are not counted (`0` = off).',
   }),
 
+  rateLimitUploadsMax: setting('RATE_LIMIT_UPLOADS_MAX', int(0, 1_000_000), {
+    limit: 'Uploads (`POST /media`) per user per `RATE_LIMIT_WINDOW_S`, counted on every instance together (through Redis when set); past it 429 `RATE_LIMITED`',
+    group: 'Rate limits',
+    default: '30',
+    description: 'Files one user may upload (`POST /media`) per window, counted across instances through Redis when `REDIS_URL` is set; past it 429 `RATE_LIMITED` with `Retry-After`, before any byte is stored (`0` = off).',
+  }),
+
   metricsEnabled: setting('METRICS_ENABLED', bool(), {
     group: 'HTTP',
     default: 'true',
@@ -490,6 +497,63 @@ export const SETTINGS = {
     group: 'Publication',
     default: '50000',
     description: 'The most URLs one sitemap lists (sitemaps.org allows 50,000); past it `/sitemap.xml` is a sitemap index of `/sitemaps/{n}` pages of at most this many each.',
+  }),
+  mediaStorage: setting('MEDIA_STORAGE', oneOf('filesystem', 's3'), {
+    group: 'Media',
+    default: 'filesystem',
+    description: 'Where uploaded files and their variants live: `filesystem` (under `MEDIA_DIR`, one instance) or `s3` (any S3-compatible store, which several instances share: `S3_BUCKET` and its companions, the keys from the standard `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`).',
+  }),
+  mediaDir: setting('MEDIA_DIR', text({ minLength: 1, maxLength: 4096 }), {
+    group: 'Media',
+    default: './data/media',
+    description: 'The directory of `MEDIA_STORAGE=filesystem` (made when the first file is stored).',
+  }),
+  mediaMaxBytes: setting('MEDIA_MAX_BYTES', int(1, 1_073_741_824), {
+    limit: 'Bytes of one uploaded file; past it 413, counted as it streams in (nothing kept)',
+    group: 'Media',
+    default: '20971520',
+    description: 'The largest file `POST /media` accepts (default 20 MiB); a larger one is 413 `PAYLOAD_TOO_LARGE` as soon as it passes the bound, and what was stored of it is deleted.',
+  }),
+  mediaMaxPixels: setting('MEDIA_MAX_PIXELS', int(1, 1_000_000_000), {
+    limit: 'Pixels (width × height) of an uploaded image, read from its header before it is decoded; past it 413',
+    group: 'Media',
+    default: '40000000',
+    description: 'The most pixels an uploaded image may declare (width × height, every frame of an animation); past it 413 before a pixel is decoded (a decompression bomb is refused from its header).',
+  }),
+  mediaVariantWidths: setting('MEDIA_VARIANT_WIDTHS', list(/^[1-9]\d{0,4}$/, 'widths in pixels (1-99999)'), {
+    group: 'Media',
+    default: '320,768,1280,1920',
+    description: 'The widths of the WebP variants made of each image in the background, each one that is narrower than the original (named `w{width}`, e.g. `?variant=w320`).',
+  }),
+  mediaConcurrency: setting('MEDIA_CONCURRENCY', int(1, 64), {
+    limit: 'Images one instance decodes at the same time (uploads being cleaned, variants being made, each counted apart)',
+    group: 'Media',
+    default: '2',
+    description: 'How many images one instance makes variants of at once, and how many uploads it decodes at once (each with sharp, off the event loop); more uploads stream into storage meanwhile and wait their turn to be decoded.',
+  }),
+  mediaPublicMaxAge: setting('MEDIA_PUBLIC_MAX_AGE', int(0, 31_536_000), {
+    limit: 'Seconds a public file may be cached (`Cache-Control: public, max-age`); a file that stops being public is served no longer than this',
+    group: 'Media',
+    default: '300',
+    description: 'The `max-age` of a public file (`GET /media/{id}/file`): how long a file that stops being public may still be served by caches. Non-public files are `private, no-store`.',
+  }),
+  s3Endpoint: setting('S3_ENDPOINT', url('http:', 'https:'), {
+    group: 'Media',
+    description: 'The S3-compatible endpoint of `MEDIA_STORAGE=s3` (MinIO: `http://minio:9000`); unset: AWS S3 in `S3_REGION`.',
+  }),
+  s3Bucket: setting('S3_BUCKET', text({ minLength: 3, maxLength: 63, pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, like: 'an S3 bucket name' }), {
+    group: 'Media',
+    description: 'The bucket of `MEDIA_STORAGE=s3` (it must exist).',
+  }),
+  s3Region: setting('S3_REGION', text({ minLength: 1, maxLength: 64, pattern: /^[a-z0-9-]+$/, like: 'a region like `eu-west-1`' }), {
+    group: 'Media',
+    default: 'us-east-1',
+    description: 'The region of `MEDIA_STORAGE=s3`.',
+  }),
+  s3ForcePathStyle: setting('S3_FORCE_PATH_STYLE', bool(), {
+    group: 'Media',
+    default: 'false',
+    description: 'Address the bucket in the path (`{endpoint}/{bucket}/{key}`) rather than the host name: MinIO and most self-hosted stores need `true`.',
   }),
   commentsModeration: setting('COMMENTS_MODERATION', oneOf('off', 'first', 'all'), {
     limit: 'Which new comments wait in `pending` for a moderator',

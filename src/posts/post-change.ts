@@ -15,6 +15,8 @@ export interface PostChange {
   metaTitle?: string | null;
   metaDescription?: string | null;
   canonicalUrl?: string | null;
+  /** A new cover (checked by MediaService.checkCover); null: none. */
+  coverImageId?: number | null;
   status?: PostStatus;
   publishAt?: Date | null;
   /** For a scheduled publication: the time it was due, not the time it ran. */

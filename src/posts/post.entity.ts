@@ -61,6 +61,10 @@ export class Post {
   @Column({ name: 'canonical_url', type: 'varchar', length: 2048, nullable: true })
   canonicalUrl: string | null;
 
+  @Field(() => Int, { nullable: true, description: 'The id of its cover image (a media item); null: none' })
+  @Column({ name: 'cover_image_id', type: 'integer', nullable: true })
+  coverImageId: number | null;
+
   /** Bumped by DELETE /posts/{id}/previews: every preview token signed with an earlier stamp stops opening it. */
   @Column({ name: 'preview_stamp', type: 'integer', default: 0, select: false })
   previewStamp?: number;

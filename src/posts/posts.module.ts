@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContentModule } from '../content/content.module.js';
+import { MediaModule } from '../media/media.module.js';
 import { PublicationModule } from '../publication/publication.module.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -18,10 +19,11 @@ import { PostSlugs } from './post-slugs.service.js';
 import { PostsService } from './posts.service.js';
 import { PostEventsResolver } from './post-events.resolver.js';
 import { PostTagsResolver, TagPostsResolver } from './post-tags.resolver.js';
+import { PostCoverResolver } from './post-cover.resolver.js';
 import { TrashRetention } from './trash-retention.js';
 
 @Module({
-  imports: [UsersModule, TagsModule, ContentModule, PublicationModule],
+  imports: [UsersModule, TagsModule, MediaModule, ContentModule, PublicationModule],
   controllers: [PostsController, PostPreviewsController],
   providers: [
     PostsRepository,
@@ -38,6 +40,7 @@ import { TrashRetention } from './trash-retention.js';
     PostConnectionResolver,
     PostEventsResolver,
     PostTagsResolver,
+    PostCoverResolver,
     TagPostsResolver,
     PostScheduler,
     TrashRetention,

@@ -20,6 +20,7 @@ import { PostsRepository } from './posts.repository.js';
 import { PostPreviews } from './post-previews.service.js';
 import { PostSlugs } from './post-slugs.service.js';
 import { ContentRenderer } from '../content/content-renderer.js';
+import { MediaService } from '../media/media.service.js';
 
 const SLUG = new RegExp(SLUG_PATTERN);
 
@@ -41,6 +42,7 @@ export class PostsService {
     private readonly slugs: PostSlugs,
     private readonly renderer: ContentRenderer,
     private readonly previews: PostPreviews,
+    private readonly media: MediaService,
   ) {}
 
   /** The posts' table, for another feature's statement that joins a post into its rows (a comment with its post). */
@@ -113,6 +115,7 @@ export class PostsService {
         recorded.length = 0;
         const bodyFormat = input.bodyFormat ?? 'plain';
         const slug = await this.slugs.proposeFor(input.title, input.slug, manager);
+        if (input.coverImageId != null) await this.media.checkCover(input.coverImageId, who, manager);
         const created = await this.posts.insert(
           {
             title: input.title,
@@ -123,6 +126,7 @@ export class PostsService {
             metaTitle: input.metaTitle ?? null,
             metaDescription: input.metaDescription ?? null,
             canonicalUrl: input.canonicalUrl ?? null,
+            coverImageId: input.coverImageId ?? null,
             authorId,
             status,
             publishAt,
@@ -159,7 +163,8 @@ export class PostsService {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
       const { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, status: newStatus } = input;
-      const change: PostChange = { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, status: newStatus };
+      const change: PostChange = { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, coverImageId: input.coverImageId, status: newStatus };
+      if (input.coverImageId != null && input.coverImageId !== current.coverImageId) await this.media.checkCover(input.coverImageId, who, manager);
       if (input.revision !== undefined) {
         if (input.title !== undefined || input.body !== undefined) {
           throw DomainError.badInput('revision restores a title and body: give it without title or body', [{ field: 'revision', message: 'cannot be combined with title or body' }]);
@@ -249,7 +254,7 @@ export class PostsService {
     if (change.title !== undefined && change.title !== current.title) values.title = change.title;
     if (change.body !== undefined && change.body !== current.body) values.body = change.body;
     if (change.publishAt !== undefined && change.publishAt?.getTime() !== current.publishAt?.getTime()) values.publishAt = change.publishAt;
-    for (const key of ['bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl'] as const) {
+    for (const key of ['bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId'] as const) {
       if (change[key] !== undefined && change[key] !== current[key]) Object.assign(values, { [key]: change[key] });
     }
     if (values.body !== undefined || values.bodyFormat !== undefined || change.excerpt !== undefined) {

@@ -8,7 +8,7 @@ import type { TestApp } from './test-app.js';
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 export const POST_KEYS = [
-  '_links', 'authorId', 'body', 'bodyFormat', 'bodyHtml', 'canonicalUrl', 'createdAt', 'excerpt', 'id', 'metaDescription', 'metaTitle',
+  '_links', 'authorId', 'body', 'bodyFormat', 'bodyHtml', 'canonicalUrl', 'coverImageId', 'createdAt', 'excerpt', 'id', 'metaDescription', 'metaTitle',
   'publishAt', 'publishedAt', 'readingTimeMinutes', 'slug', 'status', 'tags', 'title', 'trashedAt', 'updatedAt',
 ];
 export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'bodyHtml', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt'];

@@ -47,6 +47,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     RATE_LIMIT_SIGNUP_MAX: '0',
     RATE_LIMIT_COST_MAX: '0',
     RATE_LIMIT_SEARCH_MAX: '0',
+    RATE_LIMIT_UPLOADS_MAX: '0',
     ...(database.directUrl ? { DATABASE_DIRECT_URL: database.directUrl } : {}),
     ...options.env,
   });

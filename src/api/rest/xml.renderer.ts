@@ -9,7 +9,8 @@ type ItemNames = (field: string) => string | undefined;
 
 /**
  * A field an object (a resource inside an event) is an element with its own fields and links; an
- * array an element with one child a value (`<tags><tag>news</tag></tags>`, named by the origin).
+ * array an element with one child a value (`<tags><tag>news</tag></tags>`, named by the origin) or
+ * an object (`<variants><variant><name>w320</name>…</variant></variants>`).
  */
 function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?: ItemNames, linkRel?: ItemNames): void {
   const element = parent.ele(name);
@@ -22,7 +23,11 @@ function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?:
     if (Array.isArray(value)) {
       const list = element.ele(field);
       const child = itemName?.(field) ?? 'item';
-      for (const entry of value as unknown[]) list.ele(child).txt(xmlText(String(entry)));
+      for (const entry of value as unknown[]) {
+        // An entry that is an object (a media item's variant) is an element with its own fields.
+        if (isObject(entry)) appendView(list, child, entry);
+        else list.ele(child).txt(xmlText(String(entry)));
+      }
       continue;
     }
     const child = element.ele(field);

@@ -18,6 +18,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   posts: 'Posts, newest first',
   comments: 'Comments on posts, oldest first',
   tags: 'Tags on posts, most used first',
+  media: 'Uploaded images, their variants and files, newest first',
   users: 'Users (sign-up, profiles), their API keys and tokens',
   auth: 'Sign-in: bearer tokens',
   operations: 'Health and metrics of the service',

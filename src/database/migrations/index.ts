@@ -16,6 +16,7 @@ import { TagCountsPerStatement1765360000000 } from './1765360000000-tag-counts-p
 import { WithdrawnContent1765400000000 } from './1765400000000-withdrawn-content.js';
 import { EventTraceContext1765450000000 } from './1765450000000-event-trace-context.js';
 import { Publication1765500000000 } from './1765500000000-publication.js';
+import { Media1765600000000 } from './1765600000000-media.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   WithdrawnContent1765400000000,
   EventTraceContext1765450000000,
   Publication1765500000000,
+  Media1765600000000,
 ];

@@ -21,6 +21,8 @@ const SLUG_MESSAGE = { message: 'slug must be 1-120 characters of a-z, 0-9 and s
 const CANONICAL_PATTERN = '^https?://[A-Za-z0-9._~%!$&\'()*+,;=:\\[\\]-]+(?:[/?#]\\S*)?$';
 const CANONICAL_MESSAGE = { message: 'canonicalUrl must be an absolute http(s) URL of at most 2048 characters' };
 
+const COVER_MESSAGE = { message: 'coverImageId must be the id of a media item (a positive integer) or null' };
+
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
 
 /** The body of POST /posts and GraphQL's CreatePostInput. */
@@ -62,6 +64,14 @@ export class CreatePostDto {
   @IsString({ message: 'excerpt must be a string' })
   @IsOptional()
   excerpt?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'The id of a media item you may see, as its cover image; null: none' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_INT32, nullable: true, description: 'The id of a media item you may see (400 otherwise), as its cover image; null: none. A public post makes its cover public' })
+  @Max(MAX_INT32, COVER_MESSAGE)
+  @Min(1, COVER_MESSAGE)
+  @IsInt(COVER_MESSAGE)
+  @IsOptional()
+  coverImageId?: number | null;
 
   @Field(() => String, { nullable: true, description: 'The title for search engines (at most 70 characters)' })
   @ApiPropertyOptional({ type: 'string', maxLength: 70, nullable: true })

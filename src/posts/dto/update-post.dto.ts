@@ -10,7 +10,7 @@ import { CreatePostDto } from './create-post.dto.js';
  * publishAt and tags (the new set), each optional, and `revision` to restore the title and body of an earlier one.
  */
 @InputType('UpdatePostInput', { description: 'Changes to a post: only the fields given change' })
-export class UpdatePostDto extends PartialInputType(CreatePostDto, ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'status', 'publishAt', 'tags']) {
+export class UpdatePostDto extends PartialInputType(CreatePostDto, ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags']) {
   @Field(() => Int, { nullable: true, description: "Restore the title and body of this revision (a new revision records it); an unknown number is 400" })
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'Restore the title and body of this revision: alone, not with title or body; a number the post has no revision of is 400' })
   @Max(MAX_INT32, { message: 'revision must be a positive integer' })

@@ -12,6 +12,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -71,6 +72,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -131,6 +133,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -193,6 +196,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -250,6 +254,7 @@ INSERT INTO
     post_id,
     author_id,
     comment_id,
+    media_id,
     resource,
     origin,
     audience,
@@ -259,7 +264,7 @@ INSERT INTO
     trace_parent
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 RETURNING
   id,
   tx
@@ -274,6 +279,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -429,6 +435,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,

@@ -12,6 +12,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -39,6 +40,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -67,6 +69,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -97,6 +100,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -122,6 +126,7 @@ INSERT INTO
     post_id,
     author_id,
     comment_id,
+    media_id,
     resource,
     origin,
     audience,
@@ -131,7 +136,7 @@ INSERT INTO
     trace_parent
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   tx
@@ -146,6 +151,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
@@ -227,6 +233,7 @@ SELECT
   post_id,
   author_id,
   comment_id,
+  media_id,
   resource,
   origin,
   audience,
