@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3_PART_SIZE, S3MediaStorage } from '../src/media/storage/s3-media-storage.js';
@@ -88,6 +91,163 @@ describe('S3MediaStorage beyond the contract (s3rver)', () => {
     }
   });
 });
+
+describe('S3MediaStorage against a store that misbehaves (s3rver behind a recording proxy)', () => {
+  let store: Awaited<ReturnType<typeof startS3Store>>;
+  let proxy: RecordingProxy;
+  beforeAll(async () => {
+    store = await startS3Store();
+    proxy = await RecordingProxy.start(store.options.endpoint!);
+  });
+  afterAll(async () => {
+    await proxy.stop();
+    await store.stop();
+  });
+
+  it('cuts the asked range from a store that ignores Range and sends the whole object', async () => {
+    const storage = new S3MediaStorage({ ...store.options, endpoint: proxy.url });
+    try {
+      const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+      await storage.put('ignored-range/1/original', Readable.from([bytes]), 'image/png');
+      proxy.ignoreRange = true;
+      for (const range of [
+        { start: 0, end: 0 },
+        { start: 17, end: 200 },
+        { start: 255, end: 255 },
+      ]) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of (await storage.read('ignored-range/1/original', range)) as AsyncIterable<Buffer>) chunks.push(chunk);
+        expect(Buffer.concat(chunks)).toEqual(bytes.subarray(range.start, range.end + 1));
+      }
+      expect(proxy.requests.at(-1)?.method).toBe('GET');
+    } finally {
+      proxy.ignoreRange = false;
+      storage.close();
+    }
+  });
+
+  it('aborts the multipart upload when the body fails, and sends no completion', async () => {
+    const storage = new S3MediaStorage({ ...store.options, endpoint: proxy.url });
+    try {
+      proxy.requests.length = 0;
+      const body = failingAfter(S3_PART_SIZE + 1024);
+      await expect(storage.put('aborted/1/original', body, 'image/png')).rejects.toThrow('the body failed');
+      const started = proxy.requests.find((seen) => seen.method === 'POST' && seen.query.has('uploads'));
+      expect(started).toBeDefined();
+      const uploadId = proxy.requests.find((seen) => seen.method === 'PUT' && seen.query.has('uploadId'))?.query.get('uploadId');
+      expect(uploadId).toEqual(expect.any(String));
+      expect(proxy.requests.filter((seen) => seen.method === 'DELETE').map((seen) => [seen.path, seen.query.get('uploadId')])).toEqual([
+        ['/media/aborted/1/original', uploadId],
+      ]);
+      expect(proxy.requests.some((seen) => seen.method === 'POST' && seen.query.has('uploadId'))).toBe(false);
+      expect(await storage.stat('aborted/1/original')).toBeNull();
+    } finally {
+      storage.close();
+    }
+  });
+
+  it('aborts when the store refuses a part, stops reading the body and leaves no object', async () => {
+    const storage = new S3MediaStorage({ ...store.options, endpoint: proxy.url });
+    try {
+      proxy.requests.length = 0;
+      proxy.refuse = (seen) => seen.method === 'PUT' && seen.query.get('partNumber') === '2';
+      let produced = 0;
+      const total = 4 * S3_PART_SIZE;
+      const body = new Readable({
+        read() {
+          const chunk = Buffer.alloc(Math.min(64 * 1024, total - produced), 1);
+          produced += chunk.length;
+          this.push(chunk.length > 0 ? chunk : null);
+        },
+      });
+      await expect(storage.put('refused/1/original', body, 'image/png')).rejects.toThrow();
+      expect(body.destroyed).toBe(true);
+      expect(produced).toBeLessThan(total);
+      expect(proxy.requests.filter((seen) => seen.method === 'DELETE' && seen.query.has('uploadId'))).toHaveLength(1);
+      expect(await storage.stat('refused/1/original')).toBeNull();
+    } finally {
+      proxy.refuse = () => false;
+      storage.close();
+    }
+  });
+});
+
+/** A body that sends `size` bytes and then fails. */
+function failingAfter(size: number): Readable {
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= size) {
+        this.destroy(new Error('the body failed half-way'));
+        return;
+      }
+      const chunk = Buffer.alloc(Math.min(64 * 1024, size - sent), 2);
+      sent += chunk.length;
+      this.push(chunk);
+    },
+  });
+}
+
+interface SeenRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+}
+
+/**
+ * An HTTP proxy in front of the store that records each request's method, path and query, and
+ * answers the ones `refuse` picks with a 400 error of S3's own shape (which the SDK does not retry).
+ * The SDK signs with SigV4, which s3rver does not check, so the proxy may change headers.
+ */
+class RecordingProxy {
+  readonly requests: SeenRequest[] = [];
+  refuse: (seen: SeenRequest) => boolean = () => false;
+  /** Drops the Range header of every request, as a store that does not do ranges would. */
+  ignoreRange = false;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(target: string): Promise<RecordingProxy> {
+    const holder: { proxy?: RecordingProxy } = {};
+    const server = createServer((incoming, outgoing) => holder.proxy!.forward(incoming, outgoing, new URL(target)));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    holder.proxy = new RecordingProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return holder.proxy;
+  }
+
+  private forward(incoming: IncomingMessage, outgoing: ServerResponse, target: URL): void {
+    const url = new URL(incoming.url ?? '/', 'http://proxy');
+    const seen = { method: incoming.method ?? 'GET', path: decodeURIComponent(url.pathname), query: url.searchParams };
+    this.requests.push(seen);
+    if (this.refuse(seen)) {
+      incoming.resume();
+      outgoing.writeHead(400, { 'content-type': 'application/xml' });
+      outgoing.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidArgument</Code><Message>refused by the test</Message></Error>');
+      return;
+    }
+    const headers = { ...incoming.headers };
+    if (this.ignoreRange) delete headers.range;
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+}
 
 async function collectKeys(entries: AsyncIterable<{ key: string }>): Promise<string[]> {
   const keys: string[] = [];
