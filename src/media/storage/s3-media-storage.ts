@@ -66,7 +66,8 @@ export class S3MediaStorage extends MediaStorage implements OnApplicationShutdow
     checkKey(key);
     // Memory: the body is read part by part and never whole. One part (8 MiB) is held while it is
     // sent (reading waits meanwhile), and the next is gathered only once it has gone; a sent part
-    // is let go when the loop moves on.
+    // is let go when the loop moves on. A part in a Buffer (not a stream) is also what lets the
+    // SDK retry a request that failed on the way.
     let uploadId: string | undefined;
     const completed: CompletedPart[] = [];
     let size = 0;
