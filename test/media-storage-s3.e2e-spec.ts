@@ -126,6 +126,32 @@ describe('S3MediaStorage against a store that misbehaves (s3rver behind a record
     }
   });
 
+  it('reads a big body no further ahead of the store than two parts', async () => {
+    const storage = new S3MediaStorage({ ...store.options, endpoint: proxy.url });
+    try {
+      const total = 40 * 1024 * 1024;
+      let produced = 0;
+      let furthestAhead = 0;
+      const startedAt = proxy.bodyBytes;
+      const body = new Readable({
+        read() {
+          // How much of the body has been read but has not reached the store: what the driver holds.
+          furthestAhead = Math.max(furthestAhead, produced - (proxy.bodyBytes - startedAt));
+          const chunk = Buffer.alloc(Math.min(64 * 1024, total - produced), 3);
+          produced += chunk.length;
+          this.push(chunk.length > 0 ? chunk : null);
+        },
+      });
+      const put = await storage.put('bounded/1/original', body, 'image/png');
+      expect(put.size).toBe(total);
+      expect(proxy.bodyBytes - startedAt).toBe(total);
+      expect(furthestAhead).toBeGreaterThanOrEqual(S3_PART_SIZE);
+      expect(furthestAhead).toBeLessThanOrEqual(2 * S3_PART_SIZE);
+    } finally {
+      storage.close();
+    }
+  });
+
   it('aborts the multipart upload when the body fails, and sends no completion', async () => {
     const storage = new S3MediaStorage({ ...store.options, endpoint: proxy.url });
     try {
@@ -202,6 +228,8 @@ interface SeenRequest {
 class RecordingProxy {
   readonly requests: SeenRequest[] = [];
   refuse: (seen: SeenRequest) => boolean = () => false;
+  /** Bytes of PUT bodies (objects and parts) that reached the proxy so far. */
+  bodyBytes = 0;
   /** Drops the Range header of every request, as a store that does not do ranges would. */
   ignoreRange = false;
 
@@ -239,6 +267,7 @@ class RecordingProxy {
       },
     );
     upstream.on('error', () => outgoing.destroy());
+    if (seen.method === 'PUT') incoming.on('data', (chunk: Buffer) => (this.bodyBytes += chunk.length));
     incoming.pipe(upstream);
   }
 
