@@ -11,6 +11,7 @@ export const USER_DOCS = [
   'docs/graphql.md',
   'docs/publishing.md',
   'docs/media.md',
+  'docs/media-storage.md',
   'docs/live-updates.md',
   'docs/webhooks.md',
   'docs/sso.md',

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
+import { S3MediaStorage } from './s3-media-storage.js';
 import { FilesystemMediaStorage } from './filesystem-media-storage.js';
 import { MediaStorage } from './media-storage.js';
 
 /** The MediaStorage of MEDIA_STORAGE: files under MEDIA_DIR, or an S3-compatible bucket. */
 export function mediaStorageFor(config: AppConfig): MediaStorage {
   if (config.mediaStorage === 's3') {
-    // S3 DRIVER: construct S3MediaStorage (./s3-media-storage.ts) from config.s3Endpoint, s3Bucket, s3Region, s3ForcePathStyle here.
-    throw new Error('MEDIA_STORAGE=s3: the S3 driver is not part of this build yet');
+    // Without credentials here the SDK reads AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or the instance's role) itself.
+    return new S3MediaStorage({ endpoint: config.s3Endpoint, bucket: config.s3Bucket!, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle });
   }
   return new FilesystemMediaStorage(config.mediaDir);
 }
