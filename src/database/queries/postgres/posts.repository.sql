@@ -881,6 +881,7 @@ SELECT
   t.meta_title,
   t.meta_description,
   t.canonical_url,
+  t.cover_image_id,
   t.author_id,
   t.status,
   t.publish_at,
