@@ -1,4 +1,5 @@
 import { type DefaultTreeAdapterMap, parse, parseFragment, serialize } from 'parse5';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { bearer } from './support/auth.js';
 import { useApp } from './support/fixture.js';
@@ -173,7 +174,7 @@ describeEachDatabase('the HTML post page', (kind) => {
       expect(shown.meta('og:type')).toBe('article');
       expect(shown.meta('og:url')).toBe('https://elsewhere.example.org/original?a=1&b=2');
       expect(shown.meta('og:site_name')).toBe('Blog');
-      // No post has a cover image yet (§14).
+      // Without a cover image, no og:image.
       expect(shown.metas('og:image')).toEqual([]);
       expect(created.publishedAt).not.toBeNull();
       expect(shown.meta('article:published_time')).toBe(created.publishedAt);
@@ -193,6 +194,27 @@ describeEachDatabase('the HTML post page', (kind) => {
         keywords: created.tags,
       });
       expect([...created.tags].sort()).toEqual(['how-to', 'news']);
+    });
+
+    it('a cover image: shown above the body with its alt text, and og:image and the JSON-LD image its absolute URL', async () => {
+      const png = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#336699' } }).png().toBuffer();
+      const upload = await app.http().post('/media').set(bearer(app.tokens.alice)).set('content-type', 'image/png').set('content-disposition', 'attachment; filename="cover.png"').send(png);
+      expect(upload.status, upload.text).toBe(201);
+      const mediaId = upload.body.id as number;
+      await app.http().patch(`/media/${mediaId}`).set(bearer(app.tokens.alice)).send({ alt: 'A blue "square" & more', caption: 'The caption' }).expect(200);
+      const created = await post({ title: 'With a cover', coverImageId: mediaId });
+      const shown = await page(`/posts/${created.id}`);
+      const [figure] = elements(shown.article, (element) => element.tagName === 'figure');
+      expect(figure, 'a <figure> in the article').toBeDefined();
+      const [img] = elements(figure, (element) => element.tagName === 'img');
+      expect(attr(img, 'src')).toBe(`/media/${mediaId}/file`);
+      expect(attr(img, 'alt')).toBe('A blue "square" & more');
+      expect([attr(img, 'width'), attr(img, 'height')]).toEqual(['120', '80']);
+      expect(textOf(elements(figure, (element) => element.tagName === 'figcaption')[0])).toBe('The caption');
+      expect(shown.meta('og:image')).toBe(`${BASE}/media/${mediaId}/file`);
+      expect(shown.jsonLd.image).toBe(`${BASE}/media/${mediaId}/file`);
+      // Anonymous readers see it too: the post is public, so is its cover.
+      expect((await app.http().get(`/media/${mediaId}/file`)).status).toBe(200);
     });
 
     it('without them: the title, the derived excerpt and PUBLIC_POST_URL', async () => {

@@ -17,6 +17,7 @@ export const LAYOUT = compileTemplate(`<!doctype html>
 body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#222}
 a{color:#0b57d0}header.byline{display:flex;align-items:center;gap:.5rem;color:#555}
 img.avatar{width:2rem;height:2rem;border-radius:50%;object-fit:cover}
+figure.cover{margin:1rem 0}figure.cover img{max-width:100%;height:auto}
 .body{white-space:pre-wrap}.byline .reading{color:#777;font-size:.85rem}ol.comments{padding-left:1.2rem}ol.comments li{margin:.75rem 0}
 nav{margin-bottom:1.5rem;font-size:.9rem}time{color:#777;font-size:.85rem}
 nav.links{margin-top:2rem}nav.links h2{font-size:1rem}nav.links code{color:#777}

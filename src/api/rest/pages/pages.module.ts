@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CommentsModule } from '../../../comments/comments.module.js';
+import { MediaModule } from '../../../media/media.module.js';
 import { PublicationModule } from '../../../publication/publication.module.js';
 import { UsersModule } from '../../../users/users.module.js';
 import { CommentListPage } from './comment-list-page.js';
@@ -24,7 +25,7 @@ const LIST_PAGES = [PostListPage, CommentListPage, UserListPage, TagListPage, Re
 
 /** The HTML pages: each injects the services whose data it shows; the registry hands them to the HTML renderer. */
 @Module({
-  imports: [UsersModule, CommentsModule, PublicationModule],
+  imports: [UsersModule, CommentsModule, PublicationModule, MediaModule],
   providers: [
     ...ITEM_PAGES,
     ...LIST_PAGES,

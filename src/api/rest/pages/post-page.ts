@@ -5,6 +5,8 @@ import { COMMENT_RESOURCE } from '../../../comments/comment.resource.js';
 import { CommentsService } from '../../../comments/comments.service.js';
 import { POST_RESOURCE } from '../../../posts/post.resource.js';
 import { PublicUrls } from '../../../publication/public-urls.js';
+import { MediaService } from '../../../media/media.service.js';
+import { mediaFilePath } from '../../../media/media.resource.js';
 import { UsersService } from '../../../users/users.service.js';
 import { authorOf, withAuthorNames } from './authors.js';
 import { COMMENT_THREAD_TEMPLATE, threaded } from './comment-thread.js';
@@ -23,7 +25,8 @@ const SITE_NAME = 'Blog';
 const TEMPLATE = compileTemplate(`<article class="post">
 <h1><%= it.post.title %></h1>
 <header class="byline">${AVATAR_TEMPLATE}<span>by <a rel="author" href="<%= it.post._links.author.href %>"><%= it.author ? it.author.name : 'unknown' %></a></span> <time datetime="<%= it.post.createdAt %>"><%= it.post.createdAt %></time> <span class="reading"><%= it.post.readingTimeMinutes %> min read</span> <span class="status"><%= it.post.status %></span></header>
-<div class="content"><%~ it.post.bodyHtml %></div>
+<% if (it.cover) { %><figure class="cover"><img src="<%= it.cover.src %>"<% if (it.cover.srcset) { %> srcset="<%= it.cover.srcset %>" sizes="(max-width: 48rem) 100vw, 48rem"<% } %> width="<%= it.cover.width %>" height="<%= it.cover.height %>" alt="<%= it.cover.alt %>"><% if (it.cover.caption) { %><figcaption><%= it.cover.caption %></figcaption><% } %></figure>
+<% } %><div class="content"><%~ it.post.bodyHtml %></div>
 ${TAGS_TEMPLATE('it.post')}
 </article>
 <% if (it.comments) { %><section>
@@ -48,6 +51,16 @@ const HEAD_TEMPLATE = compileTemplate(`<meta name="description" content="<%= it.
 
 type Author = Awaited<ReturnType<typeof authorOf>>;
 
+/** The cover image on the page: the original, its variants as a srcset, its alt text. */
+interface Cover {
+  src: string;
+  srcset?: string;
+  width: number;
+  height: number;
+  alt: string;
+  caption: string | null;
+}
+
 /**
  * A post: its rendered body, its author's name and avatar, and its first comments as threads,
  * those the reader may see; in the head, what search engines and link previews read of it
@@ -58,11 +71,13 @@ export class PostPage implements ItemPage {
   readonly kind = POST_RESOURCE.kind;
   /** The author of the view being rendered, looked up once for its head and its body. */
   private readonly authors = new WeakMap<ListItem, Promise<Author>>();
+  private readonly covers = new WeakMap<ListItem, Promise<Cover | undefined>>();
 
   constructor(
     private readonly users: UsersService,
     private readonly comments: CommentsService,
     private readonly urls: PublicUrls,
+    private readonly media: MediaService,
   ) {}
 
   title(post: ListItem): string {
@@ -73,11 +88,14 @@ export class PostPage implements ItemPage {
     const author = await this.authorOf(post);
     const page = await this.comments.firstPageOf(post.id as number, { limit: COMMENTS_ON_POST_PAGE }, reader);
     const comments = await withAuthorNames(this.users, page.items.map((comment) => COMMENT_RESOURCE.view(comment)));
-    return TEMPLATE({ post, author, comments: threaded(comments), commentCount: comments.length, moreComments: page.nextCursor !== null, avatar: avatarSource });
+    const cover = await this.coverOf(post, reader);
+    return TEMPLATE({ post, author, cover, comments: threaded(comments), commentCount: comments.length, moreComments: page.nextCursor !== null, avatar: avatarSource });
   }
 
-  async head(post: ListItem): Promise<string> {
+  async head(post: ListItem, reader: Actor | null): Promise<string> {
     const author = await this.authorOf(post);
+    const cover = await this.coverOf(post, reader);
+    const image = cover ? this.urls.absolute(cover.src) : undefined;
     const title = this.title(post);
     const description = String(post.metaDescription ?? post.excerpt);
     const canonical = typeof post.canonicalUrl === 'string' ? post.canonicalUrl : this.urls.post(publicPost(post));
@@ -97,6 +115,7 @@ export class PostPage implements ItemPage {
       dateModified: modifiedTime,
       author: { '@type': 'Person', name: author?.name ?? 'unknown', url: this.urls.absolute(`/users/${String(post.authorId)}`) },
       ...(tags.length ? { keywords: tags } : {}),
+      ...(image ? { image } : {}),
     };
     return HEAD_TEMPLATE({
       title,
@@ -104,12 +123,33 @@ export class PostPage implements ItemPage {
       canonical,
       siteName: SITE_NAME,
       noindex: !published,
-      // TODO(§14 media): the cover image's absolute URL, once posts have one (og:image and the JSON-LD `image`).
-      image: undefined,
+      image,
       publishedTime,
       modifiedTime,
       jsonLd: scriptJson(jsonLd),
     });
+  }
+
+  /** The cover image as the page shows it, if the post has one the reader may see (looked up once for the head and the body). */
+  private coverOf(post: ListItem, reader: Actor | null): Promise<Cover | undefined> {
+    let cover = this.covers.get(post);
+    if (!cover) this.covers.set(post, (cover = this.readCover(post, reader)));
+    return cover;
+  }
+
+  private async readCover(post: ListItem, reader: Actor | null): Promise<Cover | undefined> {
+    if (typeof post.coverImageId !== 'number') return undefined;
+    const [media] = await this.media.findByIds([post.coverImageId]);
+    if (!media || !this.media.canSee(media, reader)) return undefined;
+    const variants = media.variants ?? [];
+    return {
+      src: mediaFilePath(media.id),
+      srcset: variants.length ? [...variants.map((variant) => `${variant.href} ${variant.width}w`), `${mediaFilePath(media.id)} ${media.width}w`].join(', ') : undefined,
+      width: media.width,
+      height: media.height,
+      alt: media.alt ?? '',
+      caption: media.caption,
+    };
   }
 
   private authorOf(post: ListItem): Promise<Author> {
