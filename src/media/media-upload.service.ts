@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { buffer as readWhole } from 'node:stream/consumers';
-import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
+import type { Metadata, OutputInfo, Sharp } from 'sharp';
+import { loadSharp } from './sharp.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { IMAGE_TYPES, type ImageType, SNIFF_BYTES, sniffImageType } from './image-type.js';
 import { MediaStorage } from './storage/media-storage.js';
 
 // libvips' operation cache would keep decoded images around after their request: nothing here is decoded twice.
-sharp.cache(false);
 
 /** Bytes of the stored upload read to find its dimensions from its header (the whole file when it is smaller). */
 const HEADER_BYTES = 512 * 1024;
@@ -137,12 +137,12 @@ export class MediaUploadService {
     const head = await this.readBytes(key, size <= HEADER_BYTES ? undefined : { start: 0, end: HEADER_BYTES - 1 });
     let metadata: Metadata;
     try {
-      metadata = await sharp(head, { limitInputPixels: false, animated: true }).metadata();
+      metadata = await (await loadSharp())(head, { limitInputPixels: false, animated: true }).metadata();
     } catch {
       if (size <= HEADER_BYTES) throw unsupported('it cannot be read as an image');
       // A header longer than the bytes read: the whole file then.
       try {
-        metadata = await sharp(await this.readBytes(key), { limitInputPixels: false, animated: true }).metadata();
+        metadata = await (await loadSharp())(await this.readBytes(key), { limitInputPixels: false, animated: true }).metadata();
       } catch {
         throw unsupported('it cannot be read as an image');
       }
@@ -157,6 +157,7 @@ export class MediaUploadService {
   private async clean(rawKey: string, cleanKey: string, type: ImageType, animated: boolean): Promise<{ width: number; height: number; size: number }> {
     const input = await this.storage.read(rawKey);
     if (!input) throw new Error(`The upload ${rawKey} vanished`);
+    const sharp = await loadSharp();
     let transformer = sharp({ limitInputPixels: this.config.mediaMaxPixels, failOn: 'warning', animated });
     // An animation keeps its frames as they are (no EXIF orientation in GIF or animated WebP).
     if (!animated) transformer = transformer.rotate();

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import sharp, { type OutputInfo } from 'sharp';
+import type { OutputInfo } from 'sharp';
+import { loadSharp } from './sharp.js';
 import { AppConfig } from '../config/app-config.js';
 import { MediaRepository } from './media.repository.js';
 import { MediaService, originalKey, variantKey, variantName } from './media.service.js';
@@ -184,7 +185,7 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
       if (existing.has(name)) continue;
       const input = await this.storage.read(originalKey(mediaId));
       if (!input) return true;
-      const resizer = sharp({ limitInputPixels: this.config.mediaMaxPixels, animated: false }).resize({ width, withoutEnlargement: true }).webp({ quality: 80 });
+      const resizer = (await loadSharp())({ limitInputPixels: this.config.mediaMaxPixels, animated: false }).resize({ width, withoutEnlargement: true }).webp({ quality: 80 });
       let info: OutputInfo | undefined;
       resizer.on('info', (output: OutputInfo) => (info = output));
       input.on('error', (error) => resizer.destroy(error));
