@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Client as SseClient } from 'graphql-sse';
+import sharp from 'sharp';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -64,8 +68,10 @@ interface Fixture {
   state: PostStatus;
   post: EditorialPost;
   comment: CommentBody;
-  /** In the post's title and body and in the comment's body. */
+  /** In the post's title and body, in the comment's body and in the alt text of the cover. */
   mark: string;
+  /** The post's cover image, uploaded by ALICE (CONTRACT §14: public exactly when the post is). */
+  cover: { id: number };
 }
 
 interface Cell {
@@ -105,6 +111,7 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
   const subscriptions: LiveSubscription[] = [];
   const memo = new Map<string, Promise<unknown>>();
   const http = () => request(app.server);
+  let mediaDir: string;
 
   /** One computation shared by the tests that look at its result (a feed, a replay). */
   function once<T>(key: string, make: () => Promise<T>): Promise<T> {
@@ -163,17 +170,29 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
     // Neutral: the marker must not spell the state, which the HTML door looks for.
     const mark = marker('fx');
     let comment: CommentBody | undefined;
+    const cover = await uploadCover(mark);
+    // The trashed post gets its comment and cover while it is a draft (a trashed post takes no edits).
     const addComment = async (post: EditorialPost) => {
       comment = await commentOn(app, post.id, alice(), `A remark ${mark}`);
+      await patchPost(app, post.id, alice(), { coverImageId: cover.id });
     };
     const post = await createPostIn(app, alice(), state, { title: `Title ${mark}`, body: `Body ${mark}`, beforeTrash: addComment });
     if (!comment) await addComment(post);
     expect(post.status, `the ${state} post of the fixture`).toBe(state);
-    return { state, post, comment: comment!, mark };
+    return { state, post, comment: comment!, mark, cover };
+  }
+
+  /** A small PNG uploaded by ALICE, its alt text carrying the marker. */
+  async function uploadCover(mark: string): Promise<{ id: number }> {
+    const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: { r: 40, g: 90, b: 200 } } }).png().toBuffer();
+    const response = await http().post('/media').set('authorization', `Bearer ${alice()}`).field('alt', `Cover ${mark}`).attach('file', png, { filename: 'cover.png', contentType: 'image/png' });
+    expect(response.status, response.text).toBe(201);
+    return { id: (response.body as { id: number }).id };
   }
 
   beforeAll(async () => {
-    app = await startTestApp(kind, { env: editorialEnv(kind) });
+    mediaDir = await mkdtemp(join(tmpdir(), `matrix-media-${kind}-`));
+    app = await startTestApp(kind, { env: editorialEnv(kind, { MEDIA_DIR: mediaDir }) });
     urls = await listen(app);
     callers = await signInCallers(app);
     await receiver.start();
@@ -190,6 +209,7 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
     await Promise.all([...wsClients.values()].map(async (client) => (await client.catch(() => undefined))?.dispose()));
     await app?.close();
     await receiver.stop();
+    if (mediaDir) await rm(mediaDir, { recursive: true, force: true });
   });
 
   // -------------------------------------------------------------------------------------------
@@ -662,6 +682,56 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       }
       expect(body.data.post).toMatchObject({ id: cell.fixture.post.id });
     }),
+
+    // --- §14 doors: media lane (the cover of each post: public exactly when the post is) ---
+    readDoor('GET /media/{id} (its cover, JSON)', async (cell) => {
+      const response = await as(http().get(`/media/${cell.fixture.cover.id}`), cell.caller.token);
+      if (!cell.visible) return expectItem404(response, cell);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body).toMatchObject({ id: cell.fixture.cover.id, uploaderId: ALICE_ID, alt: `Cover ${cell.fixture.mark}` });
+    }),
+    readDoor('GET /media/{id}/file (its cover)', async (cell) => {
+      const response = await as(http().get(`/media/${cell.fixture.cover.id}/file`), cell.caller.token);
+      if (!cell.visible) return expectItem404(response, cell);
+      expect(response.status, response.text).toBe(200);
+      expect(response.headers['content-type'], cell.door).toMatch(/^image\/png/);
+    }),
+    readDoor('GET /media (the list)', async (cell) => {
+      const response = await as(http().get('/media?limit=100'), cell.caller.token).expect(200);
+      const ids = (response.body as { id: number }[]).map((item) => item.id);
+      expect(ids.includes(cell.fixture.cover.id), `${cell.door}: lists media ${cell.fixture.cover.id} (ids ${ids.join(',')})`).toBe(cell.visible);
+      if (!cell.visible) expectNoMarker(response.text, cell.fixture.mark, cell.door);
+    }),
+    readDoor('GraphQL media(id) (its cover)', async (cell) => {
+      const { body, response } = await gql(cell.caller.name, 'query($id: Int!) { media(id: $id) { id alt uploaderId } }', { id: cell.fixture.cover.id });
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      if (!cell.visible) {
+        expect(body.data.media, cell.door).toBeNull();
+        return expectNoMarker(response.text, cell.fixture.mark, cell.door);
+      }
+      expect(body.data.media).toMatchObject({ id: cell.fixture.cover.id, alt: `Cover ${cell.fixture.mark}`, uploaderId: ALICE_ID });
+    }),
+    readDoor(
+      'GraphQL post(id) { coverImage }',
+      async (cell) => {
+        const { body } = await gql(cell.caller.name, 'query($id: Int!) { post(id: $id) { id coverImage { id alt } } }', { id: cell.fixture.post.id });
+        expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+        expect(body.data.post.coverImage, cell.door).toEqual({ id: cell.fixture.cover.id, alt: `Cover ${cell.fixture.mark}` });
+      },
+      (state, caller) => mayRead(caller, state),
+    ),
+    // MEDIA_CREATED has the audience of the item when it was uploaded: not used yet, so its uploader's and the editors'.
+    readDoor(
+      'GET /events (its cover’s MEDIA_CREATED)',
+      async (cell) => {
+        const events = (await feed(cell.caller.name)) as (FeedEvent & { mediaId?: number | null })[];
+        const created = events.filter((event) => event.type === 'MEDIA_CREATED' && event.mediaId === cell.fixture.cover.id);
+        expect(created, cell.door).toHaveLength(isEditorOfAlice(cell.caller.name) ? 1 : 0);
+        if (!cell.visible) expectNoMarker(JSON.stringify(events), cell.fixture.mark, cell.door);
+      },
+      undefined,
+      (_state, caller) => (isEditorOfAlice(caller) ? 'shows it' : 'hides it (private when uploaded)'),
+    ),
 
     // --- end of §13 doors ---
 
