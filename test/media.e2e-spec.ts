@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,20 +70,20 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 
 /** Media (CONTRACT §14): uploads, types from the bytes, limits, stripped metadata, files, visibility, variants. */
 describeEachDatabase('media', (kind) => {
-  let mediaDir: string;
+  let mediaDir: string | undefined;
   const app = useApp(kind, {
     signIn: ['admin', 'alice', 'bob', 'editor'],
     timeout: 60_000,
+    // Made when the app starts (useApp's beforeAll reads the env before any later hook runs).
     get env() {
+      mediaDir ??= mkdtempSync(join(tmpdir(), `media-${kind}-`));
       return { RESPONSE_CACHE: 'off', MEDIA_DIR: mediaDir, MEDIA_VARIANT_WIDTHS: '64,128,4000' };
     },
   });
   const http = () => request(app.server);
+  const dir = () => mediaDir!;
 
-  beforeAll(async () => {
-    mediaDir = await mkdtemp(join(tmpdir(), `media-${kind}-`));
-  });
-  afterAll(() => rm(mediaDir, { recursive: true, force: true }));
+  afterAll(() => (mediaDir ? rm(mediaDir, { recursive: true, force: true }) : undefined));
 
   async function upload(bytes: Buffer, name = 'photo.bin', token = app.tokens.alice, fields: Record<string, string> = {}) {
     let call = http().post('/media').set(bearer(token));
@@ -172,10 +173,10 @@ describeEachDatabase('media', (kind) => {
       ['a script', Buffer.from('#!/bin/sh\necho owned\n'), 'run.jpg'],
       ['an empty file', Buffer.alloc(0), 'empty.png'],
     ])('%s is 415, and nothing is kept', async (_name, bytes, filename) => {
-      const before = await listFiles(mediaDir);
+      const before = await listFiles(dir());
       const response = await upload(bytes, filename);
       expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
-      const after = await listFiles(mediaDir);
+      const after = await listFiles(dir());
       expect(after.filter((entry) => !before.includes(entry) && !VARIANT_FILE.test(entry))).toEqual([]);
     });
 
@@ -362,7 +363,7 @@ describeEachDatabase('media', (kind) => {
       const deleted = await http().delete(`/media/${item.id}`).set(bearer(app.tokens.alice));
       expect(deleted.status, deleted.text).toBe(204);
       expect((await http().get(`/media/${item.id}`).set(bearer(app.tokens.alice))).status).toBe(404);
-      expect((await listFiles(mediaDir)).filter((entry) => entry.startsWith(`media/${item.id}/`))).toEqual([]);
+      expect((await listFiles(dir())).filter((entry) => entry.startsWith(`media/${item.id}/`))).toEqual([]);
     });
   });
 
@@ -380,6 +381,43 @@ describeEachDatabase('media', (kind) => {
       expect(about(await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.editor)))).toEqual(['MEDIA_CREATED', 'MEDIA_UPDATED', 'MEDIA_DELETED']);
       expect(about(await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.bob)))).toEqual([]);
       expect(about(await http().get(`/events?types=${types}&limit=100`))).toEqual([]);
+    });
+  });
+
+  describe('user deletion', () => {
+    it('deletes the media the user uploaded that no other user’s post uses, rows and files; what another user’s post uses passes to its author', async () => {
+      const leaving = await createUser(app);
+      const ownCover = await uploaded(await image('png', 20, 20), leaving.token);
+      const unused = await uploaded(await image('png', 21, 21), leaving.token);
+      const shared = await uploaded(await image('png', 22, 22), leaving.token);
+      await createPost(app, leaving.token, { coverImageId: ownCover.id });
+      // Public once their published post uses it, so BOB may take it as his cover too.
+      await createPost(app, leaving.token, { coverImageId: shared.id });
+      const bobs = await createPost(app, app.tokens.bob, { coverImageId: shared.id, status: 'draft' });
+      const before = await listFiles(dir());
+      for (const item of [ownCover, unused, shared]) expect(before, `the file of media ${item.id}`).toContain(`media/${item.id}/original`);
+
+      const deleted = await http().delete(`/users/${leaving.id}`).set(bearer(app.tokens.admin));
+      expect(deleted.status, deleted.text).toBe(204);
+
+      for (const item of [ownCover, unused]) {
+        expectProblem(await http().get(`/media/${item.id}`).set(bearer(app.tokens.admin)), 404, 'NOT_FOUND');
+        expect((await listFiles(dir())).filter((entry) => entry.startsWith(`media/${item.id}/`)), `the files of media ${item.id}`).toEqual([]);
+      }
+      const kept = await http().get(`/media/${shared.id}`).set(bearer(app.tokens.bob));
+      expect(kept.status, kept.text).toBe(200);
+      expect(kept.body).toMatchObject({ id: shared.id, uploaderId: bobs.authorId });
+      expect((await fileBytes(shared.id, app.tokens.bob)).length).toBe(shared.size);
+      const post = await http().get(`/posts/${bobs.id}`).set(bearer(app.tokens.bob)).expect(200);
+      expect(post.body.coverImageId).toBe(shared.id);
+      // BOB's draft is not public: the item is his (and the editors') now, nobody else's.
+      expectProblem(await http().get(`/media/${shared.id}`).set(bearer(app.tokens.alice)), 404, 'NOT_FOUND');
+      expectProblem(await http().get(`/media/${shared.id}`), 404, 'NOT_FOUND');
+      // Its MEDIA_DELETED events reach the editors.
+      const feed = await http().get('/events?types=MEDIA_DELETED&limit=100').set(bearer(app.tokens.editor)).expect(200);
+      const gone = (feed.body as { mediaId: number | null }[]).map((entry) => entry.mediaId);
+      expect(gone).toEqual(expect.arrayContaining([ownCover.id, unused.id]));
+      expect(gone).not.toContain(shared.id);
     });
   });
 
@@ -585,7 +623,7 @@ describeEachDatabase('media across instances', (kind) => {
     expect(Number(rowsAfter)).toBe(Number(rowsBefore));
   });
 
-  it('the sweep deletes the files no item owns once they are old: a dead upload\'s, a deleted uploader\'s; an item\'s own stay', async () => {
+  it('the sweep deletes the files no item owns once they are old: a dead upload\'s, those a deletion left behind; an item\'s own stay', async () => {
     const uploader = await createUser(first);
     const theirs = (await put(first, await image('png', 30, 30), uploader.token)).body.id as number;
     const kept = (await put(first, await image('png', 30, 30))).body.id as number;
@@ -593,6 +631,10 @@ describeEachDatabase('media across instances', (kind) => {
     const admin = (await request(first.server).post('/tokens').send({ email: 'admin@example.com', password: 'admin-password' })).body.accessToken as string;
     const gone = await request(first.server).delete(`/users/${uploader.id}`).set(bearer(admin)).send({});
     expect(gone.status, gone.text).toBe(204);
+    // Deleting the uploader deleted the file at once; one left behind (a crash after the commit) is the sweep's.
+    expect((await listFiles(mediaDir)).filter((entry) => entry.startsWith(`media/${theirs}/`))).toEqual([]);
+    await mkdir(join(mediaDir, 'media', String(theirs)), { recursive: true });
+    await writeFile(join(mediaDir, 'media', String(theirs), 'original'), 'left behind');
     await mkdir(join(mediaDir, 'tmp'), { recursive: true });
     await writeFile(join(mediaDir, 'tmp', 'dead-upload'), 'half an upload');
     const files = await listFiles(mediaDir);

@@ -122,6 +122,22 @@ export class MediaRepository extends ResourceRepository<Media> {
     return rows.map((row) => ({ id: Number(row.id), status: row.status, authorId: Number(row.author_id) }));
   }
 
+  /**
+   * For a user's deletion: their uploads that another user's post uses (as its cover) pass to the
+   * author of the first such post (by id), who keeps seeing and changing them. Returns their ids.
+   */
+  async passUsedByOthers(userId: number, executor: Executor): Promise<number[]> {
+    const other = sql`FROM posts op WHERE op.cover_image_id = media.id AND op.author_id <> ${userId}`;
+    const statement = sql`UPDATE media SET uploader_id = (SELECT op.author_id ${other} ORDER BY op.id LIMIT 1) WHERE uploader_id = ${userId} AND EXISTS (SELECT 1 ${other}) RETURNING id`;
+    return (await this.sql.written<{ id: number | string }>(statement, executor)).map((row) => Number(row.id));
+  }
+
+  /** The items this user uploaded, with whether they are public, by id. */
+  async uploadedBy(userId: number, executor: Executor): Promise<Media[]> {
+    this.recordReads({ kind: 'list' });
+    return this.map(await this.sql.rows(sql`SELECT ${this.select} FROM ${this.from} WHERE t.uploader_id = ${userId} ORDER BY t.id`, executor));
+  }
+
   /** Sets (or with nulls clears) the focal point; bumps nothing else (the write that calls it does). */
   async setFocalPoint(id: number, point: { x: number; y: number } | null, executor: Executor): Promise<void> {
     await this.sql.written(sql`UPDATE media SET focal_x = ${point?.x ?? null}, focal_y = ${point?.y ?? null} WHERE id = ${id} RETURNING id`, executor);

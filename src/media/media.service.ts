@@ -214,6 +214,27 @@ export class MediaService {
     await this.deleteFiles(id, variants);
   }
 
+  /**
+   * For a user's deletion, in its transaction (CONTRACT §14): the uploads another user's post
+   * uses pass to that post's author (MediaRepository.passUsedByOthers); the rest are deleted
+   * with their rows, each with its MEDIA_DELETED. Returns what deletes their files, to call
+   * after the commit (the sweep removes what it misses).
+   */
+  async eraseUploadsOf(userId: number, manager: Executor): Promise<() => Promise<void>> {
+    await this.media.passUsedByOthers(userId, manager);
+    const items = await this.media.uploadedBy(userId, manager);
+    if (items.length === 0) return () => Promise.resolve();
+    const variants = await this.media.variantsOf(
+      items.map((item) => item.id),
+      manager,
+    );
+    for (const item of items) await this.media.delete(item.id, manager);
+    await this.events.record(manager, ...items.map((item) => event('mediaDeleted', { id: item.id, uploaderId: item.uploaderId }, this.readPolicy.mediaAudienceOf(this.visibility(item)))));
+    return async () => {
+      for (const item of items) await this.deleteFiles(item.id, (variants.get(item.id) ?? []).map((variant) => variant.name));
+    };
+  }
+
   /** Deletes an item's files (its original and the variants it had). */
   async deleteFiles(id: number, variantNames: readonly string[]): Promise<void> {
     for (const key of [originalKey(id), ...variantNames.map((name) => variantKey(id, name))]) {

@@ -15,6 +15,7 @@ import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { MediaService } from '../media/media.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import type { User } from './user.entity.js';
@@ -39,6 +40,7 @@ export class UsersService {
     private readonly config: AppConfig,
     private readonly signIns: SignInLimiter,
     private readonly readPolicy: ReadPolicy,
+    private readonly media: MediaService,
   ) {}
 
   /** Sign-up: RATE_LIMIT_SIGNUP_MAX per client address per window, counted before the password hash (each of many aliased sign-ups counts). */
@@ -148,13 +150,18 @@ export class UsersService {
     return !!reader && (reader.id === user.id || this.policy.mayRead(reader, 'users.blockCommenters'));
   }
 
-  /** Deletes the user with their posts and comments, and announces every deletion. */
+  /**
+   * Deletes the user with their posts, comments and the media they uploaded that no other user's
+   * post uses (those pass to that post's author: MediaService.eraseUploadsOf), and announces every
+   * deletion. The media's files go after the commit.
+   */
   async delete(id: number, actor: Actor | null): Promise<void> {
     this.policy.authorize(actor, 'users.edit', id);
-    await this.transactions.run(async (manager) => {
+    const deleteFiles = await this.transactions.run(async (manager) => {
       const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
       if (current.role === 'admin') await this.assertNotLastAdmin(id, manager, 'deleted');
+      const deleteFiles = await this.media.eraseUploadsOf(id, manager);
       const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.users.delete(id, manager))) throw DomainError.notFound('User', id);
@@ -171,9 +178,11 @@ export class UsersService {
         ...comments.map((c) => event('commentDeleted', { id: c.id, postId: c.postId, authorId: c.authorId }, this.readPolicy.commentAudienceOf(c, c.post))),
         ...posts.map((p) => event('postDeleted', { id: p.id, authorId: p.authorId })),
       );
+      return deleteFiles;
     });
     this.events.credentialsChanged(id);
     this.events.committed();
+    await deleteFiles();
   }
 
   /** Signs the user out everywhere: every token issued and API key created so far is refused from the next operation on. */

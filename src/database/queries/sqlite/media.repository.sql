@@ -194,6 +194,36 @@ FROM
 WHERE
   media_id = ?
 
+-- MediaRepository.passUsedByOthers
+UPDATE media
+SET
+  uploader_id = (
+    SELECT
+      op.author_id
+    FROM
+      posts op
+    WHERE
+      op.cover_image_id = media.id
+      AND op.author_id <> ?
+    ORDER BY
+      op.id
+    LIMIT
+      1
+  )
+WHERE
+  uploader_id = ?
+  AND EXISTS (
+    SELECT
+      1
+    FROM
+      posts op
+    WHERE
+      op.cover_image_id = media.id
+      AND op.author_id <> ?
+  )
+RETURNING
+  id
+
 -- MediaRepository.postsUsing
 SELECT
   id,
@@ -245,6 +275,44 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- MediaRepository.uploadedBy
+SELECT
+  t.id,
+  t.filename,
+  t.mime_type,
+  t.size,
+  t.width,
+  t.height,
+  t.alt,
+  t.caption,
+  t.uploader_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  CASE
+    WHEN t.focal_x IS NULL
+    OR t.focal_y IS NULL THEN NULL
+    ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
+  END AS focal_point,
+  CASE
+    WHEN EXISTS (
+      SELECT
+        1
+      FROM
+        posts cp
+      WHERE
+        cp.cover_image_id = t.id
+        AND cp.status = 'published'
+    ) THEN 1
+    ELSE 0
+  END AS is_public
+FROM
+  media t
+WHERE
+  t.uploader_id = ?
+ORDER BY
+  t.id
 
 -- MediaRepository.variantNames
 SELECT
