@@ -7,6 +7,7 @@ import type { Actor } from '../common/actor.js';
 import { RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { SignInLimiter } from '../common/rate-limit/sign-in-limiter.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { MediaService } from '../media/media.service.js';
 import { User } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
@@ -39,6 +40,7 @@ describe('UsersService', () => {
     limiter = unit.mock(RateLimiter);
     signIns = unit.mock(SignInLimiter);
     events = unit.mock(EventPublisher);
+    unit.mock(MediaService).eraseUploadsOf.mockResolvedValue(() => Promise.resolve());
     repository.insert.mockImplementation(async (values) => user(values));
     repository.findById.mockImplementation(async () => user());
     repository.updateVersioned.mockImplementation(async (current, changes) => user({ ...current, ...changes, version: current.version + 1 }));
