@@ -15,6 +15,7 @@ import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { MediaService } from '../media/media.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import type { User } from './user.entity.js';
@@ -39,6 +40,7 @@ export class UsersService {
     private readonly config: AppConfig,
     private readonly signIns: SignInLimiter,
     private readonly readPolicy: ReadPolicy,
+    private readonly media: MediaService,
   ) {}
 
   /** Sign-up: RATE_LIMIT_SIGNUP_MAX per client address per window, counted before the password hash (each of many aliased sign-ups counts). */
@@ -49,6 +51,8 @@ export class UsersService {
 
   /** Every new account is an author: admins are made by an admin, by ADMIN_EMAIL, or by the identity provider's role claim. */
   async create(input: CreateUserDto): Promise<User> {
+    // Whoever signs up reads as the public: a media avatar must be public already.
+    if (input.avatarUrl) await this.media.checkAvatar(input.avatarUrl, null);
     const values = {
       name: input.name,
       email: normalizeEmail(input.email),
@@ -120,6 +124,7 @@ export class UsersService {
     const updated = await this.transactions.run(async (manager) => {
       const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
+      if (changes.avatarUrl) await this.media.checkAvatar(changes.avatarUrl, who, manager);
       if (current.role === 'admin' && changes.role !== undefined && changes.role !== 'admin') await this.assertNotLastAdmin(id, manager, 'demoted');
       return this.users.updateVersioned(current, changes, options.expectedVersion, manager);
     });
