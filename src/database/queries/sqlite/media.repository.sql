@@ -33,14 +33,34 @@ FROM
 WHERE
   (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 
@@ -87,14 +107,34 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -104,14 +144,34 @@ WHERE
   t.id = ?
   AND (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 
@@ -135,14 +195,34 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -203,6 +283,14 @@ FROM
   posts
 WHERE
   cover_image_id = ?
+  OR id IN (
+    SELECT
+      post_id
+    FROM
+      post_media
+    WHERE
+      media_id = ?
+  )
 ORDER BY
   id
 
@@ -212,6 +300,26 @@ SET
   claimed_at = NULL
 WHERE
   media_id = ?
+RETURNING
+  media_id
+
+-- MediaRepository.replaceBodyMedia
+DELETE FROM post_media
+WHERE
+  post_id = ?
+RETURNING
+  media_id
+
+-- MediaRepository.replaceBodyMedia
+INSERT INTO
+  post_media (post_id, media_id)
+SELECT
+  CAST(? AS integer),
+  t.id
+FROM
+  media t
+WHERE
+  t.id IN (?, ?, ?)
 RETURNING
   media_id
 
@@ -271,6 +379,94 @@ ORDER BY
   width,
   name
 
+-- MediaRepository.visibleAmong
+SELECT
+  t.id,
+  t.filename,
+  t.mime_type,
+  t.size,
+  t.width,
+  t.height,
+  t.alt,
+  t.caption,
+  t.uploader_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  CASE
+    WHEN t.focal_x IS NULL
+    OR t.focal_y IS NULL THEN NULL
+    ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
+  END AS focal_point,
+  CASE
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    ) THEN 1
+    ELSE 0
+  END AS is_public
+FROM
+  media t
+WHERE
+  t.id IN (?, ?, ?)
+  AND (
+    t.uploader_id = ?
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    )
+  )
+
 -- MediaRepository.visiblePage
 SELECT
   t.id,
@@ -291,14 +487,34 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -307,14 +523,34 @@ FROM
 WHERE
   (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 ORDER BY
@@ -342,14 +578,34 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -359,14 +615,34 @@ WHERE
   t.id < ?
   AND (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 ORDER BY
