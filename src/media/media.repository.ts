@@ -15,7 +15,7 @@ import type { MediaVariant } from './models/media-parts.model.js';
 const PUBLIC_MEDIA = [
   "(EXISTS (SELECT 1 FROM posts cp WHERE cp.cover_image_id = t.id AND cp.status = 'published')",
   "EXISTS (SELECT 1 FROM post_media pm JOIN posts bp ON bp.id = pm.post_id WHERE pm.media_id = t.id AND bp.status = 'published')",
-  "EXISTS (SELECT 1 FROM users au WHERE au.avatar_url = '/media/' || CAST(t.id AS varchar(20))))",
+  "EXISTS (SELECT 1 FROM users au WHERE au.avatar_url LIKE '/media/%' AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))))",
 ].join(' OR ');
 const PUBLIC_MEDIA_SQL = sql.raw(PUBLIC_MEDIA);
 

@@ -61,7 +61,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -135,7 +136,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -172,7 +174,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -223,7 +226,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -427,7 +431,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -464,7 +469,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -515,7 +521,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -551,7 +558,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -606,7 +614,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -643,7 +652,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )

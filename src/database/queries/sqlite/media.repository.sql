@@ -59,7 +59,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -133,7 +134,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -170,7 +172,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -221,7 +224,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -425,7 +429,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -462,7 +467,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -513,7 +519,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -549,7 +556,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
@@ -604,7 +612,8 @@ SELECT
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     ) THEN 1
     ELSE 0
@@ -641,7 +650,8 @@ WHERE
         FROM
           users au
         WHERE
-          au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
       )
     )
   )
