@@ -499,7 +499,7 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   } finally {
     await socket.dispose();
   }
-  // Media: an upload, its variant made in the background, reads of every door, a change, a cover, a refused and a done deletion.
+  // Media: an upload, its variant made in the background, reads of every door, a change, a cover, a body's image, an avatar, a refused and a done deletion.
   const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c33' } }).png().toBuffer();
   const mediaId = (await http().post('/media').set(bearer(alice)).attach('file', png, 'a.png').expect(201)).body.id as number;
   await http().post('/media').set(bearer(alice)).attach('file', png, 'b.png').expect(201);
@@ -516,6 +516,11 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   const covered = await http().post('/posts').set(bearer(alice)).send({ title: 'Covered', body: 'b', coverImageId: mediaId }).expect(201);
   await http().delete(`/media/${mediaId}`).set(bearer(alice)).expect(409);
   await http().patch(`/posts/${covered.body.id as number}`).set(bearer(alice)).send({ coverImageId: null }).expect(200);
+  // An image in a body: recorded, rendered with its variants, and dropped again; a media avatar.
+  const showing = await http().post('/posts').set(bearer(alice)).send({ title: 'Shows', body: `![](/media/${mediaId})`, bodyFormat: 'markdown' }).expect(201);
+  await http().patch(`/posts/${showing.body.id as number}`).set(bearer(alice)).send({ body: 'none' }).expect(200);
+  await http().patch(`/users/${showing.body.authorId as number}`).set(bearer(alice)).send({ avatarUrl: `/media/${mediaId}` }).expect(200);
+  await http().patch(`/users/${showing.body.authorId as number}`).set(bearer(alice)).send({ avatarUrl: null }).expect(200);
   const media = app.app.get(MediaRepository);
   await media.jobAttempts(mediaId);
   await media.releaseJob(mediaId);

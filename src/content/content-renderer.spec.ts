@@ -209,4 +209,36 @@ describe('ContentRenderer', () => {
       for (const vector of vectors) expect(() => textOfHtml(html(vector).bodyHtml)).not.toThrow();
     });
   });
+  describe('media in a body', () => {
+    const withBase = new ContentRenderer({ origin: 'https://blog.example.com', base: 'https://blog.example.com/blog' } as PublicUrls);
+    const photo = { width: 1600, height: 900, alt: 'A hill', variants: [{ href: '/media/7/file?variant=w480', width: 480 }, { href: '/media/7/file?variant=w960', width: 960 }] };
+    const lookup = (id: number) => (id === 7 ? photo : undefined);
+
+    it('writes a known item as its file with the variants as srcset, its size and its alt', () => {
+      const { bodyHtml } = withBase.renderPost('![](/media/7)', 'markdown', lookup);
+      expect(bodyHtml).toBe(
+        '<p><img src="/media/7/file" srcset="/media/7/file?variant=w480 480w, /media/7/file?variant=w960 960w, /media/7/file 1600w" sizes="(max-width: 1600px) 100vw, 1600px" width="1600" height="900" alt="A hill" /></p>',
+      );
+    });
+
+    it("keeps the author's alt, and finds /media/{id}/file and the same under PUBLIC_BASE_URL", () => {
+      const { bodyHtml } = withBase.renderPost('<img src="https://blog.example.com/blog/media/7/file" alt="Mine" srcset="https://evil.example/x.png 1w">', 'html', lookup);
+      expect(bodyHtml).toContain('alt="Mine"');
+      expect(bodyHtml).toContain('src="/media/7/file"');
+      expect(bodyHtml).not.toContain('evil');
+    });
+
+    it('leaves an unknown item, another host and lookalike paths as written', () => {
+      const body = '![](/media/8) ![](https://other.example/media/7) ![](/media/7/file/x) ![](/media/07)';
+      const { bodyHtml } = withBase.renderPost(body, 'markdown', lookup);
+      expect(bodyHtml).not.toContain('srcset');
+      expect(withBase.mediaIdsOf(body, 'markdown')).toEqual([8]);
+    });
+
+    it('names the ids a body shows, once each, not those in links, code or plain text', () => {
+      expect(withBase.mediaIdsOf('![a](/media/9) ![b](/media/3/file) ![c](/media/9) [link](/media/4) `![](/media/5)`', 'markdown')).toEqual([3, 9]);
+      expect(withBase.mediaIdsOf('<img src="/media/2"><script><img src="/media/6"></script>', 'html')).toEqual([2]);
+      expect(withBase.mediaIdsOf('![](/media/1)', 'plain')).toEqual([]);
+    });
+  });
 });

@@ -17,6 +17,21 @@ export interface RenderedBody {
   readingTimeMinutes: number;
 }
 
+/** What the renderer writes of a media item a body shows (CONTRACT §13/§14): its size, alt and variants. */
+export interface BodyMedia {
+  width: number;
+  height: number;
+  alt: string | null;
+  /** Narrowest first. */
+  variants: readonly { href: string; width: number }[];
+}
+
+/** The media items a body may show with their facts, by id; an id not here is left as written. */
+export type BodyMediaLookup = (id: number) => BodyMedia | undefined;
+
+/** The `sizes` of a body's image: the width of the column, at most the image's own. */
+const BODY_IMAGE_SIZES = (width: number): string => `(max-width: ${width}px) 100vw, ${width}px`;
+
 /**
  * GFM table alignment as the allowlist's `align` attribute: markdown-it writes it as
  * `style="text-align:…"`, and no `style` survives the sanitizer.
@@ -96,6 +111,26 @@ function link(tagName: string, { rel: _rel, href, ...attribs }: sanitizeHtml.Att
   return { tagName, attribs: rel === undefined ? { href, ...attribs } : { href, ...attribs, rel } };
 }
 
+/** A body's image of a media item: its file, its variants as srcset (the original last), its size and alt. */
+function mediaImage(tagName: string, { src: _src, srcset: _srcset, sizes: _sizes, width: _width, height: _height, alt, ...attribs }: sanitizeHtml.Attributes, id: number, media: BodyMedia): sanitizeHtml.Tag {
+  const file = `/media/${id}/file`;
+  const candidates = [...media.variants.filter((variant) => variant.width < media.width).map((variant) => `${variant.href} ${variant.width}w`), `${file} ${media.width}w`];
+  const kept = { ...attribs };
+  if (!IMG_LOADING.includes(kept.loading)) delete kept.loading;
+  return {
+    tagName,
+    attribs: {
+      src: file,
+      srcset: candidates.join(', '),
+      sizes: BODY_IMAGE_SIZES(media.width),
+      width: String(media.width),
+      height: String(media.height),
+      alt: alt !== undefined && alt.trim() !== '' ? alt : (media.alt ?? ''),
+      ...kept,
+    },
+  };
+}
+
 const common: sanitizeHtml.IOptions = {
   allowedSchemes: [...LINK_SCHEMES],
   allowedSchemesAppliedToAttributes: ['href', 'src'],
@@ -115,6 +150,11 @@ const common: sanitizeHtml.IOptions = {
 export class ContentRenderer {
   private readonly postOptions: sanitizeHtml.IOptions;
   private readonly commentOptions: sanitizeHtml.IOptions;
+  /** The media id an image source names (`/media/{id}`, `/media/{id}/file`, or either under PUBLIC_BASE_URL). */
+  private readonly mediaIdOf: (src: string) => number | undefined;
+  /** The media of the body being rendered now (rendering is synchronous: one body at a time). */
+  private bodyMedia: BodyMediaLookup | undefined;
+  private seenMedia: Set<number> | undefined;
 
   constructor(urls: PublicUrls) {
     const origin = urls.origin;
@@ -124,6 +164,12 @@ export class ContentRenderer {
       } catch {
         return true;
       }
+    };
+    this.mediaIdOf = (src: string): number | undefined => {
+      const url = cleanUrl(src);
+      const path = url.startsWith(`${urls.base}/`) ? url.slice(urls.base.length) : url;
+      const id = /^\/media\/([1-9][0-9]{0,9})(?:\/file)?$/.exec(path)?.[1];
+      return id === undefined || Number(id) > 2147483647 ? undefined : Number(id);
     };
     this.postOptions = {
       ...common,
@@ -136,6 +182,10 @@ export class ContentRenderer {
         // The sanitizer lets `data:` through for img as a scheme; only raster image types may stay.
         img: (tagName, attribs) => {
           const src = attribs.src === undefined ? undefined : cleanUrl(attribs.src);
+          const mediaId = src === undefined ? undefined : this.mediaIdOf(src);
+          if (mediaId !== undefined) this.seenMedia?.add(mediaId);
+          const media = mediaId === undefined ? undefined : this.bodyMedia?.(mediaId);
+          if (mediaId !== undefined && media !== undefined) return mediaImage(tagName, attribs, mediaId, media);
           return withoutInvalid(tagName, attribs, {
             src: src !== undefined && /^data:/i.test(src) && !DATA_IMAGE.test(src),
             loading: !IMG_LOADING.includes(attribs.loading),
@@ -156,12 +206,36 @@ export class ContentRenderer {
     };
   }
 
-  renderPost(body: string, format: BodyFormat): RenderedBody {
+  /**
+   * A post's body as safe HTML. An image whose source is a media item `media` knows is written
+   * with the item's file as src, its variants as srcset, its size, and the author's alt (else the
+   * item's); other images stay as written.
+   */
+  renderPost(body: string, format: BodyFormat, media?: BodyMediaLookup): RenderedBody {
     if (format !== 'markdown' && format !== 'html') return { bodyHtml: plainTextToHtml(body), text: body, readingTimeMinutes: readingTimeMinutes(body) };
     const html = format === 'markdown' ? POST_MARKDOWN.render(body) : body;
-    const bodyHtml = sanitizeHtml(html, this.postOptions).trim();
+    const bodyHtml = this.sanitizePost(html, media, undefined);
     const text = textOfHtml(bodyHtml);
     return { bodyHtml, text, readingTimeMinutes: readingTimeMinutes(text) };
+  }
+
+  /** The ids of the media items the body shows as images (those that survive the sanitizer), ascending. */
+  mediaIdsOf(body: string, format: BodyFormat): number[] {
+    if (format !== 'markdown' && format !== 'html') return [];
+    const seen = new Set<number>();
+    this.sanitizePost(format === 'markdown' ? POST_MARKDOWN.render(body) : body, undefined, seen);
+    return [...seen].sort((a, b) => a - b);
+  }
+
+  private sanitizePost(html: string, media: BodyMediaLookup | undefined, seen: Set<number> | undefined): string {
+    this.bodyMedia = media;
+    this.seenMedia = seen;
+    try {
+      return sanitizeHtml(html, this.postOptions).trim();
+    } finally {
+      this.bodyMedia = undefined;
+      this.seenMedia = undefined;
+    }
   }
 
   /** The excerpt: the one given, else derived from the rendered text. */

@@ -21,7 +21,7 @@ export const IMG_LOADING: readonly (string | undefined)[] = ['lazy', 'eager'];
 /** The attributes each element of a post may keep (`rel` is set by the renderer, never taken as written). */
 export const POST_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
   a: ['href', 'title', 'rel'],
-  img: ['src', 'srcset', 'alt', 'title', 'width', 'height', 'loading'],
+  img: ['src', 'srcset', 'sizes', 'alt', 'title', 'width', 'height', 'loading'],
   th: CELL_ATTRIBUTES,
   td: CELL_ATTRIBUTES,
   ol: ['start'],

@@ -2,8 +2,13 @@ import { Field, GraphQLISODateTime, Int, ObjectType } from '@nestjs/graphql';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { User } from '../users/user.entity.js';
 import { FocalPoint, MediaVariant } from './models/media-parts.model.js';
+import { ListSize } from '../common/graphql/cost.decorator.js';
+
+/** How many variants an item has with the default MEDIA_VARIANT_WIDTHS (320, 768, 1280, 1920): what the cost estimator assumes. */
+const DEFAULT_VARIANT_COUNT = 4;
 
 /** Also the GraphQL `Media` type (never the version). Its bytes live in MediaStorage under `media/{id}/…`. */
+
 @ObjectType('Media', { description: 'An uploaded image: its facts, its variants and where its file is' })
 @Entity({ name: 'media' })
 @Index('idx_media_uploader_id_id', ['uploaderId', 'id'])
@@ -72,6 +77,7 @@ export class Media {
   focalPoint?: FocalPoint | null;
 
   /** The variants made so far, narrowest first: read with the row. */
+  @ListSize({ assumedSize: DEFAULT_VARIANT_COUNT })
   @Field(() => [MediaVariant], { description: 'The variants made so far, narrowest first (they appear in the background after the upload)' })
   variants?: MediaVariant[];
 

@@ -9,10 +9,14 @@ import { variantHref } from './media.resource.js';
 import type { MediaVariant } from './models/media-parts.model.js';
 
 /**
- * A media item the public sees (CONTRACT §14): a public post uses it as its cover. (Images in
- * bodies and avatars are not looked at yet.)
+ * A media item the public sees (CONTRACT §14): a published post uses it as its cover or shows it
+ * in its body (`post_media`), or it is a user's avatar (`avatar_url` `/media/{id}`).
  */
-const PUBLIC_MEDIA = "EXISTS (SELECT 1 FROM posts cp WHERE cp.cover_image_id = t.id AND cp.status = 'published')";
+const PUBLIC_MEDIA = [
+  "(EXISTS (SELECT 1 FROM posts cp WHERE cp.cover_image_id = t.id AND cp.status = 'published')",
+  "EXISTS (SELECT 1 FROM post_media pm JOIN posts bp ON bp.id = pm.post_id WHERE pm.media_id = t.id AND bp.status = 'published')",
+  "EXISTS (SELECT 1 FROM users au WHERE au.avatar_url LIKE '/media/%' AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))))",
+].join(' OR ');
 const PUBLIC_MEDIA_SQL = sql.raw(PUBLIC_MEDIA);
 
 /** The media a reader with this scope sees, as a condition on `t`; null for every item. */
@@ -112,22 +116,37 @@ export class MediaRepository extends ResourceRepository<Media> {
     return byMedia;
   }
 
-  /** The posts that use the item (as their cover), whatever their status, by id. */
+  /** The items with these ids the reader sees (the images a writer's body shows), in no particular order. */
+  async visibleAmong(ids: readonly number[], scope: PostScope, executor?: Executor): Promise<Media[]> {
+    if (ids.length === 0) return [];
+    this.recordReads({ kind: 'ids', ids });
+    return this.map(await this.sql.rows(sql`SELECT ${this.select} FROM ${this.from}${visibleWhere(scope, sql`t.id IN (${sql.in(ids)})`)}`, executor));
+  }
+
+  /** Records the items a post's body shows, replacing those it showed before. */
+  async replaceBodyMedia(postId: number, mediaIds: readonly number[], executor: Executor): Promise<void> {
+    await this.sql.written(sql`DELETE FROM post_media WHERE post_id = ${postId} RETURNING media_id`, executor);
+    if (mediaIds.length === 0) return;
+    const insert = sql`INSERT INTO post_media (post_id, media_id) SELECT CAST(${postId} AS integer), t.id FROM media t WHERE t.id IN (${sql.in(mediaIds)}) RETURNING media_id`;
+    await this.sql.written(insert, executor);
+  }
+
+  /** The posts that use the item (as their cover or in their body), whatever their status, by id. */
   async postsUsing(mediaId: number, executor?: Executor): Promise<MediaUse[]> {
     this.recordReads({ kind: 'list' });
     const rows = await this.sql.rows<{ id: number | string; status: PostStatus; author_id: number | string }>(
-      sql`SELECT id, status, author_id FROM posts WHERE cover_image_id = ${mediaId} ORDER BY id`,
+      sql`SELECT id, status, author_id FROM posts WHERE cover_image_id = ${mediaId} OR id IN (SELECT post_id FROM post_media WHERE media_id = ${mediaId}) ORDER BY id`,
       executor,
     );
     return rows.map((row) => ({ id: Number(row.id), status: row.status, authorId: Number(row.author_id) }));
   }
 
   /**
-   * For a user's deletion: their uploads that another user's post uses (as its cover) pass to the
+   * For a user's deletion: their uploads that another user's post uses (as its cover or in its body) pass to the
    * author of the first such post (by id), who keeps seeing and changing them. Returns their ids.
    */
   async passUsedByOthers(userId: number, executor: Executor): Promise<number[]> {
-    const other = sql`FROM posts op WHERE op.cover_image_id = media.id AND op.author_id <> ${userId}`;
+    const other = sql`FROM posts op WHERE (op.cover_image_id = media.id OR EXISTS (SELECT 1 FROM post_media opm WHERE opm.post_id = op.id AND opm.media_id = media.id)) AND op.author_id <> ${userId}`;
     const statement = sql`UPDATE media SET uploader_id = (SELECT op.author_id ${other} ORDER BY op.id LIMIT 1) WHERE uploader_id = ${userId} AND EXISTS (SELECT 1 ${other}) RETURNING id`;
     return (await this.sql.written<{ id: number | string }>(statement, executor)).map((row) => Number(row.id));
   }

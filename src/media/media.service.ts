@@ -202,7 +202,7 @@ export class MediaService {
       if (users.length > 0) {
         const seen = users.filter((post) => this.readPolicy.canSeePost(actor, post)).map((post) => post.id);
         const named = seen.length > 0 ? `: ${seen.map((postId) => `/posts/${postId}`).join(', ')}` : '';
-        throw DomainError.conflict(`The media item is used by ${users.length === 1 ? 'a post' : `${users.length} posts`}${named}; change their cover first`);
+        throw DomainError.conflict(`The media item is used by ${users.length === 1 ? 'a post' : `${users.length} posts`}${named}; change their cover or body first`);
       }
       const names = await this.media.variantNames(id);
       if (!(await this.media.delete(id, manager))) throw DomainError.notFound('Media', id);
@@ -271,6 +271,36 @@ export class MediaService {
     const media = await this.media.findVisible(coverImageId, this.readPolicy.mediaScope(writer), manager);
     if (!media) {
       throw DomainError.badInput(`coverImageId: there is no media item ${coverImageId} you may use`, [{ field: 'coverImageId', message: 'must be the id of a media item you may see' }]);
+    }
+  }
+
+  /**
+   * For a post's writer (in the post's transaction): the items among these ids they may see,
+   * with their variants as they are now, by id (the images their body may show as media).
+   */
+  async usableIn(ids: readonly number[], writer: Actor, manager: Executor): Promise<Map<number, Media>> {
+    const items = await this.media.visibleAmong(ids, this.readPolicy.mediaScope(writer), manager);
+    if (items.length === 0) return new Map();
+    const variants = await this.media.variantsOf(items.map((item) => item.id), manager);
+    return new Map(items.map((item) => [item.id, Object.assign(item, { variants: variants.get(item.id) ?? [] })]));
+  }
+
+  /** Records the items a post's body shows (ids from usableIn), replacing the earlier set, in the post's transaction. */
+  recordBodyMedia(postId: number, mediaIds: readonly number[], manager: Executor): Promise<void> {
+    return this.media.replaceBodyMedia(postId, mediaIds, manager);
+  }
+
+  /**
+   * For a user's avatar: an avatarUrl that is a media path (`/media/{id}`) names an item that
+   * exists and the writer may see (it is public from then on), else 400 naming avatarUrl. Any
+   * other URL is not looked at.
+   */
+  async checkAvatar(avatarUrl: string, writer: Actor | null, manager?: Executor): Promise<void> {
+    const id = /^\/media\/([1-9][0-9]{0,9})$/.exec(avatarUrl)?.[1];
+    if (id === undefined) return;
+    const media = Number(id) > 2147483647 ? null : await this.media.findVisible(Number(id), this.readPolicy.mediaScope(writer), manager);
+    if (!media) {
+      throw DomainError.badInput(`avatarUrl: there is no media item ${id} you may use`, [{ field: 'avatarUrl', message: 'must be the path of a media item you may see' }]);
     }
   }
 

@@ -20,6 +20,7 @@ import { PostsRepository } from './posts.repository.js';
 import { PostPreviews } from './post-previews.service.js';
 import { PostSlugs } from './post-slugs.service.js';
 import { ContentRenderer } from '../content/content-renderer.js';
+import type { Media } from '../media/media.entity.js';
 import { MediaService } from '../media/media.service.js';
 
 const SLUG = new RegExp(SLUG_PATTERN);
@@ -116,13 +117,14 @@ export class PostsService {
         const bodyFormat = input.bodyFormat ?? 'plain';
         const slug = await this.slugs.proposeFor(input.title, input.slug, manager);
         if (input.coverImageId != null) await this.media.checkCover(input.coverImageId, who, manager);
+        const { bodyMedia, ...rendered } = await this.rendered(input.body, bodyFormat, input.excerpt ?? null, who, manager);
         const created = await this.posts.insert(
           {
             title: input.title,
             slug,
             body: input.body,
             bodyFormat,
-            ...this.rendered(input.body, bodyFormat, input.excerpt ?? null),
+            ...rendered,
             metaTitle: input.metaTitle ?? null,
             metaDescription: input.metaDescription ?? null,
             canonicalUrl: input.canonicalUrl ?? null,
@@ -137,6 +139,7 @@ export class PostsService {
           manager,
         );
         created.slug = await this.slugs.claimFor(created.id, slug, input.title, input.slug, manager);
+        if (bodyMedia.length > 0) await this.media.recordBodyMedia(created.id, bodyMedia, manager);
         const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
         Object.assign(created, tags);
         if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
@@ -179,7 +182,7 @@ export class PostsService {
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
       change.tags = input.tags === undefined ? await this.tags.tagsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
-      return this.apply(current, change, who.id, manager, recorded, options.expectedVersion);
+      return this.apply(current, change, who, manager, recorded, options.expectedVersion);
     });
     this.events.committed(recorded);
     return post;
@@ -193,7 +196,7 @@ export class PostsService {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
       if (current.status === 'trashed') await this.deleteForGood(current, manager, recorded);
-      else await this.apply(current, { status: 'trashed', publishAt: null }, who.id, manager, recorded);
+      else await this.apply(current, { status: 'trashed', publishAt: null }, who, manager, recorded);
     });
     this.events.committed(recorded);
   }
@@ -241,14 +244,15 @@ export class PostsService {
 
   /**
    * The one write path of a post that stays: applies the change (bumping the version), records a
-   * revision when the title, body or status changed (editor null: the scheduler), sets
+   * revision when the title, body or status changed (editor null: the scheduler), records the
+   * media its body shows when the body is rendered again (those the editor may see), sets
    * publishedAt the first time it is published and trashedAt while in the trash, and records its
    * events with their audiences: public readers hear POST_PUBLISHED when it becomes public and
    * POST_UNPUBLISHED (ids only) when it stops being public; POST_UPDATED goes to whoever sees it
    * after the change (not sent on publication, which POST_PUBLISHED announces with the post).
    * The events go into `recorded` too (the response cache drops what they touch).
    */
-  private async apply(current: Post, change: PostChange, editorId: number | null, manager: Executor, recorded: BlogEvent[], expectedVersion?: number): Promise<Post> {
+  private async apply(current: Post, change: PostChange, editor: Actor | null, manager: Executor, recorded: BlogEvent[], expectedVersion?: number): Promise<Post> {
     const status = change.status ?? current.status;
     const values: Partial<Post> = {};
     if (change.title !== undefined && change.title !== current.title) values.title = change.title;
@@ -259,7 +263,9 @@ export class PostsService {
     }
     if (values.body !== undefined || values.bodyFormat !== undefined || change.excerpt !== undefined) {
       const given = change.excerpt !== undefined ? change.excerpt : await this.posts.customExcerptOf(current.id, manager);
-      Object.assign(values, this.rendered(values.body ?? current.body, values.bodyFormat ?? current.bodyFormat, given));
+      const { bodyMedia, ...rendered } = await this.rendered(values.body ?? current.body, values.bodyFormat ?? current.bodyFormat, given, editor, manager);
+      Object.assign(values, rendered);
+      await this.media.recordBodyMedia(current.id, bodyMedia, manager);
     }
     if (change.slug !== undefined && change.slug !== current.slug) {
       values.slug = change.slug;
@@ -273,7 +279,7 @@ export class PostsService {
     }
     const updated = await this.posts.updateVersioned(current, values, expectedVersion, manager);
     if (change.tags !== undefined) Object.assign(updated, change.tags);
-    if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editorId, manager);
+    if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editor?.id ?? null, manager);
     const wasPublic = current.status === 'published';
     const isPublic = updated.status === 'published';
     // Its earlier public events, and its comments', leave the public log (CONTRACT §18).
@@ -289,10 +295,26 @@ export class PostsService {
     return updated;
   }
 
-  /** What is stored beside a body: its rendering, excerpt (the given one, else derived) and reading time. */
-  private rendered(body: string, format: Post['bodyFormat'], givenExcerpt: string | null): Pick<Post, 'bodyHtml' | 'excerpt' | 'customExcerpt' | 'readingTimeMinutes'> {
-    const rendered = this.renderer.renderPost(body, format);
+  /**
+   * What is stored beside a body: its rendering, excerpt (the given one, else derived) and
+   * reading time; and the media it shows that the writer may see (`bodyMedia`, rendered with
+   * their variants; others stay as written, so a body cannot make another's private image public).
+   */
+  private async rendered(
+    body: string,
+    format: Post['bodyFormat'],
+    givenExcerpt: string | null,
+    writer: Actor | null,
+    manager: Executor,
+  ): Promise<Pick<Post, 'bodyHtml' | 'excerpt' | 'customExcerpt' | 'readingTimeMinutes'> & { bodyMedia: number[] }> {
+    const ids = this.renderer.mediaIdsOf(body, format);
+    const usable = writer && ids.length > 0 ? await this.media.usableIn(ids, writer, manager) : new Map<number, Media>();
+    const rendered = this.renderer.renderPost(body, format, (id) => {
+      const media = usable.get(id);
+      return media && { width: media.width, height: media.height, alt: media.alt, variants: media.variants ?? [] };
+    });
     return {
+      bodyMedia: [...usable.keys()].sort((a, b) => a - b),
       bodyHtml: rendered.bodyHtml,
       excerpt: givenExcerpt ?? this.renderer.excerptOf(rendered),
       customExcerpt: givenExcerpt,

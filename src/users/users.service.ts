@@ -51,6 +51,8 @@ export class UsersService {
 
   /** Every new account is an author: admins are made by an admin, by ADMIN_EMAIL, or by the identity provider's role claim. */
   async create(input: CreateUserDto): Promise<User> {
+    // Whoever signs up reads as the public: a media avatar must be public already.
+    if (input.avatarUrl) await this.media.checkAvatar(input.avatarUrl, null);
     const values = {
       name: input.name,
       email: normalizeEmail(input.email),
@@ -122,6 +124,7 @@ export class UsersService {
     const updated = await this.transactions.run(async (manager) => {
       const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
+      if (changes.avatarUrl) await this.media.checkAvatar(changes.avatarUrl, who, manager);
       if (current.role === 'admin' && changes.role !== undefined && changes.role !== 'admin') await this.assertNotLastAdmin(id, manager, 'demoted');
       return this.users.updateVersioned(current, changes, options.expectedVersion, manager);
     });

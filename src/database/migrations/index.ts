@@ -17,6 +17,7 @@ import { WithdrawnContent1765400000000 } from './1765400000000-withdrawn-content
 import { EventTraceContext1765450000000 } from './1765450000000-event-trace-context.js';
 import { Publication1765500000000 } from './1765500000000-publication.js';
 import { Media1765600000000 } from './1765600000000-media.js';
+import { MediaReferences1765700000000 } from './1765700000000-media-references.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   EventTraceContext1765450000000,
   Publication1765500000000,
   Media1765600000000,
+  MediaReferences1765700000000,
 ];

@@ -5,7 +5,9 @@ import { MaxChars, NoInvisibleCharacters, NormalizeEmail, NOT_BLANK_PATTERN, REQ
 
 // Decorators run bottom-up and the first failure is reported: presence, then type, then size.
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
-const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters' };
+const AVATAR_URL_MESSAGE = { message: 'avatarUrl must be an http(s) URL of at most 2048 characters, or a media path /media/{id}' };
+/** A media item's path as an avatar (CONTRACT §14): checked against the media by UsersService. */
+const MEDIA_AVATAR = /^\/media\/[1-9][0-9]{0,9}$/;
 
 /** The body of POST /users and GraphQL's CreateUserInput: one set of rules for both. */
 @InputType('CreateUserInput', { description: 'A new user (an author)' })
@@ -37,12 +39,13 @@ export class CreateUserDto {
   @IsDefined(REQUIRED)
   password: string;
 
-  @Field(() => String, { nullable: true, description: 'An http(s) URL of their picture (at most 2048 characters); null or none: no picture' })
-  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png', description: 'null or none: no picture' })
+  @Field(() => String, { nullable: true, description: 'An http(s) URL of their picture (at most 2048 characters), or /media/{id} of a media item they may see (it becomes public); null or none: no picture' })
+  @ApiPropertyOptional({ type: 'string', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png', description: 'An http(s) URL, or /media/{id} of a media item the writer may see (it becomes public); null or none: no picture' })
   @MaxChars(2048, AVATAR_URL_MESSAGE)
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
   @IsString()
+  @ValidateIf((_, value) => !(typeof value === 'string' && MEDIA_AVATAR.test(value)))
   @ValidateIf((_, value) => value !== null)
   @IsOptional()
   avatarUrl?: string | null;

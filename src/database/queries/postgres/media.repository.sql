@@ -35,14 +35,35 @@ FROM
 WHERE
   (
     t.uploader_id = $1
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 
@@ -89,14 +110,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -106,14 +148,35 @@ WHERE
   t.id = $1
   AND (
     t.uploader_id = $2
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 
@@ -137,14 +200,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -235,6 +319,14 @@ FROM
   posts
 WHERE
   cover_image_id = $1
+  OR id IN (
+    SELECT
+      post_id
+    FROM
+      post_media
+    WHERE
+      media_id = $2
+  )
 ORDER BY
   id
 
@@ -244,6 +336,26 @@ SET
   claimed_at = NULL
 WHERE
   media_id = $1
+RETURNING
+  media_id
+
+-- MediaRepository.replaceBodyMedia
+DELETE FROM post_media
+WHERE
+  post_id = $1
+RETURNING
+  media_id
+
+-- MediaRepository.replaceBodyMedia
+INSERT INTO
+  post_media (post_id, media_id)
+SELECT
+  CAST($1 AS integer),
+  t.id
+FROM
+  media t
+WHERE
+  t.id IN ($2, $3, $4)
 RETURNING
   media_id
 
@@ -341,6 +453,96 @@ ORDER BY
   width,
   name
 
+-- MediaRepository.visibleAmong
+SELECT
+  t.id,
+  t.filename,
+  t.mime_type,
+  t.size,
+  t.width,
+  t.height,
+  t.alt,
+  t.caption,
+  t.uploader_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  CASE
+    WHEN t.focal_x IS NULL
+    OR t.focal_y IS NULL THEN NULL
+    ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
+  END AS focal_point,
+  CASE
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    ) THEN 1
+    ELSE 0
+  END AS is_public
+FROM
+  media t
+WHERE
+  t.id IN ($1, $2, $3)
+  AND (
+    t.uploader_id = $4
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    )
+  )
+
 -- MediaRepository.visiblePage
 SELECT
   t.id,
@@ -361,14 +563,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -377,14 +600,35 @@ FROM
 WHERE
   (
     t.uploader_id = $1
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 ORDER BY
@@ -412,14 +656,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -429,14 +694,35 @@ WHERE
   t.id < $1
   AND (
     t.uploader_id = $2
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 ORDER BY

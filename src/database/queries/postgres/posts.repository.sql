@@ -1445,6 +1445,40 @@ LIMIT
 -- PostsRepository.updateVersioned
 UPDATE posts
 SET
+  body = $1,
+  body_html = $2,
+  excerpt = $3,
+  reading_time_minutes = $4,
+  custom_excerpt = $5,
+  updated_at = $6,
+  version = version + 1
+WHERE
+  id = $7
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
   cover_image_id = $1,
   updated_at = $2,
   version = version + 1

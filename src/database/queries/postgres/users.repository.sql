@@ -276,6 +276,25 @@ RETURNING
 -- UsersRepository.updateVersioned
 UPDATE users
 SET
+  avatar_url = $1,
+  updated_at = $2,
+  version = version + 1
+WHERE
+  id = $3
+RETURNING
+  id,
+  name,
+  email,
+  avatar_url,
+  role,
+  comments_blocked,
+  created_at,
+  updated_at,
+  version
+
+-- UsersRepository.updateVersioned
+UPDATE users
+SET
   name = $1,
   updated_at = $2,
   version = version + 1

@@ -33,14 +33,35 @@ FROM
 WHERE
   (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 
@@ -87,14 +108,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -104,14 +146,35 @@ WHERE
   t.id = ?
   AND (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 
@@ -135,14 +198,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -233,6 +317,14 @@ FROM
   posts
 WHERE
   cover_image_id = ?
+  OR id IN (
+    SELECT
+      post_id
+    FROM
+      post_media
+    WHERE
+      media_id = ?
+  )
 ORDER BY
   id
 
@@ -242,6 +334,26 @@ SET
   claimed_at = NULL
 WHERE
   media_id = ?
+RETURNING
+  media_id
+
+-- MediaRepository.replaceBodyMedia
+DELETE FROM post_media
+WHERE
+  post_id = ?
+RETURNING
+  media_id
+
+-- MediaRepository.replaceBodyMedia
+INSERT INTO
+  post_media (post_id, media_id)
+SELECT
+  CAST(? AS integer),
+  t.id
+FROM
+  media t
+WHERE
+  t.id IN (?, ?, ?)
 RETURNING
   media_id
 
@@ -339,6 +451,96 @@ ORDER BY
   width,
   name
 
+-- MediaRepository.visibleAmong
+SELECT
+  t.id,
+  t.filename,
+  t.mime_type,
+  t.size,
+  t.width,
+  t.height,
+  t.alt,
+  t.caption,
+  t.uploader_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  CASE
+    WHEN t.focal_x IS NULL
+    OR t.focal_y IS NULL THEN NULL
+    ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
+  END AS focal_point,
+  CASE
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    ) THEN 1
+    ELSE 0
+  END AS is_public
+FROM
+  media t
+WHERE
+  t.id IN (?, ?, ?)
+  AND (
+    t.uploader_id = ?
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    )
+  )
+
 -- MediaRepository.visiblePage
 SELECT
   t.id,
@@ -359,14 +561,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -375,14 +598,35 @@ FROM
 WHERE
   (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 ORDER BY
@@ -410,14 +654,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
@@ -427,14 +692,35 @@ WHERE
   t.id < ?
   AND (
     t.uploader_id = ?
-    OR EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    OR (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     )
   )
 ORDER BY

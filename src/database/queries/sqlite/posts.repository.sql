@@ -1530,6 +1530,40 @@ LIMIT
 -- PostsRepository.updateVersioned
 UPDATE posts
 SET
+  body = ?,
+  body_html = ?,
+  excerpt = ?,
+  reading_time_minutes = ?,
+  custom_excerpt = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.updateVersioned
+UPDATE posts
+SET
   cover_image_id = ?,
   updated_at = ?,
   version = version + 1

@@ -276,6 +276,25 @@ RETURNING
 -- UsersRepository.updateVersioned
 UPDATE users
 SET
+  avatar_url = ?,
+  updated_at = ?,
+  version = version + 1
+WHERE
+  id = ?
+RETURNING
+  id,
+  name,
+  email,
+  avatar_url,
+  role,
+  comments_blocked,
+  created_at,
+  updated_at,
+  version
+
+-- UsersRepository.updateVersioned
+UPDATE users
+SET
   name = ?,
   updated_at = ?,
   version = version + 1
