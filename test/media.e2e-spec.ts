@@ -394,8 +394,12 @@ describeEachDatabase('media', (kind) => {
       // Public once their published post uses it, so BOB may take it as his cover too.
       await createPost(app, leaving.token, { coverImageId: shared.id });
       const bobs = await createPost(app, app.tokens.bob, { coverImageId: shared.id, status: 'draft' });
+      // One more, public through their post, that ALICE shows in the body of hers (no cover).
+      const shown = await uploaded(await image('png', 23, 23), leaving.token);
+      await createPost(app, leaving.token, { coverImageId: shown.id });
+      const alices = await createPost(app, app.tokens.alice, { bodyFormat: 'markdown', body: `![a picture](/media/${shown.id})` });
       const before = await listFiles(dir());
-      for (const item of [ownCover, unused, shared]) expect(before, `the file of media ${item.id}`).toContain(`media/${item.id}/original`);
+      for (const item of [ownCover, unused, shared, shown]) expect(before, `the file of media ${item.id}`).toContain(`media/${item.id}/original`);
 
       const deleted = await http().delete(`/users/${leaving.id}`).set(bearer(app.tokens.admin));
       expect(deleted.status, deleted.text).toBe(204);
@@ -413,11 +417,17 @@ describeEachDatabase('media', (kind) => {
       // BOB's draft is not public: the item is his (and the editors') now, nobody else's.
       expectProblem(await http().get(`/media/${shared.id}`).set(bearer(app.tokens.alice)), 404, 'NOT_FOUND');
       expectProblem(await http().get(`/media/${shared.id}`), 404, 'NOT_FOUND');
+      // The one ALICE's body shows is hers now, and still served.
+      const inBody = await http().get(`/media/${shown.id}`).set(bearer(app.tokens.alice));
+      expect(inBody.status, inBody.text).toBe(200);
+      expect(inBody.body).toMatchObject({ id: shown.id, uploaderId: alices.authorId });
+      expect((await fileBytes(shown.id, app.tokens.alice)).length).toBe(shown.size);
       // Its MEDIA_DELETED events reach the editors.
       const feed = await http().get('/events?types=MEDIA_DELETED&limit=100').set(bearer(app.tokens.editor)).expect(200);
       const gone = (feed.body as { mediaId: number | null }[]).map((entry) => entry.mediaId);
       expect(gone).toEqual(expect.arrayContaining([ownCover.id, unused.id]));
       expect(gone).not.toContain(shared.id);
+      expect(gone).not.toContain(shown.id);
     });
   });
 

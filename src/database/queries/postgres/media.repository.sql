@@ -289,7 +289,18 @@ SET
     FROM
       posts op
     WHERE
-      op.cover_image_id = media.id
+      (
+        op.cover_image_id = media.id
+        OR EXISTS (
+          SELECT
+            1
+          FROM
+            post_media opm
+          WHERE
+            opm.post_id = op.id
+            AND opm.media_id = media.id
+        )
+      )
       AND op.author_id <> $1
     ORDER BY
       op.id
@@ -304,7 +315,18 @@ WHERE
     FROM
       posts op
     WHERE
-      op.cover_image_id = media.id
+      (
+        op.cover_image_id = media.id
+        OR EXISTS (
+          SELECT
+            1
+          FROM
+            post_media opm
+          WHERE
+            opm.post_id = op.id
+            AND opm.media_id = media.id
+        )
+      )
       AND op.author_id <> $3
   )
 RETURNING
@@ -410,14 +432,35 @@ SELECT
     ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
   END AS focal_point,
   CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts cp
-      WHERE
-        cp.cover_image_id = t.id
-        AND cp.status = 'published'
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
     ) THEN 1
     ELSE 0
   END AS is_public
