@@ -82,10 +82,10 @@ describe('ResourceCatalog', () => {
     expect(() => new ResourceCatalog(list(any(POST_RESOURCE), any(POST_RESOURCE)))).toThrow(/named twice/);
   });
 
-  it("is the application's list: tags, users, posts, revisions, comments, then the tables that are no resource", () => {
+  it("is the application's list: tags, users, posts, revisions, comments, media, then the tables that are no resource", () => {
     const catalog = new ResourceCatalog(RESOURCES);
-    expect(catalog.all().map(({ kind }) => kind)).toEqual(['tag', 'user', 'post', 'revision', 'comment']);
-    expect(catalog.entities.map(({ name }) => name)).toEqual(['Tag', 'User', 'Post', 'PostRevision', 'Comment', 'ApiKey', 'Webhook']);
-    expect(catalog.eventRefs().map(({ ref }) => ref)).toEqual(['tagId', 'postId', 'authorId', 'commentId']);
+    expect(catalog.all().map(({ kind }) => kind)).toEqual(['tag', 'user', 'post', 'revision', 'comment', 'media']);
+    expect(catalog.entities.map(({ name }) => name)).toEqual(['Tag', 'User', 'Post', 'PostRevision', 'Comment', 'Media', 'ApiKey', 'Webhook']);
+    expect(catalog.eventRefs().map(({ ref }) => ref)).toEqual(['tagId', 'postId', 'authorId', 'commentId', 'mediaId']);
   });
 });
