@@ -9,6 +9,7 @@ import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser } from './support/resources.js';
 import { useApp } from './support/fixture.js';
 import { describeEachDatabase } from './support/test-app.js';
+import { pollUntil } from './support/poll.js';
 
 interface MediaBody {
   id: number;
@@ -21,16 +22,6 @@ function png(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 20, g: 90, b: 160 } } })
     .png()
     .toBuffer();
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Media in post bodies and as avatars (CONTRACT §13, §14): rendered with srcset and alt, public once a published post shows them. */
@@ -60,7 +51,7 @@ describeEachDatabase('media references', (kind) => {
 
   /** The item once its variants narrower than it are made. */
   async function withVariants(item: MediaBody, count: number, token = app.tokens.alice): Promise<MediaBody> {
-    const done = await until(() => http().get(`/media/${item.id}`).set(bearer(token)), (response) => response.body.variants?.length === count, 'the variants');
+    const done = await pollUntil(() => http().get(`/media/${item.id}`).set(bearer(token)), (response) => response.body.variants?.length === count, 'the variants');
     return done.body as MediaBody;
   }
 

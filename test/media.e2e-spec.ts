@@ -16,6 +16,7 @@ import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser, parseXml } from './support/resources.js';
 import { useApp } from './support/fixture.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
+import { pollUntil } from './support/poll.js';
 
 /** A variant the worker may be writing meanwhile, whatever the test does. */
 const VARIANT_FILE = /^media\/\d+\/w\d+\.webp$/;
@@ -56,16 +57,6 @@ function pixelBomb(width = 50_000, height = 50_000): Buffer {
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8);
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(Buffer.alloc(1024))), pngChunk('IEND', Buffer.alloc(0))]);
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Media (CONTRACT §14): uploads, types from the bytes, limits, stripped metadata, files, visibility, variants. */
@@ -359,7 +350,7 @@ describeEachDatabase('media', (kind) => {
 
       expect((await http().patch(`/posts/${publicPost.id}`).set(bearer(app.tokens.alice)).send({ coverImageId: null })).status).toBe(200);
       expect((await http().patch(`/posts/${draft.id}`).set(bearer(app.tokens.editor)).send({ coverImageId: null })).status).toBe(200);
-      await until(() => http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)), (response) => response.body.variants?.length === 2, 'the variants');
+      await pollUntil(() => http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)), (response) => response.body.variants?.length === 2, 'the variants');
       const deleted = await http().delete(`/media/${item.id}`).set(bearer(app.tokens.alice));
       expect(deleted.status, deleted.text).toBe(204);
       expect((await http().get(`/media/${item.id}`).set(bearer(app.tokens.alice))).status).toBe(404);
@@ -435,7 +426,7 @@ describeEachDatabase('media', (kind) => {
     it('one WebP per MEDIA_VARIANT_WIDTHS width narrower than the original, listed as they appear, served without metadata', async () => {
       const item = await uploaded(await image('jpeg', 400, 200));
       expect(item.variants).toEqual([]);
-      const done = await until(() => http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)), (response) => response.body.variants?.length === 2, 'the variants');
+      const done = await pollUntil(() => http().get(`/media/${item.id}`).set(bearer(app.tokens.alice)), (response) => response.body.variants?.length === 2, 'the variants');
       expect(done.body.variants).toEqual([
         { name: 'w64', width: 64, height: 32, mimeType: 'image/webp', size: expect.any(Number), href: `/media/${item.id}/file?variant=w64` },
         { name: 'w128', width: 128, height: 64, mimeType: 'image/webp', size: expect.any(Number), href: `/media/${item.id}/file?variant=w128` },
@@ -562,7 +553,7 @@ describeEachDatabase('media across instances', (kind) => {
       expect(response.status, response.text).toBe(201);
       ids.push(response.body.id as number);
     }
-    for (const id of ids) await until(() => variantsOf(second, id), (variants) => variants.length === 2, `the variants of ${id}`);
+    for (const id of ids) await pollUntil(() => variantsOf(second, id), (variants) => variants.length === 2, `the variants of ${id}`);
     await Promise.all(workers().map((worker) => worker.idle()));
     // 32 and 64 for each (all narrower than 128): 12 made in all, by one instance or the other.
     expect(workers().reduce((sum, worker) => sum + worker.made, 0) - madeBefore).toBe(12);
@@ -576,14 +567,14 @@ describeEachDatabase('media across instances', (kind) => {
   it('a claim left by an instance that died is taken again once its lease is over', async () => {
     const response = await put(first, await image('png', 80, 80));
     const id = response.body.id as number;
-    await until(() => variantsOf(first, id), (variants) => variants.length === 2, 'the variants');
+    await pollUntil(() => variantsOf(first, id), (variants) => variants.length === 2, 'the variants');
     const dataSource = first.app.get(DataSource);
     const claimedLongAgo = new Date(Date.now() - VARIANT_LEASE_MS - 60_000);
     await dataSource.query(`DELETE FROM media_variants WHERE media_id = ${id}`);
     const at = kind === 'postgres' ? claimedLongAgo : claimedLongAgo.toISOString().replace('T', ' ').replace('Z', '');
     await dataSource.query(`INSERT INTO media_jobs (media_id, attempts, claimed_at, created_at) VALUES (${id}, 1, ${kind === 'postgres' ? '$1, $2' : '?, ?'})`, [at, at]);
     for (const worker of workers()) worker.wake();
-    await until(() => variantsOf(second, id), (variants) => variants.length === 2, 'the variants again');
+    await pollUntil(() => variantsOf(second, id), (variants) => variants.length === 2, 'the variants again');
   });
 
   it('a restart mid-queue finishes the work', async () => {
@@ -594,7 +585,7 @@ describeEachDatabase('media across instances', (kind) => {
     } finally {
       await third.close();
     }
-    for (const id of ids) await until(() => variantsOf(first, id), (variants) => variants.length === 2, `the variants of ${id}`);
+    for (const id of ids) await pollUntil(() => variantsOf(first, id), (variants) => variants.length === 2, `the variants of ${id}`);
   });
 
   it('concurrent uploads all succeed while at most MEDIA_CONCURRENCY are decoded at once', async () => {
