@@ -40,7 +40,8 @@ export class CreateUserDto {
   password: string;
 
   @Field(() => String, { nullable: true, description: 'An http(s) URL of their picture (at most 2048 characters), or /media/{id} of a media item they may see (it becomes public); null or none: no picture' })
-  @ApiPropertyOptional({ type: 'string', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png', description: 'An http(s) URL, or /media/{id} of a media item the writer may see (it becomes public); null or none: no picture' })
+  // `uri` describes the http(s) form; /media/{id}, a relative reference, is in the description (the checks know no media item).
+  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, nullable: true, example: 'https://example.com/carol.png', description: 'An http(s) URL, or /media/{id} of a media item the writer may see (it becomes public); null or none: no picture' })
   @MaxChars(2048, AVATAR_URL_MESSAGE)
   @IsUrl(HTTP_URL, AVATAR_URL_MESSAGE)
   @MaxLength(2048, AVATAR_URL_MESSAGE)
