@@ -15,6 +15,7 @@ import { expectData, graphql } from './support/graphql-client.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser, parseXml } from './support/resources.js';
 import { useApp } from './support/fixture.js';
+import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 import { pollUntil } from './support/poll.js';
 
@@ -514,13 +515,19 @@ async function listFiles(directory: string): Promise<string[]> {
 }
 
 /**
- * Two instances on one database and one MEDIA_DIR (as two instances share PostgreSQL and S3):
- * each variant is made once whichever instance claims its job; a restart mid-queue and a claim
- * left by a dead instance are finished; the byte limit and the upload rate limit; a failed write
- * leaves no file.
+ * Two instances on one PostgreSQL database and one MEDIA_DIR (as two instances share PostgreSQL
+ * and S3): each variant is made once whichever instance claims its job; a restart mid-queue and a
+ * claim left by a dead instance are finished; the byte limit and the upload rate limit; a failed
+ * write leaves no file. On SQLite (one instance per file: several instances need PostgreSQL) the
+ * same runs on one instance whose worker claims MEDIA_CONCURRENCY jobs at once, and the restart
+ * is a real one: two applications in one process on one SQLite file would block each other,
+ * since better-sqlite3 waits for the other's write lock synchronously, on the thread that would
+ * release it.
  */
 describeEachDatabase('media across instances', (kind) => {
+  const pair = kind === 'postgres';
   let mediaDir: string;
+  let database: TestDatabase;
   let first: TestApp;
   let second: TestApp;
   let token: string;
@@ -528,13 +535,15 @@ describeEachDatabase('media across instances', (kind) => {
 
   beforeAll(async () => {
     mediaDir = await mkdtemp(join(tmpdir(), `media-pair-${kind}-`));
-    first = await startTestApp(kind, { file: true, env: env() });
-    second = await startTestApp(kind, { database: first.database, env: env() });
+    database = await createTestDatabase(kind, { file: true });
+    first = await startTestApp(kind, { database, env: env() });
+    second = pair ? await startTestApp(kind, { database, env: env() }) : first;
     token = (await createUser(first)).token;
   }, 90_000);
   afterAll(async () => {
-    await second?.close();
+    if (pair) await second?.close();
     await first?.close();
+    await database?.drop();
     await rm(mediaDir, { recursive: true, force: true });
   });
 
@@ -543,7 +552,7 @@ describeEachDatabase('media across instances', (kind) => {
   }
 
   const variantsOf = async (app: TestApp, id: number) => ((await request(app.server).get(`/media/${id}`).set(bearer(token))).body.variants ?? []) as { name: string }[];
-  const workers = () => [first, second].map((app) => app.app.get(MediaVariantsWorker));
+  const workers = () => [...new Set([first, second])].map((app) => app.app.get(MediaVariantsWorker));
 
   it('variants appear, each made exactly once across both instances', async () => {
     const madeBefore = workers().reduce((sum, worker) => sum + worker.made, 0);
@@ -578,13 +587,15 @@ describeEachDatabase('media across instances', (kind) => {
   });
 
   it('a restart mid-queue finishes the work', async () => {
-    const third = await startTestApp(kind, { database: first.database, env: { ...env(), MEDIA_CONCURRENCY: '1' } });
+    if (!pair) await first.close();
+    const third = await startTestApp(kind, { database, env: { ...env(), MEDIA_CONCURRENCY: '1' } });
     const ids: number[] = [];
     try {
       for (let index = 0; index < 3; index++) ids.push((await put(third, await image('png', 90, 90 + index))).body.id as number);
     } finally {
       await third.close();
     }
+    if (!pair) second = first = await startTestApp(kind, { database, env: env() });
     for (const id of ids) await pollUntil(() => variantsOf(first, id), (variants) => variants.length === 2, `the variants of ${id}`);
   });
 
