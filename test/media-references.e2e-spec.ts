@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { bearer } from './support/auth.js';
 import { errorFields, expectProblem } from './support/problems.js';
 import { createPost, createUser } from './support/resources.js';
@@ -26,7 +27,8 @@ function png(width: number, height: number): Promise<Buffer> {
 
 /** Media in post bodies and as avatars (CONTRACT §13, §14): rendered with srcset and alt, public once a published post shows them. */
 describeEachDatabase('media references', (kind) => {
-  let mediaDir: string;
+  // Made now: useApp starts the application in its beforeAll, before any later hook runs.
+  const mediaDir = mkdtempSync(join(tmpdir(), `media-refs-${kind}-`));
   const app = useApp(kind, {
     signIn: ['admin', 'alice', 'bob', 'editor'],
     timeout: 60_000,
@@ -36,9 +38,6 @@ describeEachDatabase('media references', (kind) => {
   });
   const http = () => request(app.server);
 
-  beforeAll(async () => {
-    mediaDir = await mkdtemp(join(tmpdir(), `media-refs-${kind}-`));
-  });
   afterAll(() => rm(mediaDir, { recursive: true, force: true }));
 
   async function uploaded(width: number, height: number, token = app.tokens.alice, alt?: string): Promise<MediaBody> {
@@ -121,8 +120,37 @@ describeEachDatabase('media references', (kind) => {
     expect(set.status, set.text).toBe(200);
     expect(set.body.avatarUrl).toBe(`/media/${own.id}`);
     expect(await othersSee(own.id)).toEqual([200, 200, 200]);
+    const inUse = await http().delete(`/media/${own.id}`).set(bearer(user.token));
+    expectProblem(inUse, 409, 'CONFLICT');
+    expect(inUse.body.detail).toContain(`/users/${user.id}`);
+    expect(await othersSee(own.id)).toEqual([200, 200, 200]);
     expect((await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ avatarUrl: 'https://example.com/me.png' })).status).toBe(200);
     expect(await othersSee(own.id)).toEqual([404, 404, 404]);
+    expect((await http().delete(`/media/${own.id}`).set(bearer(user.token))).status).toBe(204);
+  });
+
+  it('a body written before the variants exist lists them all in its srcset; one not made yet is a 307 to the original, never cached', async () => {
+    const item = await uploaded(300, 150, app.tokens.alice, 'Early');
+    // Written at once: whether or not the worker has made any variant yet, the srcset is the same.
+    const post = await createPost(app, app.tokens.alice, { bodyFormat: 'markdown', body: `![](/media/${item.id})` });
+    expect(post.bodyHtml).toContain(`srcset="/media/${item.id}/file?variant=w64 64w, /media/${item.id}/file?variant=w128 128w, /media/${item.id}/file 300w"`);
+    await withVariants(item, 2);
+    // A variant whose file is not there (yet): the original stands in.
+    await rm(join(mediaDir, 'media', String(item.id), 'w64.webp'));
+    const pending = await http().get(`/media/${item.id}/file?variant=w64`);
+    expect(pending.status, pending.text).toBe(307);
+    expect(pending.headers.location).toBe(`/media/${item.id}/file`);
+    expect(pending.headers['cache-control']).toBe('no-store');
+    expect((await http().get(`/media/${item.id}/file?variant=w128`)).status).toBe(200);
+    // Never made (not narrower than the original): 404; unknown: 400.
+    expectProblem(await http().get(`/media/${item.id}/file?variant=w4000`), 404, 'NOT_FOUND');
+    expectProblem(await http().get(`/media/${item.id}/file?variant=w65`), 400, 'BAD_USER_INPUT');
+    // A private item's pending variant is 404 like the item.
+    const hidden = await uploaded(300, 150, app.tokens.alice);
+    await withVariants(hidden, 2);
+    await rm(join(mediaDir, 'media', String(hidden.id), 'w64.webp'));
+    expectProblem(await http().get(`/media/${hidden.id}/file?variant=w64`), 404, 'NOT_FOUND');
+    expect((await http().get(`/media/${hidden.id}/file?variant=w64`).set(bearer(app.tokens.alice))).status).toBe(307);
   });
 
   it('DELETE of an item a body shows is 409 naming the posts the caller may see; once no body shows it, it goes', async () => {

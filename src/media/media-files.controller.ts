@@ -41,6 +41,7 @@ export class MediaFilesController {
   @ApiProduces(...Object.keys(IMAGE_TYPES))
   @ApiResponse({ status: 200, description: 'The file', headers: FILE_HEADERS, content: FILE_CONTENT })
   @ApiResponse({ status: 206, description: 'The range asked for (Content-Range says which)', headers: { ...FILE_HEADERS, 'Content-Range': CONTENT_RANGE }, content: FILE_CONTENT })
+  @ApiResponse({ status: 307, description: 'A listed variant not made yet: the original stands in for it (Location), and the answer is not cached', headers: { Location: { description: 'The original: /media/{id}/file', schema: { type: 'string' } }, 'Cache-Control': { description: 'no-store', schema: { type: 'string' } } } })
   @ApiResponse({ status: 304, description: 'Not modified: the If-None-Match tag is current (no body)', headers: FILE_HEADERS })
   @ApiResponse({ status: 416, description: 'The range lies past the end of the file (Content-Range: bytes */{size})', headers: { ...FILE_HEADERS, 'Content-Range': CONTENT_RANGE } })
   @ApiProblems(404)
@@ -52,6 +53,10 @@ export class MediaFilesController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const file = await this.media.file(id, query.variant, actor);
+    if (file.kind === 'pending') {
+      await reply.code(307).header('location', file.location).header('cache-control', 'no-store').send();
+      return;
+    }
     const { size, etag } = file.object;
     reply.header('etag', etag);
     reply.header('accept-ranges', 'bytes');

@@ -141,6 +141,13 @@ export class MediaRepository extends ResourceRepository<Media> {
     return rows.map((row) => ({ id: Number(row.id), status: row.status, authorId: Number(row.author_id) }));
   }
 
+  /** The users whose avatar the item is (`avatar_url` `/media/{id}`), by id. */
+  async avatarsOf(mediaId: number, executor?: Executor): Promise<number[]> {
+    this.recordReads({ kind: 'list' });
+    const rows = await this.sql.rows<{ id: number | string }>(sql`SELECT id FROM users WHERE avatar_url LIKE '/media/%' AND avatar_url = ${`/media/${mediaId}`} ORDER BY id`, executor);
+    return rows.map((row) => Number(row.id));
+  }
+
   /**
    * For a user's deletion: their uploads that another user's post uses (as its cover or in its body) pass to the
    * author of the first such post (by id), who keeps seeing and changing them. Returns their ids.

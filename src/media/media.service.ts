@@ -16,6 +16,7 @@ import { EventPublisher } from '../events/event-publisher.js';
 import type { UpdateMediaDto } from './dto/update-media.dto.js';
 import type { ImageType } from './image-type.js';
 import { Media } from './media.entity.js';
+import { mediaFilePath, variantHref } from './media.resource.js';
 import { MediaRepository } from './media.repository.js';
 import { displayFilename, MediaUploadService, type ReceivedImage } from './media-upload.service.js';
 import { MediaStorage, type ByteRange, type StoredObject } from './storage/media-storage.js';
@@ -36,10 +37,20 @@ export interface UploadFields {
 
 /** A file to serve: its facts, and its bytes to open (whole or one range). */
 export interface MediaFile {
+  kind: 'file';
   mimeType: string;
   object: StoredObject;
   isPublic: boolean;
   open(range?: ByteRange): Promise<Readable | null>;
+}
+
+/**
+ * A variant the item will have but whose making is not over (queued, or given up): the original
+ * stands in for it, so that a srcset written before the variants exist never shows a broken image.
+ */
+export interface PendingVariant {
+  kind: 'pending';
+  location: string;
 }
 
 /** Wakes the variant worker of this instance when an upload is committed (MediaVariantsWorker listens). */
@@ -77,6 +88,18 @@ export class MediaService {
   /** The names of the variants this instance makes (`w320`, …): the only ones `?variant=` accepts. */
   get variantNames(): string[] {
     return this.config.mediaVariantWidths.map((width) => variantName(Number(width)));
+  }
+
+  /**
+   * The variants an item of this width has once they are made (each MEDIA_VARIANT_WIDTHS width
+   * narrower than it), as a body's srcset names them: known at write time, so a body rendered
+   * before the background work is over lists them all and never needs rendering again.
+   */
+  plannedVariants(media: Pick<Media, 'id' | 'width'>): { href: string; width: number }[] {
+    return [...new Set(this.config.mediaVariantWidths.map(Number))]
+      .filter((width) => width < media.width)
+      .sort((a, b) => a - b)
+      .map((width) => ({ href: variantHref(media.id, variantName(width)), width }));
   }
 
   /**
@@ -193,7 +216,8 @@ export class MediaService {
 
   /**
    * Deletes the item and its files (uploader, editors, admins). While a post uses it: 409
-   * CONFLICT naming the posts the caller may see (none named when they see none of them).
+   * CONFLICT naming the posts the caller may see (none named when they see none of them); while
+   * it is an avatar (public, as users are): 409 naming the users.
    */
   async delete(id: number, actor: Actor | null): Promise<void> {
     const variants = await this.transactions.run(async (manager) => {
@@ -203,6 +227,10 @@ export class MediaService {
         const seen = users.filter((post) => this.readPolicy.canSeePost(actor, post)).map((post) => post.id);
         const named = seen.length > 0 ? `: ${seen.map((postId) => `/posts/${postId}`).join(', ')}` : '';
         throw DomainError.conflict(`The media item is used by ${users.length === 1 ? 'a post' : `${users.length} posts`}${named}; change their cover or body first`);
+      }
+      const avatars = await this.media.avatarsOf(id, manager);
+      if (avatars.length > 0) {
+        throw DomainError.conflict(`The media item is the avatar of ${avatars.map((userId) => `/users/${userId}`).join(', ')}; change the avatarUrl first`);
       }
       const names = await this.media.variantNames(id);
       if (!(await this.media.delete(id, manager))) throw DomainError.notFound('Media', id);
@@ -244,9 +272,10 @@ export class MediaService {
 
   /**
    * The file of an item the reader sees (404 otherwise): the original, or one variant by name
-   * (400 for a name that is none of MEDIA_VARIANT_WIDTHS'; 404 while it is not made yet).
+   * (400 for a name that is none of MEDIA_VARIANT_WIDTHS'; 404 for one not narrower than the
+   * original, which is never made; pending while it is not made yet).
    */
-  async file(id: number, variant: string | undefined, actor: Actor | null): Promise<MediaFile> {
+  async file(id: number, variant: string | undefined, actor: Actor | null): Promise<MediaFile | PendingVariant> {
     if (variant !== undefined && !this.variantNames.includes(variant)) {
       throw DomainError.badInput(`variant must be one of ${this.variantNames.join(', ')}`, [{ field: 'variant', message: `must be one of ${this.variantNames.join(', ')}` }]);
     }
@@ -254,8 +283,12 @@ export class MediaService {
     if (!media) throw DomainError.notFound('Media', id);
     const key = variant === undefined ? originalKey(id) : variantKey(id, variant);
     const object = await this.storage.stat(key);
-    if (!object) throw variant === undefined ? DomainError.notFound('Media', id) : new DomainError('NOT_FOUND', `The variant ${variant} of media ${id} is not made (yet): see its variants`);
+    if (!object && variant !== undefined && this.plannedVariants(media).some((planned) => variantName(planned.width) === variant)) {
+      return { kind: 'pending', location: mediaFilePath(id) };
+    }
+    if (!object) throw variant === undefined ? DomainError.notFound('Media', id) : new DomainError('NOT_FOUND', `Media ${id} has no variant ${variant}: it is not narrower than the original`);
     return {
+      kind: 'file',
       mimeType: variant === undefined ? media.mimeType : 'image/webp',
       object,
       isPublic: media.isPublic ?? false,
@@ -275,14 +308,12 @@ export class MediaService {
   }
 
   /**
-   * For a post's writer (in the post's transaction): the items among these ids they may see,
-   * with their variants as they are now, by id (the images their body may show as media).
+   * For a post's writer (in the post's transaction): the items among these ids they may see, by
+   * id (the images their body may show as media, with plannedVariants as their srcset).
    */
   async usableIn(ids: readonly number[], writer: Actor, manager: Executor): Promise<Map<number, Media>> {
     const items = await this.media.visibleAmong(ids, this.readPolicy.mediaScope(writer), manager);
-    if (items.length === 0) return new Map();
-    const variants = await this.media.variantsOf(items.map((item) => item.id), manager);
-    return new Map(items.map((item) => [item.id, Object.assign(item, { variants: variants.get(item.id) ?? [] })]));
+    return new Map(items.map((item) => [item.id, item]));
   }
 
   /** Records the items a post's body shows (ids from usableIn), replacing the earlier set, in the post's transaction. */

@@ -298,7 +298,8 @@ export class PostsService {
   /**
    * What is stored beside a body: its rendering, excerpt (the given one, else derived) and
    * reading time; and the media it shows that the writer may see (`bodyMedia`, rendered with
-   * their variants; others stay as written, so a body cannot make another's private image public).
+   * the variants they will have, made or not yet; others stay as written, so a body cannot make
+   * another's private image public).
    */
   private async rendered(
     body: string,
@@ -311,7 +312,7 @@ export class PostsService {
     const usable = writer && ids.length > 0 ? await this.media.usableIn(ids, writer, manager) : new Map<number, Media>();
     const rendered = this.renderer.renderPost(body, format, (id) => {
       const media = usable.get(id);
-      return media && { width: media.width, height: media.height, alt: media.alt, variants: media.variants ?? [] };
+      return media && { width: media.width, height: media.height, alt: media.alt, variants: this.media.plannedVariants(media) };
     });
     return {
       bodyMedia: [...usable.keys()].sort((a, b) => a - b),

@@ -2,6 +2,17 @@
 -- Generated: change the repository, then UPDATE_SQL_FILES=1 npx vitest run test/sql-queries.e2e-spec.ts
 -- An IN list is shown with three parameters and a multi-row VALUES with one row: each length is a statement of its own.
 
+-- MediaRepository.avatarsOf
+SELECT
+  id
+FROM
+  users
+WHERE
+  avatar_url LIKE '/media/%'
+  AND avatar_url = ?
+ORDER BY
+  id
+
 -- MediaRepository.claimJobs
 UPDATE media_jobs
 SET
