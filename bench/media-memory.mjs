@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { out } from './shared.mjs';
+import { SERVICE_ENV, SERVICE_NODE_FLAGS, out } from './shared.mjs';
 
 const { fetch } = globalThis;
 
@@ -49,9 +49,10 @@ async function bigJpeg() {
 const dir = await mkdtemp(path.join(os.tmpdir(), 'media-memory-'));
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const service = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
+const service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(ROOT, 'dist/src/main.js')], {
   env: {
     ...process.env,
+    ...SERVICE_ENV,
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',

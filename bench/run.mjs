@@ -44,6 +44,7 @@ import {
   POST_PAGE_HTML_QUERY,
   POST_PAGE_QUERY,
   POST_PAGE_TAGS_QUERY,
+  SERVICE_ENV,
   SERVICE_NODE_FLAGS,
   encodeCursor,
   encodePostCursor,
@@ -348,6 +349,7 @@ function serviceEnv(databaseUrl, extra = {}) {
   }
   return {
     ...env,
+    ...SERVICE_ENV,
     NODE_ENV: 'production',
     JWT_SECRET,
     DATABASE_URL: databaseUrl,

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SEARCH_WORDS, loadDataset } from './dataset.mjs';
 import { cleanups, prepareDatabase, runScript } from './run.mjs';
-import { SERVICE_NODE_FLAGS, UsageError, log, out } from './shared.mjs';
+import { SERVICE_ENV, SERVICE_NODE_FLAGS, UsageError, log, out } from './shared.mjs';
 
 const { fetch } = globalThis;
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -81,6 +81,7 @@ async function startService(root, databaseUrl, env) {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
       PATH: process.env.PATH,
+      ...SERVICE_ENV,
       NODE_ENV: 'production',
       JWT_SECRET: 'bench-search-dos-secret-0123456789abcdef',
       DATABASE_URL: databaseUrl,

@@ -14,7 +14,11 @@ import { inspect } from 'node:util';
  * The Node flags `npm start` gives the service (package.json `config.nodeFlags`): every bench
  * starts it with them, so that it measures the service as it is deployed.
  */
-export const SERVICE_NODE_FLAGS = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).config?.nodeFlags ?? '').split(/\s+/).filter(Boolean);
+const PACKAGE_CONFIG = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).config ?? {};
+export const SERVICE_NODE_FLAGS = (PACKAGE_CONFIG.nodeFlags ?? '').split(/\s+/).filter(Boolean);
+
+/** The environment `npm start` adds (glibc's malloc arenas capped, package.json `config.mallocArenaMax`), unless the caller's says otherwise. */
+export const SERVICE_ENV = PACKAGE_CONFIG.mallocArenaMax ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? PACKAGE_CONFIG.mallocArenaMax } : {};
 
 /** Progress and errors go to stderr, so that stdout carries only the results table. */
 export function log(...parts) {

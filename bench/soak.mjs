@@ -34,7 +34,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, URL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { POST_PAGE_QUERY, SERVICE_NODE_FLAGS, checkDatabaseFlag, log, mulberry32, numericFlags, out, randomInt } from './shared.mjs';
+import { POST_PAGE_QUERY, SERVICE_ENV, SERVICE_NODE_FLAGS, checkDatabaseFlag, log, mulberry32, numericFlags, out, randomInt } from './shared.mjs';
 
 const { fetch, AbortSignal } = globalThis;
 
@@ -172,6 +172,7 @@ async function startService(databaseUrl) {
     cwd: ROOT,
     env: {
       ...env,
+      ...SERVICE_ENV,
       NODE_ENV: 'production',
       JWT_SECRET,
       DATABASE_URL: databaseUrl,

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { buffer as readWhole } from 'node:stream/consumers';
 import type { Metadata, OutputInfo, Sharp } from 'sharp';
+import { imageInput } from './image-input.js';
 import { loadSharp } from './sharp.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { AppConfig } from '../config/app-config.js';
@@ -61,6 +62,13 @@ class IntakeCounter extends Transform {
   }
 }
 
+/** What the header of an upload says: its pixels (all frames), whether it is animated, and whether it needs no turning. */
+interface Dimensions {
+  pixels: number;
+  animated: boolean;
+  upright: boolean;
+}
+
 /**
  * The intake of an upload (CONTRACT §14): the bytes streamed into storage under a temporary key
  * while counted (413 past MEDIA_MAX_BYTES) and typed by their magic number (415 unless JPEG, PNG,
@@ -100,7 +108,7 @@ export class MediaUploadService {
       if (dimensions.pixels > this.config.mediaMaxPixels) {
         throw new DomainError('PAYLOAD_TOO_LARGE', `The image has ${dimensions.pixels} pixels, more than MEDIA_MAX_PIXELS (${this.config.mediaMaxPixels})`);
       }
-      const cleaned = await this.inTurn(() => this.clean(rawKey, cleanKey, type, dimensions.animated));
+      const cleaned = await this.inTurn(() => this.clean(rawKey, cleanKey, type, dimensions));
       return { mimeType: type, ...cleaned, cleanKey };
     } catch (error) {
       await this.discard(cleanKey);
@@ -133,7 +141,7 @@ export class MediaUploadService {
   }
 
   /** Width × height (× frames) from the header of the stored file; 415 when sharp cannot read it as the type its bytes said. */
-  private async dimensions(key: string, type: ImageType, size: number): Promise<{ pixels: number; animated: boolean }> {
+  private async dimensions(key: string, type: ImageType, size: number): Promise<Dimensions> {
     const head = await this.readBytes(key, size <= HEADER_BYTES ? undefined : { start: 0, end: HEADER_BYTES - 1 });
     let metadata: Metadata;
     try {
@@ -150,30 +158,32 @@ export class MediaUploadService {
     if (metadata.format !== IMAGE_TYPES[type].format || !metadata.width || !metadata.height) throw unsupported('it cannot be read as the image its bytes announce');
     const pages = metadata.pages ?? 1;
     const frameHeight = metadata.pageHeight ?? metadata.height;
-    return { pixels: metadata.width * frameHeight * pages, animated: pages > 1 };
+    // A JPEG's EXIF segment comes before its frame header, which the header just read holds: an
+    // orientation it does not name is none, and the image needs no turning.
+    const upright = type === 'image/jpeg' && (metadata.orientation ?? 1) === 1;
+    return { pixels: metadata.width * frameHeight * pages, animated: pages > 1, upright };
   }
 
   /** Decodes and encodes the image again without its metadata (oriented as it displays); 415 when it does not decode (truncated, corrupt). */
-  private async clean(rawKey: string, cleanKey: string, type: ImageType, animated: boolean): Promise<{ width: number; height: number; size: number }> {
-    const input = await this.storage.read(rawKey);
+  private async clean(rawKey: string, cleanKey: string, type: ImageType, { animated, upright }: Dimensions): Promise<{ width: number; height: number; size: number }> {
+    const input = await imageInput(this.storage, rawKey, { limitInputPixels: this.config.mediaMaxPixels, failOn: 'warning', animated });
     if (!input) throw new Error(`The upload ${rawKey} vanished`);
-    const sharp = await loadSharp();
-    let transformer = sharp({ limitInputPixels: this.config.mediaMaxPixels, failOn: 'warning', animated });
+    let transformer = input.image;
     // An animation keeps its frames as they are (no EXIF orientation in GIF or animated WebP).
-    if (!animated) transformer = transformer.rotate();
+    // Turning needs the whole image decoded at once; an upright JPEG is read and written in strips.
+    if (!animated && !upright) transformer = transformer.rotate();
     transformer = encoder(transformer, type);
     let info: OutputInfo | undefined;
     transformer.on('info', (output: OutputInfo) => (info = output));
     let decodeError: unknown;
     transformer.on('error', (error: unknown) => (decodeError ??= error));
-    input.pipe(transformer);
     try {
       const stored = await this.storage.put(cleanKey, transformer, type);
       if (!info) throw new Error('sharp gave no output information');
       const height = animated && info.pageHeight ? info.pageHeight : info.height;
       return { width: info.width, height, size: stored.size };
     } catch (error) {
-      input.destroy();
+      input.abort();
       if (decodeError !== undefined || isSharpError(error)) throw unsupported('it does not decode (truncated or corrupt)');
       throw error;
     }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { OutputInfo } from 'sharp';
-import { loadSharp } from './sharp.js';
+import { imageInput } from './image-input.js';
 import { AppConfig } from '../config/app-config.js';
 import { MediaRepository } from './media.repository.js';
 import { MediaService, originalKey, variantKey, variantName } from './media.service.js';
@@ -183,13 +183,11 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
       if (this.stopped) return false;
       const name = variantName(width);
       if (existing.has(name)) continue;
-      const input = await this.storage.read(originalKey(mediaId));
+      const input = await imageInput(this.storage, originalKey(mediaId), { limitInputPixels: this.config.mediaMaxPixels, animated: false });
       if (!input) return true;
-      const resizer = (await loadSharp())({ limitInputPixels: this.config.mediaMaxPixels, animated: false }).resize({ width, withoutEnlargement: true }).webp({ quality: 80 });
+      const resizer = input.image.resize({ width, withoutEnlargement: true }).webp({ quality: 80 });
       let info: OutputInfo | undefined;
       resizer.on('info', (output: OutputInfo) => (info = output));
-      input.on('error', (error) => resizer.destroy(error));
-      input.pipe(resizer);
       const stored = await this.storage.put(variantKey(mediaId, name), resizer, 'image/webp');
       if (!info) throw new Error('sharp gave no output information');
       try {

@@ -85,6 +85,10 @@ export class FilesystemMediaStorage extends MediaStorage {
   }
 
   /** The file of a key; a key that is absolute, climbs (`..`) or holds anything but safe characters is refused. */
+  override localPath(key: string): string {
+    return this.pathOf(key);
+  }
+
   private pathOf(key: string): string {
     if (isAbsolute(key) || !SAFE_KEY.test(key) || key.split('/').some((segment) => segment === '.' || segment === '..')) {
       throw new Error(`Not a media storage key: ${JSON.stringify(key)}`);

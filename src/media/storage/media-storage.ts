@@ -37,4 +37,12 @@ export abstract class MediaStorage {
 
   /** Keys under `prefix` (for the sweep of orphans), with when each was last written. */
   abstract list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }>;
+
+  /**
+   * The object's file on this machine, when the driver keeps one (filesystem): an image decoder
+   * reads a file as it goes, where a stream it must first hold whole. Null otherwise (s3).
+   */
+  localPath(_key: string): string | null {
+    return null;
+  }
 }
