@@ -138,10 +138,8 @@ export class MediaService {
           { filename: displayFilename(fields.filename, received.mimeType), mimeType: received.mimeType, size: received.size, width: received.width, height: received.height, alt, caption, uploaderId: writer.id },
           manager,
         );
-        const clean = await this.storage.read(received.cleanKey);
-        if (!clean) throw new Error(`The cleaned upload ${received.cleanKey} vanished`);
         storedKey = originalKey(inserted.id);
-        await this.storage.put(storedKey, clean, received.mimeType);
+        if (!(await this.storage.move(received.cleanKey, storedKey, received.mimeType))) throw new Error(`The cleaned upload ${received.cleanKey} vanished`);
         await this.media.enqueueVariants(inserted.id, manager);
         const created = { ...inserted, focalPoint: null, variants: [], isPublic: false };
         // A new item is its uploader's and the editors' until a public post uses it.

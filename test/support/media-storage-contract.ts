@@ -51,6 +51,20 @@ export function describeMediaStorageContract(
       expect(await readAll(await storage.read(key, { start: 0, end: 4095 }))).toEqual(bytes);
     });
 
+    it('moves an object to another key (over one there): the bytes under the new key, none under the old; a missing one is null', async () => {
+      const prefix = fresh();
+      const bytes = pseudoRandom(3000);
+      await storage.put(`${prefix}/tmp.clean`, Readable.from([bytes]), 'image/png');
+      await storage.put(`${prefix}/original`, Readable.from([pseudoRandom(10)]), 'image/png');
+      const moved = await storage.move(`${prefix}/tmp.clean`, `${prefix}/original`, 'image/png');
+      expect(moved?.size).toBe(3000);
+      expect(await storage.stat(`${prefix}/original`)).toEqual(moved);
+      expect(await readAll(await storage.read(`${prefix}/original`))).toEqual(bytes);
+      expect(await storage.stat(`${prefix}/tmp.clean`)).toBeNull();
+      expect(await storage.move(`${prefix}/tmp.clean`, `${prefix}/other`, 'image/png')).toBeNull();
+      expect(await storage.stat(`${prefix}/other`)).toBeNull();
+    });
+
     it('stores an empty body', async () => {
       const key = `${fresh()}/original`;
       const put = await storage.put(key, Readable.from([]), 'image/png');

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeMediaStorageContract } from '../../../test/support/media-storage-contract.js';
 import { FilesystemMediaStorage } from './filesystem-media-storage.js';
+
+describeMediaStorageContract('filesystem', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'media-contract-'));
+  return { storage: new FilesystemMediaStorage(directory), cleanup: () => rm(directory, { recursive: true, force: true }) };
+});
 
 describe('FilesystemMediaStorage', () => {
   let directory: string;

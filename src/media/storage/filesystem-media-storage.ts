@@ -39,6 +39,19 @@ export class FilesystemMediaStorage extends MediaStorage {
     return stored;
   }
 
+  /** A rename: atomic, and no byte is copied (MEDIA_DIR is one file system). */
+  override async move(from: string, to: string): Promise<StoredObject | null> {
+    const path = this.pathOf(to);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await rename(this.pathOf(from), path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    return this.stat(to);
+  }
+
   async stat(key: string): Promise<StoredObject | null> {
     try {
       const info = await stat(this.pathOf(key));

@@ -32,6 +32,18 @@ export abstract class MediaStorage {
   /** The object's bytes (or one range of them); null when there is none. */
   abstract read(key: string, range?: ByteRange): Promise<Readable | null>;
 
+  /**
+   * Moves an object to another key (overwriting one there) and answers what it now is; null when
+   * there is none under `from`. This default streams it across; the drivers do it in place.
+   */
+  async move(from: string, to: string, contentType: string): Promise<StoredObject | null> {
+    const body = await this.read(from);
+    if (!body) return null;
+    const stored = await this.put(to, body, contentType);
+    await this.delete(from);
+    return stored;
+  }
+
   /** Deletes the object; nothing happens when there is none. */
   abstract delete(key: string): Promise<void>;
 
