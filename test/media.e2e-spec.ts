@@ -370,6 +370,9 @@ describeEachDatabase('media', (kind) => {
       const own = await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.alice));
       expect(own.status, own.text).toBe(200);
       expect(about(own)).toEqual(['MEDIA_CREATED', 'MEDIA_UPDATED', 'MEDIA_DELETED']);
+      // The item as each write left it (a deletion: its ids only).
+      const resources = (own.body as { mediaId: number | null; resource?: { id: number; alt: string | null } | null }[]).filter((entry) => entry.mediaId === item.id).map((entry) => entry.resource ?? null);
+      expect(resources).toEqual([expect.objectContaining({ id: item.id, alt: item.alt ?? null }), expect.objectContaining({ id: item.id, alt: 'Evented' }), null]);
       expect(about(await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.editor)))).toEqual(['MEDIA_CREATED', 'MEDIA_UPDATED', 'MEDIA_DELETED']);
       expect(about(await http().get(`/events?types=${types}&limit=100`).set(bearer(app.tokens.bob)))).toEqual([]);
       expect(about(await http().get(`/events?types=${types}&limit=100`))).toEqual([]);

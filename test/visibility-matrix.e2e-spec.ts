@@ -42,7 +42,7 @@ import { expectProblem } from './support/problems.js';
 import { type CommentBody, parseXml, xmlFields } from './support/resources.js';
 import { type ExecutionResultLike, type ListeningApp, listen, LiveSubscription, type OperationClient, until, type WsClient, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
-import { Receiver } from './support/webhook-receiver.js';
+import { Receiver, type WebhookPayload } from './support/webhook-receiver.js';
 
 /**
  * Issue 23's visibility matrix (CONTRACT v3 preamble and §7): ALICE's posts in each state (a
@@ -183,9 +183,12 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
   }
 
   /** A small PNG uploaded by ALICE, its alt text carrying the marker. */
-  async function uploadCover(mark: string): Promise<{ id: number }> {
+  const uploadCover = (mark: string) => uploadImage(alice(), `Cover ${mark}`);
+
+  /** A small PNG uploaded with the token, with this alt text. */
+  async function uploadImage(token: string, alt: string): Promise<{ id: number }> {
     const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: { r: 40, g: 90, b: 200 } } }).png().toBuffer();
-    const response = await http().post('/media').set('authorization', `Bearer ${alice()}`).field('alt', `Cover ${mark}`).attach('file', png, { filename: 'cover.png', contentType: 'image/png' });
+    const response = await http().post('/media').set('authorization', `Bearer ${token}`).field('alt', alt).attach('file', png, { filename: 'cover.png', contentType: 'image/png' });
     expect(response.status, response.text).toBe(201);
     return { id: (response.body as { id: number }).id };
   }
@@ -891,6 +894,209 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       await until('the webhook delivery of the closing post', () => receiver.payloads().some((payload) => payload.type === 'POST_CREATED' && payload.data.postId === closing.id), 20_000);
       expect(receiver.payloads().filter((payload) => payload.data.postId === draft.id).map((payload) => payload.type)).toEqual([]);
       expectNoMarker(receiver.receipts.map((receipt) => receipt.body).join('\n'), mark, 'webhook deliveries');
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Live: what each caller's subscriptions (and the webhooks, and the feed) get of a private media item
+
+  /**
+   * CONTRACT §14: MEDIA_CREATED, MEDIA_UPDATED and MEDIA_DELETED have the audience of the item's
+   * visibility. ALICE's upload, used by no public post and no avatar, is hers and the editors'
+   * and admins': only ALICE and ADMIN may hear of it; BOB (his write key reads as him) and the
+   * read keys (they read what anonymous callers read) may not, on any door.
+   */
+  describe('live, while ALICE uploads a private image, changes its alt and deletes it', () => {
+    type Transport = 'WebSocket' | 'SSE';
+    type Field = 'events' | 'mediaCreated' | 'mediaUpdated' | 'mediaDeleted';
+    const TRANSPORTS: Transport[] = ['WebSocket', 'SSE'];
+    // mediaCreated and mediaDeleted first: for some callers nothing can show they are live (below).
+    const FIELDS: Field[] = ['mediaCreated', 'mediaDeleted', 'events', 'mediaUpdated'];
+    const QUERIES: Record<Field, string> = {
+      events: 'subscription { events { cursor type postId mediaId media { id alt } } }',
+      mediaCreated: 'subscription { mediaCreated { id alt uploaderId } }',
+      mediaUpdated: 'subscription { mediaUpdated { id alt uploaderId variants { name } } }',
+      mediaDeleted: 'subscription { mediaDeleted }',
+    };
+    const live = new Map<string, LiveSubscription>();
+    const key = (caller: CallerName, transport: Transport, field: Field) => `${caller}/${transport}/${field}`;
+    /** Those who may see ALICE's private item (and so any upload of hers, and BOB's). */
+    const sees = isEditorOfAlice;
+    /** Whether some upload can show that the caller's mediaCreated and mediaDeleted are live: a signed-in writer sees their own uploads. */
+    const hearsUploads = (caller: CallerName) => caller === 'alice' || caller === 'admin' || bobs(caller);
+    /** Whether a probe can show that the caller's subscription is live (every caller hears public events). */
+    const provable = (caller: CallerName, field: Field) => hearsUploads(caller) || field === 'events' || field === 'mediaUpdated';
+    const hooks = new Receiver();
+    const MEDIA_TYPES = ['MEDIA_CREATED', 'MEDIA_UPDATED', 'MEDIA_DELETED'];
+    let mark: string;
+    let item: { id: number };
+    let altBefore: string;
+    let altAfter: string;
+    /** BOB's cover of his published post: public, so its MEDIA_UPDATED reaches everyone. */
+    let bobsCover: { id: number };
+    /** The cursor of the last event before ALICE's upload. */
+    let before: string;
+    let closing: EditorialPost;
+    /** BOB's upload after ALICE's writes, deleted at once: the last media events those who hear BOB's uploads get. */
+    let closingUpload: { id: number };
+
+    /** A public media event for everyone, and an upload and deletion of BOB's and of ALICE's for those who see them. */
+    async function probe(): Promise<void> {
+      await createPostWith(app, callers.bob.token!, { title: 'Probe', body: 'Is everyone listening?' });
+      await as(http().patch(`/media/${bobsCover.id}`), callers.bob.token).send({ alt: `Probe ${Date.now()}` }).expect(200);
+      for (const token of [callers.bob.token!, alice()]) {
+        const upload = await uploadImage(token, 'Probe');
+        await as(http().delete(`/media/${upload.id}`), token).expect(204);
+      }
+    }
+
+    beforeAll(async () => {
+      await hooks.start();
+      await as(http().post('/webhooks'), callers.admin.token).send({ url: hooks.url(), types: [...MEDIA_TYPES, 'POST_CREATED'] }).expect(201);
+      bobsCover = await uploadImage(callers.bob.token!, 'BOB’s cover');
+      await createPostWith(app, callers.bob.token!, { title: 'BOB’s post with a cover', body: 'Public', coverImageId: bobsCover.id });
+      const warmable: LiveSubscription[] = [];
+      for (const caller of CALLER_NAMES) {
+        for (const transport of TRANSPORTS) {
+          const client = transport === 'WebSocket' ? (await wsFor(caller)).client : sseFor(caller);
+          for (const field of FIELDS) {
+            const subscription = subscribe(client, QUERIES[field]);
+            live.set(key(caller, transport, field), subscription);
+            if (provable(caller, field)) warmable.push(subscription);
+          }
+        }
+      }
+      // No upload is public when it is made, and no deletion of a public one is possible without
+      // an avatar, so nothing shows that the mediaCreated and mediaDeleted of anonymous callers and
+      // read keys are live: they are opened first (on the WebSocket, before the warmed-up ones on
+      // the same socket) and read after everyone else got the closing events.
+      await warmUp(warmable, probe);
+      before = (await lastCursor(app, callers.admin.token))!;
+
+      mark = marker('media');
+      altBefore = `Private ${mark}`;
+      altAfter = `Private ${mark}, changed`;
+      item = await uploadImage(alice(), altBefore);
+      await as(http().patch(`/media/${item.id}`), alice()).send({ alt: altAfter }).expect(200);
+      await as(http().delete(`/media/${item.id}`), alice()).expect(204);
+
+      closing = await createPostWith(app, callers.bob.token!, { title: 'Closing', body: 'After the private image' });
+      await as(http().patch(`/media/${bobsCover.id}`), callers.bob.token).send({ alt: 'Closing' }).expect(200);
+      closingUpload = await uploadImage(callers.bob.token!, 'Closing');
+      await as(http().delete(`/media/${closingUpload.id}`), callers.bob.token).expect(204);
+      const closed = (caller: CallerName, field: Field, value: { postId?: number; id?: number; alt?: string } | number | null): boolean => {
+        if (field === 'events') return typeof value === 'object' && value?.postId === closing.id;
+        if (field === 'mediaUpdated') return typeof value === 'object' && value?.id === bobsCover.id && value.alt === 'Closing';
+        // ALICE does not see BOB's uploads: her own item's events are her last.
+        const last = caller === 'alice' ? item.id : closingUpload.id;
+        return field === 'mediaCreated' ? typeof value === 'object' && value?.id === last : value === last;
+      };
+      const waiting = () =>
+        CALLER_NAMES.flatMap((caller) =>
+          TRANSPORTS.flatMap((transport) =>
+            FIELDS.filter((field) => provable(caller, field) && !valuesOf(live.get(key(caller, transport, field))!).some((value) => closed(caller, field, value))).map((field) =>
+              key(caller, transport, field),
+            ),
+          ),
+        );
+      await until(
+        'every subscriber that can to get the closing events',
+        () => {
+          const left = waiting();
+          if (left.length > 0) throw new Error(`still waiting: ${left.join(', ')}`);
+          return true;
+        },
+        20_000,
+      );
+    });
+    afterAll(async () => {
+      await hooks.stop();
+    });
+
+    for (const caller of CALLER_NAMES) {
+      for (const transport of TRANSPORTS) {
+        const door = (field: Field) => `[live private media × ${caller}] ${field} over ${transport}`;
+        /** The subscription's values, none of them an error. */
+        const valuesFor = (field: Field) => {
+          const subscription = live.get(key(caller, transport, field))!;
+          expect(subscription.error, `${door(field)}: ${JSON.stringify(subscription.error)}`).toBeUndefined();
+          expect(subscription.results.filter((result) => result.errors), door(field)).toEqual([]);
+          return { values: valuesOf(subscription), text: JSON.stringify(subscription.results) };
+        };
+        const hidden = (field: Field, mine: unknown[], text: string) => {
+          expect(mine, door(field)).toEqual([]);
+          expectNoMarker(text, mark, door(field));
+        };
+
+        it(`events over ${transport}, ${CALLER_LABELS[caller]}: ${sees(caller) ? 'MEDIA_CREATED, MEDIA_UPDATED, MEDIA_DELETED of it' : 'nothing of it'}`, () => {
+          const { values, text } = valuesFor('events');
+          const mine = values.filter((event) => event?.mediaId === item.id);
+          if (!sees(caller)) return hidden('events', mine, text);
+          expect(
+            mine.map(({ type, postId, mediaId, media }) => ({ type, postId, mediaId, media })),
+            door('events'),
+          ).toEqual([
+            { type: 'MEDIA_CREATED', postId: null, mediaId: item.id, media: { id: item.id, alt: altBefore } },
+            { type: 'MEDIA_UPDATED', postId: null, mediaId: item.id, media: { id: item.id, alt: altAfter } },
+            { type: 'MEDIA_DELETED', postId: null, mediaId: item.id, media: null },
+          ]);
+        });
+        it(`mediaCreated over ${transport}, ${CALLER_LABELS[caller]}: ${sees(caller) ? 'fires once for it' : 'nothing of it'}`, () => {
+          const { values, text } = valuesFor('mediaCreated');
+          const mine = values.filter((media) => media?.id === item.id);
+          if (!sees(caller)) return hidden('mediaCreated', mine, text);
+          expect(mine, door('mediaCreated')).toEqual([{ id: item.id, alt: altBefore, uploaderId: ALICE_ID }]);
+        });
+        it(`mediaUpdated over ${transport}, ${CALLER_LABELS[caller]}: ${sees(caller) ? 'fires once for it' : 'nothing of it (BOB’s public cover: yes)'}`, () => {
+          const { values, text } = valuesFor('mediaUpdated');
+          expect(
+            values.some((media) => media?.id === bobsCover.id && media.alt === 'Closing'),
+            `${door('mediaUpdated')}: BOB’s public cover`,
+          ).toBe(true);
+          const mine = values.filter((media) => media?.id === item.id);
+          if (!sees(caller)) return hidden('mediaUpdated', mine, text);
+          expect(mine, door('mediaUpdated')).toEqual([{ id: item.id, alt: altAfter, uploaderId: ALICE_ID, variants: expect.any(Array) }]);
+        });
+        it(`mediaDeleted over ${transport}, ${CALLER_LABELS[caller]}: ${sees(caller) ? 'fires once for it' : 'nothing of it'}`, () => {
+          const { values, text } = valuesFor('mediaDeleted');
+          const mine = values.filter((id) => id === item.id);
+          if (!sees(caller)) return hidden('mediaDeleted', mine, text);
+          expect(mine, door('mediaDeleted')).toEqual([item.id]);
+        });
+      }
+
+      it(`GET /events?after= (the replay), ${CALLER_LABELS[caller]}: ${sees(caller) ? 'MEDIA_CREATED, MEDIA_UPDATED, MEDIA_DELETED of it' : 'nothing of it'}`, async () => {
+        const door = `[live private media × ${caller}] GET /events?after=`;
+        const events = (await eventsSince(app, tokenOf(caller), before)) as (FeedEvent & { mediaId?: number | null })[];
+        expect(
+          events.some((event) => event.type === 'POST_CREATED' && event.postId === closing.id),
+          `${door}: reaches the closing post`,
+        ).toBe(true);
+        const mine = events.filter((event) => event.mediaId === item.id);
+        if (!sees(caller)) {
+          expect(mine, door).toEqual([]);
+          return expectNoMarker(JSON.stringify(events), mark, door);
+        }
+        expect(
+          mine.map((event) => ({ type: event.type, alt: event.resource?.alt ?? null })),
+          door,
+        ).toEqual([
+          { type: 'MEDIA_CREATED', alt: altBefore },
+          { type: 'MEDIA_UPDATED', alt: altAfter },
+          { type: 'MEDIA_DELETED', alt: null },
+        ]);
+      });
+    }
+
+    // Webhooks deliver public events only (WebhookDispatcher reads the outbox as PUBLIC_READER).
+    it('webhooks (MEDIA_* and POST_CREATED): nothing of it is delivered (BOB’s public cover’s MEDIA_UPDATED is, with the item)', async () => {
+      type MediaPayload = WebhookPayload & { data: { mediaId?: number } };
+      const payloads = () => hooks.payloads() as MediaPayload[];
+      const closingCover = (payload: MediaPayload) => payload.type === 'MEDIA_UPDATED' && payload.data.mediaId === bobsCover.id && payload.data.resource?.alt === 'Closing';
+      await until('the webhook deliveries of the closing post and of BOB’s cover’s closing MEDIA_UPDATED (with the item)', () => payloads().some((payload) => payload.type === 'POST_CREATED' && payload.data.postId === closing.id) && payloads().some(closingCover), 20_000);
+      expect(payloads().filter((payload) => payload.data.mediaId === item.id).map((payload) => payload.type)).toEqual([]);
+      expect(payloads().filter((payload) => MEDIA_TYPES.includes(payload.type) && payload.data.mediaId !== bobsCover.id).map((payload) => `${payload.type} ${payload.data.mediaId}`), 'only public items’ events').toEqual([]);
+      expectNoMarker(hooks.receipts.map((receipt) => receipt.body).join('\n'), mark, 'webhook deliveries');
     });
   });
 

@@ -141,7 +141,8 @@ export class MediaService {
         storedKey = originalKey(inserted.id);
         if (!(await this.storage.move(received.cleanKey, storedKey, received.mimeType))) throw new Error(`The cleaned upload ${received.cleanKey} vanished`);
         await this.media.enqueueVariants(inserted.id, manager);
-        const created = { ...inserted, focalPoint: null, variants: [], isPublic: false };
+        // A Media instance: the event log records a payload that is not one as a deletion (ids only).
+        const created = Object.assign(new Media(), inserted, { focalPoint: null, variants: [], isPublic: false });
         // A new item is its uploader's and the editors' until a public post uses it.
         await this.events.record(manager, event('mediaCreated', created, this.readPolicy.mediaAudienceOf(created)));
         return created;
@@ -203,13 +204,15 @@ export class MediaService {
       if (input.focalPoint !== undefined) await this.media.setFocalPoint(id, input.focalPoint, manager);
       const written = await this.media.updateVersioned(current, changes, options.expectedVersion, manager);
       const focalPoint = input.focalPoint === undefined ? (current.focalPoint ?? null) : input.focalPoint && { x: input.focalPoint.x, y: input.focalPoint.y };
-      const changed = { ...written, focalPoint, isPublic: current.isPublic };
+      const variants = (await this.media.variantsOf([id], manager)).get(id) ?? [];
+      // A Media instance, as in create: the event carries the item as the write left it.
+      const changed = Object.assign(new Media(), written, { focalPoint, variants, isPublic: current.isPublic });
       await this.events.record(manager, event('mediaUpdated', changed, this.readPolicy.mediaAudienceOf(this.visibility(changed))));
       return changed;
     });
     this.events.committed();
     this.cache.invalidate();
-    return (await this.withVariants([updated]))[0];
+    return updated;
   }
 
   /**
