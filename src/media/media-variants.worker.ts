@@ -37,6 +37,8 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
   private draining = false;
+  /** The look at the queue under way: a shutdown waits for it, so that no claim is made after it and left to its lease. */
+  private drainRun: Promise<void> = Promise.resolve();
   private again = false;
   /** Variants this instance made and recorded (their files stored): for the tests that count them. */
   made = 0;
@@ -64,6 +66,7 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.sweepTimer);
+    await this.drainRun;
     await Promise.allSettled([...this.running]);
   }
 
@@ -75,7 +78,7 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
       return;
     }
     this.draining = true;
-    void this.drain()
+    this.drainRun = this.drain()
       .catch((error: unknown) => this.logger.warn(`Could not read the variant queue: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         this.draining = false;
