@@ -526,10 +526,10 @@ export const SETTINGS = {
     description: 'The widths of the WebP variants made of each image in the background, each one that is narrower than the original (named `w{width}`, e.g. `?variant=w320`).',
   }),
   mediaConcurrency: setting('MEDIA_CONCURRENCY', int(1, 64), {
-    limit: 'Images one instance decodes at the same time (uploads being cleaned, variants being made, each counted apart)',
+    limit: 'Images one instance decodes at the same time: uploads being cleaned and variants being made share them, uploads first',
     group: 'Media',
     default: '2',
-    description: 'How many images one instance makes variants of at once, and how many uploads it decodes at once (each with sharp, off the event loop); more uploads stream into storage meanwhile and wait their turn to be decoded.',
+    description: 'How many images one instance decodes at once (with sharp, off the event loop), uploads being cleaned and variants being made together, a waiting upload before a waiting variant; more uploads stream into storage meanwhile and wait their turn. What bounds the memory images take.',
   }),
   mediaPublicMaxAge: setting('MEDIA_PUBLIC_MAX_AGE', int(0, 31_536_000), {
     limit: 'Seconds a public file may be cached (`Cache-Control: public, max-age`); a file that stops being public is served no longer than this',

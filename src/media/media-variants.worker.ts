@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { OutputInfo } from 'sharp';
-import { imageInput } from './image-input.js';
+import { imageInput, writeImage } from './image-input.js';
+import { ImageWorkSlots } from './image-work-slots.js';
 import { AppConfig } from '../config/app-config.js';
 import { MediaRepository } from './media.repository.js';
 import { MediaService, originalKey, variantKey, variantName } from './media.service.js';
@@ -8,6 +8,11 @@ import { MediaStorage } from './storage/media-storage.js';
 
 /** How often the queue is looked at besides the wake-ups of this instance's uploads (another instance's uploads, stale claims). */
 export const VARIANT_POLL_MS = 5000;
+/**
+ * libwebp's effort (0-6, sharp's default 4): at 2 a 1920-pixel variant takes about 45 MB to
+ * encode instead of 71 and a quarter less time, for files a few per cent larger.
+ */
+const VARIANT_WEBP_EFFORT = 2;
 /** How long a claim holds: a job claimed longer ago (its instance died at work) is claimed again. */
 export const VARIANT_LEASE_MS = 5 * 60_000;
 /** Claims of one job before it is given up (an image libvips cannot resize). */
@@ -47,6 +52,7 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly repository: MediaRepository,
     private readonly storage: MediaStorage,
     private readonly config: AppConfig,
+    private readonly slots: ImageWorkSlots,
     media: MediaService,
   ) {
     this.widths = [...new Set(config.mediaVariantWidths.map(Number))].sort((a, b) => a - b);
@@ -186,13 +192,14 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
       if (this.stopped) return false;
       const name = variantName(width);
       if (existing.has(name)) continue;
-      const input = await imageInput(this.storage, originalKey(mediaId), { limitInputPixels: this.config.mediaMaxPixels, animated: false });
-      if (!input) return true;
-      const resizer = input.image.resize({ width, withoutEnlargement: true }).webp({ quality: 80 });
-      let info: OutputInfo | undefined;
-      resizer.on('info', (output: OutputInfo) => (info = output));
-      const stored = await this.storage.put(variantKey(mediaId, name), resizer, 'image/webp');
-      if (!info) throw new Error('sharp gave no output information');
+      const made = await this.slots.run('variant', async () => {
+        const input = await imageInput(this.storage, originalKey(mediaId), { limitInputPixels: this.config.mediaMaxPixels, animated: false });
+        if (!input) return null;
+        const resizer = input.image.resize({ width, withoutEnlargement: true }).webp({ quality: 80, effort: VARIANT_WEBP_EFFORT });
+        return writeImage(this.storage, variantKey(mediaId, name), resizer, 'image/webp');
+      });
+      if (!made) return true;
+      const { stored, info } = made;
       try {
         if (await this.repository.insertVariant({ mediaId, name, width: info.width, height: info.height, mimeType: 'image/webp', size: stored.size })) this.made++;
       } catch (error) {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MediaFilesController } from './media-files.controller.js';
 import { MediaController } from './media.controller.js';
+import { ImageWorkSlots } from './image-work-slots.js';
 import { MediaEventsResolver } from './media-events.resolver.js';
 import { MediaLoaders } from './media.loader.js';
 import { MediaRepository } from './media.repository.js';
@@ -14,7 +15,7 @@ import { MediaStorageModule } from './storage/media-storage.module.js';
 @Module({
   imports: [MediaStorageModule],
   controllers: [MediaController, MediaFilesController],
-  providers: [MediaRepository, MediaUploadService, MediaService, MediaLoaders, MediaResolver, MediaConnectionResolver, MediaEventsResolver, MediaVariantsWorker],
+  providers: [ImageWorkSlots, MediaRepository, MediaUploadService, MediaService, MediaLoaders, MediaResolver, MediaConnectionResolver, MediaEventsResolver, MediaVariantsWorker],
   exports: [MediaService, MediaLoaders, MediaVariantsWorker],
 })
 export class MediaModule {}

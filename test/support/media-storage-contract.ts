@@ -1,4 +1,5 @@
 import { createCipheriv, createHash, randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaStorage } from '../../src/media/storage/media-storage.js';
@@ -63,6 +64,22 @@ export function describeMediaStorageContract(
       expect(await storage.stat(`${prefix}/tmp.clean`)).toBeNull();
       expect(await storage.move(`${prefix}/tmp.clean`, `${prefix}/other`, 'image/png')).toBeNull();
       expect(await storage.stat(`${prefix}/other`)).toBeNull();
+    });
+
+    it('putFile, where the driver offers it, makes the written file the object; a failed write leaves nothing', async () => {
+      const key = `${fresh()}/w320.webp`;
+      const bytes = pseudoRandom(2000);
+      const direct = storage.putFile(key, (path) => writeFile(path, bytes));
+      if (direct === null) return expect(storage.localPath(key)).toBeNull();
+      expect((await direct).size).toBe(2000);
+      expect(await readAll(await storage.read(key))).toEqual(bytes);
+      const failed = `${fresh()}/w768.webp`;
+      await expect(storage.putFile(failed, async (path) => {
+        await writeFile(path, bytes);
+        throw new Error('the encoder failed');
+      })).rejects.toThrow('the encoder failed');
+      expect(await storage.stat(failed)).toBeNull();
+      expect(await storage.list(failed.slice(0, failed.lastIndexOf('/') + 1))[Symbol.asyncIterator]().next()).toEqual({ done: true, value: undefined });
     });
 
     it('stores an empty body', async () => {

@@ -98,6 +98,22 @@ export class FilesystemMediaStorage extends MediaStorage {
   }
 
   /** The file of a key; a key that is absolute, climbs (`..`) or holds anything but safe characters is refused. */
+  override async putFile(key: string, write: (path: string) => Promise<unknown>): Promise<StoredObject> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomUUID()}.part`;
+    try {
+      await write(temporary);
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    const stored = await this.stat(key);
+    if (!stored) throw new Error(`The object ${key} vanished as it was written`);
+    return stored;
+  }
+
   override localPath(key: string): string {
     return this.pathOf(key);
   }

@@ -51,6 +51,15 @@ export abstract class MediaStorage {
   abstract list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }>;
 
   /**
+   * For a writer that writes a file itself (libvips): it writes at a temporary path, which then
+   * becomes the object under `key` (a failed write leaves nothing). Null when the driver keeps
+   * no files (s3): the bytes are `put` as a stream then.
+   */
+  putFile(_key: string, _write: (path: string) => Promise<unknown>): Promise<StoredObject> | null {
+    return null;
+  }
+
+  /**
    * The object's file on this machine, when the driver keeps one (filesystem): an image decoder
    * reads a file as it goes, where a stream it must first hold whole. Null otherwise (s3).
    */
