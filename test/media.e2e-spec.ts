@@ -638,7 +638,7 @@ describeEachDatabase('media across instances', (kind) => {
     expect(Number(rowsAfter)).toBe(Number(rowsBefore));
   });
 
-  it('the sweep deletes the files no item owns once they are old: a dead upload\'s, those a deletion left behind; an item\'s own stay', async () => {
+  it('the sweep deletes the files no item owns once they are old: a dead upload\'s, those a deletion left behind, half-written ones; an item\'s own stay', async () => {
     const uploader = await createUser(first);
     const theirs = (await put(first, await image('png', 30, 30), uploader.token)).body.id as number;
     const kept = (await put(first, await image('png', 30, 30))).body.id as number;
@@ -652,6 +652,9 @@ describeEachDatabase('media across instances', (kind) => {
     await writeFile(join(mediaDir, 'media', String(theirs), 'original'), 'left behind');
     await mkdir(join(mediaDir, 'tmp'), { recursive: true });
     await writeFile(join(mediaDir, 'tmp', 'dead-upload'), 'half an upload');
+    // A variant write that died half-way, in the folder of an item that stays.
+    const partial = `media/${kept}/w320.webp.0b7d3c1e-5f2a-4c8e-9a41-2d6f8e3b9c70.part`;
+    await writeFile(join(mediaDir, partial), 'half a variant');
     const files = await listFiles(mediaDir);
     expect(files).toEqual(expect.arrayContaining(['tmp/dead-upload', `media/${theirs}/original`, `media/${kept}/original`]));
     const worker = first.app.get(MediaVariantsWorker);
@@ -660,6 +663,7 @@ describeEachDatabase('media across instances', (kind) => {
     expect(await worker.sweep(new Date(Date.now() + 2 * 3_600_000))).toBeGreaterThanOrEqual(2);
     const after = await listFiles(mediaDir);
     expect(after).not.toContain('tmp/dead-upload');
+    expect(after).not.toContain(partial);
     expect(after.filter((entry) => entry.startsWith(`media/${theirs}/`))).toEqual([]);
     expect(after).toContain(`media/${kept}/original`);
   });

@@ -8,6 +8,8 @@ import { MediaStorage } from './storage/media-storage.js';
 
 /** How often the queue is looked at besides the wake-ups of this instance's uploads (another instance's uploads, stale claims). */
 export const VARIANT_POLL_MS = 5000;
+/** The temporary file of a filesystem write under way (FilesystemMediaStorage: `{key}.{uuid}.part`). */
+const PARTIAL_FILE = /\.[0-9a-f-]{36}\.part$/;
 /**
  * libwebp's effort (0-6, sharp's default 4): at 2 a 1920-pixel variant takes about 45 MB to
  * encode instead of 71 and a quarter less time, for files a few per cent larger.
@@ -97,8 +99,9 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
 
   /**
    * Deletes from storage what no item owns and nothing is writing any more (older than
-   * SWEEP_AGE_MS at `now`): the temporary copies of uploads an instance died during, and the files
-   * of items deleted without them (their uploader deleted: the rows went by cascade). Returns how
+   * SWEEP_AGE_MS at `now`): the temporary copies of uploads an instance died during, the partial
+   * files of writes that died half-way, and the files of items deleted without them (their
+   * uploader deleted: the rows went by cascade). Returns how
    * many files went.
    */
   async sweep(now = new Date()): Promise<number> {
@@ -122,6 +125,12 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     for await (const entry of this.storage.list('media/')) {
       const id = /^media\/(\d+)\//.exec(entry.key)?.[1];
       if (id === undefined || entry.modifiedAt.getTime() >= before) continue;
+      // A write that died half-way (filesystem: `{key}.{uuid}.part`), whoever owns the folder.
+      if (PARTIAL_FILE.test(entry.key)) {
+        await this.storage.delete(entry.key);
+        deleted++;
+        continue;
+      }
       batch.set(Number(id), [...(batch.get(Number(id)) ?? []), entry.key]);
       if (batch.size >= SWEEP_BATCH) await flush();
     }
