@@ -23,20 +23,8 @@ export class FilesystemMediaStorage extends MediaStorage {
     this.root = resolve(directory);
   }
 
-  async put(key: string, body: Readable, _contentType: string): Promise<StoredObject> {
-    const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${randomUUID()}.part`;
-    try {
-      await pipeline(body, createWriteStream(temporary, { flags: 'wx' }));
-      await rename(temporary, path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    const stored = await this.stat(key);
-    if (!stored) throw new Error(`The object ${key} vanished as it was written`);
-    return stored;
+  put(key: string, body: Readable, _contentType: string): Promise<StoredObject> {
+    return this.putFile(key, (temporary) => pipeline(body, createWriteStream(temporary, { flags: 'wx' })));
   }
 
   /** A rename: atomic, and no byte is copied (MEDIA_DIR is one file system). */
@@ -97,7 +85,6 @@ export class FilesystemMediaStorage extends MediaStorage {
     }
   }
 
-  /** The file of a key; a key that is absolute, climbs (`..`) or holds anything but safe characters is refused. */
   override async putFile(key: string, write: (path: string) => Promise<unknown>): Promise<StoredObject> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
@@ -118,6 +105,7 @@ export class FilesystemMediaStorage extends MediaStorage {
     return this.pathOf(key);
   }
 
+  /** The file of a key; a key that is absolute, climbs (`..`) or holds anything but safe characters is refused. */
   private pathOf(key: string): string {
     if (isAbsolute(key) || !SAFE_KEY.test(key) || key.split('/').some((segment) => segment === '.' || segment === '..')) {
       throw new Error(`Not a media storage key: ${JSON.stringify(key)}`);
