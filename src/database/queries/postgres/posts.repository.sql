@@ -104,6 +104,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -120,7 +121,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -140,6 +150,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -156,7 +167,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -176,6 +196,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -193,6 +214,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -222,6 +252,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -258,6 +289,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -274,7 +306,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -300,6 +341,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -316,7 +358,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -342,6 +393,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -358,7 +410,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -384,6 +445,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -400,7 +462,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -428,6 +499,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -444,7 +516,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -471,6 +552,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -487,7 +569,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -512,6 +603,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -528,7 +620,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -553,6 +654,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -569,7 +671,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -594,6 +705,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -610,7 +722,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -636,6 +757,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -653,6 +775,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -698,6 +829,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -715,6 +847,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -760,6 +901,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -777,6 +919,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -821,6 +972,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -838,6 +990,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -882,6 +1043,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -898,7 +1060,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -950,6 +1121,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -991,6 +1163,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1014,6 +1187,7 @@ INSERT INTO
     meta_description,
     canonical_url,
     cover_image_id,
+    locale,
     author_id,
     status,
     publish_at,
@@ -1025,7 +1199,7 @@ INSERT INTO
     custom_excerpt
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 RETURNING
   id,
   title,
@@ -1039,6 +1213,58 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.insert
+INSERT INTO
+  posts (
+    title,
+    slug,
+    body,
+    body_format,
+    body_html,
+    excerpt,
+    reading_time_minutes,
+    meta_title,
+    meta_description,
+    canonical_url,
+    cover_image_id,
+    locale,
+    author_id,
+    status,
+    publish_at,
+    published_at,
+    trashed_at,
+    created_at,
+    updated_at,
+    version,
+    custom_excerpt,
+    translation_group_id
+  )
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1062,6 +1288,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1123,6 +1350,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1139,7 +1367,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1165,6 +1402,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1181,7 +1419,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1208,6 +1455,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1224,7 +1472,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1250,6 +1507,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1266,7 +1524,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1291,6 +1558,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1307,7 +1575,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1353,6 +1630,7 @@ SELECT
   p.meta_description,
   p.canonical_url,
   p.cover_image_id,
+  p.locale,
   p.author_id,
   p.status,
   p.publish_at,
@@ -1387,6 +1665,13 @@ ORDER BY
   p.published_at DESC,
   p.id DESC
 
+-- PostsRepository.startGroup
+UPDATE posts
+SET
+  translation_group_id = id
+WHERE
+  id = $1
+
 -- PostsRepository.statusPage
 SELECT
   t.id,
@@ -1401,6 +1686,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1417,7 +1703,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1427,6 +1722,66 @@ ORDER BY
   t.id DESC
 LIMIT
   $3
+
+-- PostsRepository.translationsOf
+SELECT
+  o.id AS of_post_id,
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
+FROM
+  posts o
+  JOIN posts t ON t.translation_group_id = o.translation_group_id
+  AND t.id <> o.id
+WHERE
+  o.id IN ($1, $2, $3)
+
+-- PostsRepository.translationSourceOf
+SELECT
+  status,
+  author_id,
+  locale,
+  translation_group_id
+FROM
+  posts
+WHERE
+  id = $1
 
 -- PostsRepository.trashedBefore
 SELECT
@@ -1467,6 +1822,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1497,6 +1853,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1527,6 +1884,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1559,6 +1917,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1590,6 +1949,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1621,6 +1981,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1657,6 +2018,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1687,6 +2049,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1716,6 +2079,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
