@@ -203,3 +203,23 @@ describeEachDatabase('translations', (kind) => {
     expect(deeper).toBe(without + 2);
   });
 });
+
+describeEachDatabase('translations and the response cache', (kind) => {
+  const app = useApp(kind, { env: { SUPPORTED_LOCALES: 'en,de,fr' }, timeout: 60_000 });
+  const http = () => request(app.server);
+
+  it('a cached post shows a translation made, published or deleted after it was cached', async () => {
+    const original = await createPost(app, app.tokens.alice);
+    const links = async () => ((await http().get(`/posts/${original.id}`).expect(200)).body._links.translations as Translation[] | undefined)?.map((link) => link.hreflang) ?? [];
+    expect(await links()).toEqual([]);
+    expect(await links()).toEqual([]);
+    const german = (await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Neu', body: 'b', locale: 'de', translationOf: { postId: original.id } }).expect(201)).body;
+    expect(await links()).toEqual(['de']);
+    const french = (await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Nouveau', body: 'b', locale: 'fr', status: 'draft', translationOf: { postId: original.id } }).expect(201)).body;
+    expect(await links()).toEqual(['de']);
+    await http().patch(`/posts/${french.id as number}`).set(bearer(app.tokens.alice)).send({ status: 'published' }).expect(200);
+    expect(await links()).toEqual(['de', 'fr']);
+    await http().delete(`/posts/${german.id as number}`).set(bearer(app.tokens.alice)).expect(204);
+    expect(await links()).toEqual(['fr']);
+  });
+});
