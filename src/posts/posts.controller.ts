@@ -139,7 +139,7 @@ export class PostsController {
   @Post('posts')
   @SignedIn()
   @ApiOperation({ summary: 'Write a post: published at once, or a draft, or scheduled (authorId: admins only)' })
-  @ApiCreate(POST_RESOURCE, 409)
+  @ApiCreate(POST_RESOURCE, 404, 409)
   async create(
     @Body() input: CreatePostDto,
     @CurrentActor() actor: Actor,

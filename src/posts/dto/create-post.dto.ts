@@ -25,8 +25,9 @@ const COVER_MESSAGE = { message: 'coverImageId must be the id of a media item (a
 
 const LOCALE_MESSAGE = { message: 'locale must be a BCP 47 language tag of SUPPORTED_LOCALES (e.g. "en", "de-CH")' };
 
-/** A post to translate: REST's `{"postId": 1}`, GraphQL's Int (the REST door refuses a bare number). */
-export interface TranslationOfRef {
+/** A post to translate: REST's `{"postId": 1}`, GraphQL's Int (the REST door refuses a bare number). Its class is its OpenAPI schema. */
+export class TranslationOfRef {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'The id of the post it translates' })
   postId: number;
 }
 
@@ -167,10 +168,7 @@ export class CreatePostDto {
 
   @Field(() => Int, { nullable: true, description: 'Write it as the translation of this post, in another locale (one per locale of its group: CONFLICT); a post you may not see is NOT_FOUND' })
   @ApiPropertyOptional({
-    type: 'object',
-    properties: { postId: { type: 'integer', minimum: 1, maximum: MAX_INT32 } },
-    required: ['postId'],
-    additionalProperties: false,
+    type: TranslationOfRef,
     description: 'Write it as the translation of this post, in another locale: 409 when its group has a post in that locale already; 404 when there is no such post you may see',
   })
   @IsTranslationOf()
