@@ -89,6 +89,13 @@ describeEachDatabase('translations', (kind) => {
     ]);
   });
 
+  it('a demo post (seeded) stands in its own group: translating it into its own locale is 409, into another links both', async () => {
+    expectProblem(await translate(app.tokens.alice, 1, { locale: 'en' }), 409, 'CONFLICT');
+    const german = (await translate(app.tokens.alice, 1, { locale: 'de' }).expect(201)).body;
+    expect((await http().get('/posts/1').expect(200)).body._links.translations).toEqual([{ href: `/posts/${german.id as number}`, hreflang: 'de' }]);
+    expect((await http().get(`/posts/${german.id as number}`).expect(200)).body._links.translations).toEqual([{ href: '/posts/1', hreflang: 'en' }]);
+  });
+
   it('two translations into one locale at once: one is made, the other is 409 (the unique index)', async () => {
     const original = await createPost(app, app.tokens.alice);
     const answers = await Promise.all([0, 1, 2].map(() => translate(app.tokens.alice, original.id, { locale: 'fr' })));

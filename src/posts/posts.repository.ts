@@ -137,8 +137,15 @@ export class PostsRepository extends ResourceRepository<Post> {
     return row ? { status: row.status, authorId: row.author_id, locale: row.locale, groupId: Number(row.translation_group_id ?? id) } : null;
   }
 
+  /** Every post stands in a translation group: one written into none starts its own (its id), with the same executor. */
+  override async insert(values: Omit<Partial<Post>, 'id' | 'version'>, executor?: Executor): Promise<Post> {
+    const post = await super.insert(values, executor);
+    if (values.translationGroupId == null) await this.startGroup(post.id, executor);
+    return post;
+  }
+
   /** A new post that translates none stands in a group of its own: the group's id is its id. */
-  async startGroup(id: number, executor: Executor): Promise<void> {
+  async startGroup(id: number, executor?: Executor): Promise<void> {
     await this.sql.rows(sql`UPDATE posts SET translation_group_id = id WHERE id = ${id}`, executor);
   }
 

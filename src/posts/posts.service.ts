@@ -172,7 +172,6 @@ export class PostsService {
           },
           manager,
         );
-        if (groupId === undefined) await this.posts.startGroup(created.id, manager);
         created.slug = await this.slugs.claimFor(created.id, slug, input.title, input.slug, manager);
         if (bodyMedia.length > 0) await this.media.recordBodyMedia(created.id, bodyMedia, manager);
         const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });

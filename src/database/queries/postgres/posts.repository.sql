@@ -1099,6 +1099,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     publish_at,
@@ -1107,7 +1108,7 @@ INSERT INTO
     version
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 RETURNING
   id,
   title,
@@ -1141,6 +1142,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     published_at,
@@ -1149,7 +1151,7 @@ INSERT INTO
     version
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 RETURNING
   id,
   title,
@@ -1273,6 +1275,13 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- PostsRepository.insert
+UPDATE posts
+SET
+  translation_group_id = id
+WHERE
+  id = $1
 
 -- PostsRepository.lockDue
 SELECT
@@ -1664,13 +1673,6 @@ WHERE
 ORDER BY
   p.published_at DESC,
   p.id DESC
-
--- PostsRepository.startGroup
-UPDATE posts
-SET
-  translation_group_id = id
-WHERE
-  id = $1
 
 -- PostsRepository.statusPage
 SELECT

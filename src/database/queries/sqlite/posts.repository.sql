@@ -1186,6 +1186,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     publish_at,
@@ -1194,7 +1195,7 @@ INSERT INTO
     version
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1228,6 +1229,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     published_at,
@@ -1236,7 +1238,7 @@ INSERT INTO
     version
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1360,6 +1362,13 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- PostsRepository.insert
+UPDATE posts
+SET
+  translation_group_id = id
+WHERE
+  id = ?
 
 -- PostsRepository.lockDue
 SELECT
@@ -1749,13 +1758,6 @@ WHERE
 ORDER BY
   p.published_at DESC,
   p.id DESC
-
--- PostsRepository.startGroup
-UPDATE posts
-SET
-  translation_group_id = id
-WHERE
-  id = ?
 
 -- PostsRepository.statusPage
 SELECT
