@@ -32,8 +32,19 @@ describeEachDatabase('migration: post locales and translation groups', (kind) =>
     for (const title of ['One', 'Two', 'Three']) {
       await earlier.query(`INSERT INTO posts (title, body, author_id, created_at, updated_at, version) VALUES (${p(1)}, 'b', 1, ${p(2)}, ${p(3)}, 1)`, [title, now(), now()]);
     }
+    await earlier.query(
+      `INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience) VALUES ('POST_CREATED', ${p(1)}, 1, NULL, 1, ${p(2)}, NULL, 'public')`,
+      [now(), JSON.stringify({ id: 1, title: 'One', body: 'b "locale":', authorId: 1 })],
+    );
+    await earlier.query(`INSERT INTO events (type, occurred_at, post_id, comment_id, author_id, resource, origin, audience) VALUES ('POST_DELETED', ${p(1)}, 1, NULL, 1, NULL, NULL, 'public')`, [now()]);
     await earlier.destroy();
   }
+
+  const snapshots = async (dataSource: DataSource) =>
+    ((await dataSource.query('SELECT type, resource FROM events ORDER BY id')) as { type: string; resource: string | null }[]).map((row) => ({
+      type: row.type,
+      resource: row.resource === null ? null : JSON.parse(row.resource),
+    }));
 
   const posts = async (dataSource: DataSource) =>
     ((await dataSource.query('SELECT id, locale, translation_group_id FROM posts ORDER BY id')) as Record<string, unknown>[]).map((row) => ({
@@ -61,6 +72,10 @@ describeEachDatabase('migration: post locales and translation groups', (kind) =>
     const after = await migrated(MIGRATIONS.slice(0, index + 1));
     const rows = await posts(after);
     expect(rows).toEqual(rows.map(({ id }) => ({ id, locale: 'de-CH', group: id })));
+    expect(await snapshots(after)).toEqual([
+      { type: 'POST_CREATED', resource: { locale: 'de-CH', id: 1, title: 'One', body: 'b "locale":', authorId: 1 } },
+      { type: 'POST_DELETED', resource: null },
+    ]);
     const [first, second] = rows;
     await after.query(`UPDATE posts SET translation_group_id = ${p(1)}, locale = 'en' WHERE id = ${p(2)}`, [first.id, second.id]);
     await expect(after.query(`UPDATE posts SET translation_group_id = ${p(1)} WHERE id = ${p(2)}`, [first.id, rows[2].id])).rejects.toThrow();
