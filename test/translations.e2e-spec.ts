@@ -26,7 +26,10 @@ const htmlAlternates = (html: string) => {
  * `translations` (batched), JSON/HAL `_links.translations`, XML and HTML alternates.
  */
 describeEachDatabase('translations', (kind) => {
-  const app = useApp(kind, { env: { RESPONSE_CACHE: 'off', SUPPORTED_LOCALES: 'en,de,de-CH,fr', LOCALE_FALLBACKS: 'de-CH:de' }, timeout: 60_000 });
+  const app = useApp(kind, {
+    env: { RESPONSE_CACHE: 'off', SUPPORTED_LOCALES: 'en,de,de-CH,fr', LOCALE_FALLBACKS: 'de-CH:de', PUBLIC_BASE_URL: 'https://api.example.com', PUBLIC_POST_URL: 'https://www.example.com/{locale}/{slug}' },
+    timeout: 60_000,
+  });
   const http = () => request(app.server);
   let editor: string;
 
@@ -94,6 +97,18 @@ describeEachDatabase('translations', (kind) => {
     const german = (await translate(app.tokens.alice, 1, { locale: 'de' }).expect(201)).body;
     expect((await http().get('/posts/1').expect(200)).body._links.translations).toEqual([{ href: `/posts/${german.id as number}`, hreflang: 'de' }]);
     expect((await http().get(`/posts/${german.id as number}`).expect(200)).body._links.translations).toEqual([{ href: '/posts/1', hreflang: 'en' }]);
+  });
+
+  it("PUBLIC_POST_URL's {locale} is each post's own: in the sitemap, the feed and the canonical link", async () => {
+    const original = await createPost(app, app.tokens.alice, { title: 'Where it lives' });
+    const french = (await translate(app.tokens.alice, original.id, { locale: 'fr', title: 'Où il vit' }).expect(201)).body;
+    const sitemap = await http().get('/sitemap.xml').expect(200);
+    expect(sitemap.text).toContain('<loc>https://www.example.com/en/where-it-lives</loc>');
+    expect(sitemap.text).toContain(`<loc>https://www.example.com/fr/${french.slug as string}</loc>`);
+    const feed = await http().get('/feed?limit=5').expect(200);
+    expect(feed.text).toContain(`https://www.example.com/fr/${french.slug as string}`);
+    const page = await http().get(`/posts/${french.id as number}`).set('Accept', 'text/html').expect(200);
+    expect(page.text).toContain(`<link rel="canonical" href="https://www.example.com/fr/${french.slug as string}">`);
   });
 
   it('two translations into one locale at once: one is made, the other is 409 (the unique index)', async () => {

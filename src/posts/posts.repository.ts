@@ -38,10 +38,11 @@ export interface PostHit {
   snippet: string | null;
 }
 
-/** What a sitemap reads of a public post: what PUBLIC_POST_URL needs, and when it last changed (no body). */
+/** What a sitemap reads of a public post: what PUBLIC_POST_URL needs (its locale too), and when it last changed (no body). */
 export interface PostAddress {
   id: number;
   slug: string;
+  locale: string;
   publishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -316,12 +317,13 @@ export class PostsRepository extends ResourceRepository<Post> {
   /** The addresses of public posts by id, `limit` of them (at most a sitemap's 50,000) after the first `offset`: five columns, no body. */
   async publicAddresses(offset: number, limit: number): Promise<PostAddress[]> {
     this.recordReads({ kind: 'list' });
-    const rows = await this.sql.rows<{ id: number | string; slug: string; published_at: unknown; created_at: unknown; updated_at: unknown }>(
-      sql`SELECT t.id, t.slug, t.published_at, t.created_at, t.updated_at FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
+    const rows = await this.sql.rows<{ id: number | string; slug: string; locale: string; published_at: unknown; created_at: unknown; updated_at: unknown }>(
+      sql`SELECT t.id, t.slug, t.locale, t.published_at, t.created_at, t.updated_at FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
     );
     return rows.map((row) => ({
       id: Number(row.id),
       slug: row.slug,
+      locale: row.locale,
       publishedAt: row.published_at === null ? null : toDate(row.published_at),
       createdAt: toDate(row.created_at),
       updatedAt: toDate(row.updated_at),

@@ -1331,6 +1331,7 @@ WHERE
 SELECT
   t.id,
   t.slug,
+  t.locale,
   t.published_at,
   t.created_at,
   t.updated_at

@@ -1416,6 +1416,7 @@ WHERE
 SELECT
   t.id,
   t.slug,
+  t.locale,
   t.published_at,
   t.created_at,
   t.updated_at
