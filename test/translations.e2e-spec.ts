@@ -111,6 +111,25 @@ describeEachDatabase('translations', (kind) => {
     expect(page.text).toContain(`<link rel="canonical" href="https://www.example.com/fr/${french.slug as string}">`);
   });
 
+  it('its ETag follows the translations it shows: a new one makes an old copy stale; If-Match takes either tag', async () => {
+    const original = await createPost(app, app.tokens.alice);
+    const first = await http().get(`/posts/${original.id}`).expect(200);
+    expect(first.headers.etag).toBe('"1"');
+    await http().get(`/posts/${original.id}`).set('If-None-Match', first.headers.etag as string).expect(304);
+    await translate(app.tokens.alice, original.id, { locale: 'de' }).expect(201);
+    const second = await http().get(`/posts/${original.id}`).set('If-None-Match', first.headers.etag as string).expect(200);
+    expect(second.headers.etag).toMatch(/^"1-t[A-Za-z0-9_-]+"$/);
+    await http().get(`/posts/${original.id}`).set('If-None-Match', second.headers.etag as string).expect(304);
+    // A reader who is shown other translations gets another tag.
+    await translate(app.tokens.alice, original.id, { locale: 'fr', status: 'draft' }).expect(201);
+    const authors = await http().get(`/posts/${original.id}`).set(bearer(app.tokens.alice)).expect(200);
+    expect(authors.headers.etag).not.toBe(second.headers.etag);
+    const hal = await http().get(`/posts/${original.id}`).set('Accept', 'application/hal+json').expect(200);
+    expect(hal.headers.etag).toMatch(/^"1-hal-t[A-Za-z0-9_-]+"$/);
+    await http().patch(`/posts/${original.id}`).set(bearer(app.tokens.alice)).set('If-Match', second.headers.etag as string).send({ title: 'Changed' }).expect(200);
+    await http().patch(`/posts/${original.id}`).set(bearer(app.tokens.alice)).set('If-Match', second.headers.etag as string).send({ title: 'Again' }).expect(412);
+  });
+
   it('two translations into one locale at once: one is made, the other is 409 (the unique index)', async () => {
     const original = await createPost(app, app.tokens.alice);
     const answers = await Promise.all([0, 1, 2].map(() => translate(app.tokens.alice, original.id, { locale: 'fr' })));

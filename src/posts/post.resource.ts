@@ -29,6 +29,8 @@ export const POST_RESOURCE = defineResource({
   entity: Post,
   links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` }, ...tagLinks(post), ...translationLinks(post) }),
   linkArrays: { tags: 'tag', translations: { rel: 'alternate', key: 'hreflang' } },
+  // Its translations change without its version: its ETag follows those the reader is shown.
+  linkState: (post: Post) => (post.translations && post.translations.length > 0 ? post.translations.map(({ id, locale }) => `${id}:${locale}`).join(',') : undefined),
   // Revealed by the controllers to whom ReadPolicy.canSeeRevisions lets read them (GET /posts/{id}/revisions).
   readerLinks: { revisions: (post: Post) => ({ href: `/posts/${post.id}/revisions` }) },
   fieldSchemas: { status: { type: 'string', enum: [...POST_STATUSES] } },

@@ -198,7 +198,7 @@ export class RepresentationHooks {
       this.keep(request, reply, { body, contentType, link });
       return body;
     }
-    const etag = etagFor(format, resource.version, body);
+    const etag = etagFor(format, resource.version, body, resource.variant);
     reply.header('etag', etag);
     const contentLanguage = reply.getHeader('content-language');
     this.keep(request, reply, { body, contentType, etag, ...(typeof contentLanguage === 'string' ? { contentLanguage } : {}) });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getMetadataArgsStorage } from 'typeorm';
 import type { SchemaObject } from '../openapi/schemas.js';
 import type { Link, Links } from './links.js';
@@ -34,6 +35,11 @@ export interface ResourceSpec<T extends Identified> {
    * them (`one(item, true)`, as private fields), after the others; optional in the schema.
    */
   readerLinks?: Readonly<Record<string, (item: T) => Link>>;
+  /**
+   * What an item's links show that its version does not follow (a post's translations), as a
+   * short text; its ETag then carries a digest of it (Resource.variant). Undefined: nothing.
+   */
+  linkState?: (item: T) => string | undefined;
   /** What a column's type does not say about a field's values (an enum kept as varchar), for the OpenAPI schema. */
   fieldSchemas?: Partial<Record<keyof T & string, SchemaObject>>;
   /**
@@ -136,6 +142,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
   private readonly optionalLinks: readonly string[];
   private readonly linkArrays: Readonly<Record<string, string | LinkArray>>;
   private readonly readerLinks: Readonly<Record<string, (item: T) => Link>>;
+  private readonly linkState?: (item: T) => string | undefined;
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
   private readonly computed: Readonly<Record<string, ComputedField>>;
@@ -156,6 +163,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.optionalLinks = spec.optionalLinks ?? [];
     this.linkArrays = spec.linkArrays ?? {};
     this.readerLinks = spec.readerLinks ?? {};
+    this.linkState = spec.linkState;
     this.fieldSchemas = spec.fieldSchemas ?? {};
     this.privateFields = spec.privateFields ?? [];
     this.computed = spec.computed ?? {};
@@ -264,7 +272,9 @@ export class ResourceDefinition<T extends Identified = Identified> {
 
   /** `reveal`: with the private fields (the caller decided that the reader may see them). */
   one(item: T, reveal = false): Resource {
-    return new Resource(this, this.view(item, reveal), item.version);
+    const state = this.linkState?.(item);
+    const variant = state === undefined ? undefined : `t${createHash('sha1').update(state).digest('base64url').slice(0, 10)}`;
+    return new Resource(this, this.view(item, reveal), item.version, variant);
   }
 
   list(items: readonly T[], nextHref: string | null, reveal?: (item: T) => boolean): ResourceList {
