@@ -62,7 +62,7 @@ let statements = 0;
 let rules;
 
 const POST_FIELDS =
-  't.id, t.title, t.slug, t.body, t.body_format, t.body_html, t.excerpt, t.reading_time_minutes, t.meta_title, t.meta_description, t.canonical_url, t.cover_image_id, ' +
+  't.id, t.title, t.slug, t.body, t.body_format, t.body_html, t.excerpt, t.reading_time_minutes, t.meta_title, t.meta_description, t.canonical_url, t.cover_image_id, t.locale, ' +
   't.author_id, t.status, t.publish_at, t.published_at, t.trashed_at, t.created_at, t.updated_at';
 // A post's tag slugs, read in the post's own statement by a correlated subquery, as the service
 // does (src/database/*.dialect.ts: arrayOf); sorted in code-point order after reading, as it does.
@@ -296,6 +296,7 @@ const postView = (store, row) => ({
   metaDescription: row.meta_description,
   canonicalUrl: row.canonical_url,
   coverImageId: row.cover_image_id === null ? null : Number(row.cover_image_id),
+  locale: row.locale,
   authorId: row.author_id,
   status: row.status,
   publishAt: row.publish_at === null ? null : store.iso(row.publish_at),

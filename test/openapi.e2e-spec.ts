@@ -49,8 +49,8 @@ const OPERATIONS: [string, string][] = [
 
 /** The writable fields each request body must describe. */
 const BODIES: Record<string, string[]> = {
-  'post /posts': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'authorId'],
-  'patch /posts/{id}': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'revision'],
+  'post /posts': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'locale', 'translationOf', 'authorId'],
+  'patch /posts/{id}': ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'locale', 'revision'],
   'patch /media/{id}': ['alt', 'caption', 'focalPoint'],
   'post /tags': ['name'],
   'patch /tags/{id}': ['name'],

@@ -191,6 +191,7 @@ describeEachDatabase('the HTML post page', (kind) => {
         datePublished: created.publishedAt,
         dateModified: created.updatedAt,
         author: { '@type': 'Person', name: 'Alice Author', url: `${BASE}/users/${created.authorId}` },
+        inLanguage: 'en',
         keywords: created.tags,
       });
       expect([...created.tags].sort()).toEqual(['how-to', 'news']);

@@ -164,7 +164,7 @@ describe('README walkthrough', () => {
     // An empty working directory: the default DATABASE_URL, ./data/blog.sqlite, is a new file there.
     work = tempWorkDir('readme-walkthrough-');
     // WEBHOOK_ALLOW_PRIVATE: the webhooks example registers a local URL, and says so.
-    server = await startServer({ ...DEFAULT_LIMITS, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'true' }, work.dir);
+    server = await startServer({ ...DEFAULT_LIMITS, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE: 'true', SUPPORTED_LOCALES: 'en,de,fr' }, work.dir);
   });
   afterAll(() => {
     killAllServers();

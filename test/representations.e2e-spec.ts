@@ -157,6 +157,7 @@ describeEachDatabase('representations', (kind) => {
         metaDescription: '',
         canonicalUrl: '',
         coverImageId: '',
+        locale: 'en',
         authorId: '2',
         status: 'published',
         publishAt: '',

@@ -371,6 +371,10 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   const link = (await http().post(`/posts/${created.id}/previews`).set(bearer(alice)).expect(201)).body as { token: string };
   await http().get(`/posts/${created.id}?preview=${link.token}`).expect(200);
   await http().delete(`/posts/${created.id}/previews`).set(bearer(alice)).expect(204);
+  // Languages (CONTRACT §15): a translation of it (its group read), the group on its page, Post.translations batched.
+  const translation = (await http().post('/posts').set(bearer(alice)).send({ title: 'SQL auf Deutsch', body: 'Lesbar', locale: 'de', translationOf: { postId: created.id } }).expect(201)).body;
+  await http().get(`/posts/${translation.id as number}`).expect(200);
+  await ql(`{ posts(first: 2) { nodes { translations { id locale } } } post(id: ${created.id}) { translations { id locale } } }`);
   // Its revisions (REST and GraphQL), and a list of one non-public state.
   await http().get(`/posts/${created.id}/revisions?limit=1`).set(bearer(alice)).expect(200);
   await http().get(`/posts/${created.id}/revisions/1`).set(bearer(alice)).expect(200);
@@ -554,6 +558,8 @@ describeEachDatabase('the SQL files (src/database/queries)', (kind) => {
         ADMIN_EMAIL: 'root@example.com',
         ADMIN_PASSWORD: 'root-password',
         RESPONSE_CACHE: 'off',
+        // Translations (and the read of a post's group with it) need more than one locale.
+        SUPPORTED_LOCALES: 'en,de',
         AUTH_JWKS_URL: jwksUrl,
         AUTH_ISSUER: ISSUER,
         AUTH_AUDIENCE: AUDIENCE,

@@ -72,6 +72,8 @@ interface Fixture {
   mark: string;
   /** The post's cover image, uploaded by ALICE (CONTRACT §14: public exactly when the post is). */
   cover: { id: number };
+  /** A published translation of the post (CONTRACT §15), by ALICE: its `translations` show the post to whoever may see it. */
+  sibling: EditorialPost;
 }
 
 interface Cell {
@@ -179,7 +181,9 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
     const post = await createPostIn(app, alice(), state, { title: `Title ${mark}`, body: `Body ${mark}`, beforeTrash: addComment });
     if (!comment) await addComment(post);
     expect(post.status, `the ${state} post of the fixture`).toBe(state);
-    return { state, post, comment: comment!, mark, cover };
+    // Neutral too: the sibling is public, and its doors are searched for the marker.
+    const sibling = await createPostWith(app, alice(), { title: 'A translation', body: 'Eine Übersetzung', locale: 'de', translationOf: { postId: post.id } });
+    return { state, post, comment: comment!, mark, cover, sibling };
   }
 
   /** A small PNG uploaded by ALICE, its alt text carrying the marker. */
@@ -195,7 +199,7 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
 
   beforeAll(async () => {
     mediaDir = await mkdtemp(join(tmpdir(), `matrix-media-${kind}-`));
-    app = await startTestApp(kind, { env: editorialEnv(kind, { MEDIA_DIR: mediaDir }) });
+    app = await startTestApp(kind, { env: editorialEnv(kind, { MEDIA_DIR: mediaDir, SUPPORTED_LOCALES: 'en,de' }) });
     urls = await listen(app);
     callers = await signInCallers(app);
     await receiver.start();
@@ -478,6 +482,19 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
         return;
       }
       expect(result.data.post).toMatchObject({ id: cell.fixture.post.id, status: upper(cell.state) });
+    }),
+    readDoor("its published translation's GraphQL translations", async (cell) => {
+      const { body, response } = await gql(cell.caller.name, 'query($id: Int!) { post(id: $id) { id translations { id locale title } } }', { id: cell.fixture.sibling.id });
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      const ids = (body.data.post.translations as { id: number }[]).map((translation) => translation.id);
+      expectListed(ids, response.text, cell, cell.visible);
+    }),
+    readDoor("its published translation's _links.translations (JSON)", async (cell) => {
+      const response = await as(http().get(`/posts/${cell.fixture.sibling.id}`), cell.caller.token);
+      expect(response.status, response.text).toBe(200);
+      const links = (response.body as { _links: { translations?: { href: string; hreflang: string }[] } })._links.translations ?? [];
+      expect(links, cell.door).toEqual(cell.visible ? [{ href: `/posts/${cell.fixture.post.id}`, hreflang: 'en' }] : []);
+      if (!cell.visible) expectNoMarker(response.text, cell.fixture.mark, cell.door);
     }),
     readDoor('GraphQL posts { totalCount edges } (the public list)', async (cell) => {
       const { body, response } = await gql(cell.caller.name, '{ posts(first: 100) { totalCount edges { node { id } } } }');

@@ -279,3 +279,35 @@ describe('webhook settings (WEBHOOK_*)', () => {
     expect(configError(env).message).toContain(setting);
   });
 });
+
+describe('language settings (SUPPORTED_LOCALES, DEFAULT_LOCALE, LOCALE_FALLBACKS)', () => {
+  it('defaults to en alone, with no fallbacks', () => {
+    const config = loadConfig({});
+    expect(config.supportedLocales).toEqual(['en']);
+    expect(config.defaultLocale).toBe('en');
+    expect(config.localeFallbacks).toEqual([]);
+  });
+
+  it('keeps the tags in their canonical case, and DEFAULT_LOCALE is the first unless set', () => {
+    const config = loadConfig({ SUPPORTED_LOCALES: 'EN, de ,de-ch,fr,de', LOCALE_FALLBACKS: 'de-ch:DE,de:en' });
+    expect(config.supportedLocales).toEqual(['en', 'de', 'de-CH', 'fr']);
+    expect(config.defaultLocale).toBe('en');
+    expect(config.localeFallbacks).toEqual([['de-CH', 'de'], ['de', 'en']]);
+    expect(loadConfig({ SUPPORTED_LOCALES: 'en,de', DEFAULT_LOCALE: 'DE' }).defaultLocale).toBe('de');
+  });
+
+  const refused: [string, Record<string, string>][] = [
+    ['SUPPORTED_LOCALES', { SUPPORTED_LOCALES: 'en,not a tag' }],
+    ['SUPPORTED_LOCALES', { SUPPORTED_LOCALES: 'en,x' }],
+    ['SUPPORTED_LOCALES', { SUPPORTED_LOCALES: ',' }],
+    ['DEFAULT_LOCALE', { DEFAULT_LOCALE: 'de' }],
+    ['DEFAULT_LOCALE', { DEFAULT_LOCALE: 'de_DE' }],
+    ['LOCALE_FALLBACKS', { SUPPORTED_LOCALES: 'en,de', LOCALE_FALLBACKS: 'de' }],
+    ['LOCALE_FALLBACKS', { SUPPORTED_LOCALES: 'en,de', LOCALE_FALLBACKS: 'de:fr' }],
+    ['LOCALE_FALLBACKS', { SUPPORTED_LOCALES: 'en,de', LOCALE_FALLBACKS: 'de:en,de:de' }],
+    ['LOCALE_FALLBACKS', { SUPPORTED_LOCALES: 'en,de,fr', LOCALE_FALLBACKS: 'de:fr,fr:en,en:de' }],
+  ];
+  it.each(refused)('start-up fails naming %s in %j', (setting, env) => {
+    expect(configError(env).message).toContain(setting);
+  });
+});

@@ -50,7 +50,34 @@ function crossCheck(values: SettingValues, given: Given): string[] {
   if (given('databaseDirectUrl') && values.database !== undefined && values.database.type !== 'postgres') {
     problems.push('DATABASE_DIRECT_URL needs a PostgreSQL DATABASE_URL (it is the direct way to the same database)');
   }
+  const locales = values.supportedLocales;
+  if (locales !== undefined) {
+    if (values.defaultLocale !== undefined && !locales.includes(values.defaultLocale)) {
+      problems.push(`DEFAULT_LOCALE must be one of SUPPORTED_LOCALES (${locales.join(', ')}) (got "${values.defaultLocale}")`);
+    }
+    problems.push(...fallbackProblems(values.localeFallbacks ?? [], locales));
+  }
   if (values.mediaStorage === 's3' && !given('s3Bucket')) problems.push('S3_BUCKET is required when MEDIA_STORAGE=s3');
+  return problems;
+}
+
+/** LOCALE_FALLBACKS: both sides of each pair supported, and no chain that comes back to where it started. */
+function fallbackProblems(pairs: readonly [string, string][], locales: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const [from, to] of pairs) {
+    for (const side of [from, to]) if (!locales.includes(side)) problems.push(`LOCALE_FALLBACKS names ${side}, which is not one of SUPPORTED_LOCALES (${locales.join(', ')})`);
+  }
+  const next = new Map(pairs);
+  for (const [start] of pairs) {
+    const seen = new Set([start]);
+    for (let at = next.get(start); at !== undefined; at = next.get(at)) {
+      if (seen.has(at)) {
+        problems.push(`LOCALE_FALLBACKS must have no cycle (${[...seen, at].join(' → ')})`);
+        return problems;
+      }
+      seen.add(at);
+    }
+  }
   return problems;
 }
 
@@ -73,6 +100,8 @@ function configValues(values: SettingValues, given: Given) {
         };
   return {
     ...rest,
+    /** DEFAULT_LOCALE, else the first of SUPPORTED_LOCALES. */
+    defaultLocale: rest.defaultLocale ?? rest.supportedLocales[0],
     /** True when JWT_SECRET was not set and a random per-process secret is in use. */
     jwtSecretGenerated: !given('jwtSecret'),
     /** Set when AUTH_JWKS_URL is: tokens of that OpenID Connect provider are accepted. */

@@ -267,3 +267,58 @@ export function trustProxy(): Kind<TrustProxySetting> {
     return undefined;
   });
 }
+
+/** One BCP 47 language tag in its canonical case (`de-ch` → `de-CH`), or undefined when it is none. */
+export function canonicalLocale(tag: string): string | undefined {
+  // Intl accepts extensions (`-u-…`) and private use; a post's language is a plain tag.
+  if (!/^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/.test(tag)) return undefined;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    return canonical;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Comma-separated BCP 47 language tags, each in its canonical case, each once. */
+export function localeList(): Kind<string[]> {
+  const accepts = 'a comma-separated list of BCP 47 language tags (`en,de,de-CH`)';
+  return {
+    accepts,
+    parse(value) {
+      const tags: string[] = [];
+      for (const entry of value.split(',').map((item) => item.trim())) {
+        if (entry === '') continue;
+        const tag = canonicalLocale(entry);
+        if (tag === undefined) return new Invalid(`must be ${accepts}`, entry);
+        if (!tags.includes(tag)) tags.push(tag);
+      }
+      return tags.length === 0 ? new Invalid(`must be ${accepts}`) : tags;
+    },
+  };
+}
+
+/** One BCP 47 language tag, in its canonical case. */
+export function localeTag(): Kind<string> {
+  return refuse('a BCP 47 language tag (`en`, `de-CH`)', canonicalLocale);
+}
+
+/** `de-CH:de,de:en`: for each locale, the one to fall back to (canonical case). Declare it with `default: ''`. */
+export function localeFallbacks(): Kind<[string, string][]> {
+  const accepts = 'a comma-separated list of `locale:fallback` pairs (`de-CH:de,de:en`)';
+  return {
+    accepts,
+    parse(value) {
+      const pairs: [string, string][] = [];
+      for (const entry of value.split(',').map((item) => item.trim())) {
+        if (entry === '') continue;
+        const sides = entry.split(':').map((side) => canonicalLocale(side.trim()));
+        const [from, to] = sides;
+        if (sides.length !== 2 || from === undefined || to === undefined) return new Invalid(`must be ${accepts}`, entry);
+        if (pairs.some(([other]) => other === from)) return new Invalid(`must name each locale once (${from} falls back to one locale)`, entry);
+        pairs.push([from, to]);
+      }
+      return pairs;
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { bool, databaseUrl, file, int, list, oneOf, postgresUrlList, setting, text, trustProxy, url } from './setting-kinds.js';
+import { bool, databaseUrl, file, int, list, localeFallbacks, localeList, localeTag, oneOf, postgresUrlList, setting, text, trustProxy, url } from './setting-kinds.js';
 
 /**
  * Every setting of the service, declared once: its environment variable, kind and bounds,
@@ -474,6 +474,22 @@ export const SETTINGS = {
     default: '1000',
     description:
       'PostgreSQL: a search statement (`GET /posts?q=`, `posts(search:)`) is cancelled after this many milliseconds (`statement_timeout`) and answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` (`0` = no limit of its own). At most 2000: past 2 s the driver stops waiting for the answer to any statement, while the server would go on working on it. SQLite cannot interrupt a statement: the word bound (`SEARCH_MAX_TERMS`) bounds its work.',
+  }),
+  supportedLocales: setting('SUPPORTED_LOCALES', localeList(), {
+    group: 'Languages',
+    default: 'en',
+    description:
+      'The languages posts are written in: BCP 47 tags, comma-separated (`en,de,de-CH,fr`), kept in their canonical case (`de-ch` is `de-CH`). A post in another locale is 400 naming `locale` (docs/languages.md).',
+  }),
+  defaultLocale: setting('DEFAULT_LOCALE', localeTag(), {
+    group: 'Languages',
+    description: 'The locale of a post written without one, and of the posts that were there before languages; one of `SUPPORTED_LOCALES`. Unset: the first of them.',
+  }),
+  localeFallbacks: setting('LOCALE_FALLBACKS', localeFallbacks(), {
+    group: 'Languages',
+    default: '',
+    description:
+      'Where each locale falls back to when a translation group has no post in it: `locale:fallback` pairs, comma-separated (`de-CH:de,de:en`), both sides supported, without cycles. Unset: none (then `DEFAULT_LOCALE`).',
   }),
   publicBaseUrl: setting('PUBLIC_BASE_URL', url('http:', 'https:'), {
     group: 'Publication',

@@ -118,9 +118,18 @@ export class DemoSeeder implements OnApplicationBootstrap {
   }
 
   /** A demo post's text as the write path stores it (the demo titles are distinct: their slugs too). */
-  private content(title: string, body: string): Pick<Post, 'title' | 'slug' | 'body' | 'bodyFormat' | 'bodyHtml' | 'excerpt' | 'readingTimeMinutes'> {
+  private content(title: string, body: string): Pick<Post, 'title' | 'slug' | 'body' | 'bodyFormat' | 'bodyHtml' | 'excerpt' | 'readingTimeMinutes' | 'locale'> {
     const rendered = this.renderer.renderPost(body, 'plain');
-    return { title, slug: postSlug(title), body, bodyFormat: 'plain', bodyHtml: rendered.bodyHtml, excerpt: this.renderer.excerptOf(rendered), readingTimeMinutes: rendered.readingTimeMinutes };
+    return {
+      title,
+      slug: postSlug(title),
+      body,
+      bodyFormat: 'plain',
+      bodyHtml: rendered.bodyHtml,
+      excerpt: this.renderer.excerptOf(rendered),
+      readingTimeMinutes: rendered.readingTimeMinutes,
+      locale: this.config.defaultLocale,
+    };
   }
 
   private async seedDemoData(manager: EntityManager): Promise<void> {

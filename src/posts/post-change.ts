@@ -18,6 +18,8 @@ export interface PostChange {
   /** A new cover (checked by MediaService.checkCover); null: none. */
   coverImageId?: number | null;
   status?: PostStatus;
+  /** Its language (canonical, supported); another post of its group in it is a CONFLICT. */
+  locale?: string;
   publishAt?: Date | null;
   /** For a scheduled publication: the time it was due, not the time it ran. */
   publishedAt?: Date;

@@ -219,4 +219,9 @@ export class PostFinder {
   listForTags(tagIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
     return this.posts.publicPagesOfTags(tagIds, limit);
   }
+
+  /** For batching (Post.translations): the other posts of each post's group, whatever their state, in one statement. */
+  translationsOf(postIds: readonly number[]): Promise<Map<number, Post[]>> {
+    return this.posts.translationsOf(postIds);
+  }
 }

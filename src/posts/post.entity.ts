@@ -6,6 +6,18 @@ import { User } from '../users/user.entity.js';
 import { GraphQLPostStatus } from './models/post-status.enum.js';
 import { type BodyFormat, GraphQLBodyFormat } from '../content/body-format.js';
 
+/** Another post of a translation group: its id and locale. */
+export interface PostTranslation {
+  id: number;
+  locale: string;
+}
+
+/** Another post of its group as a read brings it: what the read policy needs beside id and locale. */
+export interface GroupMember extends PostTranslation {
+  status: PostStatus;
+  authorId: number;
+}
+
 /** Also the GraphQL `Post` type (author, comments and commentCount are resolved fields; never the version). */
 @EntityKey()
 @ObjectType('Post', { description: 'A blog post' })
@@ -68,6 +80,29 @@ export class Post {
   /** Bumped by DELETE /posts/{id}/previews: every preview token signed with an earlier stamp stops opening it. */
   @Column({ name: 'preview_stamp', type: 'integer', default: 0, select: false })
   previewStamp?: number;
+
+  @Field(() => String, { description: 'The language it is written in: a BCP 47 tag of SUPPORTED_LOCALES (default DEFAULT_LOCALE)' })
+  @Column({ type: 'varchar', length: 35 })
+  locale: string;
+
+  /**
+   * Its translation group: the id of the group's first post (its own id until it is a
+   * translation of another). One post per locale and group (idx_posts_translation_locale).
+   */
+  @Column({ name: 'translation_group_id', type: 'integer', nullable: true, select: false })
+  translationGroupId?: number | null;
+
+  /**
+   * The other posts of its group that the reader may see (id and locale), set by the door that
+   * read them for this reader (`_links.translations`); undefined: not read.
+   */
+  translations?: PostTranslation[];
+
+  /**
+   * Every other post of its group, whatever its state, read with the row (with more than one
+   * supported locale); doors show the ones the reader may see as `translations`. Never in a view.
+   */
+  groupMembers?: GroupMember[];
 
   @Field(() => Int, { description: 'The id of the user who wrote it' })
   @Column({ name: 'author_id', type: 'integer' })

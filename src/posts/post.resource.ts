@@ -13,12 +13,24 @@ function tagLinks(post: Post): { tags?: Link[] } {
   return { tags: tags.map((slug, index) => ({ href: `/tags/${tagIds[index]}`, name: slug })) };
 }
 
+/**
+ * Its other translations that the reader may see, as links with their language, when the door
+ * that read it put them on it (PostsService.withTranslations) and there are some.
+ */
+function translationLinks(post: Post): { translations?: Link[] } {
+  const { translations } = post;
+  if (!translations || translations.length === 0) return {};
+  return { translations: translations.map(({ id, locale }) => ({ href: `/posts/${id}`, hreflang: locale })) };
+}
+
 export const POST_RESOURCE = defineResource({
   kind: 'post',
   plural: 'posts',
   entity: Post,
-  links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` }, ...tagLinks(post) }),
-  linkArrays: { tags: 'tag' },
+  links: (post: Post) => ({ author: { href: `/users/${post.authorId}` }, comments: { href: `/posts/${post.id}/comments` }, ...tagLinks(post), ...translationLinks(post) }),
+  linkArrays: { tags: 'tag', translations: { rel: 'alternate', key: 'hreflang' } },
+  // Its translations change without its version: its ETag follows those the reader is shown.
+  linkState: (post: Post) => (post.translations && post.translations.length > 0 ? post.translations.map(({ id, locale }) => `${id}:${locale}`).join(',') : undefined),
   // Revealed by the controllers to whom ReadPolicy.canSeeRevisions lets read them (GET /posts/{id}/revisions).
   readerLinks: { revisions: (post: Post) => ({ href: `/posts/${post.id}/revisions` }) },
   fieldSchemas: { status: { type: 'string', enum: [...POST_STATUSES] } },

@@ -3,7 +3,7 @@ import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
-import { ApiCreate, ApiDelete, ApiGetList, ApiGetListWithFeeds, ApiGetOne, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
+import { ApiCreate, ApiDelete, ApiGetList, ApiGetListWithFeeds, ApiGetOne, ApiGetOneWithHeaders, ApiUpdate, type DocumentedResource } from '../common/openapi/api-docs.decorators.js';
 import { DEFAULT_PAGE_SIZE, LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageRequest } from '../common/pagination/cursor.js';
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -81,14 +81,17 @@ export class PostsController {
     private readonly postRevisions: PostRevisions,
   ) {}
 
-  /** A post as this reader sees it: with its `revisions` link when they may read them (the rule of GET /posts/{id}/revisions). */
+  /**
+   * A post as this reader sees it: with its `revisions` link when they may read them (the rule of
+   * GET /posts/{id}/revisions), and its translations that they may see.
+   */
   private shown(post: BlogPost, actor: Actor | null): Resource {
-    return POST_RESOURCE.one(post, this.postRevisions.canSee(actor, post));
+    return POST_RESOURCE.one(this.posts.withTranslations(post, actor), this.postRevisions.canSee(actor, post));
   }
 
-  /** Which posts of a list show this reader their `revisions` link. */
+  /** Which posts of a list show this reader their `revisions` link; each gets the translations the reader may see. */
   private revealedTo(actor: Actor | null): (post: BlogPost) => boolean {
-    return (post) => this.postRevisions.canSee(actor, post);
+    return (post) => this.postRevisions.canSee(actor, this.posts.withTranslations(post, actor));
   }
 
   @Get('posts')
@@ -136,12 +139,16 @@ export class PostsController {
   @Post('posts')
   @SignedIn()
   @ApiOperation({ summary: 'Write a post: published at once, or a draft, or scheduled (authorId: admins only)' })
-  @ApiCreate(POST_RESOURCE, 409)
+  @ApiCreate(POST_RESOURCE, 404, 409)
   async create(
     @Body() input: CreatePostDto,
     @CurrentActor() actor: Actor,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Resource> {
+    // GraphQL's translationOf is the id; REST's names it, as {"postId": …}.
+    if (typeof input.translationOf === 'number') {
+      throw DomainError.badInput('translationOf must be {"postId": <the id of a post>}', [{ field: 'translationOf', message: 'must be {"postId": <the id of a post>}' }]);
+    }
     const post = await this.posts.create(input, actor);
     reply.header('location', POST_RESOURCE.path(post.id));
     return this.shown(post, actor);
@@ -149,7 +156,7 @@ export class PostsController {
 
   @Get('posts/:id')
   @ApiOperation({ summary: 'One post (a non-public one: 404 unless you are its author, an editor or an admin)' })
-  @ApiGetOne(POST_RESOURCE)
+  @ApiGetOneWithHeaders(POST_RESOURCE, { 'Content-Language': { description: 'The language of the post (its locale)', required: true, schema: { type: 'string', example: 'en' } } })
   @ApiQuery({ name: 'preview', required: false, schema: PREVIEW_TOKEN_SCHEMA, description: 'A preview token (POST /posts/{id}/previews): the post in its current state, whatever it is; never cached, not indexed' })
   async get(
     @Param('id', ParseIdPipe) id: number,
@@ -157,13 +164,16 @@ export class PostsController {
     @CurrentActor() actor: Actor | null,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Resource> {
-    if (preview === undefined) return this.shown(await this.posts.get(id, actor), actor);
-    // Whatever it answers: a preview is kept by no cache and indexed by no search engine.
-    reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
-    if (typeof preview !== 'string' || preview.length > MAX_PREVIEW_TOKEN_LENGTH) {
-      throw DomainError.badInput('preview must be one preview token', [{ field: 'preview', message: 'must be one preview token' }]);
+    if (preview !== undefined) {
+      // Whatever it answers: a preview is kept by no cache and indexed by no search engine.
+      reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
+      if (typeof preview !== 'string' || preview.length > MAX_PREVIEW_TOKEN_LENGTH) {
+        throw DomainError.badInput('preview must be one preview token', [{ field: 'preview', message: 'must be one preview token' }]);
+      }
     }
-    return this.shown(await this.posts.get(id, actor, preview), actor);
+    const post = await this.posts.get(id, actor, preview);
+    reply.header('content-language', post.locale);
+    return this.shown(post, actor);
   }
 
   @Patch('posts/:id')

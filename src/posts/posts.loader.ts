@@ -21,6 +21,8 @@ export interface PostLoaderSet {
   byAuthor: (page: PageRequest) => DataLoader<number, Post[]>;
   /** The newest public posts of each tag (Tag.posts), one statement for every tag of the request. */
   byTag: (first: number) => DataLoader<number, Post[]>;
+  /** The other posts of each post's group whatever their state (Post.translations; resolvers apply the read policy), one statement for every post of the request. */
+  translations: DataLoader<number, Post[]>;
   /** The newest revisions of each post (Post.revisions), one statement for every post of the request; callers check canSeeRevisions. */
   revisions: (first: number) => DataLoader<number, PostRevision[]>;
 }
@@ -83,6 +85,17 @@ export class PostLoaders implements LoaderSet<PostLoaderSet> {
         ),
       String,
     );
-    return { byId, byIdWithAuthor, byAuthor, byTag, revisions };
+    const translations = new DataLoader<number, Post[]>(
+      async (postIds) => {
+        const groups = await this.posts.translationsOf(postIds);
+        return postIds.map((id) => {
+          const list = groups.get(id) ?? [];
+          for (const post of list) byId.prime(post.id, post);
+          return list;
+        });
+      },
+      { maxBatchSize: MAX_BATCH_SIZE },
+    );
+    return { byId, byIdWithAuthor, byAuthor, byTag, revisions, translations };
   }
 }

@@ -9,7 +9,7 @@ import type { TextQuery } from '../common/persistence/text-search.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AppConfig } from '../config/app-config.js';
-import { Post } from './post.entity.js';
+import { type GroupMember, Post } from './post.entity.js';
 import type { PostKeyset, PostOrderPlan } from './post-order.js';
 import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../common/cache/read-tags.js';
 
@@ -38,10 +38,11 @@ export interface PostHit {
   snippet: string | null;
 }
 
-/** What a sitemap reads of a public post: what PUBLIC_POST_URL needs, and when it last changed (no body). */
+/** What a sitemap reads of a public post: what PUBLIC_POST_URL needs (its locale too), and when it last changed (no body). */
 export interface PostAddress {
   id: number;
   slug: string;
+  locale: string;
   publishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -56,6 +57,25 @@ export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ??
  * idx_posts_public and idx_posts_public_author) in (published_at, id) order, or the posts of one
  * non-public state (by author_id for an owner, else the primary key), of one owner unless the reader reads all.
  */
+/**
+ * The other posts of a post's group, read with it: `locale id status author_id` each (a locale
+ * has no space), sorted here by locale (code points) then id.
+ */
+function groupMembersColumn(db: Sql) {
+  return {
+    property: 'groupMembers',
+    name: 'group_members',
+    expression: (alias: string) =>
+      db.dialect.arrayOf(`m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id`, `FROM posts m WHERE m.translation_group_id = ${alias}.translation_group_id AND m.id <> ${alias}.id`),
+    read: (value: unknown): GroupMember[] =>
+      db.dialect
+        .readArray(value)
+        .map((entry) => entry.split(' '))
+        .map(([locale, id, status, authorId]) => ({ locale, id: Number(id), status: status as PostStatus, authorId: Number(authorId) }))
+        .sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.id - b.id)),
+  };
+}
+
 /** The public posts, as a literal (see the class). */
 const PUBLIC = sql.raw("t.status = 'published'");
 const PUBLIC_UNALIASED = sql.raw("status = 'published'");
@@ -66,6 +86,9 @@ export class PostsRepository extends ResourceRepository<Post> {
   readonly withAuthor: Join<Post, User>;
   /** Its columns under the alias `p`, without the computed ones (Tag.posts: the tags come from Post.tags). */
   private readonly plainColumns: Fragment;
+
+  /** Translations exist only with more than one supported locale: reads of one post then depend on its group (see recordReads). */
+  private readonly translated: boolean;
 
   constructor(
     db: Sql,
@@ -85,7 +108,9 @@ export class PostsRepository extends ResourceRepository<Post> {
           return pairs.map(([slug]) => slug);
         },
       },
+      ...(config.supportedLocales.length > 1 ? [groupMembersColumn(db)] : []),
     ]);
+    this.translated = config.supportedLocales.length > 1;
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
     this.plainColumns = sql.raw(this.table.selectList('p'));
     this.lockDueClause = sql.raw(db.dialect.lockRows({ skipLocked: true }));
@@ -98,7 +123,46 @@ export class PostsRepository extends ResourceRepository<Post> {
   /** A post read by id is tagged with it; every other read of posts (a list, a search, a count) with `posts`. */
   protected override recordReads(read: ReadScope): void {
     if (read.kind === 'ids') recordReadIds(postTag, read.ids);
-    else recordReadTags(POSTS_TAG);
+    // A post's translations are other posts, and a new one names only itself in its events: with
+    // translations, a read of posts by id is dropped by any write of a post, as a list is.
+    if (read.kind !== 'ids' || this.translated) recordReadTags(POSTS_TAG);
+  }
+
+  /** What a translation needs of the post it translates: what the read policy looks at, its locale and its group. */
+  async translationSourceOf(id: number, executor: Executor): Promise<(PostVisibility & { locale: string; groupId: number }) | null> {
+    this.recordReads({ kind: 'ids', ids: [id] });
+    const [row] = await this.sql.rows<{ status: PostStatus; author_id: number; locale: string; translation_group_id: number | string | null }>(
+      sql`SELECT status, author_id, locale, translation_group_id FROM posts WHERE id = ${id}`,
+      executor,
+    );
+    return row ? { status: row.status, authorId: row.author_id, locale: row.locale, groupId: Number(row.translation_group_id ?? id) } : null;
+  }
+
+  /** Every post stands in a translation group: one written into none starts its own (its id), with the same executor. */
+  override async insert(values: Omit<Partial<Post>, 'id' | 'version'>, executor?: Executor): Promise<Post> {
+    const post = await super.insert(values, executor);
+    if (values.translationGroupId == null) await this.startGroup(post.id, executor);
+    return post;
+  }
+
+  /** A new post that translates none stands in a group of its own: the group's id is its id. */
+  async startGroup(id: number, executor?: Executor): Promise<void> {
+    await this.sql.rows(sql`UPDATE posts SET translation_group_id = id WHERE id = ${id}`, executor);
+  }
+
+  /**
+   * For batching (Post.translations): the other posts of each post's group, whatever their state
+   * (callers apply the read policy), by locale, in one statement.
+   */
+  async translationsOf(ids: readonly number[]): Promise<Map<number, Post[]>> {
+    this.recordReads({ kind: 'list' });
+    const byPost = new Map<number, Post[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0) return byPost;
+    const statement = sql`SELECT o.id AS of_post_id, ${this.select} FROM posts o JOIN ${this.from} ON t.translation_group_id = o.translation_group_id AND t.id <> o.id WHERE o.id IN (${sql.in(ids)})`;
+    for (const row of await this.sql.rows<Record<string, unknown>>(statement)) byPost.get(Number(row.of_post_id))?.push(this.fromRow(row));
+    // By locale in code points (PostgreSQL's collation may order them otherwise), then id.
+    for (const list of byPost.values()) list.sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.id - b.id));
+    return byPost;
   }
 
   /**
@@ -253,12 +317,13 @@ export class PostsRepository extends ResourceRepository<Post> {
   /** The addresses of public posts by id, `limit` of them (at most a sitemap's 50,000) after the first `offset`: five columns, no body. */
   async publicAddresses(offset: number, limit: number): Promise<PostAddress[]> {
     this.recordReads({ kind: 'list' });
-    const rows = await this.sql.rows<{ id: number | string; slug: string; published_at: unknown; created_at: unknown; updated_at: unknown }>(
-      sql`SELECT t.id, t.slug, t.published_at, t.created_at, t.updated_at FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
+    const rows = await this.sql.rows<{ id: number | string; slug: string; locale: string; published_at: unknown; created_at: unknown; updated_at: unknown }>(
+      sql`SELECT t.id, t.slug, t.locale, t.published_at, t.created_at, t.updated_at FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
     );
     return rows.map((row) => ({
       id: Number(row.id),
       slug: row.slug,
+      locale: row.locale,
       publishedAt: row.published_at === null ? null : toDate(row.published_at),
       createdAt: toDate(row.created_at),
       updatedAt: toDate(row.updated_at),

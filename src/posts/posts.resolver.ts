@@ -23,6 +23,9 @@ import { ListSize } from '../common/graphql/cost.decorator.js';
 import { DEFAULT_PAGE_SIZE } from '../common/pagination/cursor.js';
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 
+/** What the cost model assumes a post's translations number (a group has one post per supported locale). */
+const MAX_TRANSLATIONS_ASSUMED = 10;
+
 const GRAPHQL_FIELDS: PostFindingFields = { q: 'search', sort: 'orderBy', cursor: 'after' };
 
 /** Who saw a post before it was public: its author (and who sees what is restricted to them). */
@@ -146,6 +149,14 @@ export class PostsResolver {
   @ResolveField('author', () => User, { description: 'The user who wrote it' })
   author(post: Post, _args: unknown, context: GraphQLContext): Promise<User> {
     return required(context.loaders.of(this.userLoaders).byId.load(post.authorId), 'User', post.authorId);
+  }
+
+  // A group has at most one post per supported locale.
+  @ListSize({ assumedSize: MAX_TRANSLATIONS_ASSUMED })
+  @ResolveField('translations', () => [Post], { description: 'The other posts of its translation group that you may see (each in another locale), by locale' })
+  async translations(post: Post, _args: unknown, context: GraphQLContext): Promise<Post[]> {
+    const group = await context.loaders.of(this.postLoaders).translations.load(post.id);
+    return group.filter((translation) => this.postsService.canSee(context.actor, translation));
   }
 
   @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE })

@@ -22,8 +22,20 @@ import { PostSlugs } from './post-slugs.service.js';
 import { ContentRenderer } from '../content/content-renderer.js';
 import type { Media } from '../media/media.entity.js';
 import { MediaService } from '../media/media.service.js';
+import { AppConfig } from '../config/app-config.js';
+import { canonicalLocale } from '../config/setting-kinds.js';
 
 const SLUG = new RegExp(SLUG_PATTERN);
+
+/** Whether a write broke idx_posts_translation_locale (another post of the group has that locale). */
+function isTranslationConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { message, driverError } = error as { message?: unknown; driverError?: { message?: unknown; constraint?: unknown } };
+  const texts = [message, driverError?.message, driverError?.constraint].filter((text): text is string => typeof text === 'string');
+  return texts.some((text) => text.includes('idx_posts_translation_locale') || text.includes('posts.translation_group_id'));
+}
+
+const translationConflict = (locale: string) => DomainError.conflict(`Its translation group has a post in ${locale} already (one per locale and group)`);
 
 /**
  * A post's one write path (create, PATCH, the trash, the schedule) with its revisions, tags and
@@ -44,7 +56,24 @@ export class PostsService {
     private readonly renderer: ContentRenderer,
     private readonly previews: PostPreviews,
     private readonly media: MediaService,
+    private readonly config: AppConfig,
   ) {}
+
+  /** A locale as given (any case), canonical; one not in SUPPORTED_LOCALES is 400 naming `locale`. */
+  localeOf(given: string): string {
+    const locale = canonicalLocale(given);
+    if (locale === undefined || !this.config.supportedLocales.includes(locale)) {
+      const message = `locale must be one of SUPPORTED_LOCALES: ${this.config.supportedLocales.join(', ')}`;
+      throw DomainError.badInput(message, [{ field: 'locale', message }]);
+    }
+    return locale;
+  }
+
+  /** The other posts of its group that the caller may see, as `translations` (id and locale) on the post for its `_links`; the post itself. */
+  withTranslations<P extends Post>(post: P, actor: Actor | null | undefined): P {
+    if (post.groupMembers) post.translations = post.groupMembers.filter((member) => this.readPolicy.canSeePost(actor, member)).map(({ id, locale }) => ({ id, locale }));
+    return post;
+  }
 
   /** The posts' table, for another feature's statement that joins a post into its rows (a comment with its post). */
   get table(): EntityTable<Post> {
@@ -110,10 +139,13 @@ export class PostsService {
     const status = input.status ?? 'published';
     const now = new Date();
     const publishAt = publishAtOf(status, input.publishAt, null, now);
+    const locale = input.locale === undefined ? this.config.defaultLocale : this.localeOf(input.locale);
+    const translationOf = typeof input.translationOf === 'object' ? input.translationOf.postId : input.translationOf;
     const recorded: BlogEvent[] = [];
     const post = await this.transactions
       .run(async (manager) => {
         recorded.length = 0;
+        const groupId = translationOf === undefined ? undefined : await this.groupToJoin(translationOf, who, manager);
         const bodyFormat = input.bodyFormat ?? 'plain';
         const slug = await this.slugs.proposeFor(input.title, input.slug, manager);
         if (input.coverImageId != null) await this.media.checkCover(input.coverImageId, who, manager);
@@ -129,6 +161,8 @@ export class PostsService {
             metaDescription: input.metaDescription ?? null,
             canonicalUrl: input.canonicalUrl ?? null,
             coverImageId: input.coverImageId ?? null,
+            locale,
+            translationGroupId: groupId,
             authorId,
             status,
             publishAt,
@@ -149,6 +183,7 @@ export class PostsService {
         return created;
       })
       .catch((error: unknown) => {
+        if (isTranslationConflict(error)) throw translationConflict(locale);
         if (authorId !== who.id && isForeignKeyViolation(error)) {
           throw DomainError.badInput(`authorId ${authorId} is not a user`, [{ field: 'authorId', message: `authorId ${authorId} is not a user` }]);
         }
@@ -166,7 +201,8 @@ export class PostsService {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
       const { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, status: newStatus } = input;
-      const change: PostChange = { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, coverImageId: input.coverImageId, status: newStatus };
+      const locale = input.locale === undefined ? undefined : this.localeOf(input.locale);
+      const change: PostChange = { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, coverImageId: input.coverImageId, status: newStatus, locale };
       if (input.coverImageId != null && input.coverImageId !== current.coverImageId) await this.media.checkCover(input.coverImageId, who, manager);
       if (input.revision !== undefined) {
         if (input.title !== undefined || input.body !== undefined) {
@@ -183,6 +219,9 @@ export class PostsService {
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
       change.tags = input.tags === undefined ? await this.tags.tagsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
       return this.apply(current, change, who, manager, recorded, options.expectedVersion);
+    }).catch((error: unknown) => {
+      if (isTranslationConflict(error) && input.locale !== undefined) throw translationConflict(this.localeOf(input.locale));
+      throw error;
     });
     this.events.committed(recorded);
     return post;
@@ -234,6 +273,13 @@ export class PostsService {
     return purged;
   }
 
+  /** The group a translation of `postId` joins; 404 when there is no such post the writer may see (the same answer for both). */
+  private async groupToJoin(postId: number, who: Actor, manager: Executor): Promise<number> {
+    const source = await this.posts.translationSourceOf(postId, manager);
+    if (!source || !this.readPolicy.canSeePost(who, source)) throw DomainError.notFound('Post', postId);
+    return source.groupId;
+  }
+
   /** The post, locked for the write; 404 when the caller may not see it, 403 when they may see but not change it. */
   private async writable(id: number, who: Actor, manager: Executor): Promise<Post> {
     const current = await this.posts.findForUpdate(id, manager);
@@ -258,7 +304,7 @@ export class PostsService {
     if (change.title !== undefined && change.title !== current.title) values.title = change.title;
     if (change.body !== undefined && change.body !== current.body) values.body = change.body;
     if (change.publishAt !== undefined && change.publishAt?.getTime() !== current.publishAt?.getTime()) values.publishAt = change.publishAt;
-    for (const key of ['bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId'] as const) {
+    for (const key of ['bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'locale'] as const) {
       if (change[key] !== undefined && change[key] !== current[key]) Object.assign(values, { [key]: change[key] });
     }
     if (values.body !== undefined || values.bodyFormat !== undefined || change.excerpt !== undefined) {

@@ -23,8 +23,10 @@ export class PublicUrls {
   /** Its origin (`https://blog.example.com`), to tell links to other origins. */
   readonly origin: string;
   private readonly postTemplate: string;
+  private readonly defaultLocale: string;
 
   constructor(config: AppConfig) {
+    this.defaultLocale = config.defaultLocale;
     this.base = (config.publicBaseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
     this.origin = new URL(this.base).origin;
     this.postTemplate = config.publicPostUrl;
@@ -42,7 +44,7 @@ export class PublicUrls {
       base: this.base,
       id: String(post.id),
       slug: encodeURIComponent(post.slug),
-      locale: post.locale ?? 'en',
+      locale: post.locale ?? this.defaultLocale,
       yyyy: String(date.getUTCFullYear()),
       mm: pad(date.getUTCMonth() + 1),
       dd: pad(date.getUTCDate()),

@@ -8,7 +8,7 @@ import type { TestApp } from './test-app.js';
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 export const POST_KEYS = [
-  '_links', 'authorId', 'body', 'bodyFormat', 'bodyHtml', 'canonicalUrl', 'coverImageId', 'createdAt', 'excerpt', 'id', 'metaDescription', 'metaTitle',
+  '_links', 'authorId', 'body', 'bodyFormat', 'bodyHtml', 'canonicalUrl', 'coverImageId', 'createdAt', 'excerpt', 'id', 'locale', 'metaDescription', 'metaTitle',
   'publishAt', 'publishedAt', 'readingTimeMinutes', 'slug', 'status', 'tags', 'title', 'trashedAt', 'updatedAt',
 ];
 export const COMMENT_KEYS = ['_links', 'authorId', 'body', 'bodyHtml', 'createdAt', 'id', 'parentId', 'postId', 'status', 'updatedAt'];
@@ -30,9 +30,11 @@ export interface PostBody {
   metaTitle: string | null;
   metaDescription: string | null;
   canonicalUrl: string | null;
+  /** CONTRACT §15: a BCP 47 tag of SUPPORTED_LOCALES. */
+  locale: string;
   createdAt: string;
   updatedAt: string;
-  _links: Record<string, { href: string }>;
+  _links: Record<string, { href: string; hreflang?: string }>;
 }
 
 export interface CommentBody {
@@ -66,7 +68,10 @@ export function expectPost(body: Record<string, unknown>, expected: Partial<Post
     // Its tags, when it has some; its revisions, for a reader who may read them (test/post-links.e2e-spec.ts).
     ...(tags.length > 0 ? { tags: tags.map((slug) => ({ href: expect.stringMatching(/^\/tags\/\d+$/), name: slug })) } : {}),
     ...('revisions' in links ? { revisions: { href: `/posts/${body.id}/revisions` } } : {}),
+    // Its translations the reader may see, when it has some (test/translations.e2e-spec.ts).
+    ...('translations' in links ? { translations: expect.arrayContaining([{ href: expect.stringMatching(/^\/posts\/\d+$/), hreflang: expect.any(String) }]) } : {}),
   });
+  expect(body.locale).toEqual(expect.any(String));
   expect(body).toMatchObject(expected);
   return body as unknown as PostBody;
 }

@@ -10,6 +10,7 @@ export const USER_DOCS = [
   'docs/http-api.md',
   'docs/graphql.md',
   'docs/publishing.md',
+  'docs/languages.md',
   'docs/media.md',
   'docs/media-storage.md',
   'docs/live-updates.md',

@@ -35,6 +35,6 @@ export class HtmlRenderer {
     // Then every one of its links, whatever its page shows.
     const links: Links | undefined = view._links ?? origin.halLinks?.(view);
     if (links) body += '\n' + LINKS({ links: eachLink(links, origin.linkRel?.bind(origin)) });
-    return LAYOUT({ title: page.title(view), feedHref: this.feedHref, head, body });
+    return LAYOUT({ title: page.title(view), lang: page.lang?.(view), feedHref: this.feedHref, head, body });
   }
 }

@@ -8,6 +8,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { describeEventLog } from '../../event-log/event-list.js';
 import { METRICS_PATH } from '../../metrics/metrics.module.js';
 import { describeWebhookTypes } from '../../webhooks/dto/update-webhook.dto.js';
+import { describePostLocales } from '../../posts/dto/update-post.dto.js';
 
 /** GET /metrics, a plain Fastify route: no credential is read, no database is asked. */
 function metricsPath(): OpenAPIObject['paths'] {
@@ -34,7 +35,7 @@ function metricsPath(): OpenAPIObject['paths'] {
  * The OpenAPI document, generated from the controllers' decorators and completed with what every
  * route answers (completeDocument): UI at /docs, JSON at /docs-json.
  */
-export function setupOpenApi(app: NestFastifyApplication, appConfig: Pick<AppConfig, 'metricsEnabled'>): void {
+export function setupOpenApi(app: NestFastifyApplication, appConfig: Pick<AppConfig, 'metricsEnabled' | 'supportedLocales'>): void {
   const config = new DocumentBuilder()
     .setTitle('Blog service')
     .setDescription(
@@ -50,6 +51,7 @@ export function setupOpenApi(app: NestFastifyApplication, appConfig: Pick<AppCon
     // The event types, refs and snapshots are this application's resources' (its catalog).
     describeEventLog(completed, catalog);
     describeWebhookTypes(completed, catalog);
+    describePostLocales(completed, appConfig.supportedLocales);
     return completed;
   };
   SwaggerModule.setup('docs', app, document, {

@@ -27,6 +27,8 @@ interface CachedRepresentation {
   link?: string;
   /** An HTTP date (a RenderedDocument's). */
   lastModified?: string;
+  /** The language the controller said it is in (a post's locale). */
+  contentLanguage?: string;
 }
 
 /**
@@ -142,6 +144,7 @@ export class RepresentationHooks {
     if (hit.link) reply.header('link', hit.link);
     if (hit.etag) reply.header('etag', hit.etag);
     if (hit.lastModified) reply.header('last-modified', hit.lastModified);
+    if (hit.contentLanguage) reply.header('content-language', hit.contentLanguage);
     if (notModified(request, hit.etag, hit.lastModified)) {
       reply.status(304).send();
       return;
@@ -195,9 +198,10 @@ export class RepresentationHooks {
       this.keep(request, reply, { body, contentType, link });
       return body;
     }
-    const etag = etagFor(format, resource.version, body);
+    const etag = etagFor(format, resource.version, body, resource.variant);
     reply.header('etag', etag);
-    this.keep(request, reply, { body, contentType, etag });
+    const contentLanguage = reply.getHeader('content-language');
+    this.keep(request, reply, { body, contentType, etag, ...(typeof contentLanguage === 'string' ? { contentLanguage } : {}) });
     if (isSafe(request) && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
       // RFC 9110 §15.4.5: a 304 has no content, so nothing describes one.
       reply.removeHeader('content-type');

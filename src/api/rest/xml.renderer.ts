@@ -33,7 +33,13 @@ function appendView(parent: XMLBuilder, name: string, view: ListItem, itemName?:
     const child = element.ele(field);
     if (value !== null) child.txt(xmlText(String(value)));
   }
-  for (const { rel, link } of eachLink(view._links ?? {}, linkRel)) element.ele('link', { rel, href: xmlText(link.href), ...(link.name === undefined ? {} : { name: xmlText(link.name) }) });
+  for (const { rel, link } of eachLink(view._links ?? {}, linkRel))
+    element.ele('link', {
+      rel,
+      ...(link.hreflang === undefined ? {} : { hreflang: xmlText(link.hreflang) }),
+      href: xmlText(link.href),
+      ...(link.name === undefined ? {} : { name: xmlText(link.name) }),
+    });
 }
 
 /** `<post>` with one child element a field and `<link rel href/>` a link (one per entry of an array of links); lists as `<posts>`. */

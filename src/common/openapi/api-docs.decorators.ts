@@ -100,13 +100,16 @@ export const ApiProblems = (...statuses: number[]) =>
   );
 
 /** A GET of one resource: negotiated formats, ETag and If-None-Match → 304. */
-export const ApiGetOne = (resource: DocumentedResource, ...problems: number[]) =>
+export const ApiGetOne = (resource: DocumentedResource, ...problems: number[]) => ApiGetOneWithHeaders(resource, {}, ...problems);
+
+/** ApiGetOne whose 200 carries more headers (a post's Content-Language). */
+export const ApiGetOneWithHeaders = (resource: DocumentedResource, headers: Record<string, HeaderObject>, ...problems: number[]) =>
   applyDecorators(
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier GET; 304 if unchanged' }),
     ApiResponse({
       status: 200,
       description: `The ${resource.kind}`,
-      headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary') },
+      headers: { ETag: headerRef('ETag'), Vary: headerRef('Vary'), ...headers },
       content: representations(resourceRef(resource), halRef(resource)),
     }),
     ApiResponse({

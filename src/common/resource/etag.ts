@@ -11,9 +11,9 @@ const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', htm
  * renderings of the same fields. An HTML page also shows related data (author, comments), so
  * its tag is a digest of the page itself, as is the tag of what has no version (an event).
  */
-export function etagFor(format: Format, version: number | null, body: string): string {
+export function etagFor(format: Format, version: number | null, body: string, variant?: string): string {
   if (format === 'html' || version === null) return digestEtag(body);
-  return `"${version}${SUFFIX[format]}"`;
+  return `"${version}${SUFFIX[format]}${variant === undefined ? '' : `-${variant}`}"`;
 }
 
 /** A strong ETag that is a digest of the body itself (an HTML page, a feed, a sitemap). */
@@ -42,7 +42,8 @@ export function expectedVersion(header: string | undefined): number | undefined 
   }
   if (header.trim() === '*') return undefined;
   for (const tag of header.split(',')) {
-    const match = /^"(\d{1,10})(?:-hal|-xml)?"$/.exec(tag.trim());
+    // A variant (`-t…`: what its links show changed, not the resource) does not matter to a write.
+    const match = /^"(\d{1,10})(?:-hal|-xml)?(?:-t[A-Za-z0-9_-]{1,20})?"$/.exec(tag.trim());
     if (match) return Number(match[1]);
   }
   return -1;

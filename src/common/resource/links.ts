@@ -2,6 +2,8 @@ export interface Link {
   href: string;
   /** HAL's secondary key among the links of one rel (a tag's slug among a post's tags). */
   name?: string;
+  /** The language of what it leads to (a post's translations), as a BCP 47 tag. */
+  hreflang?: string;
 }
 /** Rel → a link, or (a post's tags) an array of links. */
 export type Links = Record<string, Link | Link[]>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getMetadataArgsStorage } from 'typeorm';
 import type { SchemaObject } from '../openapi/schemas.js';
 import type { Link, Links } from './links.js';
@@ -25,14 +26,20 @@ export interface ResourceSpec<T extends Identified> {
   /**
    * The rels of `links` that are arrays of links (a post's `tags`), each an item has only
    * sometimes, with the rel of one entry where links are written one by one (XML's `<link>`,
-   * HTML's `<a>`): `tags` → `tag`. Each entry carries its `name` (HAL's secondary key: a tag's slug).
+   * HTML's `<a>`): `tags` → `tag`. Each entry carries its `name` (HAL's secondary key: a tag's slug),
+   * or with `{rel, key: 'hreflang'}` its `hreflang` instead (a post's translations → `alternate`).
    */
-  linkArrays?: Readonly<Record<string, string>>;
+  linkArrays?: Readonly<Record<string, string | LinkArray>>;
   /**
    * Links only some readers get (a post's `revisions`): in the view when the caller reveals
    * them (`one(item, true)`, as private fields), after the others; optional in the schema.
    */
   readerLinks?: Readonly<Record<string, (item: T) => Link>>;
+  /**
+   * What an item's links show that its version does not follow (a post's translations), as a
+   * short text; its ETag then carries a digest of it (Resource.variant). Undefined: nothing.
+   */
+  linkState?: (item: T) => string | undefined;
   /** What a column's type does not say about a field's values (an enum kept as varchar), for the OpenAPI schema. */
   fieldSchemas?: Partial<Record<keyof T & string, SchemaObject>>;
   /**
@@ -62,6 +69,13 @@ export interface ResourceSpec<T extends Identified> {
    * and as a filter of the `events` subscription (the first resource to describe a ref wins).
    */
   eventRefs?: Readonly<Record<string, EventRef<T>>>;
+}
+
+/** An array of links whose entries are told apart by another key than `name`. */
+export interface LinkArray {
+  /** The rel of one entry where links are written one by one. */
+  rel: string;
+  key: 'name' | 'hreflang';
 }
 
 /** The ids an event carries beside its resource, by ref name (null: the event has none). */
@@ -126,8 +140,9 @@ export class ResourceDefinition<T extends Identified = Identified> {
   readonly eventRefSpecs: Readonly<Record<string, EventRef<T>>>;
   private readonly extraLinks?: (item: T) => Links;
   private readonly optionalLinks: readonly string[];
-  private readonly linkArrays: Readonly<Record<string, string>>;
+  private readonly linkArrays: Readonly<Record<string, string | LinkArray>>;
   private readonly readerLinks: Readonly<Record<string, (item: T) => Link>>;
+  private readonly linkState?: (item: T) => string | undefined;
   private readonly fieldSchemas: Partial<Record<string, SchemaObject>>;
   private readonly privateFields: readonly string[];
   private readonly computed: Readonly<Record<string, ComputedField>>;
@@ -148,6 +163,7 @@ export class ResourceDefinition<T extends Identified = Identified> {
     this.optionalLinks = spec.optionalLinks ?? [];
     this.linkArrays = spec.linkArrays ?? {};
     this.readerLinks = spec.readerLinks ?? {};
+    this.linkState = spec.linkState;
     this.fieldSchemas = spec.fieldSchemas ?? {};
     this.privateFields = spec.privateFields ?? [];
     this.computed = spec.computed ?? {};
@@ -164,7 +180,9 @@ export class ResourceDefinition<T extends Identified = Identified> {
 
   /** The rel of one entry of an array of links (`tags` → `tag`), for XML and HTML. */
   linkRel(rel: string): string | undefined {
-    return Object.hasOwn(this.linkArrays, rel) ? this.linkArrays[rel] : undefined;
+    if (!Object.hasOwn(this.linkArrays, rel)) return undefined;
+    const declared = this.linkArrays[rel];
+    return typeof declared === 'string' ? declared : declared.rel;
   }
 
   /** The resource as clients see it: its fields (timestamps in ISO 8601) and `_links`; its private fields and reader links too when `reveal`. */
@@ -254,7 +272,9 @@ export class ResourceDefinition<T extends Identified = Identified> {
 
   /** `reveal`: with the private fields (the caller decided that the reader may see them). */
   one(item: T, reveal = false): Resource {
-    return new Resource(this, this.view(item, reveal), item.version);
+    const state = this.linkState?.(item);
+    const variant = state === undefined ? undefined : `t${createHash('sha1').update(state).digest('base64url').slice(0, 10)}`;
+    return new Resource(this, this.view(item, reveal), item.version, variant);
   }
 
   list(items: readonly T[], nextHref: string | null, reveal?: (item: T) => boolean): ResourceList {
@@ -276,10 +296,10 @@ export class ResourceDefinition<T extends Identified = Identified> {
     if (!this.snapshotSchemaObject) {
       const rels = Object.keys(this.links(this.sample()));
       const link: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
-      const named: SchemaObject = { type: 'object', properties: { href: { type: 'string' }, name: { type: 'string' } }, required: ['href', 'name'], additionalProperties: false };
+      const keyed = (key: string): SchemaObject => ({ type: 'object', properties: { href: { type: 'string' }, [key]: { type: 'string' } }, required: ['href', key], additionalProperties: false });
       const linkSchemas: Record<string, SchemaObject> = {
         ...Object.fromEntries(rels.map((rel) => [rel, link])),
-        ...Object.fromEntries(Object.keys(this.linkArrays).map((rel) => [rel, { type: 'array', items: named }])),
+        ...Object.fromEntries(Object.entries(this.linkArrays).map(([rel, declared]) => [rel, { type: 'array', items: keyed(typeof declared === 'string' ? 'name' : declared.key) }])),
         ...Object.fromEntries(Object.keys(this.readerLinks).map((rel) => [rel, link])),
       };
       this.snapshotSchemaObject = {

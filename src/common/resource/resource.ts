@@ -27,6 +27,12 @@ export class Resource {
     readonly origin: ResourceOrigin,
     readonly view: ListItem,
     readonly version: number | null,
+    /**
+     * What its links show beyond its own version (a post's translations, which change without
+     * it): a short tag the ETag carries after the version, so a client's copy is not current
+     * when only they changed. Undefined: the version says it all.
+     */
+    readonly variant?: string,
   ) {}
 
   get kind(): string {

@@ -18,6 +18,7 @@ import { EventTraceContext1765450000000 } from './1765450000000-event-trace-cont
 import { Publication1765500000000 } from './1765500000000-publication.js';
 import { Media1765600000000 } from './1765600000000-media.js';
 import { MediaReferences1765700000000 } from './1765700000000-media-references.js';
+import { PostLocales1765800000000 } from './1765800000000-post-locales.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   Publication1765500000000,
   Media1765600000000,
   MediaReferences1765700000000,
+  PostLocales1765800000000,
 ];

@@ -1,7 +1,7 @@
 import { Field, GraphQLISODateTime, InputType, Int } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { BODY_FORMATS, type BodyFormat, GraphQLBodyFormat } from '../../content/body-format.js';
 import type { PostStatus } from '../../auth/read-policy.js';
 import { DATE_TIME_PATTERN, IsDateTime, MaxChars, NOT_BLANK_PATTERN, OMITTED_OR_NOT_NULL, REQUIRED, SLUGGABLE_PATTERN, toDate, Trim } from '../../common/validation/transforms.js';
@@ -22,6 +22,32 @@ const CANONICAL_PATTERN = '^https?://[A-Za-z0-9._~%!$&\'()*+,;=:\\[\\]-]+(?:[/?#
 const CANONICAL_MESSAGE = { message: 'canonicalUrl must be an absolute http(s) URL of at most 2048 characters' };
 
 const COVER_MESSAGE = { message: 'coverImageId must be the id of a media item (a positive integer) or null' };
+
+const LOCALE_MESSAGE = { message: 'locale must be a BCP 47 language tag of SUPPORTED_LOCALES (e.g. "en", "de-CH")' };
+
+/** A post to translate: REST's `{"postId": 1}`, GraphQL's Int (the REST door refuses a bare number). Its class is its OpenAPI schema. */
+export class TranslationOfRef {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'The id of the post it translates' })
+  postId: number;
+}
+
+const isPostId = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_INT32;
+
+/** `translationOf`: the id of a post (GraphQL), or `{postId}` and nothing else (REST). */
+function IsTranslationOf(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isTranslationOf',
+    validator: {
+      validate: (value: unknown) => {
+        if (isPostId(value)) return true;
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+        const keys = Object.keys(value);
+        return keys.length === 1 && keys[0] === 'postId' && isPostId((value as TranslationOfRef).postId);
+      },
+      defaultMessage: () => 'translationOf must be {"postId": <the id of a post>}',
+    },
+  });
+}
 
 const TITLE_MESSAGE = { message: 'title must be 1-200 characters (after trimming)' };
 
@@ -132,6 +158,24 @@ export class CreatePostDto {
   @IsDefined({ message: 'tags must not be null (an empty array: no tags)' })
   @ValidateIf(OMITTED_OR_NOT_NULL)
   tags?: string[];
+
+  @Field(() => String, { nullable: true, description: 'Its language: a BCP 47 tag of SUPPORTED_LOCALES (any case); default DEFAULT_LOCALE; another is BAD_USER_INPUT' })
+  @ApiPropertyOptional({ type: 'string', minLength: 2, maxLength: 35, example: 'en', description: 'Its language: one of SUPPORTED_LOCALES (BCP 47, any case: stored canonical); default DEFAULT_LOCALE; another is 400' })
+  @Length(2, 35, LOCALE_MESSAGE)
+  @IsString(LOCALE_MESSAGE)
+  @IsOptional()
+  locale?: string;
+
+  @Field(() => Int, { nullable: true, description: 'Write it as the translation of this post, in another locale (one per locale of its group: CONFLICT); a post you may not see is NOT_FOUND' })
+  @ApiPropertyOptional({
+    type: TranslationOfRef,
+    description: 'Write it as the translation of this post, in another locale: 409 when its group has a post in that locale already; 404 when there is no such post you may see',
+  })
+  @IsTranslationOf()
+  // Not nullable: null is 400 (GraphQL's `translationOf: null` too); omitted, it is no translation.
+  @IsDefined({ message: 'translationOf must not be null (omit it: not a translation)' })
+  @ValidateIf(OMITTED_OR_NOT_NULL)
+  translationOf?: number | TranslationOfRef;
 
   /** Admins only: write the post on someone else's behalf. */
   @Field(() => Int, { nullable: true, description: 'Admins only: the author, if not yourself' })

@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from '@nestjs/graphql';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_INT32 } from '../../common/validation/limits.js';
 import { PartialInputType } from '../../common/validation/partial-input.js';
@@ -10,7 +10,7 @@ import { CreatePostDto } from './create-post.dto.js';
  * publishAt and tags (the new set), each optional, and `revision` to restore the title and body of an earlier one.
  */
 @InputType('UpdatePostInput', { description: 'Changes to a post: only the fields given change' })
-export class UpdatePostDto extends PartialInputType(CreatePostDto, ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags']) {
+export class UpdatePostDto extends PartialInputType(CreatePostDto, ['title', 'body', 'bodyFormat', 'slug', 'excerpt', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'status', 'publishAt', 'tags', 'locale']) {
   @Field(() => Int, { nullable: true, description: "Restore the title and body of this revision (a new revision records it); an unknown number is 400" })
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'Restore the title and body of this revision: alone, not with title or body; a number the post has no revision of is 400' })
   @Max(MAX_INT32, { message: 'revision must be a positive integer' })
@@ -18,4 +18,13 @@ export class UpdatePostDto extends PartialInputType(CreatePostDto, ['title', 'bo
   @IsInt({ message: 'revision must be a positive integer' })
   @IsOptional()
   revision?: number;
+}
+
+/** States SUPPORTED_LOCALES in the OpenAPI document: the `locale` a post's POST and PATCH bodies take. */
+export function describePostLocales(document: OpenAPIObject, supportedLocales: readonly string[]): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  for (const name of ['CreatePostDto', 'UpdatePostDto']) {
+    const property = schemas[name]?.properties?.locale as SchemaObject | undefined;
+    if (property) property.enum = [...supportedLocales];
+  }
 }

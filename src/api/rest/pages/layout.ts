@@ -1,12 +1,12 @@
 import { compileTemplate } from './template.js';
 
 /**
- * The document around every page's body: its title, what the page adds to the head (`it.head`,
+ * The document around every page's body: its language (`it.lang`, default `en`), its title, what the page adds to the head (`it.head`,
  * HTML built by the page's own template), the link to the feed (`it.feedHref`, absolute), the
  * styles, the site's navigation.
  */
 export const LAYOUT = compileTemplate(`<!doctype html>
-<html lang="en">
+<html lang="<%= it.lang || 'en' %>">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -31,5 +31,5 @@ nav.links{margin-top:2rem}nav.links h2{font-size:1rem}nav.links code{color:#777}
 
 /** Every `_links` entry of a resource page as an `<a rel href>` (`it.links`: eachLink's list), whatever its page shows. */
 export const LINKS = compileTemplate(`<nav class="links" aria-label="Links"><h2>Links</h2><ul>
-<% it.links.forEach(function ({ rel, link }) { %><li><a rel="<%= rel %>" href="<%= link.href %>"><%= link.name || rel %></a> <code><%= link.href %></code></li>
+<% it.links.forEach(function ({ rel, link }) { %><li><a rel="<%= rel %>"<% if (link.hreflang) { %> hreflang="<%= link.hreflang %>"<% } %> href="<%= link.href %>"><%= link.name || link.hreflang || rel %></a> <code><%= link.href %></code></li>
 <% }) %></ul></nav>`);

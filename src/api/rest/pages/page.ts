@@ -16,6 +16,8 @@ export interface ItemPage {
    * Graph and JSON-LD), as HTML whose every value is escaped; none when absent.
    */
   head?(view: ListItem, reader: Actor | null): string | Promise<string>;
+  /** The language of the page (`<html lang>`, a BCP 47 tag); `en` when absent. */
+  lang?(view: ListItem): string | undefined;
 }
 
 /** The HTML page of a list of resources of a kind (`it.title`, `it.items`, `it.nextHref` in its template). */

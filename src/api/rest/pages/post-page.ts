@@ -47,7 +47,8 @@ const HEAD_TEMPLATE = compileTemplate(`<meta name="description" content="<%= it.
 <% if (it.image) { %><meta property="og:image" content="<%= it.image %>">
 <% } %><% if (it.publishedTime) { %><meta property="article:published_time" content="<%= it.publishedTime %>">
 <meta property="article:modified_time" content="<%= it.modifiedTime %>">
-<% } %><script type="application/ld+json"><%~ it.jsonLd %></script>`);
+<% } %><% it.alternates.forEach(function (alternate) { %><link rel="alternate" hreflang="<%= alternate.hreflang %>" href="<%= alternate.href %>">
+<% }) %><script type="application/ld+json"><%~ it.jsonLd %></script>`);
 
 type Author = Awaited<ReturnType<typeof authorOf>>;
 
@@ -84,6 +85,10 @@ export class PostPage implements ItemPage {
     return String(post.metaTitle ?? post.title);
   }
 
+  lang(post: ListItem): string | undefined {
+    return typeof post.locale === 'string' ? post.locale : undefined;
+  }
+
   async body(post: ListItem, reader: Actor | null): Promise<string> {
     const author = await this.authorOf(post);
     const page = await this.comments.firstPageOf(post.id as number, { limit: COMMENTS_ON_POST_PAGE }, reader);
@@ -114,6 +119,7 @@ export class PostPage implements ItemPage {
       ...(publishedTime ? { datePublished: publishedTime } : {}),
       dateModified: modifiedTime,
       author: { '@type': 'Person', name: author?.name ?? 'unknown', url: this.urls.absolute(`/users/${String(post.authorId)}`) },
+      ...(typeof post.locale === 'string' ? { inLanguage: post.locale } : {}),
       ...(tags.length ? { keywords: tags } : {}),
       ...(image ? { image } : {}),
     };
@@ -127,6 +133,8 @@ export class PostPage implements ItemPage {
       publishedTime,
       modifiedTime,
       jsonLd: scriptJson(jsonLd),
+      // Its translations that the reader may see, as its links carry them.
+      alternates: translationLinks(post).map((link) => ({ hreflang: link.hreflang, href: this.urls.absolute(link.href) })),
     });
   }
 
@@ -159,11 +167,21 @@ export class PostPage implements ItemPage {
   }
 }
 
+/** The `_links.translations` of a post's view: each with its href and hreflang. */
+function translationLinks(post: ListItem): { href: string; hreflang: string }[] {
+  const links = (post._links as Record<string, unknown> | undefined)?.translations;
+  if (!Array.isArray(links)) return [];
+  return (links as { href?: unknown; hreflang?: unknown }[]).flatMap((link) =>
+    typeof link.href === 'string' && typeof link.hreflang === 'string' ? [{ href: link.href, hreflang: link.hreflang }] : [],
+  );
+}
+
 /** What PUBLIC_POST_URL reads of a post, from its view (whose times are ISO text). */
 function publicPost(post: ListItem): Parameters<PublicUrls['post']>[0] {
   return {
     id: post.id as number,
     slug: String(post.slug),
+    ...(typeof post.locale === 'string' ? { locale: post.locale } : {}),
     publishedAt: typeof post.publishedAt === 'string' ? new Date(post.publishedAt) : null,
     createdAt: new Date(String(post.createdAt)),
   };

@@ -104,6 +104,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -120,7 +121,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -140,6 +150,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -156,7 +167,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -176,6 +196,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -193,6 +214,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -222,6 +252,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -258,6 +289,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -274,7 +306,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -300,6 +341,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -316,7 +358,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -342,6 +393,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -358,7 +410,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -384,6 +445,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -400,7 +462,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -428,6 +499,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -444,7 +516,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -471,6 +552,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -487,7 +569,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -512,6 +603,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -528,7 +620,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -553,6 +654,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -569,7 +671,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -594,6 +705,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -610,7 +722,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -636,6 +757,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -653,6 +775,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -698,6 +829,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -715,6 +847,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -760,6 +901,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -777,6 +919,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -821,6 +972,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -838,6 +990,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -882,6 +1043,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -898,7 +1060,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -928,6 +1099,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     publish_at,
@@ -936,7 +1108,7 @@ INSERT INTO
     version
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 RETURNING
   id,
   title,
@@ -950,6 +1122,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -969,6 +1142,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     published_at,
@@ -977,7 +1151,7 @@ INSERT INTO
     version
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 RETURNING
   id,
   title,
@@ -991,6 +1165,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1014,6 +1189,7 @@ INSERT INTO
     meta_description,
     canonical_url,
     cover_image_id,
+    locale,
     author_id,
     status,
     publish_at,
@@ -1025,7 +1201,7 @@ INSERT INTO
     custom_excerpt
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 RETURNING
   id,
   title,
@@ -1039,6 +1215,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1047,6 +1224,64 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- PostsRepository.insert
+INSERT INTO
+  posts (
+    title,
+    slug,
+    body,
+    body_format,
+    body_html,
+    excerpt,
+    reading_time_minutes,
+    meta_title,
+    meta_description,
+    canonical_url,
+    cover_image_id,
+    locale,
+    author_id,
+    status,
+    publish_at,
+    published_at,
+    trashed_at,
+    created_at,
+    updated_at,
+    version,
+    custom_excerpt,
+    translation_group_id
+  )
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  locale,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.insert
+UPDATE posts
+SET
+  translation_group_id = id
+WHERE
+  id = $1
 
 -- PostsRepository.lockDue
 SELECT
@@ -1062,6 +1297,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1095,6 +1331,7 @@ WHERE
 SELECT
   t.id,
   t.slug,
+  t.locale,
   t.published_at,
   t.created_at,
   t.updated_at
@@ -1123,6 +1360,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1139,7 +1377,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1165,6 +1412,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1181,7 +1429,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1208,6 +1465,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1224,7 +1482,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1250,6 +1517,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1266,7 +1534,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1291,6 +1568,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1307,7 +1585,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1353,6 +1640,7 @@ SELECT
   p.meta_description,
   p.canonical_url,
   p.cover_image_id,
+  p.locale,
   p.author_id,
   p.status,
   p.publish_at,
@@ -1401,6 +1689,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1417,7 +1706,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1427,6 +1725,66 @@ ORDER BY
   t.id DESC
 LIMIT
   $3
+
+-- PostsRepository.translationsOf
+SELECT
+  o.id AS of_post_id,
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
+FROM
+  posts o
+  JOIN posts t ON t.translation_group_id = o.translation_group_id
+  AND t.id <> o.id
+WHERE
+  o.id IN ($1, $2, $3)
+
+-- PostsRepository.translationSourceOf
+SELECT
+  status,
+  author_id,
+  locale,
+  translation_group_id
+FROM
+  posts
+WHERE
+  id = $1
 
 -- PostsRepository.trashedBefore
 SELECT
@@ -1467,6 +1825,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1497,6 +1856,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1527,6 +1887,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1559,6 +1920,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1590,6 +1952,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1621,6 +1984,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1657,6 +2021,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1687,6 +2052,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1716,6 +2082,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,

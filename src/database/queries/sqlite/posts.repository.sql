@@ -104,6 +104,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -120,7 +121,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -140,6 +150,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -156,7 +167,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -176,6 +196,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -193,6 +214,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   j.id AS j_id,
   j.name AS j_name,
   j.email AS j_email,
@@ -222,6 +252,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -257,6 +288,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -273,7 +305,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -299,6 +340,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -315,7 +357,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -341,6 +392,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -357,7 +409,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -383,6 +444,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -399,7 +461,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -425,6 +496,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -441,7 +513,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -469,6 +550,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -485,7 +567,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -512,6 +603,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -528,7 +620,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -553,6 +654,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -569,7 +671,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -594,6 +705,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -610,7 +722,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -635,6 +756,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -652,6 +774,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   p.rank AS search_rank,
   (
     SELECT
@@ -719,6 +850,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -736,6 +868,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   p.rank AS search_rank,
   (
     SELECT
@@ -803,6 +944,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -820,6 +962,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   p.rank AS search_rank,
   (
     SELECT
@@ -886,6 +1037,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -903,6 +1055,15 @@ SELECT
     WHERE
       pt.post_id = t.id
   ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members,
   p.rank AS search_rank,
   (
     SELECT
@@ -969,6 +1130,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -985,7 +1147,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1015,6 +1186,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     publish_at,
@@ -1023,7 +1195,7 @@ INSERT INTO
     version
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1037,6 +1209,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1056,6 +1229,7 @@ INSERT INTO
     body_html,
     excerpt,
     reading_time_minutes,
+    locale,
     author_id,
     status,
     published_at,
@@ -1064,7 +1238,7 @@ INSERT INTO
     version
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1078,6 +1252,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1101,6 +1276,7 @@ INSERT INTO
     meta_description,
     canonical_url,
     cover_image_id,
+    locale,
     author_id,
     status,
     publish_at,
@@ -1112,7 +1288,7 @@ INSERT INTO
     custom_excerpt
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1126,6 +1302,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1134,6 +1311,64 @@ RETURNING
   created_at,
   updated_at,
   version
+
+-- PostsRepository.insert
+INSERT INTO
+  posts (
+    title,
+    slug,
+    body,
+    body_format,
+    body_html,
+    excerpt,
+    reading_time_minutes,
+    meta_title,
+    meta_description,
+    canonical_url,
+    cover_image_id,
+    locale,
+    author_id,
+    status,
+    publish_at,
+    published_at,
+    trashed_at,
+    created_at,
+    updated_at,
+    version,
+    custom_excerpt,
+    translation_group_id
+  )
+VALUES
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  locale,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.insert
+UPDATE posts
+SET
+  translation_group_id = id
+WHERE
+  id = ?
 
 -- PostsRepository.lockDue
 SELECT
@@ -1149,6 +1384,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1180,6 +1416,7 @@ WHERE
 SELECT
   t.id,
   t.slug,
+  t.locale,
   t.published_at,
   t.created_at,
   t.updated_at
@@ -1208,6 +1445,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1224,7 +1462,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1250,6 +1497,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1266,7 +1514,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1293,6 +1550,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1309,7 +1567,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1335,6 +1602,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1351,7 +1619,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1376,6 +1653,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1392,7 +1670,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1438,6 +1725,7 @@ SELECT
   p.meta_description,
   p.canonical_url,
   p.cover_image_id,
+  p.locale,
   p.author_id,
   p.status,
   p.publish_at,
@@ -1486,6 +1774,7 @@ SELECT
   t.meta_description,
   t.canonical_url,
   t.cover_image_id,
+  t.locale,
   t.author_id,
   t.status,
   t.publish_at,
@@ -1502,7 +1791,16 @@ SELECT
       JOIN tags g ON g.id = pt.tag_id
     WHERE
       pt.post_id = t.id
-  ) AS tags
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1512,6 +1810,66 @@ ORDER BY
   t.id DESC
 LIMIT
   ?
+
+-- PostsRepository.translationsOf
+SELECT
+  o.id AS of_post_id,
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug || ' ' || g.id, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      m.translation_group_id = t.translation_group_id
+      AND m.id <> t.id
+  ) AS group_members
+FROM
+  posts o
+  JOIN posts t ON t.translation_group_id = o.translation_group_id
+  AND t.id <> o.id
+WHERE
+  o.id IN (?, ?, ?)
+
+-- PostsRepository.translationSourceOf
+SELECT
+  status,
+  author_id,
+  locale,
+  translation_group_id
+FROM
+  posts
+WHERE
+  id = ?
 
 -- PostsRepository.trashedBefore
 SELECT
@@ -1552,6 +1910,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1582,6 +1941,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1612,6 +1972,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1644,6 +2005,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1675,6 +2037,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1706,6 +2069,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1742,6 +2106,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1772,6 +2137,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
@@ -1801,6 +2167,7 @@ RETURNING
   meta_description,
   canonical_url,
   cover_image_id,
+  locale,
   author_id,
   status,
   publish_at,
