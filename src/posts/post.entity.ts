@@ -86,8 +86,9 @@ export class Post {
   locale: string;
 
   /**
-   * Its translation group: the id of the group's first post (its own id until it is a
-   * translation of another). One post per locale and group (idx_posts_translation_locale).
+   * Its translation group: the id of the group's first post; null while the group is its own
+   * (the group is then its id: `COALESCE(translation_group_id, id)`). One post per locale and
+   * group (idx_posts_translation_locale, on that expression).
    */
   @Column({ name: 'translation_group_id', type: 'integer', nullable: true, select: false })
   translationGroupId?: number | null;

@@ -61,12 +61,15 @@ export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ??
  * The other posts of a post's group, read with it: `locale id status author_id` each (a locale
  * has no space), sorted here by locale (code points) then id.
  */
+/** A post's translation group: its translation_group_id, NULL for a group of its own (its id); the expression idx_posts_translation_locale indexes. */
+const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
+
 function groupMembersColumn(db: Sql) {
   return {
     property: 'groupMembers',
     name: 'group_members',
     expression: (alias: string) =>
-      db.dialect.arrayOf(`m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id`, `FROM posts m WHERE m.translation_group_id = ${alias}.translation_group_id AND m.id <> ${alias}.id`),
+      db.dialect.arrayOf(`m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id`, `FROM posts m WHERE ${GROUP_OF('m')} = ${GROUP_OF(alias)} AND m.id <> ${alias}.id`),
     read: (value: unknown): GroupMember[] =>
       db.dialect
         .readArray(value)
@@ -138,18 +141,6 @@ export class PostsRepository extends ResourceRepository<Post> {
     return row ? { status: row.status, authorId: row.author_id, locale: row.locale, groupId: Number(row.translation_group_id ?? id) } : null;
   }
 
-  /** Every post stands in a translation group: one written into none starts its own (its id), with the same executor. */
-  override async insert(values: Omit<Partial<Post>, 'id' | 'version'>, executor?: Executor): Promise<Post> {
-    const post = await super.insert(values, executor);
-    if (values.translationGroupId == null) await this.startGroup(post.id, executor);
-    return post;
-  }
-
-  /** A new post that translates none stands in a group of its own: the group's id is its id. */
-  async startGroup(id: number, executor?: Executor): Promise<void> {
-    await this.sql.rows(sql`UPDATE posts SET translation_group_id = id WHERE id = ${id}`, executor);
-  }
-
   /**
    * For batching (Post.translations): the other posts of each post's group, whatever their state
    * (callers apply the read policy), by locale, in one statement.
@@ -158,7 +149,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const byPost = new Map<number, Post[]>(ids.map((id) => [id, []]));
     if (ids.length === 0) return byPost;
-    const statement = sql`SELECT o.id AS of_post_id, ${this.select} FROM posts o JOIN ${this.from} ON t.translation_group_id = o.translation_group_id AND t.id <> o.id WHERE o.id IN (${sql.in(ids)})`;
+    const statement = sql`SELECT o.id AS of_post_id, ${this.select} FROM posts o JOIN ${this.from} ON ${sql.raw(GROUP_OF('t'))} = ${sql.raw(GROUP_OF('o'))} AND t.id <> o.id WHERE o.id IN (${sql.in(ids)})`;
     for (const row of await this.sql.rows<Record<string, unknown>>(statement)) byPost.get(Number(row.of_post_id))?.push(this.fromRow(row));
     // By locale in code points (PostgreSQL's collation may order them otherwise), then id.
     for (const list of byPost.values()) list.sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.id - b.id));

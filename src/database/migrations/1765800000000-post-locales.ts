@@ -19,10 +19,13 @@ function migrationLocale(): string {
 
 /**
  * Languages (CONTRACT §15): a post's `locale` and its translation group (the id of the group's
- * first post; every post stands in a group, its own until it is translated). One post per
- * locale and group, by a unique index that also finds a group's posts. Existing posts are in
- * the default locale, each in a group of its own, and so are the snapshots of them in the event
- * log (its POST_CREATED, POST_UPDATED and POST_PUBLISHED events); down leaves those as they are.
+ * first post; every post stands in a group, its own until it is translated). A post of a group
+ * of its own has no `translation_group_id` (NULL: the group is its id), so that a new post costs
+ * no second write and this migration rewrites no post; the group is `COALESCE(translation_group_id,
+ * id)` everywhere, and one post per locale and group is a unique index on that expression, which
+ * also finds a group's posts. Existing posts are in the default locale, and so are the snapshots
+ * of them in the event log (its POST_CREATED, POST_UPDATED and POST_PUBLISHED events); down
+ * leaves those as they are.
  */
 export class PostLocales1765800000000 implements MigrationInterface {
   name = 'PostLocales1765800000000';
@@ -36,8 +39,7 @@ export class PostLocales1765800000000 implements MigrationInterface {
         WHERE "type" IN ('POST_CREATED', 'POST_UPDATED', 'POST_PUBLISHED') AND "resource" LIKE '{"%'`,
     );
     await queryRunner.query('ALTER TABLE "posts" ADD COLUMN "translation_group_id" integer');
-    await queryRunner.query('UPDATE "posts" SET "translation_group_id" = "id"');
-    await queryRunner.query('CREATE UNIQUE INDEX "idx_posts_translation_locale" ON "posts" ("translation_group_id", "locale")');
+    await queryRunner.query('CREATE UNIQUE INDEX "idx_posts_translation_locale" ON "posts" ((COALESCE("translation_group_id", "id")), "locale")');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

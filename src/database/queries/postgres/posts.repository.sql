@@ -128,7 +128,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -174,7 +174,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -220,7 +220,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   j.id AS j_id,
@@ -313,7 +313,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -365,7 +365,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -417,7 +417,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -469,7 +469,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -523,7 +523,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -576,7 +576,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -627,7 +627,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -678,7 +678,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -729,7 +729,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -781,7 +781,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   s.rank AS search_rank,
@@ -853,7 +853,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   s.rank AS search_rank,
@@ -925,7 +925,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   s.rank AS search_rank,
@@ -996,7 +996,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   s.rank AS search_rank,
@@ -1067,7 +1067,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1276,13 +1276,6 @@ RETURNING
   updated_at,
   version
 
--- PostsRepository.insert
-UPDATE posts
-SET
-  translation_group_id = id
-WHERE
-  id = $1
-
 -- PostsRepository.lockDue
 SELECT
   t.id,
@@ -1384,7 +1377,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1436,7 +1429,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1489,7 +1482,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1541,7 +1534,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1592,7 +1585,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1713,7 +1706,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1765,12 +1758,12 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
   posts o
-  JOIN posts t ON t.translation_group_id = o.translation_group_id
+  JOIN posts t ON COALESCE(t.translation_group_id, t.id) = COALESCE(o.translation_group_id, o.id)
   AND t.id <> o.id
 WHERE
   o.id IN ($1, $2, $3)

@@ -128,7 +128,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -174,7 +174,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -220,7 +220,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   j.id AS j_id,
@@ -312,7 +312,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -364,7 +364,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -416,7 +416,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -468,7 +468,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -520,7 +520,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -574,7 +574,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -627,7 +627,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -678,7 +678,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -729,7 +729,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -780,7 +780,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   p.rank AS search_rank,
@@ -874,7 +874,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   p.rank AS search_rank,
@@ -968,7 +968,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   p.rank AS search_rank,
@@ -1061,7 +1061,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
   p.rank AS search_rank,
@@ -1154,7 +1154,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1363,13 +1363,6 @@ RETURNING
   updated_at,
   version
 
--- PostsRepository.insert
-UPDATE posts
-SET
-  translation_group_id = id
-WHERE
-  id = ?
-
 -- PostsRepository.lockDue
 SELECT
   t.id,
@@ -1469,7 +1462,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1521,7 +1514,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1574,7 +1567,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1626,7 +1619,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1677,7 +1670,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1798,7 +1791,7 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
@@ -1850,12 +1843,12 @@ SELECT
     FROM
       posts m
     WHERE
-      m.translation_group_id = t.translation_group_id
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members
 FROM
   posts o
-  JOIN posts t ON t.translation_group_id = o.translation_group_id
+  JOIN posts t ON COALESCE(t.translation_group_id, t.id) = COALESCE(o.translation_group_id, o.id)
   AND t.id <> o.id
 WHERE
   o.id IN (?, ?, ?)
