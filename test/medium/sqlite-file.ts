@@ -41,7 +41,7 @@ export async function openSqliteFile(): Promise<SqliteFile> {
   await runMigrations(dataSource);
   const sql = new Sql(dataSource, new SqliteDialect(dataSource), NO_REPLICAS);
   const users = new UsersRepository(sql);
-  const config = { searchTimeoutMs: 0 } as AppConfig;
+  const config = { searchTimeoutMs: 0, supportedLocales: ['en'] } as unknown as AppConfig;
   return {
     dataSource,
     sql,
