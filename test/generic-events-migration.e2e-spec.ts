@@ -1,8 +1,7 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { buildDataSourceOptions } from '../src/database/data-source-options.js';
 import { MIGRATIONS } from '../src/database/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { createTestDatabase, migratedTo, type TestDatabase } from './support/databases.js';
 import { describeEachDatabase } from './support/test-app.js';
 
 // The migration that lets events carry no author (GenericEvents1765100000000): the events
@@ -13,10 +12,8 @@ describeEachDatabase('migration: events.author_id becomes nullable', (kind) => {
   const open: DataSource[] = [];
 
   const migrated = async (migrations: readonly unknown[]) => {
-    const config = kind === 'sqlite' ? { type: 'sqlite' as const, url: database.url.slice('sqlite:'.length) } : { type: 'postgres' as const, url: database.url };
-    const dataSource = await new DataSource({ ...buildDataSourceOptions(config), migrations: [...migrations] as never }).initialize();
+    const dataSource = await migratedTo(database, kind, migrations);
     open.push(dataSource);
-    await dataSource.runMigrations({ transaction: 'all' });
     return dataSource;
   };
   const p = (index: number) => (kind === 'postgres' ? `$${index}` : '?');

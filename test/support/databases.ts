@@ -3,6 +3,8 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { buildDataSourceOptions } from '../../src/database/data-source-options.js';
 
 /** The databases every e2e suite runs on: SQLite, and PostgreSQL when TEST_DATABASE_URL is set (both unless TEST_DATABASES narrows them). */
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -80,4 +82,15 @@ export async function createTestDatabase(kind: DatabaseKind, { file = false } = 
       }
     },
   };
+}
+
+/**
+ * A data source on `database` with only `migrations` run (migration tests: the schema as it was
+ * up to one migration, then with it); the caller destroys it.
+ */
+export async function migratedTo(database: TestDatabase, kind: DatabaseKind, migrations: readonly unknown[]): Promise<DataSource> {
+  const config = kind === 'sqlite' ? { type: 'sqlite' as const, url: database.url.slice('sqlite:'.length) } : { type: 'postgres' as const, url: database.url };
+  const dataSource = await new DataSource({ ...buildDataSourceOptions(config), migrations: [...migrations] as never }).initialize();
+  await dataSource.runMigrations({ transaction: 'all' });
+  return dataSource;
 }
