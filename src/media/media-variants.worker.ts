@@ -38,7 +38,6 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MediaVariants');
-  private readonly widths: number[];
   private timer?: NodeJS.Timeout;
   private sweepTimer?: NodeJS.Timeout;
   private readonly running = new Set<Promise<void>>();
@@ -55,9 +54,8 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly storage: MediaStorage,
     private readonly config: AppConfig,
     private readonly slots: ImageWorkSlots,
-    media: MediaService,
+    private readonly media: MediaService,
   ) {
-    this.widths = [...new Set(config.mediaVariantWidths.map(Number))].sort((a, b) => a - b);
     media.onUpload(() => this.wake());
   }
 
@@ -196,8 +194,8 @@ export class MediaVariantsWorker implements OnApplicationBootstrap, OnApplicatio
     // Deleted meanwhile: nothing to make.
     if (!media) return true;
     const existing = new Set(await this.repository.variantNames(mediaId));
-    for (const width of this.widths) {
-      if (width >= media.width) continue;
+    // The variants a body's srcset names for it (MediaService.plannedVariants): each width narrower than the original.
+    for (const { width } of this.media.plannedVariants(media)) {
       if (this.stopped) return false;
       const name = variantName(width);
       if (existing.has(name)) continue;

@@ -51,19 +51,13 @@ export interface PostAddress {
 /** The cursor of a public post: its publication time, then its id (the public list's order). */
 export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ?? post.createdAt, post.id);
 
-/**
- * The posts' SQL. Lists and counts read one side of the read policy each: the public posts
- * (`status = 'published'` written as a literal, so PostgreSQL uses the partial indexes
- * idx_posts_public and idx_posts_public_author) in (published_at, id) order, or the posts of one
- * non-public state (by author_id for an owner, else the primary key), of one owner unless the reader reads all.
- */
+/** A post's translation group: its translation_group_id, NULL for a group of its own (its id); the expression idx_posts_translation_locale indexes. */
+const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
+
 /**
  * The other posts of a post's group, read with it: `locale id status author_id` each (a locale
  * has no space), sorted here by locale (code points) then id.
  */
-/** A post's translation group: its translation_group_id, NULL for a group of its own (its id); the expression idx_posts_translation_locale indexes. */
-const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
-
 function groupMembersColumn(db: Sql) {
   return {
     property: 'groupMembers',
@@ -75,14 +69,25 @@ function groupMembersColumn(db: Sql) {
         .readArray(value)
         .map((entry) => entry.split(' '))
         .map(([locale, id, status, authorId]) => ({ locale, id: Number(id), status: status as PostStatus, authorId: Number(authorId) }))
-        .sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.id - b.id)),
+        .sort(byLocaleThenId),
   };
+}
+
+/** By locale in code points (PostgreSQL's collation may order them otherwise), then id. */
+function byLocaleThenId(a: { locale: string; id: number }, b: { locale: string; id: number }): number {
+  return a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.id - b.id;
 }
 
 /** The public posts, as a literal (see the class). */
 const PUBLIC = sql.raw("t.status = 'published'");
 const PUBLIC_UNALIASED = sql.raw("status = 'published'");
 
+/**
+ * The posts' SQL. Lists and counts read one side of the read policy each: the public posts
+ * (`status = 'published'` written as a literal, so PostgreSQL uses the partial indexes
+ * idx_posts_public and idx_posts_public_author) in (published_at, id) order, or the posts of one
+ * non-public state (by author_id for an owner, else the primary key), of one owner unless the reader reads all.
+ */
 @Injectable()
 export class PostsRepository extends ResourceRepository<Post> {
   /** A post's author, joined into its row (`post.author`). */
@@ -151,8 +156,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     if (ids.length === 0) return byPost;
     const statement = sql`SELECT o.id AS of_post_id, ${this.select} FROM posts o JOIN ${this.from} ON ${sql.raw(GROUP_OF('t'))} = ${sql.raw(GROUP_OF('o'))} AND t.id <> o.id WHERE o.id IN (${sql.in(ids)})`;
     for (const row of await this.sql.rows<Record<string, unknown>>(statement)) byPost.get(Number(row.of_post_id))?.push(this.fromRow(row));
-    // By locale in code points (PostgreSQL's collation may order them otherwise), then id.
-    for (const list of byPost.values()) list.sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : a.id - b.id));
+    for (const list of byPost.values()) list.sort(byLocaleThenId);
     return byPost;
   }
 
