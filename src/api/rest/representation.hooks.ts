@@ -11,6 +11,7 @@ import { availableMediaTypes, DEFAULT_REPRESENTATION, type Format, isFeed, negot
 import { RenderedDocument } from '../../common/resource/rendered-document.js';
 import { halItem, Resource, ResourceList } from '../../common/resource/resource.js';
 import { FeedRenderer } from '../../publication/feed.renderer.js';
+import { AppConfig } from '../../config/app-config.js';
 import { renderXml } from './xml.renderer.js';
 
 import type { NegotiatedRouteConfig } from '../../common/resource/negotiated.js';
@@ -84,6 +85,7 @@ export class RepresentationHooks {
     private readonly html: HtmlRenderer,
     private readonly cache: ResponseCache,
     private readonly feeds: FeedRenderer,
+    private readonly config: AppConfig,
   ) {}
 
   /** What the hooks keep on each request, decorated once so every request has the same shape. */
@@ -159,7 +161,9 @@ export class RepresentationHooks {
     if (representation === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
     // A list of posts asked for as a feed: the one feed renderer, whichever route listed them.
     if (isFeed(representation) && payload instanceof ResourceList) {
-      return this.sendDocument(await this.feeds.render(representation.format, payload, request.url), request, reply);
+      // TODO(lead): the negotiated locale (the list's chosen one; undefined for ?locale=*, which has no single language).
+      const language = this.config.defaultLocale;
+      return this.sendDocument(await this.feeds.render(representation.format, payload, request.url, language), request, reply);
     }
     return this.render(payload, representation, request, reply);
   };
