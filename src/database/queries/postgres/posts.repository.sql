@@ -1327,7 +1327,8 @@ SELECT
   t.locale,
   t.published_at,
   t.created_at,
-  t.updated_at
+  t.updated_at,
+  COALESCE(t.translation_group_id, t.id) AS group_id
 FROM
   posts t
 WHERE
@@ -1667,6 +1668,44 @@ WHERE
 ORDER BY
   p.published_at DESC,
   p.id DESC
+
+-- PostsRepository.publicTranslationsOfPage
+SELECT
+  a.id,
+  a.slug,
+  a.locale,
+  a.published_at,
+  a.created_at,
+  a.updated_at,
+  COALESCE(a.translation_group_id, a.id) AS group_id
+FROM
+  posts a
+WHERE
+  a.status = 'published'
+  AND COALESCE(a.translation_group_id, a.id) IN (
+    SELECT
+      COALESCE(t.translation_group_id, t.id)
+    FROM
+      posts t
+    WHERE
+      t.status = 'published'
+    ORDER BY
+      t.id
+    LIMIT
+      $1
+    OFFSET
+      $2
+  )
+  AND EXISTS (
+    SELECT
+      1
+    FROM
+      posts o
+    WHERE
+      COALESCE(o.translation_group_id, o.id) = COALESCE(a.translation_group_id, a.id)
+      AND o.id <> a.id
+      AND o.status = 'published'
+  )
 
 -- PostsRepository.statusPage
 SELECT
