@@ -3,6 +3,8 @@ export interface FindingSizes {
   posts: number;
   tags: number;
   words: number;
+  /** The posts' locales: with more than one, translation groups of one post per locale. */
+  locales: readonly string[];
 }
 export declare const SYLLABLES: readonly string[];
 export declare const FINDING_DEFAULTS: Omit<FindingSizes, 'words'>;

@@ -12,7 +12,7 @@
  */
 
 export const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'pu', 'ra', 'si', 'to', 'vu', 'ze'];
-export const FINDING_DEFAULTS = { users: 100, posts: 1_000_000, tags: 200 };
+export const FINDING_DEFAULTS = { users: 100, posts: 1_000_000, tags: 200, locales: ['en'] };
 
 /**
  * The sizes of a dataset: `words` grows with the posts (posts / 50, at least 200), so that a word
@@ -34,7 +34,16 @@ function wordSql(kind, expression) {
   return text;
 }
 
-function postsSelect(kind, { users, posts, words }, series) {
+/**
+ * With more than one locale (CONTRACT §15), posts come in translation groups of that many, one
+ * per locale: post g is in locale (g - 1) % n of the group of its first post g - (g - 1) % n,
+ * placed at that post's time (drafts and scheduled ones have none).
+ */
+function postsSelect(kind, { users, posts, words, locales }, series) {
+  const n = locales.length;
+  const localeOf = n === 1 ? `'${locales[0]}'` : `CASE (g - 1) % ${n} ${locales.map((locale, index) => `WHEN ${index} THEN '${locale}'`).join(' ')} END`;
+  const group = n === 1 ? 'NULL' : `CASE WHEN (g - 1) % ${n} = 0 THEN NULL ELSE g - (g - 1) % ${n} END`;
+  const groupTime = n === 1 ? 'g' : `g - (g - 1) % ${n}`;
   const minutes = (expression) => (kind === 'postgres' ? `timestamptz '2024-01-01' + (${expression}) * interval '1 minute'` : `strftime('%Y-%m-%d %H:%M:%f', '2024-01-01', '+' || (${expression}) || ' minutes')`);
   const at = (date) => (kind === 'postgres' ? `timestamptz '${date}'` : `'${date} 00:00:00.000'`);
   return `SELECT ${wordSql(kind, `g % ${words}`)} || ' ' || ${wordSql(kind, `(g * 13) % ${words}`)},
@@ -43,9 +52,9 @@ function postsSelect(kind, { users, posts, words }, series) {
       CASE g % 97 WHEN 0 THEN 'draft' WHEN 1 THEN 'scheduled' WHEN 2 THEN 'trashed' ELSE 'published' END,
       CASE WHEN g % 97 = 1 THEN ${at('2030-01-01')} END,
       CASE WHEN g % 97 NOT IN (0, 1) THEN ${minutes('g')} END,
-      CASE WHEN g % 97 NOT IN (0, 1) THEN ${minutes('g')} END,
+      CASE WHEN g % 97 NOT IN (0, 1) THEN ${minutes(groupTime)} END,
       CASE WHEN g % 97 = 2 THEN ${now(kind)} END,
-      ${minutes('g')}, ${minutes(`(g * 31) % ${posts}`)}, 1
+      ${minutes('g')}, ${minutes(`(g * 31) % ${posts}`)}, 1, ${localeOf}, ${group}
     FROM ${series}`;
 }
 
@@ -61,7 +70,7 @@ const COUNT_TAGS =
   "UPDATE tags SET post_count = (SELECT COUNT(*) FROM post_tags pt JOIN posts p ON p.id = pt.post_id WHERE pt.tag_id = tags.id AND p.status = 'published'), " +
   'link_count = (SELECT COUNT(*) FROM post_tags pt WHERE pt.tag_id = tags.id)';
 
-const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, group_published_at, trashed_at, created_at, updated_at, version)';
+const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, group_published_at, trashed_at, created_at, updated_at, version, locale, translation_group_id)';
 
 /** Loads into a migrated, empty PostgreSQL database through `client` (node-postgres). */
 export async function loadFindingPostgres(client, options = {}) {

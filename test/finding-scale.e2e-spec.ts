@@ -9,7 +9,8 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**
  * Finding content at a million posts (CONTRACT §8: "no sequential scan of posts at 1M rows").
- * A fresh PostgreSQL database, migrated by the application, gets 1,000,000 posts, 200 tags and
+ * A fresh PostgreSQL database, migrated by the application, gets 1,000,000 posts in three locales
+ * (translation groups of three, CONTRACT §15), 200 tags and
  * two tags per post straight from generate_series (bench/finding-data.mjs); then the real requests run (search, tags,
  * each order, date ranges, first and deep pages) while every statement they send is recorded,
  * and each statement that reads posts is EXPLAINed with its own parameters: the plan must read
@@ -22,6 +23,7 @@ interface Recorded {
 }
 
 const describeScale = TEST_DATABASE_URL ? describe : describe.skip;
+const LOCALES = ['en', 'de', 'fr'];
 const label = TEST_DATABASE_URL ? 'finding content at 1,000,000 posts [postgres]' : 'finding content at 1,000,000 posts [postgres] (skipped: TEST_DATABASE_URL is not set)';
 
 describeScale(label, () => {
@@ -32,7 +34,7 @@ describeScale(label, () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
-    app = await startTestApp('postgres', { database, env: { SEED_DEMO_DATA: 'false', SEARCH_TIMEOUT_MS: '2000' } });
+    app = await startTestApp('postgres', { database, env: { SEED_DEMO_DATA: 'false', SEARCH_TIMEOUT_MS: '2000', SUPPORTED_LOCALES: LOCALES.join(',') } });
     const source = app.app.get(DataSource);
     const logQuery = source.logger.logQuery.bind(source.logger);
     source.logger.logQuery = (query, parameters, runner) => {
@@ -43,7 +45,7 @@ describeScale(label, () => {
     const loader = new pg.Client({ connectionString: database.url });
     await loader.connect();
     try {
-      await loadFindingPostgres(loader);
+      await loadFindingPostgres(loader, { locales: LOCALES });
     } finally {
       await loader.end();
     }
@@ -98,6 +100,13 @@ describeScale(label, () => {
     ['published between', '/posts?publishedAfter=2025-06-01T00:00:00Z&publishedBefore=2025-06-02T00:00:00Z'],
     ['tag and date', '/posts?tag=tag-7&publishedAfter=2025-06-01T00:00:00Z'],
     ['author and tag', '/posts?authorId=7&tag=tag-7'],
+    // Lists in a language: one post per translation group (CONTRACT §15).
+    ['in German', '/posts?locale=de'],
+    ['every translation', '/posts?locale=*'],
+    ["an author's, in French", '/users/7/posts?locale=fr'],
+    ['a tag, in German', '/posts?tag=tag-7&locale=de'],
+    ['search, in French', `/posts?q=${word(4242)}&locale=fr`],
+    ['title order, in German', '/posts?sort=title&locale=de'],
   ];
 
   for (const [name, path] of cases) {
@@ -127,7 +136,7 @@ describeScale(label, () => {
     ).rows;
     expect(expected.length).toBeGreaterThan(10);
     const ids: number[] = [];
-    let next: string | null = `/posts?q=${target}&limit=20`;
+    let next: string | null = `/posts?q=${target}&limit=20&locale=*`;
     while (next) {
       const page = await statementsOf(next);
       ids.push(...page.body.map((post) => post.id));

@@ -207,6 +207,16 @@ export class PostsRepository extends ResourceRepository<Post> {
     );
   }
 
+  /** The other posts of a post's group, whatever their state (callers apply the read policy), by locale: for the answer to a write. */
+  async groupMembersOf(id: number, executor: Executor): Promise<GroupMember[]> {
+    this.recordReads({ kind: 'list' });
+    const rows = await this.sql.rows<{ locale: string; id: number | string; status: PostStatus; author_id: number | string }>(
+      sql`SELECT m.locale, m.id, m.status, m.author_id FROM posts m JOIN posts k ON ${sql.raw(GROUP_OF('m'))} = ${sql.raw(GROUP_OF('k'))} AND m.id <> k.id WHERE k.id = ${id}`,
+      executor,
+    );
+    return rows.map((row) => ({ locale: row.locale, id: Number(row.id), status: row.status, authorId: Number(row.author_id) })).sort(byLocaleThenId);
+  }
+
   /**
    * For batching (Post.translations): the other posts of each post's group, whatever their state
    * (callers apply the read policy), by locale, in one statement.

@@ -186,6 +186,8 @@ export class PostsService {
         Object.assign(created, tags);
         if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
         await this.revisions.recordFirst(created, who.id, manager);
+        // Its translations, for the answer's links: a post of a group of its own has none.
+        if (this.config.supportedLocales.length > 1) created.groupMembers = group ? await this.posts.groupMembersOf(created.id, manager) : [];
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
         await this.events.record(manager, ...recorded);
         return created;
@@ -226,7 +228,10 @@ export class PostsService {
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
       change.tags = input.tags === undefined ? await this.tags.tagsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
-      return this.apply(current, change, who, manager, recorded, options.expectedVersion);
+      const updated = await this.apply(current, change, who, manager, recorded, options.expectedVersion);
+      // Its translations, for the answer's links: read only when it has some.
+      if (this.config.supportedLocales.length > 1) updated.groupMembers = current.sharesGroup ? await this.posts.groupMembersOf(id, manager) : [];
+      return updated;
     }).catch((error: unknown) => {
       if (isTranslationConflict(error) && input.locale !== undefined) throw translationConflict(this.localeOf(input.locale));
       throw error;
