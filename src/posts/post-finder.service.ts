@@ -20,6 +20,8 @@ export interface PostFinding {
   tags?: readonly string[];
   /** A full-text search. */
   q?: string;
+  /** The locales the search reads `q` in, best first (the reader's language chain); none: DEFAULT_LOCALE. */
+  languages?: readonly string[];
   /** Published at or after (inclusive). */
   publishedAfter?: Date;
   /** Published before (exclusive). */
@@ -167,6 +169,7 @@ export class PostFinder {
       authorId: scope.status === undefined ? scope.authorId : scope.ownerId,
       tags: [...new Set(finding.tags ?? [])].sort(),
       search,
+      languages: finding.languages,
       publishedAfter: finding.publishedAfter,
       publishedBefore: finding.publishedBefore,
     };

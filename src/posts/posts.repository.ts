@@ -25,6 +25,8 @@ export interface PostFilter {
   /** Tag slugs: posts that have every one. */
   tags: readonly string[];
   search: TextQuery | null;
+  /** The locales a search reads its query in, best first (the reader's language chain); none: DEFAULT_LOCALE. */
+  languages?: readonly string[];
   /** Published at or after (inclusive). */
   publishedAfter?: Date;
   /** Published before (exclusive). */
@@ -251,7 +253,8 @@ export class PostsRepository extends ResourceRepository<Post> {
     const order = plan.column === null ? `t.id ${direction}` : `${plan.column} ${direction}, t.id ${direction}`;
     if (filter.search) {
       const query = this.sql.dialect.searchText(filter.search);
-      const rows = await this.searched(this.sql.dialect.searchStatement({ query, select: this.select, where, order, limit }));
+      const languages = filter.languages ?? [this.config.defaultLocale];
+      const rows = await this.searched(this.sql.dialect.searchStatement({ query, languages, select: this.select, where, order, limit }));
       return rows.map((row) => ({ post: this.fromRow(row), rank: Number(row.search_rank), snippet: String(row.search_snippet ?? '') }));
     }
     const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY ${sql.raw(order)} LIMIT ${limit}`);
@@ -263,7 +266,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return 0;
-    const where = filter.search ? [this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search))] : [];
+    const where = filter.search ? [this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search), filter.languages ?? [this.config.defaultLocale])] : [];
     where.push(...this.filterConditions(filter, tagIds));
     const statement = sql`SELECT COUNT(*) AS count FROM posts t${sql.where(where)}`;
     const [row] = filter.search ? await this.searched<{ count: number | string }>(statement) : await this.sql.rows<{ count: number | string }>(statement);

@@ -53,3 +53,6 @@ export function localeChain(chosen: string, settings: LocaleSettings): string[] 
 export function chooseLocale(given: string | undefined, acceptLanguage: string | undefined, settings: LocaleSettings): string {
   return given ?? lookupLocale(acceptLanguage, settings.supportedLocales) ?? settings.defaultLocale;
 }
+
+/** A locale's primary language subtag, in lower case (`de-CH` → `de`). */
+export const primaryLanguage = (locale: string) => locale.split('-')[0].toLowerCase();
