@@ -1,10 +1,11 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bearer } from './support/auth.js';
+import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { createPost } from './support/resources.js';
-import { describeEachDatabase } from './support/test-app.js';
+import { describeEachDatabase, startTestApp } from './support/test-app.js';
 import { useApp } from './support/fixture.js';
+import { applySearchLanguage } from '../src/database/search-language.js';
 import { PostFinder, type PostPage } from '../src/posts/post-finder.service.js';
 
 const FIELDS = { q: 'q', sort: 'sort', cursor: 'cursor' };
@@ -175,4 +176,35 @@ describeEachDatabase('search per language', (kind) => {
       }
     });
   }
+});
+
+describeEachDatabase('SEARCH_LANGUAGE beside locales', (kind) => {
+  it("names the configuration of DEFAULT_LOCALE's language only; start-up rebuilds the index only when that changes", async () => {
+    const app = await startTestApp(kind, { env: { SUPPORTED_LOCALES: 'en,fr', SEARCH_LANGUAGE: 'german', RESPONSE_CACHE: 'off' } });
+    try {
+      const token = await tokenFor(app, ALICE);
+      const english = (await createPost(app, token, { title: 'Die Häuser', body: 'Wir laufen' })).id;
+      const french = (await createPost(app, token, { locale: 'fr', title: 'Les chevaux', body: 'Au pré' })).id;
+      const finder = app.app.get(PostFinder);
+      const ids = async (q: string, languages: readonly string[]) => (await finder.find({}, { q, languages }, { limit: 50 }, FIELDS, '192.0.2.1')).items.map((post) => post.id);
+      // The `en` posts are read as German on PostgreSQL (as every post was before locales); SQLite has Porter stems for them whatever the setting.
+      expect(await ids('Haus', ['en'])).toEqual(kind === 'postgres' ? [english] : []);
+      expect(await ids('Häuser', ['en'])).toEqual([english]);
+      // Other languages keep their own configuration.
+      expect(await ids('cheval', ['fr'])).toEqual(kind === 'postgres' ? [french] : []);
+      const source = app.app.get(DataSource);
+      const settings = { searchLanguage: 'german', defaultLocale: 'en' };
+      expect(await applySearchLanguage(source, settings)).toBe(false);
+      if (kind === 'postgres') {
+        expect(await applySearchLanguage(source, { defaultLocale: 'en' })).toBe(true);
+        expect(await ids('Haus', ['en'])).toEqual([]);
+        expect(await applySearchLanguage(source, { defaultLocale: 'en' })).toBe(false);
+        // Naming the configuration a language has anyway changes nothing.
+        expect(await applySearchLanguage(source, { searchLanguage: 'english', defaultLocale: 'en' })).toBe(false);
+        await expect(applySearchLanguage(source, { searchLanguage: 'klingon', defaultLocale: 'en' })).rejects.toThrow(/SEARCH_LANGUAGE: "klingon"/);
+      }
+    } finally {
+      await app.close();
+    }
+  });
 });

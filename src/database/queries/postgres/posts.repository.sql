@@ -786,7 +786,7 @@ SELECT
   ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -799,16 +799,19 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND (t.title, t.id) > ($2, $3)
+      AND (t.title, t.id) > ($3, $4)
     ORDER BY
       t.title ASC,
       t.id ASC
     LIMIT
-      $4
+      $5
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -858,7 +861,7 @@ SELECT
   ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -871,16 +874,19 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($2, $3)
+      AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($3, $4)
     ORDER BY
       ts_rank_cd(t.search, q.query)::float8 DESC,
       t.id DESC
     LIMIT
-      $4
+      $5
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -930,7 +936,7 @@ SELECT
   ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -943,7 +949,10 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
@@ -951,7 +960,7 @@ FROM
       t.title ASC,
       t.id ASC
     LIMIT
-      $2
+      $3
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -1001,7 +1010,7 @@ SELECT
   ) AS group_members,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -1014,7 +1023,10 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
@@ -1022,7 +1034,7 @@ FROM
       ts_rank_cd(t.search, q.query)::float8 DESC,
       t.id DESC
     LIMIT
-      $2
+      $3
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY

@@ -798,7 +798,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -811,7 +812,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
@@ -892,7 +894,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -905,7 +908,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
@@ -986,7 +990,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -999,7 +1004,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
@@ -1079,7 +1085,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -1092,7 +1099,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
