@@ -25,7 +25,7 @@ export interface PostFilter {
   /** Tag slugs: posts that have every one. */
   tags: readonly string[];
   search: TextQuery | null;
-  /** The locales a search reads its query in, best first (the reader's language chain); none: DEFAULT_LOCALE. */
+  /** The locales a search reads its query in, best first (the reader's language chain; not empty); none: DEFAULT_LOCALE. */
   languages?: readonly string[];
   /** Published at or after (inclusive). */
   publishedAfter?: Date;
