@@ -457,9 +457,8 @@ export const SETTINGS = {
   }),
   searchLanguage: setting('SEARCH_LANGUAGE', text({ pattern: /^[a-z_]{1,63}$/, like: 'a text search configuration name (`english`, `german`, `simple`…)' }), {
     group: 'Posts',
-    default: 'english',
     description:
-      'The language full-text search (`GET /posts?q=`, `posts(search:)`) stems words in: a PostgreSQL text search configuration (`SELECT cfgname FROM pg_ts_config`); an unknown one stops start-up. When it changes, start-up rebuilds the search column and its index with it (one pass over the posts). SQLite always stems in English (FTS5 `porter`).',
+      "Full-text search (`GET /posts?q=`, `posts(search:)`) indexes each post in its locale's language (docs/languages.md, \"Search\"). Set, this PostgreSQL text search configuration (`SELECT cfgname FROM pg_ts_config`) is used instead for the posts in `DEFAULT_LOCALE`'s language (what it named for every post before posts had locales); an unknown one stops start-up. When it changes, start-up rebuilds the search column and its index (one pass over the posts). SQLite ignores it (Porter stems for English posts, plain words for the others).",
   }),
   searchMaxTerms: setting('SEARCH_MAX_TERMS', int(1, 64), {
     limit: 'Words one search looks for: its distinct words and phrases (a phrase counts its words), the first ones kept',

@@ -52,7 +52,7 @@ async function dataSourceFactory(startup?: DataSourceOptions): Promise<DataSourc
       provide: Dialect,
       inject: [getDataSourceToken(), AppConfig],
       useFactory: (dataSource: DataSource, config: AppConfig) =>
-        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.searchLanguage, config.databaseDirectUrl) : new SqliteDialect(dataSource),
+        dataSource.options.type === 'postgres' ? new PostgresDialect(dataSource, config.databaseDirectUrl) : new SqliteDialect(dataSource),
     },
     TransactionRunner,
     Sql,

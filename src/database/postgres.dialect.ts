@@ -4,6 +4,7 @@ import { Dialect, literal, type JsonMember, type Listener, type LogPosition, typ
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { type TextQuery, toWebSearch } from '../common/persistence/text-search.js';
 import { normalizeError } from '../common/errors/normalize-error.js';
+import { primaryLanguage } from '../common/i18n/locale-lookup.js';
 import { loadPg } from './pg-module.js';
 
 interface PgClient {
@@ -61,16 +62,11 @@ export class PostgresDialect extends Dialect {
   private readonly listenUrl: string | undefined;
   private readonly namedStatements: boolean;
 
-  /** The search's text search configuration: SEARCH_LANGUAGE, the one the search column is built with (search-language.ts). */
-  private readonly searchConfig: Fragment;
-
   constructor(
     private readonly dataSource: DataSource,
-    searchLanguage = 'english',
     directUrl?: string,
   ) {
     super();
-    this.searchConfig = sql.raw(`${literal(searchLanguage)}::regconfig`);
     this.listenUrl = directUrl ?? (dataSource.options as { url?: string }).url;
     this.namedStatements = directUrl === undefined;
   }
@@ -90,18 +86,31 @@ export class PostgresDialect extends Dialect {
   /**
    * The GIN index on `search` finds the matches; ts_rank_cd ranks them (title: weight A = 1.0,
    * body: B = 0.4), as float8 so that a rank read back from a cursor compares exactly. The
-   * snippet (ts_headline, no markers) is cut for the page's rows only, after the limit.
+   * snippet (ts_headline, no markers, in the post's own configuration) is cut for the page's rows
+   * only, after the limit.
    */
-  searchStatement({ query, select, where, order, limit }: SearchParts): Fragment {
+  searchStatement({ query, languages, select, where, order, limit }: SearchParts): Fragment {
     const inner = (text: string) => text.replace(/\bRANK\b/g, 'ts_rank_cd(t.search, q.query)::float8');
     const outer = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
-    const config = this.searchConfig;
     const conditions = sql.join([sql`t.search @@ q.query`, ...where.map((condition) => condition.mapText(inner))], ' AND ');
-    return sql`SELECT ${select}, s.rank AS search_rank, ts_headline(${config}, t.title || ' ' || t.body, s.query, 'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN websearch_to_tsquery(${config}, ${query}) AS q(query) WHERE ${conditions} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) s JOIN posts t ON t.id = s.id ORDER BY ${sql.raw(outer(order))}`;
+    return sql`SELECT ${select}, s.rank AS search_rank, ts_headline(search_configuration(t.locale), t.title || ' ' || t.body, s.query, 'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN (SELECT ${this.textQuery(query, languages)}) AS q(query) WHERE ${conditions} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) s JOIN posts t ON t.id = s.id ORDER BY ${sql.raw(outer(order))}`;
   }
 
-  searchCondition(query: string): Fragment {
-    return sql`t.search @@ websearch_to_tsquery(${this.searchConfig}, ${query})`;
+  searchCondition(query: string, languages: readonly string[]): Fragment {
+    return sql`t.search @@ (${this.textQuery(query, languages)})`;
+  }
+
+  /**
+   * The query read in each language of `languages` (search_configuration of its primary subtag,
+   * as the posts of that language are indexed), ORed: one tsquery, which the GIN index serves as
+   * it serves one language's. A language is read once however many of its locales the chain has.
+   */
+  private textQuery(query: string, languages: readonly string[]): Fragment {
+    const subtags = [...new Set(languages.map(primaryLanguage))];
+    return sql.join(
+      subtags.map((subtag) => sql`websearch_to_tsquery(search_configuration(${subtag}), ${query})`),
+      ' || ',
+    );
   }
 
   lockRows(options: { of?: string; skipLocked?: boolean } = {}): string {

@@ -3,6 +3,7 @@ import { Dialect, literal, type JsonMember, type LogPosition, type SearchParts, 
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import { rowMaker } from '../common/persistence/codegen.js';
 import { type TextQuery, toFts5Match } from '../common/persistence/text-search.js';
+import { primaryLanguage } from '../common/i18n/locale-lookup.js';
 import { SqlStatementSpans, startStatementSpan } from '../tracing/sql-spans.js';
 import { failSpan } from '../tracing/spans.js';
 import { tracingState } from '../tracing/tracing-state.js';
@@ -28,11 +29,21 @@ interface SqliteConnection {
 /** How much more a title hit weighs than a body hit in the search's bm25 rank. */
 const SEARCH_TITLE_WEIGHT = '10.0';
 
-/** The bm25 of a search's match (negated: higher is better). */
-const BM25 = `-bm25(posts_fts, ${SEARCH_TITLE_WEIGHT}, 1.0)`;
+/**
+ * The FTS5 tables (migration 1765950000000), each a post's language reads in: English posts in
+ * `posts_fts` (Porter stems), every other post in `posts_fts_plain` (words only).
+ */
+const SEARCH_TABLES = ['posts_fts', 'posts_fts_plain'] as const;
+type SearchTable = (typeof SEARCH_TABLES)[number];
+
+/** The table a locale's posts are in, and its query is read by. */
+const searchTableOf = (locale: string): SearchTable => (primaryLanguage(locale) === 'en' ? 'posts_fts' : 'posts_fts_plain');
+
+/** The bm25 of a search's match in `table` (negated: higher is better). */
+const bm25 = (table: SearchTable) => `-bm25(${table}, ${SEARCH_TITLE_WEIGHT}, 1.0)`;
 
 /** How often the search matches in a column: highlight() adds one char(1) before each match, nothing else. */
-const matchesIn = (column: number, name: string) => `(length(highlight(posts_fts, ${column}, char(1), '')) - length(posts_fts.${name}))`;
+const matchesIn = (table: SearchTable, column: number, name: string) => `(length(highlight(${table}, ${column}, char(1), '')) - length(${table}.${name}))`;
 
 /**
  * The rank of a search's match. FTS5 clamps the idf of a term that more than half the posts hold
@@ -42,9 +53,14 @@ const matchesIn = (column: number, name: string) => `(length(highlight(posts_fts
  * most a clamped term can give is 1e-6 × (k1 + 1) × the title weight = 2.2e-5); ties are broken
  * by the occurrences (a title one weighing as bm25 weighs it), each worth 1e-9, which never
  * reaches the floor; then by id, as every order. PostgreSQL's ts_rank_cd counts occurrences itself.
+ * Each table's bm25 weighs its words against its own posts.
  */
 const RANK_FLOOR = '1e-4';
-const SEARCH_RANK = `(CASE WHEN ${BM25} >= ${RANK_FLOOR} THEN ${BM25} ELSE 0 END + 1e-9 * (${SEARCH_TITLE_WEIGHT} * ${matchesIn(0, 'title')} + ${matchesIn(1, 'body')}))`;
+const searchRank = (table: SearchTable) =>
+  `(CASE WHEN ${bm25(table)} >= ${RANK_FLOOR} THEN ${bm25(table)} ELSE 0 END + 1e-9 * (${SEARCH_TITLE_WEIGHT} * ${matchesIn(table, 0, 'title')} + ${matchesIn(table, 1, 'body')}))`;
+
+/** The snippet of post `p.id` from `table`, around the best match of `p.query`. */
+const snippetFrom = (table: SearchTable) => `(SELECT snippet(${table}, -1, '', '', '…', 24) FROM ${table} WHERE ${table} MATCH p.query AND ${table}.rowid = p.id)`;
 
 /** Past this many distinct texts (an `IN (…)` list has one per length), statements are prepared afresh each time. */
 const PREPARED_STATEMENTS_MAX = 500;
@@ -121,22 +137,38 @@ export class SqliteDialect extends Dialect {
   }
 
   /**
-   * FTS5 ranks by bm25 (negated: higher is better; SEARCH_RANK), a title hit weighing ten body hits. The
+   * FTS5 ranks by bm25 (negated: higher is better; searchRank), a title hit weighing ten body hits. The
    * match is read first, then the filters and the keyset over its rows; the snippet (around the
    * best match, no markers: plain text) is cut for the page's rows only, after the limit: it
    * weighs every term against every token of a post, the most costly part of a search when
    * computed for every match. The query text comes along from `q` into the page's rows, where
-   * each snippet is one more lookup of its own post.
+   * each snippet is one more lookup of its own post, in the table it matched in (`source`).
    */
-  searchStatement({ query, select, where, order, limit }: SearchParts): Fragment {
+  searchStatement({ query, languages, select, where, order, limit }: SearchParts): Fragment {
     const inner = (text: string) => text.replace(/\bRANK\b/g, 's.rank');
     const outer = (text: string) => text.replace(/\bRANK\b/g, 'p.rank');
     const filters = where.length > 0 ? sql` WHERE ${sql.join(where.map((condition) => condition.mapText(inner)), ' AND ')}` : sql.empty;
-    return sql`SELECT ${select}, p.rank AS search_rank, (SELECT snippet(posts_fts, -1, '', '', '…', 24) FROM posts_fts WHERE posts_fts MATCH p.query AND posts_fts.rowid = p.id) AS search_snippet FROM (SELECT t.id, s.rank, s.query FROM (SELECT posts_fts.rowid AS id, ${sql.raw(SEARCH_RANK)} AS rank, q.query FROM (SELECT ${query} AS query) q CROSS JOIN posts_fts WHERE posts_fts MATCH q.query) s JOIN posts t ON t.id = s.id${filters} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) p JOIN posts t ON t.id = p.id ORDER BY ${sql.raw(outer(order))}`;
+    const tables = this.searchTables(languages);
+    const matches = sql.join(
+      tables.map(
+        (table, source) =>
+          sql`SELECT ${sql.raw(table)}.rowid AS id, ${sql.raw(searchRank(table))} AS rank, q.query, ${sql.raw(String(source))} AS source FROM (SELECT ${query} AS query) q CROSS JOIN ${sql.raw(table)} WHERE ${sql.raw(table)} MATCH q.query`,
+      ),
+      ' UNION ALL ',
+    );
+    const snippet = tables.length === 1 ? snippetFrom(tables[0]) : `CASE p.source ${tables.map((table, source) => `WHEN ${source} THEN ${snippetFrom(table)}`).join(' ')} END`;
+    return sql`SELECT ${select}, p.rank AS search_rank, ${sql.raw(snippet)} AS search_snippet FROM (SELECT t.id, s.rank, s.query, s.source FROM (${matches}) s JOIN posts t ON t.id = s.id${filters} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) p JOIN posts t ON t.id = p.id ORDER BY ${sql.raw(outer(order))}`;
   }
 
-  searchCondition(query: string): Fragment {
-    return sql`t.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ${query})`;
+  searchCondition(query: string, languages: readonly string[]): Fragment {
+    const matches = this.searchTables(languages).map((table) => sql`SELECT rowid FROM ${sql.raw(table)} WHERE ${sql.raw(table)} MATCH ${query}`);
+    return sql`t.id IN (${sql.join(matches, ' UNION ALL ')})`;
+  }
+
+  /** The tables of the languages a search reads its query in (in SEARCH_TABLES' order, each once). */
+  private searchTables(languages: readonly string[]): SearchTable[] {
+    const wanted = new Set(languages.map(searchTableOf));
+    return SEARCH_TABLES.filter((table) => wanted.has(table));
   }
 
   send(text: string, params: readonly unknown[]): unknown[] {

@@ -360,7 +360,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     const order = plan.column === null ? `t.id ${direction}` : `${plan.column} ${direction}, t.id ${direction}`;
     if (filter.search) {
       const query = this.sql.dialect.searchText(filter.search);
-      const rows = await this.searched(this.sql.dialect.searchStatement({ query, select: this.listSelect, where, order, limit }));
+      const rows = await this.searched(this.sql.dialect.searchStatement({ query, languages: this.searchLanguages(filter), select: this.listSelect, where, order, limit }));
       return rows.map((row) => ({ post: this.listedRow(row), rank: Number(row.search_rank), snippet: String(row.search_snippet ?? '') }));
     }
     const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.listSelect} FROM ${this.from}${sql.where(where)} ORDER BY ${sql.raw(order)} LIMIT ${limit}`);
@@ -371,7 +371,7 @@ export class PostsRepository extends ResourceRepository<Post> {
   private bestOfFiltered(filter: PostFilter, tagIds: readonly number[]): Fragment {
     const holds = this.filterConditions(filter, tagIds, 'b');
     // The dialect writes a search's condition over `t`.
-    if (filter.search) holds.push(this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search)).mapText((text) => text.replace(/\bt\./g, 'b.')));
+    if (filter.search) holds.push(this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search), this.searchLanguages(filter)).mapText((text) => text.replace(/\bt\./g, 'b.')));
     return bestOfGroup(filter.languages!.chain, holds);
   }
 
@@ -380,11 +380,16 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return 0;
-    const where = filter.search ? [this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search))] : [];
+    const where = filter.search ? [this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search), this.searchLanguages(filter))] : [];
     where.push(...this.filterConditions(filter, tagIds, 't'));
     const statement = sql`SELECT ${this.counted(filter.languages)} AS count FROM posts t${sql.where(where)}`;
     const [row] = filter.search ? await this.searched<{ count: number | string }>(statement) : await this.sql.rows<{ count: number | string }>(statement);
     return Number(row.count);
+  }
+
+  /** The locales a search reads its query in: the list's chain (every supported locale for `*`), else DEFAULT_LOCALE. */
+  private searchLanguages(filter: PostFilter): readonly string[] {
+    return filter.languages?.chain ?? [this.config.defaultLocale];
   }
 
   /** What a list's count counts: its posts, or with one post per group its groups (a group is listed when it holds one post the list holds). */

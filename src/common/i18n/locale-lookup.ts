@@ -80,3 +80,6 @@ export function listLocale(given: string | undefined, acceptLanguage: string | u
   const chosen = chooseLocale(locale, acceptLanguage, settings);
   return { locale: chosen, chain: localeChain(chosen, settings), perGroup: true };
 }
+
+/** A locale's primary language subtag, in lower case (`de-CH` → `de`). */
+export const primaryLanguage = (locale: string) => locale.split('-')[0].toLowerCase();

@@ -20,6 +20,8 @@ export interface JsonMember {
 export interface SearchParts {
   /** The search's parameter (`searchText`). */
   query: string;
+  /** The locales the query is read in, best first (the reader's language chain; at least one). */
+  languages: readonly string[];
   /** The posts' columns, over `t`. */
   select: Fragment;
   /** Over `t` and `RANK`. */
@@ -88,7 +90,9 @@ export abstract class Dialect {
   /** A JSON object (as text) of these members, timestamps in ISO 8601. */
   abstract jsonObject(members: readonly JsonMember[]): string;
 
-  // --- Full-text search of posts (migration 1765300000000) ---------------------------------------
+  // --- Full-text search of posts (migrations 1765300000000, 1765950000000) ----------------------
+  // Each post is indexed in its own locale's language; a search reads its query in each of the
+  // reader's languages and finds the posts that match any of those readings.
 
   /** The parameter a search of `query` sends (`query` of `searchStatement`, of `searchCondition`). */
   abstract searchText(query: TextQuery): string;
@@ -100,8 +104,8 @@ export abstract class Dialect {
    */
   abstract searchStatement(parts: SearchParts): Fragment;
 
-  /** A condition on `t` (a post): it matches the search `query` (searchText). */
-  abstract searchCondition(query: string): Fragment;
+  /** A condition on `t` (a post): it matches the search `query` (searchText) read in `languages` (as SearchParts'). */
+  abstract searchCondition(query: string, languages: readonly string[]): Fragment;
 
   /**
    * The text values of `expression` over the rows of `from` (`FROM … WHERE …`, none of them

@@ -20,6 +20,7 @@ import { Media1765600000000 } from './1765600000000-media.js';
 import { MediaReferences1765700000000 } from './1765700000000-media-references.js';
 import { PostLocales1765800000000 } from './1765800000000-post-locales.js';
 import { GroupPublication1765900000000 } from './1765900000000-group-publication.js';
+import { SearchPerLanguage1765950000000 } from './1765950000000-search-per-language.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   MediaReferences1765700000000,
   PostLocales1765800000000,
   GroupPublication1765900000000,
+  SearchPerLanguage1765950000000,
 ];

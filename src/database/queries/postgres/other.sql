@@ -3,11 +3,9 @@
 
 -- applySearchLanguage (src/database/search-language.ts)
 SELECT
-  1 AS found
+  cfgname
 FROM
   pg_ts_config
-WHERE
-  cfgname = $1
 
 -- withStartupLock (src/database/migration-runner.ts)
 SELECT
@@ -15,12 +13,8 @@ SELECT
 
 -- applySearchLanguage (src/database/search-language.ts)
 SELECT
-  pg_get_expr(d.adbin, d.adrelid) AS expression
+  prosrc
 FROM
-  pg_attribute a
-  JOIN pg_attrdef d ON d.adrelid = a.attrelid
-  AND d.adnum = a.attnum
+  pg_proc
 WHERE
-  a.attrelid = 'posts'::regclass
-  AND a.attname = 'search'
-  AND NOT a.attisdropped
+  oid = to_regprocedure('search_configuration(text)')

@@ -20,7 +20,7 @@ FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.group_published_at, t.id) >= ($1, $2)
+  AND (t.published_at, t.id) >= ($1, $2)
 LIMIT
   1
 
@@ -43,7 +43,7 @@ WHERE
 
 -- PostsRepository.countMatching
 SELECT
-  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
+  COUNT(*) AS count
 FROM
   posts t
 WHERE
@@ -62,26 +62,18 @@ WHERE
 SELECT
   COUNT(*) AS count
 FROM
-  posts t
+  posts
 WHERE
-  t.status = 'published'
+  status = 'published'
 
 -- PostsRepository.countVisible
 SELECT
-  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
+  COUNT(*) AS count
 FROM
-  posts t
+  posts
 WHERE
-  t.status = 'published'
-
--- PostsRepository.countVisible
-SELECT
-  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.author_id = $1
+  status = 'published'
+  AND author_id = $1
 
 -- PostsRepository.customExcerptOf
 SELECT
@@ -268,21 +260,7 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version,
-  t.translation_group_id,
-  t.group_published_at,
-  CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts o
-      WHERE
-        COALESCE(o.translation_group_id, o.id) = COALESCE(t.translation_group_id, t.id)
-        AND o.id <> t.id
-    ) THEN 1
-    ELSE 0
-  END AS shares_group
+  t.version
 FROM
   posts t
 WHERE
@@ -337,38 +315,14 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
-  AND (t.group_published_at, t.id) > ($1, $2)
+  AND (t.published_at, t.id) > ($1, $2)
 ORDER BY
-  t.group_published_at ASC,
+  t.published_at ASC,
   t.id ASC
 LIMIT
   $3
@@ -413,35 +367,11 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
   AND (t.title, t.id) > ($1, $2)
 ORDER BY
   t.title ASC,
@@ -489,35 +419,11 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
   AND (t.updated_at, t.id) < ($1, $2)
 ORDER BY
   t.updated_at DESC,
@@ -565,37 +471,120 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
+  AND t.published_at >= $1
+  AND t.published_at < $2
+  AND (t.published_at, t.id) < ($3, $4)
 ORDER BY
-  t.group_published_at ASC,
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  $5
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.published_at >= $1
+  AND t.published_at < $2
+ORDER BY
+  t.published_at DESC,
+  t.id DESC
+LIMIT
+  $3
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+ORDER BY
+  t.published_at ASC,
   t.id ASC
 LIMIT
   $1
@@ -640,35 +629,11 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
 ORDER BY
   t.title ASC,
   t.id ASC
@@ -715,35 +680,11 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
 ORDER BY
   t.updated_at DESC,
   t.id DESC
@@ -790,201 +731,17 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.group_published_at >= $1
-  AND t.group_published_at < $2
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND b.group_published_at >= $3
-      AND b.group_published_at < $4
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
-  AND (t.group_published_at, t.id) < ($5, $6)
-ORDER BY
-  t.group_published_at DESC,
-  t.id DESC
-LIMIT
-  $7
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  ARRAY(
-    SELECT
-      g.slug || ' ' || g.id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  ARRAY(
-    SELECT
-      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.group_published_at >= $1
-  AND t.group_published_at < $2
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND b.group_published_at >= $3
-      AND b.group_published_at < $4
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
-ORDER BY
-  t.group_published_at DESC,
-  t.id DESC
-LIMIT
-  $5
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  ARRAY(
-    SELECT
-      g.slug || ' ' || g.id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  ARRAY(
-    SELECT
-      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = $1
   AND t.author_id = $2
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = $3
-      AND b.author_id = $4
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
 ORDER BY
   t.title ASC,
   t.id ASC
 LIMIT
-  $5
+  $3
 
 -- PostsRepository.findPage
 SELECT
@@ -1027,10 +784,9 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
-  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -1043,34 +799,13 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND NOT EXISTS (
-        SELECT
-          1
-        FROM
-          posts b
-        WHERE
-          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-          AND b.id <> t.id
-          AND b.status = 'published'
-          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
-          AND (
-            CASE b.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            b.id
-          ) < (
-            CASE t.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            t.id
-          )
-      )
       AND (t.title, t.id) > ($3, $4)
     ORDER BY
       t.title ASC,
@@ -1124,10 +859,9 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
-  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -1140,34 +874,13 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND NOT EXISTS (
-        SELECT
-          1
-        FROM
-          posts b
-        WHERE
-          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-          AND b.id <> t.id
-          AND b.status = 'published'
-          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
-          AND (
-            CASE b.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            b.id
-          ) < (
-            CASE t.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            t.id
-          )
-      )
       AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($3, $4)
     ORDER BY
       ts_rank_cd(t.search, q.query)::float8 DESC,
@@ -1221,10 +934,9 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
-  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -1237,34 +949,13 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND NOT EXISTS (
-        SELECT
-          1
-        FROM
-          posts b
-        WHERE
-          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-          AND b.id <> t.id
-          AND b.status = 'published'
-          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
-          AND (
-            CASE b.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            b.id
-          ) < (
-            CASE t.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            t.id
-          )
-      )
     ORDER BY
       t.title ASC,
       t.id ASC
@@ -1317,10 +1008,9 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
-  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
-    'english'::regconfig,
+    search_configuration (t.locale),
     t.title || ' ' || t.body,
     s.query,
     'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "'
@@ -1333,34 +1023,13 @@ FROM
       q.query
     FROM
       posts t
-      CROSS JOIN websearch_to_tsquery('english'::regconfig, $1) AS q (query)
+      CROSS JOIN (
+        SELECT
+          websearch_to_tsquery(search_configuration ($1), $2)
+      ) AS q (query)
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND NOT EXISTS (
-        SELECT
-          1
-        FROM
-          posts b
-        WHERE
-          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-          AND b.id <> t.id
-          AND b.status = 'published'
-          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
-          AND (
-            CASE b.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            b.id
-          ) < (
-            CASE t.locale
-              WHEN 'en' THEN 0
-              ELSE 1
-            END,
-            t.id
-          )
-      )
     ORDER BY
       ts_rank_cd(t.search, q.query)::float8 DESC,
       t.id DESC
@@ -1412,8 +1081,7 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
@@ -1427,43 +1095,11 @@ WHERE
       pt.post_id = t.id
       AND pt.tag_id = $1
   )
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND EXISTS (
-        SELECT
-          1
-        FROM
-          post_tags pt
-        WHERE
-          pt.post_id = b.id
-          AND pt.tag_id = $2
-      )
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
 ORDER BY
-  t.group_published_at DESC,
+  t.published_at DESC,
   t.id DESC
 LIMIT
-  $3
+  $2
 
 -- PostsRepository.insert
 INSERT INTO
@@ -1524,11 +1160,60 @@ INSERT INTO
     published_at,
     created_at,
     updated_at,
-    version,
-    group_published_at
+    version
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  locale,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.insert
+INSERT INTO
+  posts (
+    title,
+    slug,
+    body,
+    body_format,
+    body_html,
+    excerpt,
+    reading_time_minutes,
+    meta_title,
+    meta_description,
+    canonical_url,
+    cover_image_id,
+    locale,
+    author_id,
+    status,
+    publish_at,
+    published_at,
+    trashed_at,
+    created_at,
+    updated_at,
+    version,
+    custom_excerpt
+  )
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 RETURNING
   id,
   title,
@@ -1576,62 +1261,10 @@ INSERT INTO
     updated_at,
     version,
     custom_excerpt,
-    group_published_at
+    translation_group_id
   )
 VALUES
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-RETURNING
-  id,
-  title,
-  slug,
-  body,
-  body_format,
-  body_html,
-  excerpt,
-  reading_time_minutes,
-  meta_title,
-  meta_description,
-  canonical_url,
-  cover_image_id,
-  locale,
-  author_id,
-  status,
-  publish_at,
-  published_at,
-  trashed_at,
-  created_at,
-  updated_at,
-  version
-
--- PostsRepository.insert
-INSERT INTO
-  posts (
-    title,
-    slug,
-    body,
-    body_format,
-    body_html,
-    excerpt,
-    reading_time_minutes,
-    meta_title,
-    meta_description,
-    canonical_url,
-    cover_image_id,
-    locale,
-    author_id,
-    status,
-    publish_at,
-    published_at,
-    trashed_at,
-    created_at,
-    updated_at,
-    version,
-    custom_excerpt,
-    translation_group_id,
-    group_published_at
-  )
-VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 RETURNING
   id,
   title,
@@ -1677,21 +1310,7 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version,
-  t.translation_group_id,
-  t.group_published_at,
-  CASE
-    WHEN EXISTS (
-      SELECT
-        1
-      FROM
-        posts o
-      WHERE
-        COALESCE(o.translation_group_id, o.id) = COALESCE(t.translation_group_id, t.id)
-        AND o.id <> t.id
-    ) THEN 1
-    ELSE 0
-  END AS shares_group
+  t.version
 FROM
   posts t
 WHERE
@@ -1704,18 +1323,6 @@ LIMIT
   $2
 FOR UPDATE
   SKIP LOCKED
-
--- PostsRepository.placeGroup
-UPDATE posts
-SET
-  group_published_at = $1
-WHERE
-  COALESCE(posts.translation_group_id, posts.id) = $2
-  AND id <> $3
-  AND (
-    group_published_at IS NULL
-    OR group_published_at > $4
-  )
 
 -- PostsRepository.previewStampOf
 SELECT
@@ -1732,8 +1339,7 @@ SELECT
   t.locale,
   t.published_at,
   t.created_at,
-  t.updated_at,
-  COALESCE(t.translation_group_id, t.id) AS group_id
+  t.updated_at
 FROM
   posts t
 WHERE
@@ -1785,115 +1391,14 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'de' THEN 0
-          WHEN 'en' THEN 1
-          ELSE 2
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'de' THEN 0
-          WHEN 'en' THEN 1
-          ELSE 2
-        END,
-        t.id
-      )
-  )
+  AND (t.published_at, t.id) < ($1, $2)
 ORDER BY
-  t.group_published_at DESC,
-  t.id DESC
-LIMIT
-  $1
-
--- PostsRepository.publicPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  ARRAY(
-    SELECT
-      g.slug || ' ' || g.id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  ARRAY(
-    SELECT
-      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
-  AND (t.group_published_at, t.id) < ($1, $2)
-ORDER BY
-  t.group_published_at DESC,
+  t.published_at DESC,
   t.id DESC
 LIMIT
   $3
@@ -1938,118 +1443,18 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
-ORDER BY
-  t.group_published_at DESC,
-  t.id DESC
-LIMIT
-  $1
-
--- PostsRepository.publicPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  ARRAY(
-    SELECT
-      g.slug || ' ' || g.id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  ARRAY(
-    SELECT
-      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
   AND t.author_id = $1
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND b.author_id = $2
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
-  AND (t.group_published_at, t.id) < ($3, $4)
+  AND (t.published_at, t.id) < ($2, $3)
 ORDER BY
-  t.group_published_at DESC,
+  t.published_at DESC,
   t.id DESC
 LIMIT
-  $5
+  $4
 
 -- PostsRepository.publicPage
 SELECT
@@ -2091,42 +1496,17 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
   AND t.author_id = $1
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = 'published'
-      AND b.author_id = $2
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
 ORDER BY
-  t.group_published_at DESC,
+  t.published_at DESC,
   t.id DESC
 LIMIT
-  $3
+  $2
 
 -- PostsRepository.publicPage
 SELECT
@@ -2168,14 +1548,13 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members,
-  t.group_published_at AS list_time
+  ) AS group_members
 FROM
   posts t
 WHERE
   t.status = 'published'
 ORDER BY
-  t.group_published_at DESC,
+  t.published_at DESC,
   t.id DESC
 LIMIT
   $1
@@ -2235,7 +1614,7 @@ WHERE
             PARTITION BY
               ranked.author_id
             ORDER BY
-              ranked.group_published_at DESC,
+              ranked.published_at DESC,
               ranked.id DESC
           ) AS rn
         FROM
@@ -2248,7 +1627,7 @@ WHERE
       page.rn <= $4
   )
 ORDER BY
-  t.group_published_at DESC,
+  t.published_at DESC,
   t.id DESC
 
 -- PostsRepository.publicPagesOfTags
@@ -2284,7 +1663,7 @@ FROM
         PARTITION BY
           pt.tag_id
         ORDER BY
-          r.group_published_at DESC,
+          r.published_at DESC,
           r.id DESC
       ) AS rn
     FROM
@@ -2298,46 +1677,8 @@ FROM
 WHERE
   page.rn <= $4
 ORDER BY
-  p.group_published_at DESC,
+  p.published_at DESC,
   p.id DESC
-
--- PostsRepository.publicTranslationsOfPage
-SELECT
-  a.id,
-  a.slug,
-  a.locale,
-  a.published_at,
-  a.created_at,
-  a.updated_at,
-  COALESCE(a.translation_group_id, a.id) AS group_id
-FROM
-  posts a
-WHERE
-  a.status = 'published'
-  AND COALESCE(a.translation_group_id, a.id) IN (
-    SELECT
-      COALESCE(t.translation_group_id, t.id)
-    FROM
-      posts t
-    WHERE
-      t.status = 'published'
-    ORDER BY
-      t.id
-    LIMIT
-      $1
-    OFFSET
-      $2
-  )
-  AND EXISTS (
-    SELECT
-      1
-    FROM
-      posts o
-    WHERE
-      COALESCE(o.translation_group_id, o.id) = COALESCE(a.translation_group_id, a.id)
-      AND o.id <> a.id
-      AND o.status = 'published'
-  )
 
 -- PostsRepository.statusPage
 SELECT
@@ -2385,34 +1726,10 @@ FROM
 WHERE
   t.status = $1
   AND t.author_id = $2
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      posts b
-    WHERE
-      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
-      AND b.id <> t.id
-      AND b.status = $3
-      AND b.author_id = $4
-      AND (
-        CASE b.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        b.id
-      ) < (
-        CASE t.locale
-          WHEN 'en' THEN 0
-          ELSE 1
-        END,
-        t.id
-      )
-  )
 ORDER BY
   t.id DESC
 LIMIT
-  $5
+  $3
 
 -- PostsRepository.translationsOf
 SELECT
@@ -2468,8 +1785,7 @@ SELECT
   status,
   author_id,
   locale,
-  translation_group_id,
-  group_published_at
+  translation_group_id
 FROM
   posts
 WHERE
@@ -2592,11 +1908,10 @@ SET
   status = $1,
   publish_at = $2,
   published_at = $3,
-  group_published_at = $4,
-  updated_at = $5,
+  updated_at = $4,
   version = version + 1
 WHERE
-  id = $6
+  id = $5
 RETURNING
   id,
   title,
@@ -2625,11 +1940,10 @@ UPDATE posts
 SET
   status = $1,
   published_at = $2,
-  group_published_at = $3,
-  updated_at = $4,
+  updated_at = $3,
   version = version + 1
 WHERE
-  id = $5
+  id = $4
 RETURNING
   id,
   title,

@@ -1042,7 +1042,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -1055,7 +1056,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
@@ -1168,7 +1170,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -1181,7 +1184,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
@@ -1294,7 +1298,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -1307,7 +1312,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
@@ -1419,7 +1425,8 @@ FROM
     SELECT
       t.id,
       s.rank,
-      s.query
+      s.query,
+      s.source
     FROM
       (
         SELECT
@@ -1432,7 +1439,8 @@ FROM
               10.0 * (length(highlight (posts_fts, 0, char(1), '')) - length(posts_fts.title)) + (length(highlight (posts_fts, 1, char(1), '')) - length(posts_fts.body))
             )
           ) AS rank,
-          q.query
+          q.query,
+          0 AS source
         FROM
           (
             SELECT
