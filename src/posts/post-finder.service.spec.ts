@@ -38,9 +38,9 @@ describe('PostFinder', () => {
 
   it('pages the public list by (publishedAt, id), the lists of a state by id', async () => {
     await finder.list({ status: 'draft', ownerId: 2 }, { limit: 2, after: 9 });
-    expect(repository.statusPage).toHaveBeenCalledWith('draft', { limit: 2, after: 9 }, 2);
+    expect(repository.statusPage).toHaveBeenCalledWith('draft', { limit: 2, after: 9 }, 2, undefined);
     await finder.list({ authorId: 5 }, { limit: 2, after: 9, afterTime: new Date(3) });
-    expect(repository.publicPage).toHaveBeenCalledWith({ limit: 2, after: 9, afterTime: new Date(3) }, 5);
+    expect(repository.publicPage).toHaveBeenCalledWith({ limit: 2, after: 9, afterTime: new Date(3) }, 5, undefined);
   });
 
   it('listForAuthor is NOT_FOUND for a user who does not exist', async () => {

@@ -218,10 +218,25 @@ describe('PostsService', () => {
       const at = new Date(1000);
       repository.lockDue.mockResolvedValueOnce([post({ status: 'scheduled', publishAt: at, publishedAt: null })]);
       expect(await service.publishDue(new Date(2000), 25)).toBe(1);
-      expect(repository.updateVersioned).toHaveBeenCalledWith(expect.anything(), { status: 'published', publishAt: null, publishedAt: at }, undefined, UNIT_EXECUTOR);
+      // Its group's first publication: it takes its place in the lists from it (alone in its group: no other post to place).
+      expect(repository.updateVersioned).toHaveBeenCalledWith(expect.anything(), { status: 'published', publishAt: null, publishedAt: at, groupPublishedAt: at }, undefined, UNIT_EXECUTOR);
+      expect(repository.placeGroup).not.toHaveBeenCalled();
       expect(revisions.record).toHaveBeenCalledWith(expect.objectContaining({ status: 'published' }), null, UNIT_EXECUTOR);
       expect(events.record).toHaveBeenCalledWith(UNIT_EXECUTOR, expect.objectContaining({ name: 'postPublished', audience: PUBLIC_AUDIENCE }));
       expect(events.committed).toHaveBeenCalledTimes(1);
+    });
+
+    it("a translation's first publication places its group when none of it was published before, and only then", async () => {
+      const at = new Date(1000);
+      repository.lockDue.mockResolvedValueOnce([post({ status: 'scheduled', publishAt: at, publishedAt: null, translationGroupId: 3, sharesGroup: true, groupPublishedAt: null })]);
+      await service.publishDue(new Date(2000), 25);
+      expect(repository.placeGroup).toHaveBeenCalledWith(3, at, expect.any(Number), UNIT_EXECUTOR);
+      repository.placeGroup.mockClear();
+      // Another post of the group was published before: the group keeps its place, and so does this post.
+      repository.lockDue.mockResolvedValueOnce([post({ status: 'scheduled', publishAt: at, publishedAt: null, translationGroupId: 3, sharesGroup: true, groupPublishedAt: new Date(500) })]);
+      await service.publishDue(new Date(2000), 25);
+      expect(repository.placeGroup).not.toHaveBeenCalled();
+      expect(repository.updateVersioned).toHaveBeenLastCalledWith(expect.anything(), { status: 'published', publishAt: null, publishedAt: at }, undefined, UNIT_EXECUTOR);
     });
 
     it('looks once, and locks nothing, when no post is due', async () => {

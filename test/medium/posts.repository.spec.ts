@@ -14,7 +14,7 @@ describe('PostsRepository on a SQLite file', () => {
 
   const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute));
   const publish = (title: string, minute: number, author = authorId) =>
-    db.posts.insert({ title, body: `${title} body`, authorId: author, status: 'published', publishedAt: at(minute), createdAt: at(minute) });
+    db.posts.insert({ title, body: `${title} body`, authorId: author, status: 'published', publishedAt: at(minute), groupPublishedAt: at(minute), createdAt: at(minute) });
 
   it('inserts a post and reads it back by id with its tags (slugs in code-point order, and their ids)', async () => {
     const post = await db.posts.insert({ title: 'Tagged', body: 'B', authorId, status: 'draft', publishAt: null, publishedAt: null, trashedAt: null });
@@ -32,7 +32,7 @@ describe('PostsRepository on a SQLite file', () => {
     expect(await db.posts.visibilityOf(post.id)).toEqual({ status: 'draft', authorId });
   });
 
-  it('pages the public posts newest publication first, keyset on (published_at, id), drafts left out', async () => {
+  it('pages the public posts newest publication first, keyset on (group_published_at, id), drafts left out', async () => {
     const other = (await newUser(db)).id;
     const titles = ['P1', 'P2', 'P3', 'P4', 'P5'];
     for (const [index, title] of titles.entries()) await publish(title, index, index % 2 === 0 ? other : authorId);
@@ -41,7 +41,7 @@ describe('PostsRepository on a SQLite file', () => {
     seen.push(...page.items);
     while (page.nextCursor !== null) {
       const last = page.items[page.items.length - 1];
-      page = await db.posts.publicPage({ limit: 2, after: last.id, afterTime: last.publishedAt ?? undefined });
+      page = await db.posts.publicPage({ limit: 2, after: last.id, afterTime: last.groupPublishedAt ?? undefined });
       expect(await page.hasPrevious?.()).toBe(true);
       seen.push(...page.items);
     }

@@ -20,7 +20,7 @@ describe('lookupLocale (RFC 4647 §3.4 lookup)', () => {
     expect(lookupLocale(header, SUPPORTED)).toBe(expected);
   });
 
-  it.each([undefined, '', '*', 'it', 'xx;;;q=bad,,', 'en;q=0', '\u0000\u0001', 'a'.repeat(5000), 'd'])('%j matches nothing', (header) => {
+  it.each([undefined, '', '*', 'it', 'xx;;;q=bad,,', 'en;q=0', '\u0000\u0001', 'a'.repeat(5000), 'd', 'de;q=1.5', 'de-', 'de;q', 'fr, de;q=2', 'de_CH', 'de;level=1'])('%j matches nothing', (header) => {
     expect(lookupLocale(header, SUPPORTED)).toBeNull();
   });
 

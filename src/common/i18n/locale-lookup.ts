@@ -7,6 +7,15 @@ export interface LocaleSettings {
   localeFallbacks: readonly (readonly [string, string])[];
 }
 
+/**
+ * A well-formed Accept-Language (RFC 9110 §12.5.4, §12.4.2; RFC 4647 §2.1): language ranges
+ * (`*`, or 1-8 letters then `-` subtags of 1-8 letters or digits), each with an optional weight
+ * `;q=` 0 to 1 with at most three decimals, separated by commas. negotiator reads more leniently
+ * (`de;q=1.5`, `de-`); a header that is not well-formed is treated as absent.
+ */
+const RANGE = String.raw`(?:\*|[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)(?:[ \t]*;[ \t]*[qQ]=(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?))?`;
+const WELL_FORMED = new RegExp(String.raw`^[ \t]*(?:,[ \t]*)*${RANGE}(?:[ \t]*,(?:[ \t]*${RANGE})?)*[ \t]*$`);
+
 /** Ranges of an Accept-Language header looked at: a longer header is hostile or broken, and its tail is ignored. */
 const MAX_RANGES = 32;
 
@@ -18,7 +27,7 @@ const MAX_RANGES = 32;
  * empty or malformed one, `*` alone (the wildcard names no language of its own in a lookup).
  */
 export function lookupLocale(header: string | undefined, supported: readonly string[]): string | null {
-  if (!header) return null;
+  if (!header || !WELL_FORMED.test(header)) return null;
   const byLowerCase = new Map(supported.map((tag) => [tag.toLowerCase(), tag]));
   const ranges = new Negotiator({ headers: { 'accept-language': header } }).languages();
   for (const range of ranges.slice(0, MAX_RANGES)) {

@@ -1588,6 +1588,19 @@ ORDER BY
 LIMIT
   ?
 
+-- PostsRepository.groupMembersOf
+SELECT
+  m.locale,
+  m.id,
+  m.status,
+  m.author_id
+FROM
+  posts m
+  JOIN posts k ON COALESCE(m.translation_group_id, m.id) = COALESCE(k.translation_group_id, k.id)
+  AND m.id <> k.id
+WHERE
+  k.id = ?
+
 -- PostsRepository.insert
 INSERT INTO
   posts (
