@@ -334,8 +334,8 @@ export async function loadSqlite(file, options) {
     );
     const post = db.prepare(
       // Published when written (as the migration makes every post that existed before states).
-      'INSERT INTO posts (id, title, slug, body, body_format, body_html, excerpt, reading_time_minutes, author_id, created_at, updated_at, status, published_at, version) ' +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'published', ?, 1)",
+      'INSERT INTO posts (id, title, slug, body, body_format, body_html, excerpt, reading_time_minutes, author_id, created_at, updated_at, status, published_at, group_published_at, version) ' +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'published', ?, ?, 1)",
     );
     const postSlug = db.prepare('INSERT INTO post_slugs (slug, post_id) VALUES (?, ?)');
     const comment = db.prepare(
@@ -349,7 +349,7 @@ export async function loadSqlite(file, options) {
         tag: (t) => tag.run(t.id, t.name, t.slug, sqliteDatetime(t.createdAt), sqliteDatetime(t.createdAt)),
         post: (p) => {
           const at = sqliteDatetime(p.createdAt);
-          post.run(p.id, p.title, p.slug, p.body, p.bodyFormat, p.bodyHtml, p.excerpt, p.readingTimeMinutes, p.authorId, at, sqliteDatetime(p.updatedAt), at);
+          post.run(p.id, p.title, p.slug, p.body, p.bodyFormat, p.bodyHtml, p.excerpt, p.readingTimeMinutes, p.authorId, at, sqliteDatetime(p.updatedAt), at, at);
           postSlug.run(p.slug, p.id);
           for (const tagId of p.tagIds) postTag.run(p.id, tagId);
         },
@@ -380,6 +380,7 @@ const PG_COLUMNS = {
     ['created_at', 'timestamptz'],
     ['updated_at', 'timestamptz'],
     ['published_at', 'timestamptz'],
+    ['group_published_at', 'timestamptz'],
   ],
   post_slugs: [['slug', 'text'], ['post_id', 'int']],
   post_tags: [['post_id', 'int'], ['tag_id', 'int']],
@@ -416,7 +417,7 @@ export async function loadPostgres(url, options) {
       tag: (t) => rowsOf.tags.push([t.id, t.name, t.slug, t.createdAt.toISOString(), t.createdAt.toISOString()]),
       post: (p) => {
         const at = p.createdAt.toISOString();
-        rowsOf.posts.push([p.id, p.title, p.slug, p.body, p.bodyFormat, p.bodyHtml, p.excerpt, p.readingTimeMinutes, p.authorId, at, p.updatedAt.toISOString(), at]);
+        rowsOf.posts.push([p.id, p.title, p.slug, p.body, p.bodyFormat, p.bodyHtml, p.excerpt, p.readingTimeMinutes, p.authorId, at, p.updatedAt.toISOString(), at, at]);
         rowsOf.post_slugs.push([p.slug, p.id]);
         for (const tagId of p.tagIds) rowsOf.post_tags.push([p.id, tagId]);
       },

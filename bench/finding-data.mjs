@@ -43,6 +43,7 @@ function postsSelect(kind, { users, posts, words }, series) {
       CASE g % 97 WHEN 0 THEN 'draft' WHEN 1 THEN 'scheduled' WHEN 2 THEN 'trashed' ELSE 'published' END,
       CASE WHEN g % 97 = 1 THEN ${at('2030-01-01')} END,
       CASE WHEN g % 97 NOT IN (0, 1) THEN ${minutes('g')} END,
+      CASE WHEN g % 97 NOT IN (0, 1) THEN ${minutes('g')} END,
       CASE WHEN g % 97 = 2 THEN ${now(kind)} END,
       ${minutes('g')}, ${minutes(`(g * 31) % ${posts}`)}, 1
     FROM ${series}`;
@@ -60,7 +61,7 @@ const COUNT_TAGS =
   "UPDATE tags SET post_count = (SELECT COUNT(*) FROM post_tags pt JOIN posts p ON p.id = pt.post_id WHERE pt.tag_id = tags.id AND p.status = 'published'), " +
   'link_count = (SELECT COUNT(*) FROM post_tags pt WHERE pt.tag_id = tags.id)';
 
-const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, trashed_at, created_at, updated_at, version)';
+const POST_INSERT = 'INSERT INTO posts (title, body, author_id, status, publish_at, published_at, group_published_at, trashed_at, created_at, updated_at, version)';
 
 /** Loads into a migrated, empty PostgreSQL database through `client` (node-postgres). */
 export async function loadFindingPostgres(client, options = {}) {

@@ -100,8 +100,8 @@ const COMMENT_COLUMNS = 'id, post_id, parent_id, status, body, body_html, author
 // (rendered on write), the slug's claim in post_slugs (ON CONFLICT DO NOTHING: taken meanwhile).
 const SLUGS_LIKE = 'SELECT slug FROM post_slugs WHERE slug LIKE ?';
 const INSERT_POST =
-  'INSERT INTO posts (title, slug, body, body_format, body_html, excerpt, reading_time_minutes, author_id, status, published_at, created_at, updated_at, version) ' +
-  "VALUES (?, ?, ?, 'plain', ?, ?, ?, ?, 'published', ?, ?, ?, 1)";
+  'INSERT INTO posts (title, slug, body, body_format, body_html, excerpt, reading_time_minutes, author_id, status, published_at, group_published_at, created_at, updated_at, version) ' +
+  "VALUES (?, ?, ?, 'plain', ?, ?, ?, ?, 'published', ?, ?, ?, ?, 1)";
 const CLAIM_SLUG = 'INSERT INTO post_slugs (slug, post_id) VALUES (?, ?) ON CONFLICT (slug) DO NOTHING RETURNING slug';
 const SET_SLUG = 'UPDATE posts SET slug = ? WHERE id = ?';
 
@@ -131,14 +131,14 @@ async function sqliteStore(file) {
   db.pragma('busy_timeout = 5000');
   const sql = {
     post: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.id = ? AND t.status = 'published'`),
-    posts: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.status = 'published' ORDER BY t.published_at DESC, t.id DESC LIMIT ?`),
+    posts: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.status = 'published' ORDER BY t.group_published_at DESC, t.id DESC LIMIT ?`),
     postsAfter: db.prepare(
-      `SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.status = 'published' AND (t.published_at < ? OR (t.published_at = ? AND t.id < ?)) ORDER BY t.published_at DESC, t.id DESC LIMIT ?`,
+      `SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE t.status = 'published' AND (t.group_published_at < ? OR (t.group_published_at = ? AND t.id < ?)) ORDER BY t.group_published_at DESC, t.id DESC LIMIT ?`,
     ),
     tagId: db.prepare('SELECT id FROM tags WHERE slug = ?'),
-    postsWithTag: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} ORDER BY t.published_at DESC, t.id DESC LIMIT ?`),
+    postsWithTag: db.prepare(`SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} ORDER BY t.group_published_at DESC, t.id DESC LIMIT ?`),
     postsWithTagAfter: db.prepare(
-      `SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} AND (t.published_at, t.id) < (?, ?) ORDER BY t.published_at DESC, t.id DESC LIMIT ?`,
+      `SELECT ${SQLITE_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} AND (t.group_published_at, t.id) < (?, ?) ORDER BY t.group_published_at DESC, t.id DESC LIMIT ?`,
     ),
     search: db.prepare(`${SQLITE_SEARCH} ORDER BY s.rank DESC, t.id DESC LIMIT ?`),
     searchAfter: db.prepare(`${SQLITE_SEARCH} AND (s.rank, t.id) < (?, ?) ORDER BY s.rank DESC, t.id DESC LIMIT ?`),
@@ -194,7 +194,7 @@ async function sqliteStore(file) {
         const at = sqliteDatetime(now);
         return writePost(post, {
           slugsLike: (prefix) => new Set(run(sql.slugsLike, 'all', `${prefix}%`)),
-          insert: (slug) => Number(run(sql.insertPost, 'run', post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, at, at, at).lastInsertRowid),
+          insert: (slug) => Number(run(sql.insertPost, 'run', post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, at, at, at, at).lastInsertRowid),
           claim: (slug, id) => run(sql.claimSlug, 'all', slug, id).length === 1,
           setSlug: (id, slug) => run(sql.setSlug, 'run', slug, id),
         });
@@ -220,19 +220,19 @@ async function postgresStore(url, poolSize) {
     post: (id) => one('post', `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.id = $1 AND t.status = 'published'`, [id]),
     posts: (limit, after) =>
       after === undefined
-        ? query('posts', `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.status = 'published' ORDER BY t.published_at DESC, t.id DESC LIMIT $1`, [limit])
+        ? query('posts', `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.status = 'published' ORDER BY t.group_published_at DESC, t.id DESC LIMIT $1`, [limit])
         : query(
             'posts_after',
-            `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.status = 'published' AND (t.published_at, t.id) < ($1, $2) ORDER BY t.published_at DESC, t.id DESC LIMIT $3`,
+            `SELECT ${PG_POST_COLUMNS} FROM posts t WHERE t.status = 'published' AND (t.group_published_at, t.id) < ($1, $2) ORDER BY t.group_published_at DESC, t.id DESC LIMIT $3`,
             [after.time, after.id, limit],
           ),
     tagId: async (slug) => (await one('tag_id', 'SELECT id FROM tags WHERE slug = $1', [slug]))?.id ?? null,
     postsWithTag: (tagId, limit, after) =>
       after === undefined
-        ? query('posts_with_tag', numbered(`SELECT ${PG_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} ORDER BY t.published_at DESC, t.id DESC LIMIT ?`), [tagId, limit])
+        ? query('posts_with_tag', numbered(`SELECT ${PG_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} ORDER BY t.group_published_at DESC, t.id DESC LIMIT ?`), [tagId, limit])
         : query(
             'posts_with_tag_after',
-            numbered(`SELECT ${PG_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} AND (t.published_at, t.id) < (?, ?) ORDER BY t.published_at DESC, t.id DESC LIMIT ?`),
+            numbered(`SELECT ${PG_POST_COLUMNS} FROM posts t WHERE ${PUBLIC_WITH_TAG} AND (t.group_published_at, t.id) < (?, ?) ORDER BY t.group_published_at DESC, t.id DESC LIMIT ?`),
             [tagId, after.key, after.id, limit],
           ),
     search: (search, limit, after) =>
@@ -265,7 +265,7 @@ async function postgresStore(url, poolSize) {
         const id = await writePost(post, {
           slugsLike: async (prefix) => new Set((await on('slugs_like', numbered(SLUGS_LIKE), [`${prefix}%`])).map((row) => row.slug)),
           insert: async (slug) =>
-            (await on('insert_post', `${numbered(INSERT_POST)} RETURNING id`, [post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, now, now, now]))[0].id,
+            (await on('insert_post', `${numbered(INSERT_POST)} RETURNING id`, [post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, now, now, now, now]))[0].id,
           claim: async (slug, postId) => (await on('claim_slug', numbered(CLAIM_SLUG), [slug, postId])).length === 1,
           setSlug: (postId, slug) => on('set_slug', numbered(SET_SLUG), [slug, postId]),
         });

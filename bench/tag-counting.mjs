@@ -37,7 +37,7 @@ try {
     const [{ id: tag }] = await ds.query(`SELECT id FROM tags WHERE slug = 't${n}'`);
     await ds.query(`DELETE FROM posts`);
     const series = kind === 'postgres' ? `generate_series(1, ${n}) AS s(g)` : `(WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${n}) SELECT g FROM s) s`;
-    await ds.query(`INSERT INTO posts (title, body, author_id, created_at, updated_at, version, status, published_at) SELECT 'bulk', 'b', ${author}, '${now}', '${now}', 1, 'published', '${now}' FROM ${series}`);
+    await ds.query(`INSERT INTO posts (title, body, author_id, created_at, updated_at, version, status, published_at, group_published_at) SELECT 'bulk', 'b', ${author}, '${now}', '${now}', 1, 'published', '${now}', '${now}' FROM ${series}`);
     let t = performance.now();
     await ds.query(`INSERT INTO post_tags (post_id, tag_id) SELECT id, ${tag} FROM posts`);
     const insert = performance.now() - t;

@@ -50,8 +50,8 @@ describeEachDatabase('tag counts under bulk statements', (kind) => {
         : `(WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${POSTS}) SELECT g FROM s) s`;
     // One post in four a draft.
     await query(
-      `INSERT INTO posts (title, body, author_id, created_at, updated_at, version, status, published_at) ` +
-        `SELECT 'Bulk', 'A bulk post', ${writer.id}, ${now}, ${now}, 1, CASE WHEN g % 4 = 0 THEN 'draft' ELSE 'published' END, ${now} FROM ${series}`,
+      `INSERT INTO posts (title, body, author_id, created_at, updated_at, version, status, published_at, group_published_at) ` +
+        `SELECT 'Bulk', 'A bulk post', ${writer.id}, ${now}, ${now}, 1, CASE WHEN g % 4 = 0 THEN 'draft' ELSE 'published' END, ${now}, ${now} FROM ${series}`,
     );
     const mine = `SELECT id FROM posts WHERE author_id = ${writer.id}`;
 

@@ -105,8 +105,10 @@ describeEachDatabase('translations', (kind) => {
     const sitemap = await http().get('/sitemap.xml').expect(200);
     expect(sitemap.text).toContain('<loc>https://www.example.com/en/where-it-lives</loc>');
     expect(sitemap.text).toContain(`<loc>https://www.example.com/fr/${french.slug as string}</loc>`);
-    const feed = await http().get('/feed?limit=5').expect(200);
+    // A feed shows each group once, in the language asked for.
+    const feed = await http().get('/feed?limit=5&locale=fr').expect(200);
     expect(feed.text).toContain(`https://www.example.com/fr/${french.slug as string}`);
+    expect(feed.text).not.toContain('https://www.example.com/en/where-it-lives');
     const page = await http().get(`/posts/${french.id as number}`).set('Accept', 'text/html').expect(200);
     expect(page.text).toContain(`<link rel="canonical" href="https://www.example.com/fr/${french.slug as string}">`);
   });

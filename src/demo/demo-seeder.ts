@@ -144,7 +144,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
     const posts: Post[] = [];
     for (const demo of DEMO_POSTS) {
       const createdAt = at();
-      posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, createdAt }, manager));
+      posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, groupPublishedAt: createdAt, createdAt }, manager));
     }
     for (const demo of DEMO_UNPUBLISHED) {
       const publishAt = demo.status === 'scheduled' ? new Date(start + 30 * 86_400_000) : null;

@@ -8,6 +8,7 @@ import { parseTextQuery } from '../common/persistence/text-search.js';
 import type { LimitState } from '../common/rate-limit/rate-limit-headers.js';
 import { SearchLimiter } from '../common/rate-limit/search-limiter.js';
 import { AppConfig } from '../config/app-config.js';
+import { type ListLocale, listLocale } from '../common/i18n/locale-lookup.js';
 import { UsersService } from '../users/users.service.js';
 import type { Post } from './post.entity.js';
 import { decodePostCursor, encodePostCursor, listFingerprint, orderPlan, type PostSort } from './post-order.js';
@@ -56,6 +57,8 @@ export interface PostListScope {
   status?: PostStatus;
   /** With `status`: only this owner's posts (the caller, unless they read all). */
   ownerId?: number;
+  /** The list's language (CONTRACT §15); none with a single supported locale (no groups to choose in). */
+  languages?: ListLocale;
 }
 
 /**
@@ -80,16 +83,31 @@ export class PostFinder {
    * `status`) the caller's own of that state, or every one of it for those who read all.
    * Anonymous callers asking for a non-public state get 401; `published` is the public list.
    */
-  scope(actor: Actor | null | undefined, filter: { authorId?: number; status?: PostStatus }): PostListScope {
-    if (filter.status === undefined || filter.status === 'published') return { authorId: filter.authorId };
+  scope(actor: Actor | null | undefined, filter: { authorId?: number; status?: PostStatus }, languages?: ListLocale): PostListScope {
+    const language = languages === undefined ? {} : { languages };
+    if (filter.status === undefined || filter.status === 'published') return { authorId: filter.authorId, ...language };
     const who = this.policy.requireSignedIn(actor);
     // A read key reads what anonymous callers read: none of its user's non-public posts.
     const reader = this.readPolicy.reader(who);
-    if (!reader) return { status: filter.status, authorId: filter.authorId, ownerId: -1 };
+    if (!reader) return { status: filter.status, authorId: filter.authorId, ownerId: -1, ...language };
     const ownerId = this.readPolicy.readsAll(reader) ? filter.authorId : reader.id;
     // Another author's drafts: nothing the caller may see (an empty list, not an error).
-    if (filter.authorId !== undefined && ownerId !== filter.authorId) return { status: filter.status, authorId: filter.authorId, ownerId: -1 };
-    return { status: filter.status, ownerId };
+    if (filter.authorId !== undefined && ownerId !== filter.authorId) return { status: filter.status, authorId: filter.authorId, ownerId: -1, ...language };
+    return { status: filter.status, ownerId, ...language };
+  }
+
+  /**
+   * The language a list is shown in (CONTRACT §15): `?locale=` (GraphQL `locale:`; `*` for every
+   * translation), else Accept-Language, else DEFAULT_LOCALE; 400 naming `field` for a locale not
+   * supported. Undefined with a single supported locale: lists are of posts, as they were.
+   */
+  languagesOf(given: string | undefined, acceptLanguage: string | undefined, field = 'locale'): ListLocale | undefined {
+    const chosen = listLocale(given, acceptLanguage, this.config);
+    if (chosen === null) {
+      const message = `${field} must be * or one of SUPPORTED_LOCALES: ${this.config.supportedLocales.join(', ')}`;
+      throw DomainError.badInput(message, [{ field, message }]);
+    }
+    return this.config.supportedLocales.length > 1 ? chosen : undefined;
   }
 
   /**
@@ -98,8 +116,8 @@ export class PostFinder {
    * cursor pages after its id).
    */
   async list(scope: PostListScope, request: PageRequest): Promise<Page<Post>> {
-    if (scope.status === undefined) return this.posts.publicPage(request, scope.authorId);
-    return this.posts.statusPage(scope.status, request, scope.ownerId);
+    if (scope.status === undefined) return this.posts.publicPage(request, scope.authorId, scope.languages);
+    return this.posts.statusPage(scope.status, request, scope.ownerId, scope.languages);
   }
 
   /** Whether a finding is the plain list (no filter past authorId and status, newest first): `list` serves it, as it always has. */
@@ -127,13 +145,14 @@ export class PostFinder {
       authorId: (scope.status === undefined ? scope.authorId : scope.ownerId) ?? null,
       after: finding.publishedAfter?.getTime() ?? null,
       before: finding.publishedBefore?.getTime() ?? null,
+      ...(scope.languages ? { locale: scope.languages.locale } : {}),
     });
     const after = request.cursor === undefined ? undefined : decodePostCursor(request.cursor, plan, fingerprint, fields.cursor);
     if (!filter) return { items: [], nextCursor: null, search: new Map() };
     const searchBudget = filter.search ? await this.searches.count(clientAddress) : null;
     const hits = await this.posts.findPage(filter, plan, request.limit + 1, after);
     const cursorOf = (post: Post) => {
-      const key = plan.key === 'id' ? null : plan.key === 'title' ? post.title : plan.key === 'rank' ? (search.get(post.id)?.rank ?? 0) : plan.column === 't.updated_at' ? post.updatedAt : post.publishedAt;
+      const key = plan.key === 'id' ? null : plan.key === 'title' ? post.title : plan.key === 'rank' ? (search.get(post.id)?.rank ?? 0) : plan.column === 't.updated_at' ? post.updatedAt : (post.groupPublishedAt ?? post.publishedAt);
       return encodePostCursor(sort, fingerprint, post.id, key);
     };
     const search = new Map<number, SearchResult>();
@@ -167,6 +186,7 @@ export class PostFinder {
       authorId: scope.status === undefined ? scope.authorId : scope.ownerId,
       tags: [...new Set(finding.tags ?? [])].sort(),
       search,
+      ...(scope.languages ? { languages: scope.languages } : {}),
       publishedAfter: finding.publishedAfter,
       publishedBefore: finding.publishedBefore,
     };
@@ -186,8 +206,8 @@ export class PostFinder {
   }
 
   /** A user's posts (public, or of one state for their author and admins); 404 when the user does not exist. */
-  async listForAuthor(authorId: number, request: PageRequest, actor: Actor | null, status?: PostStatus): Promise<Page<Post>> {
-    const scope = this.scope(actor, { authorId, status });
+  async listForAuthor(authorId: number, request: PageRequest, actor: Actor | null, status?: PostStatus, languages?: ListLocale): Promise<Page<Post>> {
+    const scope = this.scope(actor, { authorId, status }, languages);
     if (!(await this.users.exists(authorId))) throw DomainError.notFound('User', authorId);
     return this.list(scope, request);
   }
@@ -199,7 +219,7 @@ export class PostFinder {
 
   /** How many posts a list of this scope holds. */
   count(scope: PostListScope): Promise<number> {
-    return this.posts.countVisible({ status: scope.status, authorId: scope.status === undefined ? scope.authorId : scope.ownerId });
+    return this.posts.countVisible({ status: scope.status, authorId: scope.status === undefined ? scope.authorId : scope.ownerId, languages: scope.languages });
   }
 
   /**

@@ -10,7 +10,8 @@ export type PostSort = (typeof POST_SORTS)[number];
 export type PostOrderKey = 'time' | 'title' | 'rank' | 'id';
 
 /**
- * How one order reads the posts. Public posts by publication use idx_posts_public; the other
+ * How one order reads the posts. Public posts by publication use idx_posts_public (the time of
+ * their translation group's first publication, CONTRACT §15); the other
  * states have no publication time (a draft never published has none), so their "publication"
  * orders are by creation, that is by id, newest (or oldest) first, as the lists of one state
  * have always been.
@@ -26,9 +27,9 @@ export interface PostOrderPlan {
 export function orderPlan(sort: PostSort, publicList: boolean): PostOrderPlan {
   switch (sort) {
     case '-publishedAt':
-      return publicList ? { sort, key: 'time', column: 't.published_at', descending: true } : { sort, key: 'id', column: null, descending: true };
+      return publicList ? { sort, key: 'time', column: 't.group_published_at', descending: true } : { sort, key: 'id', column: null, descending: true };
     case 'publishedAt':
-      return publicList ? { sort, key: 'time', column: 't.published_at', descending: false } : { sort, key: 'id', column: null, descending: false };
+      return publicList ? { sort, key: 'time', column: 't.group_published_at', descending: false } : { sort, key: 'id', column: null, descending: false };
     case '-updatedAt':
       return { sort, key: 'time', column: 't.updated_at', descending: true };
     case 'title':

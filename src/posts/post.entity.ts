@@ -94,6 +94,16 @@ export class Post {
   translationGroupId?: number | null;
 
   /**
+   * Its group's place in the public lists: the first publication of any post of the group (the
+   * same on each); a post of a group of its own: its publishedAt. Read by the lists (their cursors).
+   */
+  @Column({ name: 'group_published_at', type: Date, nullable: true, select: false })
+  groupPublishedAt?: Date | null;
+
+  /** Whether other posts share its group: read by the write path (findForUpdate), for its publication. */
+  sharesGroup?: boolean;
+
+  /**
    * The other posts of its group that the reader may see (id and locale), set by the door that
    * read them for this reader (`_links.translations`); undefined: not read.
    */

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, Ip, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../common/actor.js';
@@ -8,7 +8,7 @@ import { DEFAULT_PAGE_SIZE, LIST_OR_TIME_CURSOR_PATTERN, PageQueryDto, toPageReq
 import { setRateLimitItem } from '../common/rate-limit/rate-limit-headers.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { IfMatch } from '../common/resource/etag.js';
-import { NegotiatedRepresentations, ServesFeeds } from '../common/resource/negotiated.js';
+import { ChoosesLanguage, NegotiatedRepresentations, ServesFeeds } from '../common/resource/negotiated.js';
 import { nextPageHref, type Resource, ResourceList } from '../common/resource/resource.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { CreatePostDto } from './dto/create-post.dto.js';
@@ -44,6 +44,7 @@ function nextListHref(cursor: string | null, query: ListPostsQuery, limit: numbe
   const params = new URLSearchParams({ limit: String(limit) });
   if (query.status !== undefined) params.set('status', query.status);
   if (query.authorId !== undefined) params.set('authorId', String(query.authorId));
+  if (query.locale !== undefined) params.set('locale', query.locale);
   for (const tag of query.tag ?? []) params.append('tag', tag);
   if (query.q !== undefined) params.set('q', query.q);
   if (query.publishedAfter !== undefined) params.set('publishedAfter', query.publishedAfter.toISOString());
@@ -96,6 +97,7 @@ export class PostsController {
 
   @Get('posts')
   @ServesFeeds('also')
+  @ChoosesLanguage()
   @ApiOperation({
     summary:
       'Public posts, newest publication first; filter by authorId, tag, publishedAfter/Before, search with q, order with sort; ?status=draft|scheduled|trashed: the non-public ones you may see',
@@ -103,14 +105,20 @@ export class PostsController {
       'Every filter and order pages by cursor (the sort key, then the id). A cursor belongs to the list that issued it: with another order or other filters it is 400 naming cursor. sort=relevance needs q.',
   })
   @ApiGetListWithFeeds(FOUND_POSTS, 401)
-  async list(@Query() query: ListPostsQuery, @CurrentActor() actor: Actor | null, @Ip() clientAddress: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ResourceList> {
+  async list(
+    @Query() query: ListPostsQuery,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @CurrentActor() actor: Actor | null,
+    @Ip() clientAddress: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ResourceList> {
     if (query.slug !== undefined) return POST_RESOURCE.list(await this.finder.bySlug(query, actor), null, this.revealedTo(actor));
-    const scope = this.finder.scope(actor, query);
+    const scope = this.finder.scope(actor, query, this.finder.languagesOf(query.locale, acceptLanguage));
     const finding: PostFinding = { tags: query.tag, q: query.q, publishedAfter: query.publishedAfter, publishedBefore: query.publishedBefore, sort: query.sort };
     if (this.finder.isPlainList(finding)) {
       const request = toPageRequest(query);
       const page = await this.finder.list(scope, request);
-      const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status });
+      const next = nextPageHref('/posts', page.nextCursor, { limit: request.limit, authorId: query.authorId, status: query.status, locale: query.locale });
       return POST_RESOURCE.list(page.items, next, this.revealedTo(actor));
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
@@ -126,13 +134,19 @@ export class PostsController {
 
   @Get('users/:id/posts')
   @ServesFeeds('also')
+  @ChoosesLanguage()
   @ApiTags('users')
   @ApiOperation({ summary: "A user's public posts, newest publication first; ?status: their non-public ones (the user, editors and admins)" })
   @ApiGetListWithFeeds(POST_LISTS, 401)
-  async listForAuthor(@Param('id', ParseIdPipe) authorId: number, @Query() query: PostStatusQuery, @CurrentActor() actor: Actor | null): Promise<ResourceList> {
+  async listForAuthor(
+    @Param('id', ParseIdPipe) authorId: number,
+    @Query() query: PostStatusQuery,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @CurrentActor() actor: Actor | null,
+  ): Promise<ResourceList> {
     const request = toPageRequest(query);
-    const page = await this.finder.listForAuthor(authorId, request, actor, query.status);
-    const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit, status: query.status });
+    const page = await this.finder.listForAuthor(authorId, request, actor, query.status, this.finder.languagesOf(query.locale, acceptLanguage));
+    const next = nextPageHref(`/users/${authorId}/posts`, page.nextCursor, { limit: request.limit, status: query.status, locale: query.locale });
     return POST_RESOURCE.list(page.items, next, this.revealedTo(actor));
   }
 

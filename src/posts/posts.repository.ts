@@ -5,6 +5,8 @@ import { type Join, type ReadScope, ResourceRepository } from '../common/persist
 import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
+import { literal } from '../common/persistence/dialect.js';
+import type { ListLocale } from '../common/i18n/locale-lookup.js';
 import type { TextQuery } from '../common/persistence/text-search.js';
 import type { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -25,6 +27,8 @@ export interface PostFilter {
   /** Tag slugs: posts that have every one. */
   tags: readonly string[];
   search: TextQuery | null;
+  /** The list's language (CONTRACT §15): one post per translation group, in the best locale of its chain; none: every post. */
+  languages?: ListLocale;
   /** Published at or after (inclusive). */
   publishedAfter?: Date;
   /** Published before (exclusive). */
@@ -48,8 +52,8 @@ export interface PostAddress {
   updatedAt: Date;
 }
 
-/** The cursor of a public post: its publication time, then its id (the public list's order). */
-export const publicCursor = (post: Post) => encodeTimeCursor(post.publishedAt ?? post.createdAt, post.id);
+/** The cursor of a public post: its group's publication time, then its id (the public list's order). */
+export const publicCursor = (post: Post) => encodeTimeCursor(post.groupPublishedAt ?? post.publishedAt ?? post.createdAt, post.id);
 
 /** A post's translation group: its translation_group_id, NULL for a group of its own (its id); the expression idx_posts_translation_locale indexes. */
 const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
@@ -80,7 +84,24 @@ function byLocaleThenId(a: { locale: string; id: number }, b: { locale: string; 
 
 /** The public posts, as a literal (see the class). */
 const PUBLIC = sql.raw("t.status = 'published'");
-const PUBLIC_UNALIASED = sql.raw("status = 'published'");
+const PUBLIC_OF = (alias: string) => sql.raw(`${alias}.status = 'published'`);
+
+/** What the lists read besides the post: its group's publication time (their order and cursors). */
+const LIST_TIME = 'list_time';
+
+/**
+ * A post of a list is the one its translation group shows (CONTRACT §15) when no other post of
+ * the group that the list holds (`holds`, conditions over \`b\`) comes before it: a better locale
+ * of the chain (its position; any other locale after them all), then a lower id. Each group of
+ * the list is then shown once, by the same post on every page (keyset paging stays exact); the
+ * group's posts are found through idx_posts_translation_locale. The chain's locales are
+ * SUPPORTED_LOCALES, written as literals: one statement text per chain.
+ */
+function bestOfGroup(chain: readonly string[], holds: readonly Fragment[]): Fragment {
+  const rank = (alias: string) => `CASE ${alias}.locale ${chain.map((locale, index) => `WHEN ${literal(locale)} THEN ${index}`).join(' ')} ELSE ${chain.length} END`;
+  const before = sql.raw(`(${rank('b')}, b.id) < (${rank('t')}, t.id)`);
+  return sql`NOT EXISTS (SELECT 1 FROM posts b WHERE ${sql.raw(GROUP_OF('b'))} = ${sql.raw(GROUP_OF('t'))} AND b.id <> t.id AND ${sql.join([...holds, before], ' AND ')})`;
+}
 
 /**
  * The posts' SQL. Lists and counts read one side of the read policy each: the public posts
@@ -137,13 +158,28 @@ export class PostsRepository extends ResourceRepository<Post> {
   }
 
   /** What a translation needs of the post it translates: what the read policy looks at, its locale and its group. */
-  async translationSourceOf(id: number, executor: Executor): Promise<(PostVisibility & { locale: string; groupId: number }) | null> {
+  async translationSourceOf(id: number, executor: Executor): Promise<(PostVisibility & { locale: string; groupId: number; groupPublishedAt: Date | null }) | null> {
     this.recordReads({ kind: 'ids', ids: [id] });
-    const [row] = await this.sql.rows<{ status: PostStatus; author_id: number; locale: string; translation_group_id: number | string | null }>(
-      sql`SELECT status, author_id, locale, translation_group_id FROM posts WHERE id = ${id}`,
+    const [row] = await this.sql.rows<{ status: PostStatus; author_id: number; locale: string; translation_group_id: number | string | null; group_published_at: unknown }>(
+      sql`SELECT status, author_id, locale, translation_group_id, group_published_at FROM posts WHERE id = ${id}`,
       executor,
     );
-    return row ? { status: row.status, authorId: row.author_id, locale: row.locale, groupId: Number(row.translation_group_id ?? id) } : null;
+    if (!row) return null;
+    const groupPublishedAt = row.group_published_at === null ? null : toDate(row.group_published_at);
+    return { status: row.status, authorId: row.author_id, locale: row.locale, groupId: Number(row.translation_group_id ?? id), groupPublishedAt };
+  }
+
+  /**
+   * A group's first publication at `at` (CONTRACT §15: its place in the lists): the other posts
+   * of the group get it unless one of them was published before. Their version and updated_at
+   * stay: nothing of what they show changes.
+   */
+  async placeGroup(groupId: number, at: Date, exceptId: number, executor: Executor): Promise<void> {
+    const time = this.sql.timestamp(at);
+    await this.sql.rows(
+      sql`UPDATE posts SET group_published_at = ${time} WHERE ${sql.raw(GROUP_OF('posts'))} = ${groupId} AND id <> ${exceptId} AND (group_published_at IS NULL OR group_published_at > ${this.sql.timestamp(at)})`,
+      executor,
+    );
   }
 
   /**
@@ -187,58 +223,96 @@ export class PostsRepository extends ResourceRepository<Post> {
     await this.sql.rows(sql`UPDATE posts SET preview_stamp = preview_stamp + 1 WHERE id = ${id}`);
   }
 
-  /** Public posts (of one author, with `authorId`), newest publication first, keyset-paged on (published_at, id). */
-  async publicPage(request: PageRequest, authorId?: number): Promise<Page<Post>> {
+  /**
+   * Public posts (of one author, with `authorId`), newest group publication first, keyset-paged
+   * on (group_published_at, id); with `languages`, one post per translation group.
+   */
+  async publicPage(request: PageRequest, authorId?: number, languages?: ListLocale): Promise<Page<Post>> {
     this.recordReads({ kind: 'list' });
     const { after, afterTime } = request;
-    const where = [PUBLIC];
-    if (authorId !== undefined) where.push(sql`t.author_id = ${authorId}`);
-    if (after !== undefined) where.push(sql`(t.published_at, t.id) < ${this.keyOf(after, afterTime)}`);
-    const statement = sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY t.published_at DESC, t.id DESC LIMIT ${request.limit + 1}`;
-    const page = toPage(this.map(await this.sql.rows(statement)), request.limit, publicCursor);
+    const where = this.publicScope('t', authorId);
+    if (languages?.perGroup) where.push(bestOfGroup(languages.chain, this.publicScope('b', authorId)));
+    if (after !== undefined) where.push(sql`(t.group_published_at, t.id) < ${this.keyOf(after, afterTime)}`);
+    const statement = sql`SELECT ${this.listSelect} FROM ${this.from}${sql.where(where)} ORDER BY t.group_published_at DESC, t.id DESC LIMIT ${request.limit + 1}`;
+    const page = toPage(this.listed(await this.sql.rows(statement)), request.limit, publicCursor);
     if (after !== undefined) page.hasPrevious = () => this.anyPublicFrom(after, afterTime, authorId);
     return page;
   }
 
+  /** The public posts (of one author) over `alias`. */
+  private publicScope(alias: string, authorId?: number): Fragment[] {
+    const where = [PUBLIC_OF(alias)];
+    if (authorId !== undefined) where.push(sql`${sql.raw(alias)}.author_id = ${authorId}`);
+    return where;
+  }
+
+  /** The columns of a list's read: the post's, and its group's publication time (LIST_TIME). */
+  private get listSelect(): Fragment {
+    return sql`${this.select}, t.group_published_at AS ${sql.raw(LIST_TIME)}`;
+  }
+
+  /** The posts of a list's rows, each with its group's publication time. */
+  private listed(rows: Record<string, unknown>[]): Post[] {
+    return rows.map((row) => this.listedRow(row));
+  }
+
+  private listedRow(row: Record<string, unknown>): Post {
+    const post = this.fromRow(row);
+    const time = row[LIST_TIME];
+    post.groupPublishedAt = time === null || time === undefined ? null : toDate(time);
+    return post;
+  }
+
   /**
-   * The (published_at, id) of a cursor as SQL: its own time, or for an id-only cursor (issued
-   * before the list paged by publication) the publication time of that post, read in the same statement.
+   * The (group_published_at, id) of a cursor as SQL: its own time, or for an id-only cursor (issued
+   * before the list paged by publication) the time of that post, read in the same statement.
    */
   private keyOf(after: number, afterTime: Date | undefined): Fragment {
     if (afterTime !== undefined) return sql`(${this.sql.timestamp(afterTime)}, ${after})`;
     // Each parameter once: SQLite numbers them by position.
-    return sql`((SELECT k.published_at FROM posts k WHERE k.id = ${after}), ${after})`;
+    return sql`((SELECT k.group_published_at FROM posts k WHERE k.id = ${after}), ${after})`;
   }
 
   private async anyPublicFrom(after: number, afterTime: Date | undefined, authorId?: number): Promise<boolean> {
     this.recordReads({ kind: 'list' });
-    const where = [PUBLIC];
-    if (authorId !== undefined) where.push(sql`t.author_id = ${authorId}`);
-    where.push(sql`(t.published_at, t.id) >= ${this.keyOf(after, afterTime)}`);
+    const where = this.publicScope('t', authorId);
+    where.push(sql`(t.group_published_at, t.id) >= ${this.keyOf(after, afterTime)}`);
     return (await this.sql.rows(sql`SELECT 1 AS found FROM posts t${sql.where(where)} LIMIT 1`)).length > 0;
   }
 
-  /** The posts of one non-public state (of one owner, with `ownerId`), newest first, keyset-paged on the id. */
-  async statusPage(status: PostStatus, request: PageRequest, ownerId?: number): Promise<Page<Post>> {
+  /**
+   * The posts of one non-public state (of one owner, with `ownerId`), newest first, keyset-paged
+   * on the id; with `languages`, one post per translation group (in the id order of that post).
+   */
+  async statusPage(status: PostStatus, request: PageRequest, ownerId?: number, languages?: ListLocale): Promise<Page<Post>> {
     this.recordReads({ kind: 'list' });
-    const where = [sql`t.status = ${status}`];
-    if (ownerId !== undefined) where.push(sql`t.author_id = ${ownerId}`);
+    const where = this.stateScope('t', status, ownerId);
+    if (languages?.perGroup) where.push(bestOfGroup(languages.chain, this.stateScope('b', status, ownerId)));
     if (request.after !== undefined) where.push(sql`t.id < ${request.after}`);
     const statement = sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY t.id DESC LIMIT ${request.limit + 1}`;
     return toPage(this.map(await this.sql.rows(statement)), request.limit);
   }
 
+  /** The posts of one state (of one owner) over `alias`. */
+  private stateScope(alias: string, status: PostStatus, ownerId?: number): Fragment[] {
+    const where = [sql`${sql.raw(alias)}.status = ${status}`];
+    if (ownerId !== undefined) where.push(sql`${sql.raw(alias)}.author_id = ${ownerId}`);
+    return where;
+  }
+
   /**
    * A page of a filtered or sorted list: `limit` posts after `after` in the plan's order (its key,
    * then the id), keyset-paged so that a deep page reads what the first does. Public posts are
-   * `status = 'published'` as a literal (the partial indexes: by publication, title, last change;
-   * a search reads the full-text index first).
+   * `status = 'published'` as a literal (the partial indexes: by group publication, title, last
+   * change; a search reads the full-text index first). With `languages`, one post per
+   * translation group: the best of those the filter holds (each at its own key).
    */
   async findPage(filter: PostFilter, plan: PostOrderPlan, limit: number, after?: PostKeyset): Promise<PostHit[]> {
     this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return [];
-    const where = this.filterConditions(filter, tagIds);
+    const where = this.filterConditions(filter, tagIds, 't');
+    if (filter.languages?.perGroup) where.push(this.bestOfFiltered(filter, tagIds));
     const direction = plan.descending ? 'DESC' : 'ASC';
     if (after !== undefined) {
       const comparison = sql.raw(plan.descending ? '<' : '>');
@@ -251,23 +325,36 @@ export class PostsRepository extends ResourceRepository<Post> {
     const order = plan.column === null ? `t.id ${direction}` : `${plan.column} ${direction}, t.id ${direction}`;
     if (filter.search) {
       const query = this.sql.dialect.searchText(filter.search);
-      const rows = await this.searched(this.sql.dialect.searchStatement({ query, select: this.select, where, order, limit }));
-      return rows.map((row) => ({ post: this.fromRow(row), rank: Number(row.search_rank), snippet: String(row.search_snippet ?? '') }));
+      const rows = await this.searched(this.sql.dialect.searchStatement({ query, select: this.listSelect, where, order, limit }));
+      return rows.map((row) => ({ post: this.listedRow(row), rank: Number(row.search_rank), snippet: String(row.search_snippet ?? '') }));
     }
-    const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.select} FROM ${this.from}${sql.where(where)} ORDER BY ${sql.raw(order)} LIMIT ${limit}`);
-    return rows.map((row) => ({ post: this.fromRow(row), rank: null, snippet: null }));
+    const rows = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.listSelect} FROM ${this.from}${sql.where(where)} ORDER BY ${sql.raw(order)} LIMIT ${limit}`);
+    return rows.map((row) => ({ post: this.listedRow(row), rank: null, snippet: null }));
   }
 
-  /** How many posts a filtered list holds. */
+  /** bestOfGroup among the posts a filter holds (its search too), over `b`. */
+  private bestOfFiltered(filter: PostFilter, tagIds: readonly number[]): Fragment {
+    const holds = this.filterConditions(filter, tagIds, 'b');
+    // The dialect writes a search's condition over `t`.
+    if (filter.search) holds.push(this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search)).mapText((text) => text.replace(/\bt\./g, 'b.')));
+    return bestOfGroup(filter.languages!.chain, holds);
+  }
+
+  /** How many posts a filtered list holds (with `languages`, how many translation groups). */
   async countMatching(filter: PostFilter): Promise<number> {
     this.recordReads({ kind: 'list' });
     const tagIds = await this.tagIdsOf(filter.tags);
     if (tagIds === null) return 0;
     const where = filter.search ? [this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search))] : [];
-    where.push(...this.filterConditions(filter, tagIds));
-    const statement = sql`SELECT COUNT(*) AS count FROM posts t${sql.where(where)}`;
+    where.push(...this.filterConditions(filter, tagIds, 't'));
+    const statement = sql`SELECT ${this.counted(filter.languages)} AS count FROM posts t${sql.where(where)}`;
     const [row] = filter.search ? await this.searched<{ count: number | string }>(statement) : await this.sql.rows<{ count: number | string }>(statement);
     return Number(row.count);
+  }
+
+  /** What a list's count counts: its posts, or with one post per group its groups (a group is listed when it holds one post the list holds). */
+  private counted(languages: ListLocale | undefined): Fragment {
+    return sql.raw(languages?.perGroup ? `COUNT(DISTINCT ${GROUP_OF('t')})` : 'COUNT(*)');
   }
 
   /** A search's statement, stopped past SEARCH_TIMEOUT_MS where the database can stop it (PostgreSQL). */
@@ -289,23 +376,27 @@ export class PostsRepository extends ResourceRepository<Post> {
     return rows.length === slugs.length ? rows.map((row) => Number(row.id)) : null;
   }
 
-  /** The conditions of a filter over `t` (its tags by id), their parameters in order. */
-  private filterConditions(filter: PostFilter, tagIds: readonly number[]): Fragment[] {
-    const where = [filter.status === undefined ? PUBLIC : sql`t.status = ${filter.status}`];
-    if (filter.authorId !== undefined) where.push(sql`t.author_id = ${filter.authorId}`);
+  /**
+   * The conditions of a filter over `alias` (its tags by id), their parameters in order. Public
+   * posts are placed, and filtered by date, by their group's publication (CONTRACT §15).
+   */
+  private filterConditions(filter: PostFilter, tagIds: readonly number[], alias: string): Fragment[] {
+    const a = sql.raw(alias);
+    const where = [filter.status === undefined ? PUBLIC_OF(alias) : sql`${a}.status = ${filter.status}`];
+    if (filter.authorId !== undefined) where.push(sql`${a}.author_id = ${filter.authorId}`);
     // Every one of the tags: one probe of post_tags' primary key per tag and post.
-    for (const tagId of tagIds) where.push(sql`EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = t.id AND pt.tag_id = ${tagId})`);
-    if (filter.publishedAfter !== undefined) where.push(sql`t.published_at >= ${this.sql.timestamp(filter.publishedAfter)}`);
-    if (filter.publishedBefore !== undefined) where.push(sql`t.published_at < ${this.sql.timestamp(filter.publishedBefore)}`);
+    for (const tagId of tagIds) where.push(sql`EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = ${a}.id AND pt.tag_id = ${tagId})`);
+    const time = sql.raw(`${alias}.${filter.status === undefined ? 'group_published_at' : 'published_at'}`);
+    if (filter.publishedAfter !== undefined) where.push(sql`${time} >= ${this.sql.timestamp(filter.publishedAfter)}`);
+    if (filter.publishedBefore !== undefined) where.push(sql`${time} < ${this.sql.timestamp(filter.publishedBefore)}`);
     return where;
   }
 
-  /** How many public posts (of one author), or how many of one non-public state (of one owner). */
-  async countVisible(filter: { status?: PostStatus; authorId?: number }): Promise<number> {
+  /** How many public posts (of one author), or how many of one non-public state (of one owner); with `languages`, how many translation groups. */
+  async countVisible(filter: { status?: PostStatus; authorId?: number; languages?: ListLocale }): Promise<number> {
     this.recordReads({ kind: 'list' });
-    const where = [filter.status === undefined ? PUBLIC_UNALIASED : sql`status = ${filter.status}`];
-    if (filter.authorId !== undefined) where.push(sql`author_id = ${filter.authorId}`);
-    const [row] = await this.sql.rows<{ count: number | string }>(sql`SELECT COUNT(*) AS count FROM posts${sql.where(where)}`);
+    const where = filter.status === undefined ? this.publicScope('t', filter.authorId) : this.stateScope('t', filter.status, filter.authorId);
+    const [row] = await this.sql.rows<{ count: number | string }>(sql`SELECT ${this.counted(filter.languages)} AS count FROM posts t${sql.where(where)}`);
     return Number(row.count);
   }
 
@@ -330,7 +421,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const byAuthor = new Map<number, Post[]>(authorIds.map((id) => [id, []]));
     if (authorIds.length === 0) return byAuthor;
-    const statement = sql`SELECT ${this.select} FROM ${this.from} WHERE t.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.author_id ORDER BY ranked.published_at DESC, ranked.id DESC) AS rn FROM posts ranked WHERE ranked.status = 'published' AND ranked.author_id IN (${sql.in(authorIds)})) page WHERE page.rn <= ${limit}) ORDER BY t.published_at DESC, t.id DESC`;
+    const statement = sql`SELECT ${this.select} FROM ${this.from} WHERE t.id IN (SELECT page.id FROM (SELECT ranked.id AS id, ROW_NUMBER() OVER (PARTITION BY ranked.author_id ORDER BY ranked.group_published_at DESC, ranked.id DESC) AS rn FROM posts ranked WHERE ranked.status = 'published' AND ranked.author_id IN (${sql.in(authorIds)})) page WHERE page.rn <= ${limit}) ORDER BY t.group_published_at DESC, t.id DESC`;
     for (const post of this.map(await this.sql.rows(statement))) byAuthor.get(post.authorId)?.push(post);
     return byAuthor;
   }
@@ -343,7 +434,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.recordReads({ kind: 'list' });
     const byTag = new Map<number, Post[]>(tagIds.map((id) => [id, []]));
     if (tagIds.length === 0) return byTag;
-    const statement = sql`SELECT page.tag_id AS of_tag_id, ${this.plainColumns} FROM (SELECT pt.tag_id, pt.post_id, ROW_NUMBER() OVER (PARTITION BY pt.tag_id ORDER BY r.published_at DESC, r.id DESC) AS rn FROM post_tags pt JOIN posts r ON r.id = pt.post_id WHERE r.status = 'published' AND pt.tag_id IN (${sql.in(tagIds)})) page JOIN posts p ON p.id = page.post_id WHERE page.rn <= ${limit} ORDER BY p.published_at DESC, p.id DESC`;
+    const statement = sql`SELECT page.tag_id AS of_tag_id, ${this.plainColumns} FROM (SELECT pt.tag_id, pt.post_id, ROW_NUMBER() OVER (PARTITION BY pt.tag_id ORDER BY r.group_published_at DESC, r.id DESC) AS rn FROM post_tags pt JOIN posts r ON r.id = pt.post_id WHERE r.status = 'published' AND pt.tag_id IN (${sql.in(tagIds)})) page JOIN posts p ON p.id = page.post_id WHERE page.rn <= ${limit} ORDER BY p.group_published_at DESC, p.id DESC`;
     for (const row of await this.sql.rows<Record<string, unknown>>(statement)) byTag.get(Number(row.of_tag_id))?.push(this.table.fromRow(row));
     return byTag;
   }
@@ -360,8 +451,21 @@ export class PostsRepository extends ResourceRepository<Post> {
    */
   async lockDue(now: Date, limit: number, executor: Executor): Promise<Post[]> {
     this.recordReads({ kind: 'list' });
-    const statement = sql`SELECT ${this.columnList} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= ${this.sql.timestamp(now)} ORDER BY t.publish_at, t.id LIMIT ${limit}${this.lockDueClause}`;
-    return this.map(await this.sql.rows(statement, executor));
+    const statement = sql`SELECT ${this.forWrite} FROM ${this.from} WHERE t.status = 'scheduled' AND t.publish_at <= ${this.sql.timestamp(now)} ORDER BY t.publish_at, t.id LIMIT ${limit}${this.lockDueClause}`;
+    return (await this.sql.rows<Record<string, unknown>>(statement, executor)).map((row) => this.writtenRow(row));
+  }
+
+  /** What a write reads of a post: its columns, and its group (its id, first publication, whether it has other posts) for its publication. */
+  private get forWrite(): Fragment {
+    return sql`${this.columnList}, t.translation_group_id, t.group_published_at, CASE WHEN EXISTS (SELECT 1 FROM posts o WHERE ${sql.raw(GROUP_OF('o'))} = ${sql.raw(GROUP_OF('t'))} AND o.id <> t.id) THEN 1 ELSE 0 END AS shares_group`;
+  }
+
+  private writtenRow(row: Record<string, unknown>): Post {
+    const post = this.table.fromRow(row);
+    post.translationGroupId = row.translation_group_id === null ? null : Number(row.translation_group_id);
+    post.groupPublishedAt = row.group_published_at === null ? null : toDate(row.group_published_at);
+    post.sharesGroup = Number(row.shares_group) === 1;
+    return post;
   }
 
   /** The ids of posts trashed before `before`, oldest first. */
@@ -375,8 +479,8 @@ export class PostsRepository extends ResourceRepository<Post> {
   /** The row as it is, locked until the transaction ends (PostgreSQL), for a write that reads it first. */
   async findForUpdate(id: number, executor: Executor): Promise<Post | null> {
     this.recordReads({ kind: 'ids', ids: [id] });
-    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.columnList} FROM ${this.from} WHERE t.id = ${id}${this.lockClause}`, executor);
-    return row ? this.table.fromRow(row) : null;
+    const [row] = await this.sql.rows<Record<string, unknown>>(sql`SELECT ${this.forWrite} FROM ${this.from} WHERE t.id = ${id}${this.lockClause}`, executor);
+    return row ? this.writtenRow(row) : null;
   }
 
   /** The comments that deleting this post takes with it (the foreign key cascades), with their status: the audience of their deletion events. */

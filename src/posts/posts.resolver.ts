@@ -104,7 +104,8 @@ export class PostsResolver {
       'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
   })
   async posts(@Args() args: PostsArgs, @Context() context: GraphQLContext): Promise<PostConnection> {
-    const scope = this.finder.scope(context.actor, { authorId: args.authorId ?? undefined, status: args.status ?? undefined });
+    const languages = this.finder.languagesOf(args.locale ?? undefined, context.req?.headers['accept-language']);
+    const scope = this.finder.scope(context.actor, { authorId: args.authorId ?? undefined, status: args.status ?? undefined }, languages);
     const finding: PostFinding = {
       tags: args.tag ?? undefined,
       q: args.search ?? undefined,

@@ -145,7 +145,8 @@ export class PostsService {
     const post = await this.transactions
       .run(async (manager) => {
         recorded.length = 0;
-        const groupId = translationOf === undefined ? undefined : await this.groupToJoin(translationOf, who, manager);
+        const group = translationOf === undefined ? undefined : await this.groupToJoin(translationOf, who, manager);
+        const publishedAt = status === 'published' ? now : null;
         const bodyFormat = input.bodyFormat ?? 'plain';
         const slug = await this.slugs.proposeFor(input.title, input.slug, manager);
         if (input.coverImageId != null) await this.media.checkCover(input.coverImageId, who, manager);
@@ -162,16 +163,19 @@ export class PostsService {
             canonicalUrl: input.canonicalUrl ?? null,
             coverImageId: input.coverImageId ?? null,
             locale,
-            translationGroupId: groupId,
+            translationGroupId: group?.id,
+            groupPublishedAt: earliest(group?.publishedAt ?? null, publishedAt),
             authorId,
             status,
             publishAt,
-            publishedAt: status === 'published' ? now : null,
+            publishedAt,
             trashedAt: null,
             createdAt: now,
           },
           manager,
         );
+        // The group's first publication: its other posts take their place in the lists from it.
+        if (group && publishedAt && earliest(group.publishedAt, publishedAt) === publishedAt) await this.posts.placeGroup(group.id, publishedAt, created.id, manager);
         created.slug = await this.slugs.claimFor(created.id, slug, input.title, input.slug, manager);
         if (bodyMedia.length > 0) await this.media.recordBodyMedia(created.id, bodyMedia, manager);
         const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
@@ -274,10 +278,10 @@ export class PostsService {
   }
 
   /** The group a translation of `postId` joins; 404 when there is no such post the writer may see (the same answer for both). */
-  private async groupToJoin(postId: number, who: Actor, manager: Executor): Promise<number> {
+  private async groupToJoin(postId: number, who: Actor, manager: Executor): Promise<{ id: number; publishedAt: Date | null }> {
     const source = await this.posts.translationSourceOf(postId, manager);
     if (!source || !this.readPolicy.canSeePost(who, source)) throw DomainError.notFound('Post', postId);
-    return source.groupId;
+    return { id: source.groupId, publishedAt: source.groupPublishedAt };
   }
 
   /** The post, locked for the write; 404 when the caller may not see it, 403 when they may see but not change it. */
@@ -319,7 +323,10 @@ export class PostsService {
     }
     if (status !== current.status) {
       values.status = status;
-      if (status === 'published' && current.publishedAt === null) values.publishedAt = change.publishedAt ?? new Date();
+      if (status === 'published' && current.publishedAt === null) {
+        values.publishedAt = change.publishedAt ?? new Date();
+        await this.placeInGroup(current, values.publishedAt, values, manager);
+      }
       if (status === 'trashed') values.trashedAt = new Date();
       if (current.status === 'trashed') values.trashedAt = null;
     }
@@ -339,6 +346,19 @@ export class PostsService {
     recorded.push(...events);
     await this.events.record(manager, ...events);
     return updated;
+  }
+
+  /**
+   * A post's first publication places its group in the lists (CONTRACT §15) unless another post
+   * of the group was published before: the post's own group_published_at is set with its update,
+   * the others' (when it shares its group) by one more statement.
+   */
+  private async placeInGroup(current: Post, publishedAt: Date, values: Partial<Post>, manager: Executor): Promise<void> {
+    // Unknown for a post not read for a write (findForUpdate, lockDue): never the case.
+    const groupTime = current.groupPublishedAt ?? null;
+    if (earliest(groupTime, publishedAt) !== publishedAt || groupTime?.getTime() === publishedAt.getTime()) return;
+    values.groupPublishedAt = publishedAt;
+    if (current.sharesGroup) await this.posts.placeGroup(current.translationGroupId ?? current.id, publishedAt, current.id, manager);
   }
 
   /**
@@ -385,4 +405,11 @@ export class PostsService {
     recorded.push(...events);
     await this.events.record(manager, ...events);
   }
+}
+
+/** The earlier of two times, null when neither is known. */
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b.getTime() < a.getTime() ? b : a;
 }

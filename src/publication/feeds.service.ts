@@ -15,15 +15,15 @@ export interface FeedPage {
 
 /**
  * GET /feed's posts: the public list (the read policy's anonymous scope, whoever asks), newest
- * publication first, filtered by author and tags as GET /posts is, paged by that list's cursor.
+ * publication first, filtered by author, tags and language as GET /posts is, paged by that list's cursor.
  */
 @Injectable()
 export class FeedsService {
   constructor(private readonly finder: PostFinder) {}
 
-  async page(query: FeedQuery, clientAddress: string): Promise<FeedPage> {
+  async page(query: FeedQuery, acceptLanguage: string | undefined, clientAddress: string): Promise<FeedPage> {
     // Feeds are public: the anonymous scope, even for an admin's token.
-    const scope = this.finder.scope(null, { authorId: query.authorId });
+    const scope = this.finder.scope(null, { authorId: query.authorId }, this.finder.languagesOf(query.locale, acceptLanguage));
     const finding = { tags: query.tag };
     const request = toPageRequest({ limit: query.limit, cursor: this.finder.isPlainList(finding) ? query.cursor : undefined });
     const page: Page<Post> = this.finder.isPlainList(finding)
@@ -38,6 +38,7 @@ function nextFeedPath(cursor: string | null, query: FeedQuery, limit: number): s
   if (cursor === null) return null;
   const params = new URLSearchParams({ limit: String(limit) });
   if (query.authorId !== undefined) params.set('authorId', String(query.authorId));
+  if (query.locale !== undefined) params.set('locale', query.locale);
   for (const tag of query.tag ?? []) params.append('tag', tag);
   params.set('cursor', cursor);
   return `/feed?${params.toString()}`;

@@ -4,7 +4,9 @@ import type { RequestWithActor } from '../../auth/auth.decorators.js';
 import { collectReadTags } from '../../common/cache/read-tags.js';
 import { CACHE_STATUS, ResponseCache } from '../../common/cache/response-cache.js';
 import { DomainError } from '../../common/errors/domain-error.js';
-import { varyOnAccept } from '../../common/http/vary.js';
+import { varyOn, varyOnAccept } from '../../common/http/vary.js';
+import { listLocale } from '../../common/i18n/locale-lookup.js';
+import { AppConfig } from '../../config/app-config.js';
 import { digestEtag, etagFor, ifNoneMatchHits } from '../../common/resource/etag.js';
 import { HtmlRenderer } from './html.renderer.js';
 import { availableMediaTypes, DEFAULT_REPRESENTATION, type Format, isFeed, negotiateRepresentation, type Representation } from '../../common/resource/media-types.js';
@@ -84,7 +86,13 @@ export class RepresentationHooks {
     private readonly html: HtmlRenderer,
     private readonly cache: ResponseCache,
     private readonly feeds: FeedRenderer,
-  ) {}
+    private readonly config: AppConfig,
+  ) {
+    this.translated = config.supportedLocales.length > 1;
+  }
+
+  /** More than one supported locale: lists of posts are shown in one language (CONTRACT §15). */
+  private readonly translated: boolean;
 
   /** What the hooks keep on each request, decorated once so every request has the same shape. */
   static readonly requestFields = { representation: null, cacheKey: null, cacheGeneration: 0, cacheTags: null } as const;
@@ -103,6 +111,7 @@ export class RepresentationHooks {
     const negotiated = negotiateRepresentation(request.headers.accept, route.feeds);
     // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
     if (safe) varyOnAccept(reply);
+    const language = safe && route.languages === true && this.translated ? this.languageOf(request, reply) : '';
     if (negotiated === null && safe) {
       return done(
         new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${availableMediaTypes(route.feeds).join(', ')}`),
@@ -114,9 +123,24 @@ export class RepresentationHooks {
     }
     // A write has already happened by the time it renders: answer it in JSON rather than 406.
     request.representation = negotiated ?? DEFAULT_REPRESENTATION;
-    this.keyForCache(request, reply, route, request.representation.contentType);
+    this.keyForCache(request, reply, route, request.representation.contentType + language);
     done();
   };
+
+  /**
+   * The language a list of posts is shown in (the rule the finder applies, PostFinder.languagesOf),
+   * said in Content-Language (none for `*`, every translation) and Vary, as a part of its cache
+   * key; a locale not supported is answered 400 by the controller, and never kept.
+   */
+  private languageOf(request: FastifyRequest, reply: FastifyReply): string {
+    varyOn(reply, 'Accept-Language');
+    const given = (request.query as Record<string, unknown> | undefined)?.locale;
+    const accepted = request.headers['accept-language'];
+    const chosen = given === undefined || typeof given === 'string' ? listLocale(given, accepted, this.config) : null;
+    if (chosen === null) return '\u0000?';
+    if (chosen.locale !== '*') reply.header('content-language', chosen.locale);
+    return `\u0000${chosen.locale}`;
+  }
 
   /** The cache key of an anonymous GET (none for a signed-in one, an uncached route or a preview, said in Cache-Status). */
   private keyForCache(request: FastifyRequest, reply: FastifyReply, route: NegotiatedRouteConfig, representation: string): void {
@@ -200,8 +224,7 @@ export class RepresentationHooks {
     }
     const etag = etagFor(format, resource.version, body, resource.variant);
     reply.header('etag', etag);
-    const contentLanguage = reply.getHeader('content-language');
-    this.keep(request, reply, { body, contentType, etag, ...(typeof contentLanguage === 'string' ? { contentLanguage } : {}) });
+    this.keep(request, reply, { body, contentType, etag });
     if (isSafe(request) && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
       // RFC 9110 §15.4.5: a 304 has no content, so nothing describes one.
       reply.removeHeader('content-type');
@@ -214,6 +237,8 @@ export class RepresentationHooks {
 
   private keep(request: FastifyRequest, reply: FastifyReply, representation: CachedRepresentation): void {
     if (request.cacheKey === null || reply.statusCode !== 200) return;
+    const contentLanguage = reply.getHeader('content-language');
+    if (typeof contentLanguage === 'string') representation.contentLanguage = contentLanguage;
     this.cache.set(request.cacheKey, representation, Buffer.byteLength(representation.body), request.cacheGeneration, request.cacheTags ?? []);
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseLocale, localeChain, lookupLocale } from './locale-lookup.js';
+import { chooseLocale, listLocale, localeChain, lookupLocale } from './locale-lookup.js';
 
 const SUPPORTED = ['en', 'de', 'de-CH', 'fr'];
 const SETTINGS = { supportedLocales: SUPPORTED, defaultLocale: 'en', localeFallbacks: [['de-CH', 'de']] as [string, string][] };
@@ -46,5 +46,21 @@ describe('chooseLocale', () => {
     expect(chooseLocale(undefined, 'de-CH, en;q=0.5', SETTINGS)).toBe('de-CH');
     expect(chooseLocale(undefined, '*', SETTINGS)).toBe('en');
     expect(chooseLocale(undefined, undefined, { ...SETTINGS, defaultLocale: 'de' })).toBe('de');
+  });
+});
+
+describe('listLocale', () => {
+  it('?locale= wins over Accept-Language, in any case; its chain follows LOCALE_FALLBACKS then DEFAULT_LOCALE', () => {
+    expect(listLocale('DE-ch', 'fr', SETTINGS)).toEqual({ locale: 'de-CH', chain: ['de-CH', 'de', 'en'], perGroup: true });
+    expect(listLocale(undefined, 'fr;q=0.9, en;q=0.8', SETTINGS)).toEqual({ locale: 'fr', chain: ['fr', 'en'], perGroup: true });
+  });
+
+  it('a missing, wildcard or malformed header is DEFAULT_LOCALE', () => {
+    for (const header of [undefined, '', '*', ';;;', 'q=1']) expect(listLocale(undefined, header, SETTINGS)).toEqual({ locale: 'en', chain: ['en'], perGroup: true });
+  });
+
+  it('* lists every translation; an unsupported locale is null', () => {
+    expect(listLocale('*', 'de', SETTINGS)).toEqual({ locale: '*', chain: SUPPORTED, perGroup: false });
+    for (const given of ['it', '', 'de-AT', 'en ']) expect(listLocale(given, undefined, SETTINGS)).toBeNull();
   });
 });

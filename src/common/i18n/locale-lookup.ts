@@ -53,3 +53,30 @@ export function localeChain(chosen: string, settings: LocaleSettings): string[] 
 export function chooseLocale(given: string | undefined, acceptLanguage: string | undefined, settings: LocaleSettings): string {
   return given ?? lookupLocale(acceptLanguage, settings.supportedLocales) ?? settings.defaultLocale;
 }
+
+/** The language a list of posts is shown in (CONTRACT §15). */
+export interface ListLocale {
+  /** The chosen locale, or `*`: every translation, each its own item. */
+  locale: string;
+  /** The locales each translation group is shown in, best first (localeChain); every supported one for `*`. */
+  chain: readonly string[];
+  /** One post per translation group (false for `*`). */
+  perGroup: boolean;
+}
+
+/**
+ * The list's language: `?locale=` (matched regardless of case; `*` for every translation), else
+ * Accept-Language, else DEFAULT_LOCALE, with its chain. Null when `given` is not a supported
+ * locale (the caller answers 400 naming `locale`).
+ */
+export function listLocale(given: string | undefined, acceptLanguage: string | undefined, settings: LocaleSettings): ListLocale | null {
+  if (given === '*') return { locale: '*', chain: settings.supportedLocales, perGroup: false };
+  let locale: string | undefined;
+  if (given !== undefined) {
+    const lower = given.toLowerCase();
+    locale = settings.supportedLocales.find((tag) => tag.toLowerCase() === lower);
+    if (locale === undefined) return null;
+  }
+  const chosen = chooseLocale(locale, acceptLanguage, settings);
+  return { locale: chosen, chain: localeChain(chosen, settings), perGroup: true };
+}

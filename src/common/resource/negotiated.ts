@@ -13,16 +13,34 @@ export interface NegotiatedRouteConfig {
   feeds?: FeedOffer;
   /** A document of one type (sitemap, robots.txt: a RenderedDocument): not negotiated, but cached and conditional like the rest. */
   document?: boolean;
+  /**
+   * A list of posts shown in one language (CONTRACT §15: `?locale=`, else Accept-Language): with
+   * more than one supported locale, it varies on Accept-Language, says its Content-Language and is
+   * cached per chosen locale.
+   */
+  languages?: boolean;
 }
 
+/** Adds to a handler's route config (several of these decorators may stand on one handler). */
+const routeConfig =
+  (config: NegotiatedRouteConfig): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const method = descriptor.value as object;
+    const current = (Reflect.getMetadata(ROUTE_CONFIG_METADATA, method) ?? {}) as object;
+    Reflect.defineMetadata(ROUTE_CONFIG_METADATA, { ...current, ...config }, method);
+  };
+
 /** Keeps a negotiated route out of the response cache (what it shows changes without a write). */
-export const Uncached = (): MethodDecorator => RouteConfig({ uncached: true });
+export const Uncached = (): MethodDecorator => routeConfig({ uncached: true });
 
 /** A route of posts that also serves them as Atom, RSS and JSON Feed (`also`), or as those alone (`only`, Atom by default). */
-export const ServesFeeds = (offer: 'also' | 'only'): MethodDecorator => RouteConfig({ feeds: offer });
+export const ServesFeeds = (offer: 'also' | 'only'): MethodDecorator => routeConfig({ feeds: offer });
 
 /** A route whose handler returns a RenderedDocument of its own type: no negotiation, but cached, with ETag and Last-Modified. */
-export const ServesDocument = (): MethodDecorator => RouteConfig({ document: true });
+export const ServesDocument = (): MethodDecorator => routeConfig({ document: true });
+
+/** A list of posts in the language the request chooses (NegotiatedRouteConfig.languages). */
+export const ChoosesLanguage = (): MethodDecorator => routeConfig({ languages: true });
 
 /**
  * Marks a controller whose routes serve resources in every format (others, like /health, stay

@@ -19,6 +19,7 @@ import { Publication1765500000000 } from './1765500000000-publication.js';
 import { Media1765600000000 } from './1765600000000-media.js';
 import { MediaReferences1765700000000 } from './1765700000000-media-references.js';
 import { PostLocales1765800000000 } from './1765800000000-post-locales.js';
+import { GroupPublication1765900000000 } from './1765900000000-group-publication.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Media1765600000000,
   MediaReferences1765700000000,
   PostLocales1765800000000,
+  GroupPublication1765900000000,
 ];

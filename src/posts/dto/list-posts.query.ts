@@ -8,6 +8,10 @@ import { DATE_TIME_PATTERN, IsDateTime, MaxChars, toDate } from '../../common/va
 import { POST_SORTS, type PostSort } from '../post-order.js';
 import { SLUG_PATTERN } from './create-post.dto.js';
 
+/** The longest `?locale=` (a BCP 47 tag as SUPPORTED_LOCALES holds them). */
+export const MAX_LOCALE_LENGTH = 35;
+const LOCALE_MESSAGE = { message: 'locale must be * or one of SUPPORTED_LOCALES' };
+
 const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled", "published" or "trashed"' };
 
 /** A tag's slug as the filter takes it: lower-case a-z, 0-9 and `-` (CONTRACT §8). */
@@ -33,6 +37,17 @@ export class PostStatusQuery extends PageQueryDto {
   @IsIn(POST_STATUSES, STATUS_MESSAGE)
   @IsOptional()
   status?: PostStatus;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: MAX_LOCALE_LENGTH,
+    description:
+      'The language to show each translation group in: one of SUPPORTED_LOCALES (else along LOCALE_FALLBACKS, then DEFAULT_LOCALE, then any), or * for every translation. Default: the lookup of Accept-Language, else DEFAULT_LOCALE',
+  })
+  @MaxLength(MAX_LOCALE_LENGTH, LOCALE_MESSAGE)
+  @IsString(LOCALE_MESSAGE)
+  @IsOptional()
+  locale?: string;
 }
 
 /** GET /posts: the scope (status, authorId), the filters, the order and the search of CONTRACT §8. */

@@ -7,7 +7,7 @@ import { DEFAULT_PAGE_SIZE } from '../../common/pagination/cursor.js';
 import { ArgumentCost } from '../../common/graphql/cost.decorator.js';
 import { Post } from '../post.entity.js';
 import { IsDateTime, MaxChars } from '../../common/validation/transforms.js';
-import { MAX_POST_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_TAG_FILTERS, TAG_SLUG_PATTERN } from '../dto/list-posts.query.js';
+import { MAX_LOCALE_LENGTH, MAX_POST_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_TAG_FILTERS, TAG_SLUG_PATTERN } from '../dto/list-posts.query.js';
 import type { PostSort } from '../post-order.js';
 import type { PostFinding, PostListScope } from '../post-finder.service.js';
 import { GraphQLPostStatus } from './post-status.enum.js';
@@ -123,6 +123,15 @@ export class PostsArgs {
   @IsIn(Object.values(GraphQLPostOrder), { message: 'orderBy must be a PostOrder' })
   @IsOptional()
   orderBy?: PostSort | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The language to show each translation group in: one of SUPPORTED_LOCALES (else along LOCALE_FALLBACKS, then DEFAULT_LOCALE, then any), or * for every translation. Default: the lookup of the request\'s Accept-Language, else DEFAULT_LOCALE',
+  })
+  @MaxLength(MAX_LOCALE_LENGTH, { message: 'locale must be * or one of SUPPORTED_LOCALES' })
+  @IsString({ message: 'locale must be * or one of SUPPORTED_LOCALES' })
+  @IsOptional()
+  locale?: string | null;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { lookupLocale } from '../../../common/i18n/locale-lookup.js';
+import { AppConfig } from '../../../config/app-config.js';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import Negotiator from 'negotiator';
 import { collectReadTags } from '../../../common/cache/read-tags.js';
@@ -101,7 +103,18 @@ export class GraphQLCacheHooks {
   constructor(
     private readonly cache: ResponseCache,
     private readonly metrics: MetricsService,
+    private readonly config: AppConfig,
   ) {}
+
+  /**
+   * A query's key; with more than one supported locale, the language Accept-Language chooses is
+   * part of it (`posts` shows each translation group in it, CONTRACT §15).
+   */
+  private keyOf(request: FastifyRequest): string | null {
+    const key = operationKey(request);
+    if (key === null || this.config.supportedLocales.length < 2) return key;
+    return `${key}\u0000${lookupLocale(request.headers['accept-language'], this.config.supportedLocales) ?? ''}`;
+  }
 
   /** What the hooks keep on each request, decorated once so every request has the same shape. */
   static readonly requestFields = { graphqlCache: null } as const;
@@ -110,7 +123,7 @@ export class GraphQLCacheHooks {
   at(path: string): { answerGraphQLFromCache: preHandlerHookHandler; keepGraphQLAnswer: onSendHookHandler } {
     const answerGraphQLFromCache: preHandlerHookHandler = (request, reply, done) => {
       if (!this.cache.enabled || request.routeOptions.url !== path || request.headers.authorization !== undefined) return done();
-      const key = operationKey(request);
+      const key = this.keyOf(request);
       if (key === null) return done();
       const since = this.cache.generation();
       const hit = this.cache.get<CachedAnswer>(key);
