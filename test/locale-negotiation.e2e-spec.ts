@@ -283,11 +283,11 @@ describeEachDatabase('locale negotiation of lists', (kind) => {
       }
     }
 
-    it('a malformed Accept-Language is treated as absent (DEFAULT_LOCALE), never 400 or 500, on every list', async () => {
-      for (const header of MALFORMED) {
+    for (const header of MALFORMED) {
+      it(`a malformed Accept-Language (${header.length > 20 ? `${header.slice(0, 8)}… (${header.length} characters)` : JSON.stringify(header)}) is treated as absent (DEFAULT_LOCALE), never 400 or 500, on every list`, async () => {
         for (const door of DOORS) await expectDoor(app, door, writer.id, groups, { header }, 'en');
-      }
-    });
+      });
+    }
 
     it('an unsupported ?locale= is 400 naming locale on every REST list; GraphQL posts(locale:) BAD_USER_INPUT', async () => {
       for (const locale of ['xx', 'it', 'de_DE', 'de-XX', 'en,de']) {
@@ -398,7 +398,9 @@ describeEachDatabase('locale negotiation of lists', (kind) => {
         const page = idsOf(response);
         expect(page.length, `${next}: at most 7`).toBeLessThanOrEqual(7);
         ids.push(...page);
-        next = nextLink(response);
+        // A feed's links are absolute (PUBLIC_BASE_URL): follow their path.
+        const link = nextLink(response);
+        next = link === null ? null : link.replace(/^https?:\/\/[^/]+/, '');
         pages += 1;
         expect(pages, 'pages').toBeLessThan(100);
       }
