@@ -407,3 +407,20 @@ describe('feeds through the response cache [sqlite]', () => {
     expect(response.headers['cache-status']).toBe('blog; fwd=uncacheable');
   });
 });
+
+describeEachDatabase('feeds: their language (SUPPORTED_LOCALES=en,de, DEFAULT_LOCALE=de)', (kind) => {
+  const app = useApp(kind, { env: { ...ENV, SUPPORTED_LOCALES: 'en,de', DEFAULT_LOCALE: 'de' }, signIn: ['alice'] });
+
+  it('every feed door states DEFAULT_LOCALE: Atom xml:lang on <feed> (still valid), RSS <language>, JSON Feed language', async () => {
+    const post = await createPost(app, app.tokens.alice, { title: unique('Sprache') });
+    for (const path of ['/feed', '/posts', `/users/${post.authorId}/posts`]) {
+      const atom = await request(app.server).get(path).set('Accept', 'application/atom+xml').expect(200);
+      await expectValidAtom(atom.text);
+      expect(atom.text, path).toMatch(/<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom" xml:lang="de">/);
+      const channel = await rss.parseString((await request(app.server).get(path).set('Accept', 'application/rss+xml').expect(200)).text);
+      expect(channel.language, path).toBe('de');
+      const json = JSON.parse((await request(app.server).get(path).set('Accept', 'application/feed+json').expect(200)).text) as { language?: string };
+      expect(json.language, path).toBe('de');
+    }
+  });
+});

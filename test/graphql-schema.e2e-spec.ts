@@ -56,7 +56,7 @@ input CreateCommentInput { postId: Int! body: String! parentId: Int }
 input UpdateCommentInput { body: String status: CommentStatus }
 type Query {
   post(id: Int, slug: String, preview: String): Post
-  posts(first: Int = 20, after: String, authorId: Int, tag: [String!], search: String, status: PostStatus, publishedAfter: DateTime, publishedBefore: DateTime, orderBy: PostOrder): PostConnection!
+  posts(first: Int = 20, after: String, authorId: Int, tag: [String!], search: String, status: PostStatus, publishedAfter: DateTime, publishedBefore: DateTime, orderBy: PostOrder, locale: String): PostConnection!
   user(id: Int!): User
   users(first: Int = 20, after: String): UserConnection!
   comment(id: Int!): Comment

@@ -58,6 +58,8 @@ describeEachDatabase('sitemap', (kind) => {
     expect(urls.get(`${BASE}/p/${slug}`)).toBe(new Date(post.updatedAt).toISOString());
     expect(urls.get(`${BASE}/posts?tag=${tag}`)).toBe(new Date(post.updatedAt).toISOString());
     expect(locs(response.text)[0]).toBe(`${BASE}/`);
+    // One supported locale: no translations, so neither alternates nor their namespace.
+    expect(response.text).not.toContain('xhtml');
     // Every public post, once.
     const all = (await http().get('/posts?limit=100').expect(200)).body as { slug: string }[];
     for (const { slug: each } of all) expect(urls.has(`${BASE}/p/${each}`), each).toBe(true);
@@ -145,5 +147,96 @@ describeEachDatabase('sitemap index (SITEMAP_MAX_URLS=3)', (kind) => {
     const count = locs(index).length;
     await http().get(`/sitemaps/${count}`).expect(200);
     expectProblem(await http().get(`/sitemaps/${count + 1}`), 404);
+  });
+});
+
+/** Each `<url>` of a urlset: its `<loc>` and its `xhtml:link` alternates as [hreflang, href], unescaped. */
+const urlEntries = (xml: string) =>
+  new Map(
+    [...xml.matchAll(/<url>([\s\S]*?)<\/url>/g)].map(([, inner]) => [
+      /<loc>([^<]*)<\/loc>/.exec(inner)![1].replaceAll('&amp;', '&'),
+      [...inner.matchAll(/<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"\s*\/>/g)].map((match) => [match[1], match[2].replaceAll('&amp;', '&')]),
+    ]),
+  );
+
+describeEachDatabase('sitemap alternates (SUPPORTED_LOCALES=en,de,de-CH,fr)', (kind) => {
+  const app = useApp(kind, {
+    env: { PUBLIC_BASE_URL: BASE, PUBLIC_POST_URL: '{base}/{locale}/{slug}', SUPPORTED_LOCALES: 'en,de,de-CH,fr', SITEMAP_MAX_URLS: '50000' },
+    signIn: ['alice'],
+  });
+  const http = () => request(app.server);
+  const translate = (postId: number, fields: Record<string, unknown>) => createPost(app, app.tokens.alice, { translationOf: { postId }, ...fields });
+  const address = (post: { locale: string; slug: string }) => `${BASE}/${post.locale}/${post.slug}`;
+
+  it('each public translation is a <url> with an xhtml:link to every public translation of its group, itself included; never a draft', async () => {
+    const english = await createPost(app, app.tokens.alice, { title: unique('Morning'), locale: 'en' });
+    const german = await translate(english.id, { title: unique('Morgen'), locale: 'de' });
+    const french = await translate(english.id, { title: unique('Matin'), locale: 'fr', status: 'draft' });
+    const xml = (await http().get('/sitemap.xml').expect(200)).text;
+    await expectValidSitemap(xml, 'sitemap-xhtml.xsd');
+    expect(xml).toMatch(/^<\?xml[^>]*\?><urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9" xmlns:xhtml="http:\/\/www\.w3\.org\/1999\/xhtml">/);
+    const urls = urlEntries(xml);
+    const both = [
+      ['de', address(german)],
+      ['en', address(english)],
+    ];
+    expect(urls.get(address(english))).toEqual(both);
+    expect(urls.get(address(german))).toEqual(both);
+    expect(xml).not.toContain(french.slug);
+    expect(xml).not.toContain('hreflang="fr"');
+  });
+
+  it('a post alone in its group (or whose translations are drafts) carries no xhtml:link', async () => {
+    const lone = await createPost(app, app.tokens.alice, { title: unique('Alone') });
+    await translate(lone.id, { title: unique('Allein'), locale: 'de', status: 'draft' });
+    const urls = urlEntries((await http().get('/sitemap.xml').expect(200)).text);
+    expect(urls.get(address(lone))).toEqual([]);
+  });
+
+  it('a translation published later shows in the cached sitemap, and alternates follow a post to another page of the index', async () => {
+    const english = await createPost(app, app.tokens.alice, { title: unique('Evening'), locale: 'en' });
+    const swiss = await translate(english.id, { title: unique('Abig'), locale: 'de-CH', status: 'draft' });
+    const before = await http().get('/sitemap.xml').expect(200);
+    expect(urlEntries(before.text).get(address(english))).toEqual([]);
+    expect((await http().get('/sitemap.xml').expect(200)).headers['cache-status']).toBe('blog; hit');
+    await http().patch(`/posts/${swiss.id}`).set(bearer(app.tokens.alice)).send({ status: 'published' }).expect(200);
+    const after = await http().get('/sitemap.xml').expect(200);
+    const both = [
+      ['de-CH', address(swiss)],
+      ['en', address(english)],
+    ];
+    expect(urlEntries(after.text).get(address(english))).toEqual(both);
+    expect(urlEntries(after.text).get(address(swiss))).toEqual(both);
+  });
+});
+
+describeEachDatabase('sitemap alternates across index pages (SITEMAP_MAX_URLS=2)', (kind) => {
+  const app = useApp(kind, {
+    env: { PUBLIC_BASE_URL: BASE, PUBLIC_POST_URL: '{base}/{locale}/{slug}', SUPPORTED_LOCALES: 'en,de', SITEMAP_MAX_URLS: '2' },
+    signIn: ['alice'],
+  });
+  const http = () => request(app.server);
+
+  it('every page lists the whole group of each of its posts, those on other pages too; each page valid', async () => {
+    const english = await createPost(app, app.tokens.alice, { title: unique('Split'), locale: 'en' });
+    // Posts in between, so the two translations fall on different pages of two URLs.
+    for (let index = 0; index < 3; index++) await createPost(app, app.tokens.alice);
+    const german = await createPost(app, app.tokens.alice, { title: unique('Geteilt'), locale: 'de', translationOf: { postId: english.id } });
+    const index = (await http().get('/sitemap.xml').expect(200)).text;
+    const found = new Map<string, { page: string; alternates: string[][] }>();
+    for (const loc of locs(index)) {
+      const page = (await http().get(loc.slice(BASE.length)).expect(200)).text;
+      await expectValidSitemap(page, 'sitemap-xhtml.xsd');
+      for (const [url, alternates] of urlEntries(page)) found.set(url, { page: loc, alternates });
+    }
+    const both = [
+      ['de', `${BASE}/de/${german.slug}`],
+      ['en', `${BASE}/en/${english.slug}`],
+    ];
+    const first = found.get(`${BASE}/en/${english.slug}`)!;
+    const second = found.get(`${BASE}/de/${german.slug}`)!;
+    expect(first.page).not.toBe(second.page);
+    expect(first.alternates).toEqual(both);
+    expect(second.alternates).toEqual(both);
   });
 });

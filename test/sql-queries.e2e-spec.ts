@@ -375,6 +375,13 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   const translation = (await http().post('/posts').set(bearer(alice)).send({ title: 'SQL auf Deutsch', body: 'Lesbar', locale: 'de', translationOf: { postId: created.id } }).expect(201)).body;
   await http().get(`/posts/${translation.id as number}`).expect(200);
   await ql(`{ posts(first: 2) { nodes { translations { id locale } } } post(id: ${created.id}) { translations { id locale } } }`);
+  // A draft's group published first by a translation (the group placed), and lists in a language and in every one.
+  const draft = (await http().post('/posts').set(bearer(alice)).send({ title: 'SQL draft', body: 'Later', status: 'draft' }).expect(201)).body;
+  await http().post('/posts').set(bearer(alice)).send({ title: 'SQL brouillon', body: 'Publié', locale: 'de', translationOf: { postId: draft.id } }).expect(201);
+  await http().get('/posts?locale=de&limit=1').expect(200);
+  await http().get('/posts?locale=*&limit=1').expect(200);
+  await http().get('/posts?tag=sql&limit=1').set('Accept-Language', 'de').expect(200);
+  await ql(`{ posts(first: 1, locale: "de") { totalCount nodes { id } } }`);
   // Its revisions (REST and GraphQL), and a list of one non-public state.
   await http().get(`/posts/${created.id}/revisions?limit=1`).set(bearer(alice)).expect(200);
   await http().get(`/posts/${created.id}/revisions/1`).set(bearer(alice)).expect(200);

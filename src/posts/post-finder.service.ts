@@ -217,6 +217,11 @@ export class PostFinder {
     return this.posts.publicAddresses(offset, limit);
   }
 
+  /** For the sitemap's alternates: the public posts of the groups of that same page that have more than one, by group id. */
+  publicTranslationsOfPage(offset: number, limit: number): Promise<Map<number, PostAddress[]>> {
+    return this.posts.publicTranslationsOfPage(offset, limit);
+  }
+
   /** How many posts a list of this scope holds. */
   count(scope: PostListScope): Promise<number> {
     return this.posts.countVisible({ status: scope.status, authorId: scope.status === undefined ? scope.authorId : scope.ownerId, languages: scope.languages });

@@ -50,6 +50,31 @@ export interface PostAddress {
   publishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Its translation group (COALESCE(translation_group_id, id)). */
+  groupId: number;
+}
+
+/** A row of publicAddresses and publicTranslationsOfPage. */
+interface AddressRow {
+  id: number | string;
+  slug: string;
+  locale: string;
+  published_at: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+  group_id: number | string;
+}
+
+function toAddress(row: AddressRow): PostAddress {
+  return {
+    id: Number(row.id),
+    slug: row.slug,
+    locale: row.locale,
+    publishedAt: row.published_at === null ? null : toDate(row.published_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+    groupId: Number(row.group_id),
+  };
 }
 
 /** The cursor of a public post: its group's publication time, then its id (the public list's order). */
@@ -400,20 +425,35 @@ export class PostsRepository extends ResourceRepository<Post> {
     return Number(row.count);
   }
 
-  /** The addresses of public posts by id, `limit` of them (at most a sitemap's 50,000) after the first `offset`: five columns, no body. */
+  /** The addresses of public posts by id, `limit` of them (at most a sitemap's 50,000) after the first `offset`: six columns, no body. */
   async publicAddresses(offset: number, limit: number): Promise<PostAddress[]> {
     this.recordReads({ kind: 'list' });
-    const rows = await this.sql.rows<{ id: number | string; slug: string; locale: string; published_at: unknown; created_at: unknown; updated_at: unknown }>(
-      sql`SELECT t.id, t.slug, t.locale, t.published_at, t.created_at, t.updated_at FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
+    const rows = await this.sql.rows<AddressRow>(
+      sql`SELECT t.id, t.slug, t.locale, t.published_at, t.created_at, t.updated_at, ${sql.raw(GROUP_OF('t'))} AS group_id FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
     );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      slug: row.slug,
-      locale: row.locale,
-      publishedAt: row.published_at === null ? null : toDate(row.published_at),
-      createdAt: toDate(row.created_at),
-      updatedAt: toDate(row.updated_at),
-    }));
+    return rows.map(toAddress);
+  }
+
+  /**
+   * For the sitemap's alternates: the public posts of every group that the same page of
+   * publicAddresses (`offset`, `limit`) touches and that has more than one public post, by group,
+   * each group by locale, in one statement (the page is read again as a subquery, so no list of
+   * ids is sent, however long the page).
+   */
+  async publicTranslationsOfPage(offset: number, limit: number): Promise<Map<number, PostAddress[]>> {
+    this.recordReads({ kind: 'list' });
+    const group = (alias: string) => sql.raw(GROUP_OF(alias));
+    const rows = await this.sql.rows<AddressRow>(
+      sql`SELECT a.id, a.slug, a.locale, a.published_at, a.created_at, a.updated_at, ${group('a')} AS group_id FROM posts a WHERE a.status = 'published' AND ${group('a')} IN (SELECT ${group('t')} FROM posts t WHERE ${PUBLIC} ORDER BY t.id LIMIT ${limit} OFFSET ${offset}) AND EXISTS (SELECT 1 FROM posts o WHERE ${group('o')} = ${group('a')} AND o.id <> a.id AND o.status = 'published')`,
+    );
+    const byGroup = new Map<number, PostAddress[]>();
+    for (const address of rows.map(toAddress)) {
+      const members = byGroup.get(address.groupId);
+      if (members) members.push(address);
+      else byGroup.set(address.groupId, [address]);
+    }
+    for (const members of byGroup.values()) members.sort(byLocaleThenId);
+    return byGroup;
   }
 
   /** For batching (User.posts): the first public posts of each of these authors, newest publication first, in one statement. */

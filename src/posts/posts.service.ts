@@ -59,10 +59,14 @@ export class PostsService {
     private readonly config: AppConfig,
   ) {}
 
-  /** A locale as given (any case), canonical; one not in SUPPORTED_LOCALES is 400 naming `locale`. */
-  localeOf(given: string): string {
+  /**
+   * A locale as given (any case), canonical; one not in SUPPORTED_LOCALES is 400 naming `locale`,
+   * but for `kept`, the post's own (a PATCH that sends back the locale of a post written before
+   * SUPPORTED_LOCALES dropped it changes nothing, and is not refused).
+   */
+  localeOf(given: string, kept?: string): string {
     const locale = canonicalLocale(given);
-    if (locale === undefined || !this.config.supportedLocales.includes(locale)) {
+    if (locale === undefined || (locale !== kept && !this.config.supportedLocales.includes(locale))) {
       const message = `locale must be one of SUPPORTED_LOCALES: ${this.config.supportedLocales.join(', ')}`;
       throw DomainError.badInput(message, [{ field: 'locale', message }]);
     }
@@ -205,7 +209,7 @@ export class PostsService {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
       const { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, status: newStatus } = input;
-      const locale = input.locale === undefined ? undefined : this.localeOf(input.locale);
+      const locale = input.locale === undefined ? undefined : this.localeOf(input.locale, current.locale);
       const change: PostChange = { title, body, bodyFormat, slug, excerpt, metaTitle, metaDescription, canonicalUrl, coverImageId: input.coverImageId, status: newStatus, locale };
       if (input.coverImageId != null && input.coverImageId !== current.coverImageId) await this.media.checkCover(input.coverImageId, who, manager);
       if (input.revision !== undefined) {

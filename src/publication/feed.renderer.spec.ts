@@ -50,6 +50,28 @@ describe('FeedRenderer', () => {
     expect(document.lastModified).toEqual(new Date('2026-01-03T00:00:00Z'));
   });
 
+  it('a language is the feed\'s in every format (Atom xml:lang, RSS <language>, JSON Feed language); Atom stays valid', async () => {
+    const feeds = await renderer();
+    const list = POST_RESOURCE.list([post()], null);
+    const atom = await feeds.render('atom', list, '/feed', 'de-CH');
+    await expectValidAtom(atom.body);
+    expect(atom.body).toMatch(/^<\?xml[^>]*\?><feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom" xml:lang="de-CH">/);
+    const rss = await feeds.render('rss', list, '/feed', 'de-CH');
+    await expectWellFormed(rss.body);
+    expect(rss.body).toContain('<description>The newest posts</description><language>de-CH</language>');
+    expect(JSON.parse((await feeds.render('jsonfeed', list, '/feed', 'de-CH')).body)).toMatchObject({ language: 'de-CH' });
+  });
+
+  it('without a language (a list of every translation), no format names one', async () => {
+    const feeds = await renderer();
+    const list = POST_RESOURCE.list([post()], null);
+    const atom = await feeds.render('atom', list, '/feed');
+    await expectValidAtom(atom.body);
+    expect(atom.body).not.toContain('xml:lang');
+    expect((await feeds.render('rss', list, '/feed')).body).not.toContain('<language>');
+    expect(JSON.parse((await feeds.render('jsonfeed', list, '/feed')).body)).not.toHaveProperty('language');
+  });
+
   it('feedText escapes & (xmlbuilder2 keeps entity-shaped text) and drops C0 controls but tab, newline and return', () => {
     expect(feedText('&amp;\u0001\t\n\r')).toBe('&amp;amp;\t\n\r');
   });

@@ -10,6 +10,7 @@ import { PublicUrls } from './public-urls.js';
 const ATOM_NS = 'http://www.w3.org/2005/Atom';
 const CONTENT_NS = 'http://purl.org/rss/1.0/modules/content/';
 const DC_NS = 'http://purl.org/dc/elements/1.1/';
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 const FEED_TITLE = 'Blog';
 const FEED_DESCRIPTION = 'The newest posts';
 /** What an empty feed says it was updated: a fixed time, so its ETag and Last-Modified stay put. */
@@ -51,6 +52,8 @@ interface FeedHead {
   home: string;
   next: string | null;
   updated: Date;
+  /** The language of the list (a BCP 47 tag); none for a list of every translation. */
+  language?: string;
 }
 
 /**
@@ -67,8 +70,12 @@ export class FeedRenderer {
     private readonly urls: PublicUrls,
   ) {}
 
-  /** `list`: a list of posts (its sources the Post entities, its nextHref the next page's path); `path`: the path and query asked for. */
-  async render(format: FeedFormat, list: ResourceList, path: string): Promise<RenderedDocument> {
+  /**
+   * `list`: a list of posts (its sources the Post entities, its nextHref the next page's path);
+   * `path`: the path and query asked for; `language`: the list's locale (Atom `xml:lang`, RSS
+   * `<language>`, JSON Feed `language`), left out when undefined (a list of every translation).
+   */
+  async render(format: FeedFormat, list: ResourceList, path: string, language?: string): Promise<RenderedDocument> {
     const posts = list.sources as readonly Post[];
     const names = await this.users.namesOf(posts.map((post) => post.authorId));
     const entries = posts.map((post): FeedEntry => ({
@@ -89,6 +96,7 @@ export class FeedRenderer {
       home: `${this.urls.base}/`,
       next: list.nextHref === null ? null : this.urls.absolute(list.nextHref),
       updated,
+      ...(language === undefined ? {} : { language }),
     };
     const body = format === 'atom' ? atom(head, entries) : format === 'rss' ? rss(head, entries) : jsonFeed(head, entries);
     return new RenderedDocument(body, CONTENT_TYPES[format], updated, head.next);
@@ -115,6 +123,7 @@ function withoutCursor(path: string): string {
 function atom(head: FeedHead, entries: readonly FeedEntry[]): string {
   const document = createXmlDocument(XML_BUILDER_OPTIONS);
   const feed = document.ele(ATOM_NS, 'feed');
+  if (head.language !== undefined) feed.att(XML_NS, 'xml:lang', head.language);
   feed.ele('id').txt(feedText(head.id));
   feed.ele('title', { type: 'text' }).txt(FEED_TITLE);
   feed.ele('subtitle', { type: 'text' }).txt(FEED_DESCRIPTION);
@@ -147,6 +156,7 @@ function rss(head: FeedHead, entries: readonly FeedEntry[]): string {
   channel.ele('title').txt(FEED_TITLE);
   channel.ele('link').txt(feedText(head.home));
   channel.ele('description').txt(FEED_DESCRIPTION);
+  if (head.language !== undefined) channel.ele('language').txt(head.language);
   channel.ele('lastBuildDate').txt(head.updated.toUTCString());
   channel.ele(ATOM_NS, 'atom:link', { rel: 'self', type: 'application/rss+xml', href: feedText(head.self) });
   if (head.next) channel.ele(ATOM_NS, 'atom:link', { rel: 'next', type: 'application/rss+xml', href: feedText(head.next) });
@@ -172,6 +182,7 @@ function jsonFeed(head: FeedHead, entries: readonly FeedEntry[]): string {
     description: FEED_DESCRIPTION,
     home_page_url: head.home,
     feed_url: head.self,
+    ...(head.language === undefined ? {} : { language: head.language }),
     ...(head.next ? { next_url: head.next } : {}),
     items: entries.map((entry) => ({
       id: entry.id,

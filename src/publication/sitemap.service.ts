@@ -4,16 +4,25 @@ import { RenderedDocument } from '../common/resource/rendered-document.js';
 import { createXmlDocument, XML_BUILDER_OPTIONS, xmlText } from '../common/resource/xml.js';
 import { AppConfig } from '../config/app-config.js';
 import { PostFinder } from '../posts/post-finder.service.js';
+import type { PostAddress } from '../posts/posts.repository.js';
 import { TagsService } from '../tags/tags.service.js';
 import { PublicUrls } from './public-urls.js';
 
 const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+const XHTML_NS = 'http://www.w3.org/1999/xhtml';
 const XML_TYPE = 'application/xml; charset=utf-8';
 
-/** One `<url>`: where, and when it last changed (none: no lastmod). */
+/** A translation's address, as an `xhtml:link` of a `<url>`. */
+interface Alternate {
+  hreflang: string;
+  href: string;
+}
+
+/** One `<url>`: where, when it last changed (none: no lastmod), and its group's public translations (itself included). */
 interface SitemapUrl {
   loc: string;
   lastModified: Date | null;
+  alternates?: readonly Alternate[];
 }
 
 /**
@@ -21,7 +30,13 @@ interface SitemapUrl {
  * post (PUBLIC_POST_URL, its updatedAt) and every tag a public post carries (`/posts?tag=`, its
  * newest public post's updatedAt), in that order, posts and tags by id. Past SITEMAP_MAX_URLS in
  * all, /sitemap.xml is an index of /sitemaps/{n} pages of at most that many each; each page reads
- * only its own rows (offset and limit, five columns of a post).
+ * only its own rows (offset and limit, six columns of a post).
+ *
+ * With more than one supported locale (CONTRACT §15), each public translation is a `<url>` of its
+ * own, and one whose group has more than one public post carries an `xhtml:link rel="alternate"`
+ * per public post of the group, itself included (Google's hreflang sitemap format); a post alone
+ * in its group carries none. Drafts and other non-public translations are never named. The
+ * alternates of a page are read in one statement beside its addresses.
  */
 @Injectable()
 export class SitemapService {
@@ -30,7 +45,12 @@ export class SitemapService {
     private readonly tags: TagsService,
     private readonly urls: PublicUrls,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.translated = config.supportedLocales.length > 1;
+  }
+
+  /** Translations exist only with more than one supported locale: a single-locale sitemap has no alternates (nor their namespace). */
+  private readonly translated: boolean;
 
   /** GET /sitemap.xml: every URL, or past SITEMAP_MAX_URLS the index of the pages. */
   async sitemap(): Promise<RenderedDocument> {
@@ -63,7 +83,16 @@ export class SitemapService {
     else start -= 1;
     const postCount = await this.finder.count({});
     if (urls.length < max && start < postCount) {
-      for (const post of await this.finder.publicAddresses(start, max - urls.length)) urls.push({ loc: this.urls.post(post), lastModified: post.updatedAt });
+      const limit = max - urls.length;
+      const [posts, groups] = await Promise.all([
+        this.finder.publicAddresses(start, limit),
+        this.translated ? this.finder.publicTranslationsOfPage(start, limit) : new Map<number, PostAddress[]>(),
+      ]);
+      for (const post of posts) {
+        const members = groups.get(post.groupId);
+        const alternates = members?.map((member) => ({ hreflang: member.locale, href: this.urls.post(member) }));
+        urls.push({ loc: this.urls.post(post), lastModified: post.updatedAt, ...(alternates ? { alternates } : {}) });
+      }
     }
     if (urls.length < max) {
       const tagStart = Math.max(0, start - postCount);
@@ -77,14 +106,16 @@ export class SitemapService {
   private urlset(urls: readonly SitemapUrl[]): RenderedDocument {
     const document = createXmlDocument(XML_BUILDER_OPTIONS);
     const set = document.ele(SITEMAP_NS, 'urlset');
+    if (this.translated) set.att('http://www.w3.org/2000/xmlns/', 'xmlns:xhtml', XHTML_NS);
     let newest: Date | null = null;
-    for (const { loc, lastModified } of urls) {
+    for (const { loc, lastModified, alternates } of urls) {
       const url = set.ele('url');
       url.ele('loc').txt(xmlText(loc));
       if (lastModified) {
         url.ele('lastmod').txt(lastModified.toISOString());
         if (newest === null || lastModified > newest) newest = lastModified;
       }
+      for (const { hreflang, href } of alternates ?? []) url.ele(XHTML_NS, 'xhtml:link', { rel: 'alternate', hreflang, href: xmlText(href) });
     }
     return new RenderedDocument(document.end({ prettyPrint: false }), XML_TYPE, newest);
   }

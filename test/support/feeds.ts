@@ -18,8 +18,8 @@ export const FEED_TYPES = [
 ] as const;
 
 /** What xmllint says of a document against a schema (RELAX NG or XSD): its errors, none when valid. */
-async function validate(xml: string, fileName: string, schemaFile: string, extension: 'relaxng' | 'schema'): Promise<string[]> {
-  const result = await validateXML({ xml: [{ fileName, contents: xml }], schema: [schema(schemaFile)], extension });
+async function validate(xml: string, fileName: string, schemaFile: string, extension: 'relaxng' | 'schema', imports: readonly string[] = []): Promise<string[]> {
+  const result = await validateXML({ xml: [{ fileName, contents: xml }], schema: [schema(schemaFile)], preload: imports.map(schema), extension });
   return result.errors.map((error) => error.rawMessage);
 }
 
@@ -28,9 +28,13 @@ export async function expectValidAtom(xml: string): Promise<void> {
   expect(await validate(xml, 'feed.xml', 'atom.rng', 'relaxng'), xml.slice(0, 2000)).toEqual([]);
 }
 
-/** Fails unless the document is a valid sitemaps.org 0.9 urlset (`sitemap.xsd`) or sitemap index (`siteindex.xsd`). */
-export async function expectValidSitemap(xml: string, schemaFile: 'sitemap.xsd' | 'siteindex.xsd'): Promise<void> {
-  expect(await validate(xml, 'sitemap.xml', schemaFile, 'schema'), xml.slice(0, 2000)).toEqual([]);
+/**
+ * Fails unless the document is a valid sitemaps.org 0.9 urlset (`sitemap.xsd`), one with
+ * `xhtml:link` hreflang alternates (`sitemap-xhtml.xsd`), or a sitemap index (`siteindex.xsd`).
+ */
+export async function expectValidSitemap(xml: string, schemaFile: 'sitemap.xsd' | 'sitemap-xhtml.xsd' | 'siteindex.xsd'): Promise<void> {
+  const imports = schemaFile === 'sitemap-xhtml.xsd' ? ['sitemap.xsd'] : [];
+  expect(await validate(xml, 'sitemap.xml', schemaFile, 'schema', imports), xml.slice(0, 2000)).toEqual([]);
 }
 
 /** Fails unless the document is well-formed XML (xmllint parses it). */

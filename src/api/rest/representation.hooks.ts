@@ -183,7 +183,10 @@ export class RepresentationHooks {
     if (representation === null || !(payload instanceof Resource || payload instanceof ResourceList)) return payload;
     // A list of posts asked for as a feed: the one feed renderer, whichever route listed them.
     if (isFeed(representation) && payload instanceof ResourceList) {
-      return this.sendDocument(await this.feeds.render(representation.format, payload, request.url), request, reply);
+      // The list's chosen locale (languageOf); none for ?locale=*, which has no single language.
+      const chosen = reply.getHeader('content-language');
+      const language = this.translated ? (typeof chosen === 'string' ? chosen : undefined) : this.config.defaultLocale;
+      return this.sendDocument(await this.feeds.render(representation.format, payload, request.url, language), request, reply);
     }
     return this.render(payload, representation, request, reply);
   };

@@ -20,7 +20,7 @@ FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.published_at, t.id) >= ($1, $2)
+  AND (t.group_published_at, t.id) >= ($1, $2)
 LIMIT
   1
 
@@ -43,7 +43,7 @@ WHERE
 
 -- PostsRepository.countMatching
 SELECT
-  COUNT(*) AS count
+  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
 FROM
   posts t
 WHERE
@@ -62,18 +62,26 @@ WHERE
 SELECT
   COUNT(*) AS count
 FROM
-  posts
+  posts t
 WHERE
-  status = 'published'
+  t.status = 'published'
 
 -- PostsRepository.countVisible
 SELECT
-  COUNT(*) AS count
+  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
 FROM
-  posts
+  posts t
 WHERE
-  status = 'published'
-  AND author_id = $1
+  t.status = 'published'
+
+-- PostsRepository.countVisible
+SELECT
+  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.author_id = $1
 
 -- PostsRepository.customExcerptOf
 SELECT
@@ -260,7 +268,21 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  t.translation_group_id,
+  t.group_published_at,
+  CASE
+    WHEN EXISTS (
+      SELECT
+        1
+      FROM
+        posts o
+      WHERE
+        COALESCE(o.translation_group_id, o.id) = COALESCE(t.translation_group_id, t.id)
+        AND o.id <> t.id
+    ) THEN 1
+    ELSE 0
+  END AS shares_group
 FROM
   posts t
 WHERE
@@ -315,14 +337,38 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.published_at, t.id) > ($1, $2)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) > ($1, $2)
 ORDER BY
-  t.published_at ASC,
+  t.group_published_at ASC,
   t.id ASC
 LIMIT
   $3
@@ -367,11 +413,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
   AND (t.title, t.id) > ($1, $2)
 ORDER BY
   t.title ASC,
@@ -419,11 +489,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
   AND (t.updated_at, t.id) < ($1, $2)
 ORDER BY
   t.updated_at DESC,
@@ -471,120 +565,37 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND t.published_at >= $1
-  AND t.published_at < $2
-  AND (t.published_at, t.id) < ($3, $4)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
-  t.id DESC
-LIMIT
-  $5
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  ARRAY(
-    SELECT
-      g.slug || ' ' || g.id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  ARRAY(
-    SELECT
-      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.published_at >= $1
-  AND t.published_at < $2
-ORDER BY
-  t.published_at DESC,
-  t.id DESC
-LIMIT
-  $3
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  ARRAY(
-    SELECT
-      g.slug || ' ' || g.id
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  ARRAY(
-    SELECT
-      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-ORDER BY
-  t.published_at ASC,
+  t.group_published_at ASC,
   t.id ASC
 LIMIT
   $1
@@ -629,11 +640,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.title ASC,
   t.id ASC
@@ -680,11 +715,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.updated_at DESC,
   t.id DESC
@@ -731,17 +790,201 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.group_published_at >= $1
+  AND t.group_published_at < $2
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.group_published_at >= $3
+      AND b.group_published_at < $4
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) < ($5, $6)
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  $7
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.group_published_at >= $1
+  AND t.group_published_at < $2
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.group_published_at >= $3
+      AND b.group_published_at < $4
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  $5
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = $1
   AND t.author_id = $2
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = $3
+      AND b.author_id = $4
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.title ASC,
   t.id ASC
 LIMIT
-  $3
+  $5
 
 -- PostsRepository.findPage
 SELECT
@@ -784,6 +1027,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -803,12 +1047,36 @@ FROM
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND (t.title, t.id) > ($2, $3)
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
+      AND (t.title, t.id) > ($3, $4)
     ORDER BY
       t.title ASC,
       t.id ASC
     LIMIT
-      $4
+      $5
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -856,6 +1124,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -875,12 +1144,36 @@ FROM
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
-      AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($2, $3)
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
+      AND (ts_rank_cd(t.search, q.query)::float8, t.id) < ($3, $4)
     ORDER BY
       ts_rank_cd(t.search, q.query)::float8 DESC,
       t.id DESC
     LIMIT
-      $4
+      $5
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -928,6 +1221,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -947,11 +1241,35 @@ FROM
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
     ORDER BY
       t.title ASC,
       t.id ASC
     LIMIT
-      $2
+      $3
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -999,6 +1317,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   s.rank AS search_rank,
   ts_headline(
     'english'::regconfig,
@@ -1018,11 +1337,35 @@ FROM
     WHERE
       t.search @@ q.query
       AND t.status = 'published'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.search @@ websearch_to_tsquery('english'::regconfig, $2)
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
     ORDER BY
       ts_rank_cd(t.search, q.query)::float8 DESC,
       t.id DESC
     LIMIT
-      $2
+      $3
   ) s
   JOIN posts t ON t.id = s.id
 ORDER BY
@@ -1069,7 +1412,8 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
@@ -1083,11 +1427,43 @@ WHERE
       pt.post_id = t.id
       AND pt.tag_id = $1
   )
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND EXISTS (
+        SELECT
+          1
+        FROM
+          post_tags pt
+        WHERE
+          pt.post_id = b.id
+          AND pt.tag_id = $2
+      )
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
-  $2
+  $3
 
 -- PostsRepository.insert
 INSERT INTO
@@ -1146,62 +1522,13 @@ INSERT INTO
     author_id,
     status,
     published_at,
-    created_at,
-    updated_at,
-    version
-  )
-VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-RETURNING
-  id,
-  title,
-  slug,
-  body,
-  body_format,
-  body_html,
-  excerpt,
-  reading_time_minutes,
-  meta_title,
-  meta_description,
-  canonical_url,
-  cover_image_id,
-  locale,
-  author_id,
-  status,
-  publish_at,
-  published_at,
-  trashed_at,
-  created_at,
-  updated_at,
-  version
-
--- PostsRepository.insert
-INSERT INTO
-  posts (
-    title,
-    slug,
-    body,
-    body_format,
-    body_html,
-    excerpt,
-    reading_time_minutes,
-    meta_title,
-    meta_description,
-    canonical_url,
-    cover_image_id,
-    locale,
-    author_id,
-    status,
-    publish_at,
-    published_at,
-    trashed_at,
     created_at,
     updated_at,
     version,
-    custom_excerpt
+    group_published_at
   )
 VALUES
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 RETURNING
   id,
   title,
@@ -1249,10 +1576,62 @@ INSERT INTO
     updated_at,
     version,
     custom_excerpt,
-    translation_group_id
+    group_published_at
   )
 VALUES
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  locale,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.insert
+INSERT INTO
+  posts (
+    title,
+    slug,
+    body,
+    body_format,
+    body_html,
+    excerpt,
+    reading_time_minutes,
+    meta_title,
+    meta_description,
+    canonical_url,
+    cover_image_id,
+    locale,
+    author_id,
+    status,
+    publish_at,
+    published_at,
+    trashed_at,
+    created_at,
+    updated_at,
+    version,
+    custom_excerpt,
+    translation_group_id,
+    group_published_at
+  )
+VALUES
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 RETURNING
   id,
   title,
@@ -1298,7 +1677,21 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  t.translation_group_id,
+  t.group_published_at,
+  CASE
+    WHEN EXISTS (
+      SELECT
+        1
+      FROM
+        posts o
+      WHERE
+        COALESCE(o.translation_group_id, o.id) = COALESCE(t.translation_group_id, t.id)
+        AND o.id <> t.id
+    ) THEN 1
+    ELSE 0
+  END AS shares_group
 FROM
   posts t
 WHERE
@@ -1311,6 +1704,18 @@ LIMIT
   $2
 FOR UPDATE
   SKIP LOCKED
+
+-- PostsRepository.placeGroup
+UPDATE posts
+SET
+  group_published_at = $1
+WHERE
+  COALESCE(posts.translation_group_id, posts.id) = $2
+  AND id <> $3
+  AND (
+    group_published_at IS NULL
+    OR group_published_at > $4
+  )
 
 -- PostsRepository.previewStampOf
 SELECT
@@ -1327,7 +1732,8 @@ SELECT
   t.locale,
   t.published_at,
   t.created_at,
-  t.updated_at
+  t.updated_at,
+  COALESCE(t.translation_group_id, t.id) AS group_id
 FROM
   posts t
 WHERE
@@ -1379,14 +1785,115 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.published_at, t.id) < ($1, $2)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'de' THEN 0
+          WHEN 'en' THEN 1
+          ELSE 2
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'de' THEN 0
+          WHEN 'en' THEN 1
+          ELSE 2
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  $1
+
+-- PostsRepository.publicPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) < ($1, $2)
+ORDER BY
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   $3
@@ -1431,18 +1938,40 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND t.author_id = $1
-  AND (t.published_at, t.id) < ($2, $3)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
-  $4
+  $1
 
 -- PostsRepository.publicPage
 SELECT
@@ -1484,17 +2013,43 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
   AND t.author_id = $1
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.author_id = $2
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) < ($3, $4)
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
-  $2
+  $5
 
 -- PostsRepository.publicPage
 SELECT
@@ -1536,13 +2091,91 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.author_id = $1
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.author_id = $2
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  $3
+
+-- PostsRepository.publicPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   $1
@@ -1602,7 +2235,7 @@ WHERE
             PARTITION BY
               ranked.author_id
             ORDER BY
-              ranked.published_at DESC,
+              ranked.group_published_at DESC,
               ranked.id DESC
           ) AS rn
         FROM
@@ -1615,7 +2248,7 @@ WHERE
       page.rn <= $4
   )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 
 -- PostsRepository.publicPagesOfTags
@@ -1651,7 +2284,7 @@ FROM
         PARTITION BY
           pt.tag_id
         ORDER BY
-          r.published_at DESC,
+          r.group_published_at DESC,
           r.id DESC
       ) AS rn
     FROM
@@ -1665,8 +2298,46 @@ FROM
 WHERE
   page.rn <= $4
 ORDER BY
-  p.published_at DESC,
+  p.group_published_at DESC,
   p.id DESC
+
+-- PostsRepository.publicTranslationsOfPage
+SELECT
+  a.id,
+  a.slug,
+  a.locale,
+  a.published_at,
+  a.created_at,
+  a.updated_at,
+  COALESCE(a.translation_group_id, a.id) AS group_id
+FROM
+  posts a
+WHERE
+  a.status = 'published'
+  AND COALESCE(a.translation_group_id, a.id) IN (
+    SELECT
+      COALESCE(t.translation_group_id, t.id)
+    FROM
+      posts t
+    WHERE
+      t.status = 'published'
+    ORDER BY
+      t.id
+    LIMIT
+      $1
+    OFFSET
+      $2
+  )
+  AND EXISTS (
+    SELECT
+      1
+    FROM
+      posts o
+    WHERE
+      COALESCE(o.translation_group_id, o.id) = COALESCE(a.translation_group_id, a.id)
+      AND o.id <> a.id
+      AND o.status = 'published'
+  )
 
 -- PostsRepository.statusPage
 SELECT
@@ -1714,10 +2385,34 @@ FROM
 WHERE
   t.status = $1
   AND t.author_id = $2
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = $3
+      AND b.author_id = $4
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.id DESC
 LIMIT
-  $3
+  $5
 
 -- PostsRepository.translationsOf
 SELECT
@@ -1773,7 +2468,8 @@ SELECT
   status,
   author_id,
   locale,
-  translation_group_id
+  translation_group_id,
+  group_published_at
 FROM
   posts
 WHERE
@@ -1896,10 +2592,11 @@ SET
   status = $1,
   publish_at = $2,
   published_at = $3,
-  updated_at = $4,
+  group_published_at = $4,
+  updated_at = $5,
   version = version + 1
 WHERE
-  id = $5
+  id = $6
 RETURNING
   id,
   title,
@@ -1928,10 +2625,11 @@ UPDATE posts
 SET
   status = $1,
   published_at = $2,
-  updated_at = $3,
+  group_published_at = $3,
+  updated_at = $4,
   version = version + 1
 WHERE
-  id = $4
+  id = $5
 RETURNING
   id,
   title,

@@ -20,7 +20,7 @@ FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.published_at, t.id) >= (?, ?)
+  AND (t.group_published_at, t.id) >= (?, ?)
 LIMIT
   1
 
@@ -43,7 +43,7 @@ WHERE
 
 -- PostsRepository.countMatching
 SELECT
-  COUNT(*) AS count
+  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
 FROM
   posts t
 WHERE
@@ -62,18 +62,26 @@ WHERE
 SELECT
   COUNT(*) AS count
 FROM
-  posts
+  posts t
 WHERE
-  status = 'published'
+  t.status = 'published'
 
 -- PostsRepository.countVisible
 SELECT
-  COUNT(*) AS count
+  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
 FROM
-  posts
+  posts t
 WHERE
-  status = 'published'
-  AND author_id = ?
+  t.status = 'published'
+
+-- PostsRepository.countVisible
+SELECT
+  COUNT(DISTINCT COALESCE(t.translation_group_id, t.id)) AS count
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.author_id = ?
 
 -- PostsRepository.customExcerptOf
 SELECT
@@ -260,7 +268,21 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  t.translation_group_id,
+  t.group_published_at,
+  CASE
+    WHEN EXISTS (
+      SELECT
+        1
+      FROM
+        posts o
+      WHERE
+        COALESCE(o.translation_group_id, o.id) = COALESCE(t.translation_group_id, t.id)
+        AND o.id <> t.id
+    ) THEN 1
+    ELSE 0
+  END AS shares_group
 FROM
   posts t
 WHERE
@@ -314,12 +336,37 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = ?
   AND t.author_id = ?
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = ?
+      AND b.author_id = ?
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.title ASC,
   t.id ASC
@@ -366,14 +413,38 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.published_at, t.id) > (?, ?)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) > (?, ?)
 ORDER BY
-  t.published_at ASC,
+  t.group_published_at ASC,
   t.id ASC
 LIMIT
   ?
@@ -418,11 +489,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
   AND (t.title, t.id) > (?, ?)
 ORDER BY
   t.title ASC,
@@ -470,11 +565,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
   AND (t.updated_at, t.id) < (?, ?)
 ORDER BY
   t.updated_at DESC,
@@ -522,120 +641,37 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND t.published_at >= ?
-  AND t.published_at < ?
-  AND (t.published_at, t.id) < (?, ?)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
-  t.id DESC
-LIMIT
-  ?
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  (
-    SELECT
-      group_concat(g.slug || ' ' || g.id, char(31))
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  (
-    SELECT
-      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-  AND t.published_at >= ?
-  AND t.published_at < ?
-ORDER BY
-  t.published_at DESC,
-  t.id DESC
-LIMIT
-  ?
-
--- PostsRepository.findPage
-SELECT
-  t.id,
-  t.title,
-  t.slug,
-  t.body,
-  t.body_format,
-  t.body_html,
-  t.excerpt,
-  t.reading_time_minutes,
-  t.meta_title,
-  t.meta_description,
-  t.canonical_url,
-  t.cover_image_id,
-  t.locale,
-  t.author_id,
-  t.status,
-  t.publish_at,
-  t.published_at,
-  t.trashed_at,
-  t.created_at,
-  t.updated_at,
-  t.version,
-  (
-    SELECT
-      group_concat(g.slug || ' ' || g.id, char(31))
-    FROM
-      post_tags pt
-      JOIN tags g ON g.id = pt.tag_id
-    WHERE
-      pt.post_id = t.id
-  ) AS tags,
-  (
-    SELECT
-      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
-    FROM
-      posts m
-    WHERE
-      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
-      AND m.id <> t.id
-  ) AS group_members
-FROM
-  posts t
-WHERE
-  t.status = 'published'
-ORDER BY
-  t.published_at ASC,
+  t.group_published_at ASC,
   t.id ASC
 LIMIT
   ?
@@ -680,11 +716,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.title ASC,
   t.id ASC
@@ -731,11 +791,35 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.updated_at DESC,
   t.id DESC
@@ -783,6 +867,166 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.group_published_at >= ?
+  AND t.group_published_at < ?
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.group_published_at >= ?
+      AND b.group_published_at < ?
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) < (?, ?)
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug || ' ' || g.id, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND t.group_published_at >= ?
+  AND t.group_published_at < ?
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.group_published_at >= ?
+      AND b.group_published_at < ?
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.findPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug || ' ' || g.id, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time,
   p.rank AS search_rank,
   (
     SELECT
@@ -824,6 +1068,37 @@ FROM
       JOIN posts t ON t.id = s.id
     WHERE
       t.status = 'published'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.id IN (
+            SELECT
+              rowid
+            FROM
+              posts_fts
+            WHERE
+              posts_fts MATCH ?
+          )
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
       AND (s.rank, t.id) < (?, ?)
     ORDER BY
       s.rank DESC,
@@ -877,6 +1152,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   p.rank AS search_rank,
   (
     SELECT
@@ -918,6 +1194,37 @@ FROM
       JOIN posts t ON t.id = s.id
     WHERE
       t.status = 'published'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.id IN (
+            SELECT
+              rowid
+            FROM
+              posts_fts
+            WHERE
+              posts_fts MATCH ?
+          )
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
       AND (t.title, t.id) > (?, ?)
     ORDER BY
       t.title ASC,
@@ -971,6 +1278,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   p.rank AS search_rank,
   (
     SELECT
@@ -1012,6 +1320,37 @@ FROM
       JOIN posts t ON t.id = s.id
     WHERE
       t.status = 'published'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.id IN (
+            SELECT
+              rowid
+            FROM
+              posts_fts
+            WHERE
+              posts_fts MATCH ?
+          )
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
     ORDER BY
       s.rank DESC,
       t.id DESC
@@ -1064,6 +1403,7 @@ SELECT
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
   ) AS group_members,
+  t.group_published_at AS list_time,
   p.rank AS search_rank,
   (
     SELECT
@@ -1105,6 +1445,37 @@ FROM
       JOIN posts t ON t.id = s.id
     WHERE
       t.status = 'published'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          posts b
+        WHERE
+          COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+          AND b.id <> t.id
+          AND b.status = 'published'
+          AND b.id IN (
+            SELECT
+              rowid
+            FROM
+              posts_fts
+            WHERE
+              posts_fts MATCH ?
+          )
+          AND (
+            CASE b.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            b.id
+          ) < (
+            CASE t.locale
+              WHEN 'en' THEN 0
+              ELSE 1
+            END,
+            t.id
+          )
+      )
     ORDER BY
       t.title ASC,
       t.id ASC
@@ -1156,7 +1527,8 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
@@ -1170,8 +1542,40 @@ WHERE
       pt.post_id = t.id
       AND pt.tag_id = ?
   )
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND EXISTS (
+        SELECT
+          1
+        FROM
+          post_tags pt
+        WHERE
+          pt.post_id = b.id
+          AND pt.tag_id = ?
+      )
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   ?
@@ -1235,60 +1639,11 @@ INSERT INTO
     published_at,
     created_at,
     updated_at,
-    version
-  )
-VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-RETURNING
-  id,
-  title,
-  slug,
-  body,
-  body_format,
-  body_html,
-  excerpt,
-  reading_time_minutes,
-  meta_title,
-  meta_description,
-  canonical_url,
-  cover_image_id,
-  locale,
-  author_id,
-  status,
-  publish_at,
-  published_at,
-  trashed_at,
-  created_at,
-  updated_at,
-  version
-
--- PostsRepository.insert
-INSERT INTO
-  posts (
-    title,
-    slug,
-    body,
-    body_format,
-    body_html,
-    excerpt,
-    reading_time_minutes,
-    meta_title,
-    meta_description,
-    canonical_url,
-    cover_image_id,
-    locale,
-    author_id,
-    status,
-    publish_at,
-    published_at,
-    trashed_at,
-    created_at,
-    updated_at,
     version,
-    custom_excerpt
+    group_published_at
   )
 VALUES
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1336,10 +1691,62 @@ INSERT INTO
     updated_at,
     version,
     custom_excerpt,
-    translation_group_id
+    group_published_at
   )
 VALUES
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING
+  id,
+  title,
+  slug,
+  body,
+  body_format,
+  body_html,
+  excerpt,
+  reading_time_minutes,
+  meta_title,
+  meta_description,
+  canonical_url,
+  cover_image_id,
+  locale,
+  author_id,
+  status,
+  publish_at,
+  published_at,
+  trashed_at,
+  created_at,
+  updated_at,
+  version
+
+-- PostsRepository.insert
+INSERT INTO
+  posts (
+    title,
+    slug,
+    body,
+    body_format,
+    body_html,
+    excerpt,
+    reading_time_minutes,
+    meta_title,
+    meta_description,
+    canonical_url,
+    cover_image_id,
+    locale,
+    author_id,
+    status,
+    publish_at,
+    published_at,
+    trashed_at,
+    created_at,
+    updated_at,
+    version,
+    custom_excerpt,
+    translation_group_id,
+    group_published_at
+  )
+VALUES
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING
   id,
   title,
@@ -1385,7 +1792,21 @@ SELECT
   t.trashed_at,
   t.created_at,
   t.updated_at,
-  t.version
+  t.version,
+  t.translation_group_id,
+  t.group_published_at,
+  CASE
+    WHEN EXISTS (
+      SELECT
+        1
+      FROM
+        posts o
+      WHERE
+        COALESCE(o.translation_group_id, o.id) = COALESCE(t.translation_group_id, t.id)
+        AND o.id <> t.id
+    ) THEN 1
+    ELSE 0
+  END AS shares_group
 FROM
   posts t
 WHERE
@@ -1396,6 +1817,18 @@ ORDER BY
   t.id
 LIMIT
   ?
+
+-- PostsRepository.placeGroup
+UPDATE posts
+SET
+  group_published_at = ?
+WHERE
+  COALESCE(posts.translation_group_id, posts.id) = ?
+  AND id <> ?
+  AND (
+    group_published_at IS NULL
+    OR group_published_at > ?
+  )
 
 -- PostsRepository.previewStampOf
 SELECT
@@ -1412,7 +1845,8 @@ SELECT
   t.locale,
   t.published_at,
   t.created_at,
-  t.updated_at
+  t.updated_at,
+  COALESCE(t.translation_group_id, t.id) AS group_id
 FROM
   posts t
 WHERE
@@ -1464,14 +1898,39 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
-  AND (t.published_at, t.id) < (?, ?)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'de' THEN 0
+          WHEN 'en' THEN 1
+          ELSE 2
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'de' THEN 0
+          WHEN 'en' THEN 1
+          ELSE 2
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   ?
@@ -1516,15 +1975,191 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) < (?, ?)
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.publicPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug || ' ' || g.id, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
+FROM
+  posts t
+WHERE
+  t.status = 'published'
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+ORDER BY
+  t.group_published_at DESC,
+  t.id DESC
+LIMIT
+  ?
+
+-- PostsRepository.publicPage
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug || ' ' || g.id, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
   AND t.author_id = ?
-  AND (t.published_at, t.id) < (?, ?)
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.author_id = ?
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
+  AND (t.group_published_at, t.id) < (?, ?)
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   ?
@@ -1569,14 +2204,39 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
   AND t.author_id = ?
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = 'published'
+      AND b.author_id = ?
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   ?
@@ -1621,13 +2281,14 @@ SELECT
     WHERE
       COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
       AND m.id <> t.id
-  ) AS group_members
+  ) AS group_members,
+  t.group_published_at AS list_time
 FROM
   posts t
 WHERE
   t.status = 'published'
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 LIMIT
   ?
@@ -1687,7 +2348,7 @@ WHERE
             PARTITION BY
               ranked.author_id
             ORDER BY
-              ranked.published_at DESC,
+              ranked.group_published_at DESC,
               ranked.id DESC
           ) AS rn
         FROM
@@ -1700,7 +2361,7 @@ WHERE
       page.rn <= ?
   )
 ORDER BY
-  t.published_at DESC,
+  t.group_published_at DESC,
   t.id DESC
 
 -- PostsRepository.publicPagesOfTags
@@ -1736,7 +2397,7 @@ FROM
         PARTITION BY
           pt.tag_id
         ORDER BY
-          r.published_at DESC,
+          r.group_published_at DESC,
           r.id DESC
       ) AS rn
     FROM
@@ -1750,8 +2411,46 @@ FROM
 WHERE
   page.rn <= ?
 ORDER BY
-  p.published_at DESC,
+  p.group_published_at DESC,
   p.id DESC
+
+-- PostsRepository.publicTranslationsOfPage
+SELECT
+  a.id,
+  a.slug,
+  a.locale,
+  a.published_at,
+  a.created_at,
+  a.updated_at,
+  COALESCE(a.translation_group_id, a.id) AS group_id
+FROM
+  posts a
+WHERE
+  a.status = 'published'
+  AND COALESCE(a.translation_group_id, a.id) IN (
+    SELECT
+      COALESCE(t.translation_group_id, t.id)
+    FROM
+      posts t
+    WHERE
+      t.status = 'published'
+    ORDER BY
+      t.id
+    LIMIT
+      ?
+    OFFSET
+      ?
+  )
+  AND EXISTS (
+    SELECT
+      1
+    FROM
+      posts o
+    WHERE
+      COALESCE(o.translation_group_id, o.id) = COALESCE(a.translation_group_id, a.id)
+      AND o.id <> a.id
+      AND o.status = 'published'
+  )
 
 -- PostsRepository.statusPage
 SELECT
@@ -1799,6 +2498,30 @@ FROM
 WHERE
   t.status = ?
   AND t.author_id = ?
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      posts b
+    WHERE
+      COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+      AND b.id <> t.id
+      AND b.status = ?
+      AND b.author_id = ?
+      AND (
+        CASE b.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        b.id
+      ) < (
+        CASE t.locale
+          WHEN 'en' THEN 0
+          ELSE 1
+        END,
+        t.id
+      )
+  )
 ORDER BY
   t.id DESC
 LIMIT
@@ -1858,7 +2581,8 @@ SELECT
   status,
   author_id,
   locale,
-  translation_group_id
+  translation_group_id,
+  group_published_at
 FROM
   posts
 WHERE
@@ -1981,6 +2705,7 @@ SET
   status = ?,
   publish_at = ?,
   published_at = ?,
+  group_published_at = ?,
   updated_at = ?,
   version = version + 1
 WHERE
@@ -2013,6 +2738,7 @@ UPDATE posts
 SET
   status = ?,
   published_at = ?,
+  group_published_at = ?,
   updated_at = ?,
   version = version + 1
 WHERE
