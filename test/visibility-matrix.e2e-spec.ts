@@ -309,6 +309,20 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       return receiver.receipts.map((receipt) => receipt.body);
     });
 
+  /**
+   * A public list in a locale (CONTRACT §15) shows one post of the fixture's group, whoever asks:
+   * in en the post when it is published, else its published de sibling; in de the sibling; with
+   * `*` every published one. Never the post unless it is public, never both but with `*`.
+   */
+  function expectOneOfGroup(ids: number[], text: string, cell: Cell, locale: 'en' | 'de' | '*'): void {
+    const showsPost = locale !== 'de' && cell.state === 'published';
+    expectListed(ids, text, cell, showsPost);
+    expect(ids.includes(cell.fixture.sibling.id), `${cell.door}: lists its published translation ${cell.fixture.sibling.id} (ids ${ids.join(',')})`).toBe(locale === '*' || !showsPost);
+  }
+
+  const groupOutcome = (locale: 'en' | 'de' | '*') => (state: PostStatus) =>
+    locale === '*' ? (state === 'published' ? 'lists it and its translation' : 'lists its translation only') : locale === 'en' && state === 'published' ? 'lists it, not its translation' : 'lists its translation instead';
+
   // -------------------------------------------------------------------------------------------
   // The doors
 
@@ -752,6 +766,59 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       undefined,
       (_state, caller) => (isEditorOfAlice(caller) ? 'shows it' : 'hides it (private when uploaded)'),
     ),
+
+    // --- §15 doors: list negotiation. The fixture's post is in en, its published sibling in de: a public list in a locale shows one post of the two ---
+    readDoor('GET /posts?locale=en (its locale; JSON)', async (cell) => {
+      const response = await as(http().get('/posts?limit=100&locale=en'), cell.caller.token).expect(200);
+      expectOneOfGroup((response.body as { id: number }[]).map((post) => post.id), response.text, cell, 'en');
+    }, undefined, groupOutcome('en')),
+    readDoor('GET /posts with Accept-Language: en (HAL)', async (cell) => {
+      const response = await as(http().get('/posts?limit=100').set('accept', 'application/hal+json').set('accept-language', 'en'), cell.caller.token).expect(200);
+      const hal = JSON.parse(response.text) as { _embedded: { posts: { id: number }[] } };
+      expectOneOfGroup(hal._embedded.posts.map((post) => post.id), response.text, cell, 'en');
+    }, undefined, groupOutcome('en')),
+    readDoor('GET /posts?locale=de (its sibling’s locale)', async (cell) => {
+      const response = await as(http().get('/posts?limit=100&locale=de'), cell.caller.token).expect(200);
+      const posts = response.body as { id: number; _links: { translations?: { href: string; hreflang: string }[] } }[];
+      expectOneOfGroup(posts.map((post) => post.id), response.text, cell, 'de');
+      // The listed sibling links the post exactly when the caller may see it.
+      const links = posts.find((post) => post.id === cell.fixture.sibling.id)?._links.translations ?? [];
+      expect(links, `${cell.door}: the sibling's _links.translations`).toEqual(cell.visible ? [{ href: `/posts/${cell.fixture.post.id}`, hreflang: 'en' }] : []);
+    }, undefined, groupOutcome('de')),
+    readDoor('GET /posts?locale=* (every translation)', async (cell) => {
+      const response = await as(http().get('/posts?limit=100&locale=*'), cell.caller.token).expect(200);
+      expectOneOfGroup((response.body as { id: number }[]).map((post) => post.id), response.text, cell, '*');
+    }, undefined, groupOutcome('*')),
+    readDoor(
+      'GET /users/{alice}/posts?locale=en',
+      async (cell) => {
+        const response = await as(http().get(`/users/${ALICE_ID}/posts?limit=100&locale=en`), cell.caller.token).expect(200);
+        expectOneOfGroup((response.body as { id: number }[]).map((post) => post.id), response.text, cell, 'en');
+      },
+      // As on GET /users/{alice}/posts: whether ALICE's own list holds her non-public posts is left open.
+      (state, caller) => state === 'published' || !isEditorOfAlice(caller),
+      groupOutcome('en'),
+    ),
+    readDoor('GET /feed?locale=en (JSON Feed)', async (cell) => {
+      const response = await as(http().get('/feed?limit=100&locale=en').set('accept', 'application/feed+json'), cell.caller.token).expect(200);
+      const ids = (JSON.parse(response.text) as { items: { id: string }[] }).items.map((item) => Number(item.id.split(':post:')[1]));
+      expectOneOfGroup(ids, response.text, cell, 'en');
+    }, undefined, groupOutcome('en')),
+    readDoor('GraphQL posts(locale: "en") { totalCount edges }', async (cell) => {
+      const { body, response } = await gql(cell.caller.name, '{ posts(first: 100, locale: "en") { totalCount edges { node { id } } } }');
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      const ids = (body.data.posts.edges as { node: { id: number } }[]).map((edge) => edge.node.id);
+      expectOneOfGroup(ids, response.text, cell, 'en');
+      expect(body.data.posts.totalCount, `${cell.door}: totalCount counts what is listed`).toBe(ids.length);
+    }, undefined, groupOutcome('en')),
+    readDoor('GraphQL posts(locale: "de") { nodes { translations } }', async (cell) => {
+      const { body, response } = await gql(cell.caller.name, '{ posts(first: 100, locale: "de") { nodes { id translations { id locale } } } }');
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      const nodes = body.data.posts.nodes as { id: number; translations: { id: number; locale: string }[] }[];
+      expectOneOfGroup(nodes.map((node) => node.id), response.text, cell, 'de');
+      const translations = nodes.find((node) => node.id === cell.fixture.sibling.id)?.translations ?? [];
+      expect(translations, `${cell.door}: the sibling's translations`).toEqual(cell.visible ? [{ id: cell.fixture.post.id, locale: 'en' }] : []);
+    }, undefined, groupOutcome('de')),
 
     // --- end of §13 doors ---
 
