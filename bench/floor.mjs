@@ -627,7 +627,7 @@ async function feed(store, response, url, search) {
     if (at > updated) updated = at;
   }
   const body =
-    '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">' +
+    '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en">' +
     `<id>${xmlText(`${BENCH_PUBLIC_BASE_URL}${withoutCursor(url)}`)}</id>` +
     '<title type="text">Blog</title><subtitle type="text">The newest posts</subtitle>' +
     `<updated>${updated}</updated>` +
