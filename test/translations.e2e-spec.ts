@@ -132,6 +132,23 @@ describeEachDatabase('translations', (kind) => {
     await http().patch(`/posts/${original.id}`).set(bearer(app.tokens.alice)).set('If-Match', second.headers.etag as string).send({ title: 'Again' }).expect(412);
   });
 
+  it('the answers to POST and PATCH carry the translations the writer may see', async () => {
+    const original = await createPost(app, app.tokens.alice, { title: 'Answered' });
+    const created = await translate(app.tokens.alice, original.id, { locale: 'fr' }).expect(201);
+    expect(created.body._links.translations).toEqual([{ href: `/posts/${original.id}`, hreflang: 'en' }]);
+    const draft = (await translate(app.tokens.alice, original.id, { locale: 'de', status: 'draft' }).expect(201)).body;
+    const patched = await http().patch(`/posts/${original.id}`).set(bearer(app.tokens.alice)).send({ title: 'Answered again' }).expect(200);
+    expect(patched.body._links.translations).toEqual([
+      { href: `/posts/${draft.id as number}`, hreflang: 'de' },
+      { href: `/posts/${created.body.id as number}`, hreflang: 'fr' },
+    ]);
+    // An editor's PATCH of the draft: shown the published ones; a post alone in its group has none.
+    const edited = await http().patch(`/posts/${draft.id as number}`).set(bearer(editor)).send({ title: 'Redigiert' }).expect(200);
+    expect(edited.body._links.translations.map((link: Translation) => link.hreflang)).toEqual(['en', 'fr']);
+    const alone = await http().patch(`/posts/${(await createPost(app, app.tokens.alice)).id}`).set(bearer(app.tokens.alice)).send({ title: 'Alone' }).expect(200);
+    expect(alone.body._links.translations).toBeUndefined();
+  });
+
   it('two translations into one locale at once: one is made, the other is 409 (the unique index)', async () => {
     const original = await createPost(app, app.tokens.alice);
     const answers = await Promise.all([0, 1, 2].map(() => translate(app.tokens.alice, original.id, { locale: 'fr' })));
