@@ -602,7 +602,8 @@ describeEachDatabase('the editorial life of a post', (kind) => {
         const last = await createPostWith(app, bob(), { title: 'Last', body: 'x', status: 'draft' });
         await patchPost(app, last.id, bob(), { status: 'published' });
 
-        await until('the POST_PUBLISHED of the last post', () => receiver.payloads().some((payload) => payload.data.postId === last.id), 20_000);
+        // Deliveries run concurrently: wait for the last post's and for as many as the public changes made.
+        await until('the POST_PUBLISHED of the last post, and three deliveries', () => receiver.payloads().some((payload) => payload.data.postId === last.id) && receiver.payloads().length >= 3, 20_000);
         const seen = receiver.payloads().map((payload) => `${payload.type} ${payload.data.postId}`);
         expect([...seen].sort()).toEqual([`POST_PUBLISHED ${followed.id}`, `POST_PUBLISHED ${last.id}`, `POST_UNPUBLISHED ${followed.id}`].sort());
         const unpublished = receiver.payloads().find((payload) => payload.type === 'POST_UNPUBLISHED')!;

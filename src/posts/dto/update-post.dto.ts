@@ -20,11 +20,21 @@ export class UpdatePostDto extends PartialInputType(CreatePostDto, ['title', 'bo
   revision?: number;
 }
 
-/** States SUPPORTED_LOCALES in the OpenAPI document: the `locale` a post's POST and PATCH bodies take. */
+/**
+ * States SUPPORTED_LOCALES in the OpenAPI document: the `locale` a post's POST and PATCH bodies
+ * take, and the `?locale=` of the lists of posts (those, or `*`).
+ */
 export function describePostLocales(document: OpenAPIObject, supportedLocales: readonly string[]): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
   for (const name of ['CreatePostDto', 'UpdatePostDto']) {
     const property = schemas[name]?.properties?.locale as SchemaObject | undefined;
     if (property) property.enum = [...supportedLocales];
+  }
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { parameters?: unknown[] } | undefined>)) {
+      for (const parameter of (operation?.parameters ?? []) as { name?: string; in?: string; schema?: SchemaObject }[]) {
+        if (parameter.name === 'locale' && parameter.in === 'query' && parameter.schema) parameter.schema.enum = ['*', ...supportedLocales];
+      }
+    }
   }
 }
