@@ -60,6 +60,14 @@ describeEachDatabase('personal data export', (kind) => {
       expect(parsed(response).user).toMatchObject({ id: user.id, email: user.email });
     });
 
+    it('HEAD: the same checks and headers, no body', async () => {
+      const head = await http().head(`/users/${user.id}/export`).set(bearer(user.token)).expect(200);
+      expect(head.headers['content-disposition']).toBe(`attachment; filename="user-${user.id}-export.json"`);
+      expect(head.headers['cache-control']).toBe('no-store');
+      expect(head.text ?? '').toBe('');
+      expect((await http().head(`/users/${user.id}/export`).set(bearer(other.token))).status).toBe(403);
+    });
+
     it('the user with a token over 5 minutes old: 400 naming X-Current-Password without it, 403 when wrong, 200 when right', async () => {
       const old = tokenIssuedAgo(user.id, 600);
       const missing = await exportOf(user.id, old);

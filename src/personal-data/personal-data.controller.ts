@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import { Controller, Get, Headers, Ip, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Ip, Param, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentActor, SignedIn } from '../auth/auth.decorators.js';
 import type { Actor } from '../common/actor.js';
 import { ApiProblems } from '../common/openapi/api-docs.decorators.js';
@@ -41,13 +41,12 @@ export class PersonalDataController {
     @CurrentActor() actor: Actor | null,
     @Headers(CURRENT_PASSWORD_HEADER.toLowerCase()) currentPassword: string | undefined,
     @Ip() clientAddress: string,
+    @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const document = await this.personalData.export(id, actor, currentPassword, clientAddress);
-    await reply
-      .type('application/json; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-disposition', `attachment; filename="user-${id}-export.json"`)
-      .send(Readable.from(document));
+    reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').header('content-disposition', `attachment; filename="user-${id}-export.json"`);
+    // A HEAD is answered without reading the document (Fastify would read a stream through to discard it).
+    await reply.send(request.method === 'HEAD' ? undefined : Readable.from(document));
   }
 }
