@@ -22,6 +22,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { PersonalDataModule } from './personal-data/personal-data.module.js';
 import { SyndicationModule } from './publication/syndication.module.js';
 import { ResourceCatalog, type ResourceList } from './common/resource/resource-catalog.js';
 import { ResourceCatalogModule } from './common/resource/resource-catalog.module.js';
@@ -53,6 +54,7 @@ export class AppModule {
         TokensModule,
         ApiKeysModule,
         WebhooksModule,
+        PersonalDataModule,
         SyndicationModule,
         OidcModule.forRoot(config),
         DemoModule,

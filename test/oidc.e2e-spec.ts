@@ -161,6 +161,19 @@ describeEachDatabase('single sign-on (OpenID Connect)', (kind) => {
       expect((await me(await mint({ email: 'only-mail@sso.example.com' }))).name).toBe('only-mail@sso.example.com');
     });
 
+    it("the user's personal-data export names the linked identity; a provider token under 5 minutes old needs no password, an older one cannot give any", async () => {
+      const token = await mint({ sub: 'grace', email: 'grace@sso.example.com', name: 'Grace' });
+      const { id } = await me(token);
+      const exported = await http().get(`/users/${id}/export`).set(bearer(token)).expect(200);
+      expect(exported.body.user).toMatchObject({ id, email: 'grace@sso.example.com' });
+      expect(exported.body.externalIdentities).toEqual([{ id: expect.any(Number), issuer: ISSUER, subject: 'grace', createdAt: expect.any(String) }]);
+      expect(exported.text).not.toContain('!external');
+      // Issued 10 minutes ago: the account has no password to give instead.
+      const old = await mint({ sub: 'grace', email: 'grace@sso.example.com', iat: nowS() - 600 });
+      expectProblem(await http().get(`/users/${id}/export`).set(bearer(old)), 400, 'BAD_USER_INPUT');
+      expectProblem(await http().get(`/users/${id}/export`).set(bearer(old)).set('X-Current-Password', '!external'), 403, 'FORBIDDEN');
+    });
+
     it('a token of another issuer is refused, even for a known sub', async () => {
       await expectRefused(await mint({ sub: 'dave', iss: 'https://elsewhere.test/realms/blog' }), /"iss"/);
     });

@@ -264,6 +264,15 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('delete', `/users/${ids.bob}/api-keys/${created.body.id as number}`, { token: tokens.bob, expect: 404 });
   });
 
+  it('personal data: the export, and who may not', async () => {
+    // The password, not the token's age: the export passes however long the suite has run.
+    await call('get', `/users/${ids.alice}/export`, { token: tokens.alice, headers: { 'X-Current-Password': ALICE.password }, expect: 200 });
+    await call('get', `/users/${ids.alice}/export`, { token: tokens.admin, expect: 200 });
+    await call('get', `/users/${ids.alice}/export`, { token: tokens.bob, expect: 403 });
+    await call('get', `/users/${ids.alice}/export`, { expect: 401 });
+    await call('get', '/users/999999999/export', { token: tokens.admin, expect: 404 });
+  });
+
   it('webhooks: create, list, one, change, deliveries, delete, and their errors', async () => {
     const body = { url: 'http://127.0.0.1:9/conformance', types: ['POST_CREATED'], description: 'Conformance' };
     const created = await call('post', '/webhooks', { token: tokens.admin, body, expect: 201 });
@@ -414,7 +423,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     for (const template of templates) {
       const webhook = template.startsWith('/webhooks');
       const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : template.startsWith('/tags') ? tagId : template.startsWith('/media') ? mediaId : ids.alice;
-      const token = template.includes('api-keys') || template.includes('revisions') ? tokens.alice : webhook || template === '/comments' ? tokens.admin : undefined;
+      const token = template.includes('api-keys') || template.includes('revisions') ? tokens.alice : webhook || template === '/comments' || template.endsWith('/export') ? tokens.admin : undefined;
       await call('head', template.replace('{id}', String(id)).replace('{cursor}', cursor).replace('{number}', '1').replace('{n}', '1'), { token, expect: 200 });
     }
     expect(templates).toEqual(expect.arrayContaining(['/posts', '/posts/{id}', '/users', '/users/{id}', '/comments/{id}', '/health']));

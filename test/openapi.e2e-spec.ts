@@ -22,6 +22,7 @@ const OPERATIONS: [string, string][] = [
   ['post', '/users'],
   ['get', '/users/{id}'],
   ['get', '/users/{id}/posts'],
+  ['get', '/users/{id}/export'],
   ['patch', '/users/{id}'],
   ['delete', '/users/{id}'],
   ['post', '/tokens'],

@@ -404,6 +404,16 @@ describeEachDatabase('roles', (kind) => {
     });
   });
 
+  it.each(ROLES)("as %s: another user's personal data (users.export; REST only)", async (role) => {
+    const { id, token, password } = members[role];
+    const exported = await http().get(`/users/${owner.id}/export`).set(bearer(token));
+    if (onOthers(role, 'users.export')) expect(exported.status, exported.text).toBe(200);
+    else expectProblem(exported, 403, 'FORBIDDEN');
+    // Their own: yes (with the password, whatever their token's age).
+    const own = await http().get(`/users/${id}/export`).set(bearer(token)).set('X-Current-Password', password);
+    expect(own.status, own.text).toBe(200);
+  });
+
   it('the 403 names the action', async () => {
     const post = await createPost(app, owner.token);
     const problem = expectProblem(await http().patch(`/posts/${post.id}`).set(bearer(members.moderator.token)).send({ title: 'No' }), 403, 'FORBIDDEN');

@@ -532,6 +532,8 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().patch(`/posts/${showing.body.id as number}`).set(bearer(alice)).send({ body: 'none' }).expect(200);
   await http().patch(`/users/${showing.body.authorId as number}`).set(bearer(alice)).send({ avatarUrl: `/media/${mediaId}` }).expect(200);
   await http().patch(`/users/${showing.body.authorId as number}`).set(bearer(alice)).send({ avatarUrl: null }).expect(200);
+  // Personal data (CONTRACT §16): Alice's export, every part read page by page (a media item with its variants among them).
+  await http().get(`/users/${aliceId}/export`).set(bearer(alice)).set('X-Current-Password', ALICE.password).expect(200);
   const media = app.app.get(MediaRepository);
   await media.jobAttempts(mediaId);
   await media.releaseJob(mediaId);

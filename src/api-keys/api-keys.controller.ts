@@ -7,21 +7,8 @@ import { schemaRef, type SchemaObject } from '../common/openapi/schemas.js';
 import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { type ApiKeyView, ApiKeysService } from './api-keys.service.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { API_KEY_SCHEMA } from './api-key.schema.js';
 
-const date = (nullable: boolean): SchemaObject => ({ type: 'string', format: 'date-time', ...(nullable ? { nullable: true } : {}) });
-const API_KEY_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    scopes: { type: 'array', items: { type: 'string', enum: ['read', 'write'] } },
-    createdAt: date(false),
-    expiresAt: date(true),
-    lastUsedAt: date(true),
-  },
-  required: ['id', 'name', 'scopes', 'createdAt', 'expiresAt', 'lastUsedAt'],
-  additionalProperties: false,
-};
 const CREATED_SCHEMA: SchemaObject = {
   ...API_KEY_SCHEMA,
   properties: { ...API_KEY_SCHEMA.properties, key: { type: 'string', description: 'blog_…: shown only here' } },

@@ -12,6 +12,6 @@ import { ApiKeysService } from './api-keys.service.js';
   imports: [UsersModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService, ApiKeysResolver, { provide: ApiKeyVerifier, useExisting: ApiKeysService }],
-  exports: [ApiKeyVerifier],
+  exports: [ApiKeyVerifier, ApiKeysService],
 })
 export class ApiKeysModule {}

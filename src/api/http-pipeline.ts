@@ -87,7 +87,7 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   app.enableCors({
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-Match', 'If-None-Match', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-Match', 'If-None-Match', 'X-Request-Id', 'X-Current-Password'],
     exposedHeaders: ['Location', 'Link', 'ETag', 'Retry-After', 'RateLimit-Policy', 'RateLimit', 'X-Request-Id'],
     maxAge: 600,
   });

@@ -24,10 +24,10 @@ export class AuthorizationPolicy {
     return actor;
   }
 
-  /** What only a person may do, never an API key (creating keys): 403 INSUFFICIENT_SCOPE for a key. */
-  requirePerson(actor: Actor | null | undefined): Actor {
-    const who = this.requireActor(actor);
-    if (who.apiKeyId !== undefined) throw new DomainError('INSUFFICIENT_SCOPE', 'An API key cannot create API keys');
+  /** What only a person may do, never an API key (creating keys, exporting personal data): 403 INSUFFICIENT_SCOPE for a key, whatever its scopes. */
+  requirePerson(actor: Actor | null | undefined, refusal = 'An API key cannot create API keys'): Actor {
+    const who = this.requireSignedIn(actor);
+    if (who.apiKeyId !== undefined) throw new DomainError('INSUFFICIENT_SCOPE', refusal);
     return who;
   }
 

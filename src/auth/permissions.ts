@@ -40,6 +40,7 @@ export const PERMISSIONS = {
   },
   'users.blockCommenters': { label: 'Block and unblock commenters', grants: { admin: 'any', editor: 'any', moderator: 'any', author: 'none' } },
   'users.edit': { label: "Change a user's name, avatar, password; sign them out everywhere; delete them", grants: everyone('own') },
+  'users.export': { label: "Export a user's personal data (GET /users/{id}/export)", grants: everyone('own') },
   'users.setRole': { label: "Set a user's role", grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },
   'apiKeys.manage': { label: 'See, create and revoke API keys', grants: everyone('own') },
   'webhooks.manage': { label: 'Manage webhooks and see their deliveries', grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },

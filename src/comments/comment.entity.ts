@@ -11,7 +11,7 @@ import { GraphQLCommentStatus } from './models/comment-status.enum.js';
 @ObjectType('Comment', { description: 'A comment on a post' })
 @Entity({ name: 'comments' })
 @Index('idx_comments_post_id_id', ['postId', 'id'])
-@Index('idx_comments_author_id', ['authorId'])
+@Index('idx_comments_author_id_id', ['authorId', 'id'])
 @Index('idx_comments_parent_id', ['parentId', 'id'])
 @Index('idx_comments_post_status', ['postId', 'status', 'id'])
 export class Comment {

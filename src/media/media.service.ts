@@ -345,6 +345,16 @@ export class MediaService {
     return current;
   }
 
+  /**
+   * One page of what the user uploaded, oldest first (keyset-paged on the id), with their
+   * variants: metadata only, for their personal-data export, whose service has authorized the reader.
+   */
+  async uploadedPage(uploaderId: number, request: PageRequest): Promise<Page<Media>> {
+    const page = await this.media.page(request, 'asc', { column: 'uploaderId', value: uploaderId });
+    page.items = await this.withVariants(page.items);
+    return page;
+  }
+
   private async withVariants(items: Media[]): Promise<Media[]> {
     if (items.length === 0) return items;
     const variants = await this.media.variantsOf(items.map((item) => item.id));

@@ -18,6 +18,14 @@ export interface ExternalIdentity {
   tokensValidAfter: Date | null;
 }
 
+/** A user's link to an identity provider, as their personal-data export shows it. */
+export interface LinkedIdentity {
+  id: number;
+  issuer: string;
+  subject: string;
+  createdAt: Date;
+}
+
 interface Row {
   id: number;
   user_id: number | null;
@@ -46,6 +54,14 @@ export class ExternalIdentitiesRepository {
       orphanedAt: row.orphaned_at === null ? null : Number(row.orphaned_at),
       tokensValidAfter: row.tokens_valid_after == null ? null : toDate(row.tokens_valid_after),
     };
+  }
+
+  /** The identities linked to the user (at most one: user_id is unique), for their personal-data export. */
+  async linkedTo(userId: number): Promise<LinkedIdentity[]> {
+    const rows = await this.sql.rows<{ id: number | string; issuer: string; subject: string; created_at: unknown }>(
+      sql`SELECT e.id, e.issuer, e.subject, e.created_at FROM external_identities e WHERE e.user_id = ${userId} ORDER BY e.id`,
+    );
+    return rows.map((row) => ({ id: Number(row.id), issuer: row.issuer, subject: row.subject, createdAt: toDate(row.created_at) }));
   }
 
   /** Fails with a unique violation when the subject already has a row (a concurrent first token). */

@@ -6,13 +6,14 @@ import { ExternalIdentitiesRepository } from './external-identities.repository.j
 
 /**
  * Single sign-on through an OpenID Connect provider, on when AUTH_JWKS_URL is set: provides
- * AuthService's ExternalTokenVerifier globally. Off, it is an empty module and such tokens
- * are refused. The verifier (and jose with it) is loaded only when on.
+ * AuthService's ExternalTokenVerifier globally. Off, it provides only the identities' repository
+ * and such tokens are refused. The verifier (and jose with it) is loaded only when on.
  */
 @Module({})
 export class OidcModule {
   static forRoot(config: AppConfig): DynamicModule {
-    if (!config.oidc) return { module: OidcModule };
+    // The identities linked so far stay readable (a user's personal-data export) with sign-on off.
+    if (!config.oidc) return { module: OidcModule, global: true, providers: [ExternalIdentitiesRepository], exports: [ExternalIdentitiesRepository] };
     return {
       module: OidcModule,
       global: true,
@@ -25,7 +26,7 @@ export class OidcModule {
           useFactory: async (appConfig: AppConfig, accounts: ExternalAccountsService) => new (await import('./oidc-token.verifier.js')).OidcTokenVerifier(appConfig, accounts),
         },
       ],
-      exports: [ExternalTokenVerifier],
+      exports: [ExternalTokenVerifier, ExternalIdentitiesRepository],
     };
   }
 }

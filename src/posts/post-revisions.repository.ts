@@ -63,6 +63,18 @@ export class PostRevisionsRepository {
     return byPost;
   }
 
+  /**
+   * The revisions of these posts, by post then number (oldest first), keyset-paged on (post, number):
+   * `after` is the last one of the previous page. For a personal-data export, which reads them all.
+   */
+  async pageOfPosts(postIds: readonly number[], limit: number, after?: Pick<PostRevision, 'postId' | 'number'>): Promise<PostRevision[]> {
+    if (postIds.length === 0) return [];
+    recordReadIds(postTag, postIds);
+    const from = after === undefined ? sql.empty : sql` AND (r.post_id > ${after.postId} OR (r.post_id = ${after.postId} AND r.number > ${after.number}))`;
+    const statement = sql`SELECT ${this.select} FROM post_revisions r WHERE r.post_id IN (${sql.in(postIds)})${from} ORDER BY r.post_id, r.number LIMIT ${limit}`;
+    return this.map(await this.sql.rows(statement));
+  }
+
   private map(rows: Record<string, unknown>[]): PostRevision[] {
     return rows.map((row) => this.table.fromRow(row));
   }

@@ -21,7 +21,7 @@ import type { UpdateUserDto } from './dto/update-user.dto.js';
 import type { User } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
-/** How recent a sign-in stands in for the current password (creating an API key). */
+/** How recent a sign-in stands in for the current password (creating an API key, exporting one's personal data). */
 export const REAUTHENTICATION_WINDOW_S = 300;
 
 export interface UpdateOptions extends WriteOptions {
@@ -198,13 +198,14 @@ export class UsersService {
   /**
    * For what a stolen token must not do alone (creating an API key): the actor signed in less
    * than REAUTHENTICATION_WINDOW_S ago (their token's `iat`, ours or the identity provider's), or
-   * gives their own current password now. 400 without either, 403 when wrong.
+   * gives their own current password now. 400 without either (naming `field`, where the password
+   * is given: a body field, or a header), 403 when wrong.
    */
-  async confirmPresence(actor: Actor, currentPassword: string | undefined, clientAddress = 'unknown'): Promise<void> {
+  async confirmPresence(actor: Actor, currentPassword: string | undefined, clientAddress = 'unknown', field = 'currentPassword'): Promise<void> {
     if (currentPassword === undefined && actor.issuedAt !== undefined && Date.now() / 1000 - actor.issuedAt < REAUTHENTICATION_WINDOW_S) return;
     if (currentPassword === undefined) {
       const message = `is required unless your token is less than ${REAUTHENTICATION_WINDOW_S / 60} minutes old (sign in again, or give your password)`;
-      throw DomainError.badInput(`currentPassword ${message}`, [{ field: 'currentPassword', message }]);
+      throw DomainError.badInput(`${field} ${message}`, [{ field, message }]);
     }
     await this.checkCurrentPassword(actor, currentPassword, clientAddress);
   }

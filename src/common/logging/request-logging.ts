@@ -22,7 +22,7 @@ export function loggerOptions(config: AppConfig): Pick<
     logger: {
       level: config.logLevel,
       base: undefined,
-      redact: { paths: ['req.headers.authorization', 'password', '*.password', 'accessToken', '*.accessToken'], remove: true },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-current-password"]', 'password', '*.password', 'accessToken', '*.accessToken'], remove: true },
       // With tracing on, each line carries the trace and span it was written in.
       ...(tracingState.enabled ? { mixin: traceIdsOfActiveSpan } : {}),
     },

@@ -328,6 +328,27 @@ SELECT
 FROM
   r
 
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.body_html,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.author_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
 -- CommentsRepository.setStatus
 UPDATE comments
 SET

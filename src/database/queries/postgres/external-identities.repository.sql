@@ -35,6 +35,19 @@ VALUES
 RETURNING
   id
 
+-- ExternalIdentitiesRepository.linkedTo
+SELECT
+  e.id,
+  e.issuer,
+  e.subject,
+  e.created_at
+FROM
+  external_identities e
+WHERE
+  e.user_id = $1
+ORDER BY
+  e.id
+
 -- ExternalIdentitiesRepository.markOrphaned
 UPDATE external_identities
 SET

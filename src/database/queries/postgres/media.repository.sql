@@ -291,6 +291,67 @@ FROM
 WHERE
   media_id = $1
 
+-- MediaRepository.page
+SELECT
+  t.id,
+  t.filename,
+  t.mime_type,
+  t.size,
+  t.width,
+  t.height,
+  t.alt,
+  t.caption,
+  t.uploader_id,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  CASE
+    WHEN t.focal_x IS NULL
+    OR t.focal_y IS NULL THEN NULL
+    ELSE CAST(t.focal_x AS varchar(32)) || ' ' || CAST(t.focal_y AS varchar(32))
+  END AS focal_point,
+  CASE
+    WHEN (
+      EXISTS (
+        SELECT
+          1
+        FROM
+          posts cp
+        WHERE
+          cp.cover_image_id = t.id
+          AND cp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          post_media pm
+          JOIN posts bp ON bp.id = pm.post_id
+        WHERE
+          pm.media_id = t.id
+          AND bp.status = 'published'
+      )
+      OR EXISTS (
+        SELECT
+          1
+        FROM
+          users au
+        WHERE
+          au.avatar_url LIKE '/media/%'
+          AND au.avatar_url = '/media/' || CAST(t.id AS varchar(20))
+      )
+    ) THEN 1
+    ELSE 0
+  END AS is_public
+FROM
+  media t
+WHERE
+  t.uploader_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
 -- MediaRepository.passUsedByOthers
 UPDATE media
 SET

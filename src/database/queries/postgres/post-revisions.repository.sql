@@ -74,6 +74,26 @@ ORDER BY
 LIMIT
   $2
 
+-- PostRevisionsRepository.pageOfPosts
+SELECT
+  r.id,
+  r.post_id,
+  r.number,
+  r.title,
+  r.body,
+  r.status,
+  r.editor_id,
+  r.created_at
+FROM
+  post_revisions r
+WHERE
+  r.post_id IN ($1, $2, $3)
+ORDER BY
+  r.post_id,
+  r.number
+LIMIT
+  $4
+
 -- PostRevisionsRepository.record
 INSERT INTO
   post_revisions (post_id, number, title, body, status, editor_id, created_at)

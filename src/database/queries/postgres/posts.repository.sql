@@ -1730,6 +1730,56 @@ LIMIT
 FOR UPDATE
   SKIP LOCKED
 
+-- PostsRepository.page
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  ARRAY(
+    SELECT
+      g.slug || ' ' || g.id
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  ARRAY(
+    SELECT
+      m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members
+FROM
+  posts t
+WHERE
+  t.author_id = $1
+ORDER BY
+  t.id ASC
+LIMIT
+  $2
+
 -- PostsRepository.placeGroup
 UPDATE posts
 SET

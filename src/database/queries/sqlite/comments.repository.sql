@@ -259,6 +259,27 @@ FROM
 WHERE
   r.id = last_insert_rowid()
 
+-- CommentsRepository.page
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.status,
+  t.body,
+  t.body_html,
+  t.author_id,
+  t.created_at,
+  t.updated_at,
+  t.version
+FROM
+  comments t
+WHERE
+  t.author_id = ?
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
 -- CommentsRepository.setStatus
 UPDATE comments
 SET

@@ -74,6 +74,26 @@ ORDER BY
 LIMIT
   ?
 
+-- PostRevisionsRepository.pageOfPosts
+SELECT
+  r.id,
+  r.post_id,
+  r.number,
+  r.title,
+  r.body,
+  r.status,
+  r.editor_id,
+  r.created_at
+FROM
+  post_revisions r
+WHERE
+  r.post_id IN (?, ?, ?)
+ORDER BY
+  r.post_id,
+  r.number
+LIMIT
+  ?
+
 -- PostRevisionsRepository.record
 INSERT INTO
   post_revisions (post_id, number, title, body, status, editor_id, created_at)
