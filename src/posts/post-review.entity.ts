@@ -9,7 +9,7 @@ import { GraphQLReviewDecision, type ReviewDecision } from './models/review-deci
 @ObjectType('PostReview', { description: 'A decision on a post that was in review' })
 @Entity({ name: 'post_reviews' })
 export class PostReview {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The decision's id (GET /posts/{postId}/reviews/{id})" })
   @PrimaryGeneratedColumn()
   id: number;
 
