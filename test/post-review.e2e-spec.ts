@@ -80,6 +80,9 @@ describeEachDatabase('post review', (kind) => {
     expect((await http().get(`/posts/${draft.id}`).set(auth('alice')).expect(200)).body.status).toBe('draft');
     expect(await countOfAlices('DRAFT')).toBe(drafts + 1);
     expect(await countOfAlices('PUBLISHED')).toBe(published);
+    // Moderators write their own posts as authors do: under review too.
+    expectProblem(await http().post('/posts').set(auth('moderator')).send({ title: 'Moderated', body: 'No review' }), 403, 'FORBIDDEN');
+    expect((await http().post('/posts').set(auth('moderator')).send({ title: 'Moderated', body: 'Submitted', status: 'in_review' }).expect(201)).body.status).toBe('in_review');
     // Bob cannot see alice's draft: 404 before any question of publishing.
     expectProblem(await http().patch(`/posts/${draft.id}`).set(auth('bob')).send({ status: 'published' }), 404, 'NOT_FOUND');
   });
@@ -314,5 +317,27 @@ describeEachDatabase('post review', (kind) => {
     });
     const sent = bodies.map((body) => (JSON.parse(body) as { type: string }).type);
     expect(sent).toEqual(['POST_PUBLISHED']);
+  });
+});
+
+/** With POSTS_REVIEW=off (the default) authors publish directly, and review still works for those who use it. */
+describeEachDatabase('post review, not required', (kind) => {
+  const app = useApp(kind, { env: { RESPONSE_CACHE: 'off' }, signIn: ['alice', 'bob', 'editor'], timeout: 60_000 });
+  const http = () => request(app.server);
+
+  it('authors publish and schedule directly; in_review, approval and its list work as under required', async () => {
+    expect((await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Direct', body: 'B' }).expect(201)).body.status).toBe('published');
+    const later = await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Later', body: 'B', status: 'scheduled', publishAt: future(3_600_000) }).expect(201);
+    expect(later.body.status).toBe('scheduled');
+    const submitted = (await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Asked for review', body: 'B', status: 'in_review' }).expect(201)).body as { id: number };
+    expectProblem(await http().get(`/posts/${submitted.id}`).set(bearer(app.tokens.bob)), 404);
+    expectProblem(await http().post(`/posts/${submitted.id}/reviews`).set(bearer(app.tokens.alice)).send({ decision: 'approve' }), 403, 'FORBIDDEN');
+    await http().post(`/posts/${submitted.id}/reviews`).set(bearer(app.tokens.editor)).send({ decision: 'approve' }).expect(201);
+    expect((await http().get(`/posts/${submitted.id}`).expect(200)).body.status).toBe('published');
+    expect((await http().get(`/posts/${submitted.id}/reviews`).set(bearer(app.tokens.alice)).expect(200)).body).toHaveLength(1);
+    expectProblem(await http().get(`/posts/${submitted.id}/reviews`).set(bearer(app.tokens.bob)), 404);
+    // An author may also take a post out of review and publish it themselves.
+    const other = (await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Changed my mind', body: 'B', status: 'in_review' }).expect(201)).body as { id: number };
+    expect((await http().patch(`/posts/${other.id}`).set(bearer(app.tokens.alice)).send({ status: 'published' }).expect(200)).body.status).toBe('published');
   });
 });
