@@ -4,6 +4,7 @@ import { COMMENT_RESOURCE } from './comments/comment.resource.js';
 import { MEDIA_RESOURCE } from './media/media.resource.js';
 import { POST_RESOURCE } from './posts/post.resource.js';
 import { REVISION_RESOURCE } from './posts/post-revision.resource.js';
+import { REVIEW_RESOURCE } from './posts/post-review.resource.js';
 import { TAG_RESOURCE } from './tags/tag.resource.js';
 import { USER_RESOURCE } from './users/user.resource.js';
 import { Webhook } from './webhooks/webhook.entity.js';
@@ -16,6 +17,6 @@ import { Webhook } from './webhooks/webhook.entity.js';
  */
 export const RESOURCES: ResourceList = {
   // Each of its own entity: the catalog holds them as resources of any entity.
-  resources: [TAG_RESOURCE, USER_RESOURCE, POST_RESOURCE, REVISION_RESOURCE, COMMENT_RESOURCE, MEDIA_RESOURCE] as unknown as ResourceList['resources'],
+  resources: [TAG_RESOURCE, USER_RESOURCE, POST_RESOURCE, REVISION_RESOURCE, REVIEW_RESOURCE, COMMENT_RESOURCE, MEDIA_RESOURCE] as unknown as ResourceList['resources'],
   tables: [ApiKey, Webhook],
 };

@@ -20,12 +20,14 @@ import { useApp } from './support/fixture.js';
  * The names and signatures CONTRACT.md §4 fixes (the Subscription type comes with subscriptions).
  * The nested lists User.posts and Post.comments take no `after`: they hand out no cursors.
  * §7 adds the editorial life of a post (PostStatus, its times, revisions); §9 the four roles, blocked commenters and threads
- * (Comment.parentId, parent, replies).
+ * (Comment.parentId, parent, replies); §16 review before publishing (IN_REVIEW, reviewPost).
  */
 const CONTRACT = `
 scalar DateTime
 enum Role { ADMIN AUTHOR EDITOR MODERATOR }
-enum PostStatus { DRAFT PUBLISHED SCHEDULED TRASHED }
+enum PostStatus { DRAFT IN_REVIEW PUBLISHED SCHEDULED TRASHED }
+enum ReviewDecision { APPROVE REQUEST_CHANGES }
+type PostReview { id: Int!  postId: Int!  reviewerId: Int  decision: ReviewDecision!  note: String  createdAt: DateTime! }
 enum PostOrder { PUBLISHED_AT_ASC PUBLISHED_AT_DESC RELEVANCE TITLE_ASC UPDATED_AT_DESC }
 enum CommentStatus { APPROVED HIDDEN PENDING SPAM }
 type PostRevision { number: Int!  title: String!  body: String!  status: PostStatus!  editorId: Int  createdAt: DateTime! }
@@ -75,6 +77,7 @@ type Mutation {
   updateComment(id: Int!, input: UpdateCommentInput!): Comment!
   deleteComment(id: Int!): Int!
   moderateComments(ids: [Int!]!, status: CommentStatus!): [Comment!]!
+  reviewPost(id: Int!, decision: ReviewDecision!, note: String): PostReview!
 }`;
 
 /** Every type, field, argument, input field, enum value and directive of ours that has no description. */

@@ -158,6 +158,21 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('get', `/posts/${id}/revisions`, { expect: 404 });
     await call('get', `/posts/${id}/revisions/99`, { token: tokens.alice, expect: 404 });
     await call('get', `/posts/${id}/revisions/abc`, { token: tokens.alice, expect: 400 });
+    // Review (CONTRACT §16): a submitted post's decisions, in every format; who may decide, and on what.
+    const submitted = (await call('post', '/posts', { token: tokens.alice, body: { title: 'For review', body: 'r', status: 'in_review' }, expect: 201 })).body.id as number;
+    await call('post', `/posts/${submitted}/reviews`, { body: { decision: 'approve' }, expect: 401 });
+    await call('post', `/posts/${submitted}/reviews`, { token: tokens.bob, body: { decision: 'approve' }, expect: 404 });
+    await call('post', `/posts/${submitted}/reviews`, { token: tokens.alice, body: { decision: 'approve' }, expect: 403 });
+    await call('post', `/posts/${submitted}/reviews`, { token: tokens.admin, body: { decision: 'maybe' }, expect: 400 });
+    const review = (await call('post', `/posts/${submitted}/reviews`, { token: tokens.admin, body: { decision: 'approve', note: 'Fine' }, expect: 201 })).body.id as number;
+    await call('post', `/posts/${submitted}/reviews`, { token: tokens.admin, body: { decision: 'approve' }, expect: 409 });
+    for (const accept of ACCEPTS) {
+      await call('get', `/posts/${submitted}/reviews?limit=1`, { token: tokens.alice, headers: { Accept: accept }, expect: 200 });
+      await call('get', `/posts/${submitted}/reviews/${review}`, { token: tokens.alice, headers: { Accept: accept }, expect: 200 });
+    }
+    await call('get', `/posts/${submitted}/reviews`, { expect: 404 });
+    await call('get', `/posts/${submitted}/reviews/999999`, { token: tokens.alice, expect: 404 });
+    await call('get', `/posts/${submitted}/reviews/abc`, { token: tokens.alice, expect: 400 });
     await call('get', '/posts?status=draft', { expect: 401 });
     await call('get', '/posts?status=draft', { token: tokens.alice, expect: 200 });
     await call('patch', `/posts/${id}`, { token: tokens.alice, body: { status: 'trashed' }, expect: 400 });
@@ -420,7 +435,13 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     const comment = (await call('post', `/posts/${post.id}/comments`, { token: tokens.alice, body: { body: 'c' }, expect: 201 })).body as { id: number };
     const templates = Object.keys(validator.document.paths).filter((path) => validator.document.paths[path].head);
     const cursor = ((await call('get', '/events?limit=100', { expect: 200 })).body as { cursor: string }[]).at(-1)!.cursor;
+    const reviewed = (await call('post', '/posts', { token: tokens.alice, body: { title: 'Reviewed', body: 'b', status: 'in_review' }, expect: 201 })).body as { id: number };
+    const review = (await call('post', `/posts/${reviewed.id}/reviews`, { token: tokens.admin, body: { decision: 'approve' }, expect: 201 })).body as { id: number };
     for (const template of templates) {
+      if (template.includes('/reviews')) {
+        await call('head', template.replace('{id}', String(reviewed.id)).replace('{reviewId}', String(review.id)), { token: tokens.alice, expect: 200 });
+        continue;
+      }
       const webhook = template.startsWith('/webhooks');
       const id = template.startsWith('/comments') ? comment.id : template.startsWith('/posts/{id}') ? post.id : webhook ? webhookId : template.startsWith('/tags') ? tagId : template.startsWith('/media') ? mediaId : ids.alice;
       const token = template.includes('api-keys') || template.includes('revisions') ? tokens.alice : webhook || template === '/comments' || template.endsWith('/export') ? tokens.admin : undefined;

@@ -649,7 +649,8 @@ describeEachDatabase('the editorial life of a post', (kind) => {
         expect(isEnumType(type), name).toBe(true);
         return (type as GraphQLEnumType).getValues().map((value) => value.name);
       };
-      expect(enumValues('PostStatus').sort()).toEqual(['DRAFT', 'PUBLISHED', 'SCHEDULED', 'TRASHED']);
+      // §16 adds IN_REVIEW.
+      expect(enumValues('PostStatus').sort()).toEqual(['DRAFT', 'IN_REVIEW', 'PUBLISHED', 'SCHEDULED', 'TRASHED']);
       expect(enumValues('EventType')).toEqual(expect.arrayContaining(['POST_PUBLISHED', 'POST_UNPUBLISHED']));
       expect(fieldTypes(schema, 'Post')).toMatchObject({
         status: 'PostStatus!',

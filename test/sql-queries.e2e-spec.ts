@@ -387,6 +387,11 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await http().get(`/posts/${created.id}/revisions/1`).set(bearer(alice)).expect(200);
   await ql(`{ post(id: ${created.id}) { revisions(first: 2) { number } } }`, alice);
   await http().get('/posts?status=draft&limit=1').set(bearer(alice)).expect(200);
+  // Review (CONTRACT §16): a post submitted, approved (through the one write path), its decisions read.
+  const submitted = (await http().post('/posts').set(bearer(alice)).send({ title: 'SQL review', body: 'Please', status: 'in_review' }).expect(201)).body as { id: number };
+  const review = (await http().post(`/posts/${submitted.id}/reviews`).set(bearer(admin)).send({ decision: 'approve', note: 'Fine' }).expect(201)).body as { id: number };
+  await http().get(`/posts/${submitted.id}/reviews?limit=1`).set(bearer(alice)).expect(200);
+  await http().get(`/posts/${submitted.id}/reviews/${review.id}`).set(bearer(alice)).expect(200);
   // A scheduled post, published by the scheduler when it is due.
   const due = new Date(Date.now() + 3_600_000);
   await http().post('/posts').set(bearer(alice)).send({ title: 'Later', body: 'Scheduled', status: 'scheduled', publishAt: due.toISOString() }).expect(201);

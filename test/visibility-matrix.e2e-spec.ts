@@ -46,7 +46,7 @@ import { Receiver, type WebhookPayload } from './support/webhook-receiver.js';
 
 /**
  * Issue 23's visibility matrix (CONTRACT v3 preamble and §7): ALICE's posts in each state (a
- * draft, one scheduled an hour ahead, one in the trash, and a published one as the control), each
+ * draft, one in review (§16), one scheduled an hour ahead, one in the trash, and a published one as the control), each
  * with a comment of hers, read through every door by anonymous, BOB (another author), BOB's API
  * key (read, write), ALICE, ALICE's read key, an admin and the admin's read key (a `read` key
  * reads what anonymous callers read, its user's own drafts not: CONTRACT §3). Each (state, caller, door) is its own test, named after all three. A
@@ -1239,7 +1239,7 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
       }
     }
 
-    for (const state of ['draft', 'scheduled', 'trashed'] as const) {
+    for (const state of ['draft', 'in_review', 'scheduled', 'trashed'] as const) {
       it(`a ${state} post: hidden from anonymous readers (also after ALICE and an admin read it), shown at once when published, hidden at once when trashed`, async () => {
         const mark = marker('cache');
         const post = await createPostIn(app, alice(), state, { title: `Title ${mark}`, body: `Body ${mark}` });
@@ -1262,6 +1262,7 @@ describeEachDatabase('visibility matrix: ALICE’s posts in each state × caller
 
     const moves: [string, (post: EditorialPost) => Promise<void>][] = [
       ['moved back to draft', async (post) => void (await patchPost(app, post.id, alice(), { status: 'draft' }))],
+      ['submitted for review', async (post) => void (await patchPost(app, post.id, alice(), { status: 'in_review' }))],
       ['scheduled again', async (post) => void (await patchPost(app, post.id, alice(), { status: 'scheduled', publishAt: fromNow(3_600_000) }))],
       ['trashed', async (post) => void (await http().delete(`/posts/${post.id}`).set('authorization', `Bearer ${alice()}`).expect(204))],
     ];

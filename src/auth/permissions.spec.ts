@@ -30,6 +30,10 @@ describe('the permission table', () => {
     expect(rolesWith('users.setRole')).toEqual(['admin']);
     expect(rolesWith('webhooks.manage')).toEqual(['admin']);
     expect(grantOf('author', 'posts.edit')).toBe('own');
+    // CONTRACT §16: editors and admins publish without review and review; their events' audience (restricted) holds every reviewer.
+    expect(rolesWith('posts.publish')).toEqual(['admin', 'editor']);
+    expect(rolesWith('posts.review')).toEqual(rolesWith('posts.readNonPublic'));
+    expect(grantOf('author', 'posts.submit')).toBe('own');
     expect(grantOf('moderator', 'comments.edit')).toBe('own');
   });
 

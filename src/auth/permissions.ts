@@ -26,8 +26,17 @@ export const PERMISSIONS = {
     grants: { admin: 'any', editor: 'any', moderator: 'own', author: 'own' },
   },
   'posts.readNonPublic': {
-    label: 'See drafts, scheduled and trashed posts, their comments, revisions and events',
+    label: 'See drafts, posts in review, scheduled and trashed posts, their comments, revisions, reviews and events',
     grants: { admin: 'any', editor: 'any', moderator: 'own', author: 'own' },
+  },
+  'posts.publish': {
+    label: 'Publish and schedule posts without review (POSTS_REVIEW=required; with `off`, whoever may change a post)',
+    grants: { admin: 'any', editor: 'any', moderator: 'none', author: 'none' },
+  },
+  'posts.submit': { label: 'Submit posts for review (status `in_review`)', grants: { admin: 'any', editor: 'any', moderator: 'own', author: 'own' } },
+  'posts.review': {
+    label: 'Review posts in review: approve (publish or schedule) or request changes',
+    grants: { admin: 'any', editor: 'any', moderator: 'none', author: 'none' },
   },
   'posts.setAuthor': { label: "Set a post's author", grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },
   'tags.manage': { label: 'Create, rename and delete tags', grants: { admin: 'any', editor: 'any', moderator: 'none', author: 'none' } },

@@ -48,6 +48,20 @@ describe('ReadPolicy', () => {
     }
   }
 
+  it('a post in review is seen as a draft is (CONTRACT §16): its author, editors and admins', () => {
+    const post = { status: 'in_review' as const, authorId: AUTHOR.id };
+    const actors = [null, OTHER, AUTHOR, ADMIN, EDITOR, MODERATOR, KEY_OF_AUTHOR, READ_KEY_OF_ADMIN];
+    const expected = [false, false, true, true, true, false, false, false];
+    expect(actors.map((actor) => policy.canSeePost(actor, post))).toEqual(expected);
+    expect(policy.audienceOf(post)).toEqual({ audience: 'restricted', owner: AUTHOR.id });
+    // Its reviews, and the events of its review whatever its state: the same readers.
+    for (const status of ['in_review', 'published', 'draft'] as const) {
+      expect(actors.map((actor) => policy.canSeeReviews(actor, { status, authorId: AUTHOR.id })), status).toEqual(expected);
+      const audience = policy.reviewAudienceOf({ status, authorId: AUTHOR.id });
+      expect(actors.map((actor) => policy.canSeeAudience(actor, audience)), status).toEqual(expected);
+    }
+  });
+
   it('revisions only for the author, editors and admins, even of a published post', () => {
     const post = { status: 'published' as const, authorId: AUTHOR.id };
     expect([null, OTHER, AUTHOR, ADMIN, EDITOR, MODERATOR, KEY_OF_AUTHOR, READ_KEY_OF_ADMIN].map((actor) => policy.canSeeRevisions(actor, post))).toEqual([

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Actor, Role } from '../common/actor.js';
 import { rolesWith } from './permissions.js';
 
-/** A post's place in its editorial life (CONTRACT §7). Only `published` posts are public. */
-export const POST_STATUSES = ['draft', 'scheduled', 'published', 'trashed'] as const;
+/** A post's place in its editorial life (CONTRACT §7, §16: `in_review`, submitted and waiting for a reviewer). Only `published` posts are public. */
+export const POST_STATUSES = ['draft', 'in_review', 'scheduled', 'published', 'trashed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
 /** A comment's moderation status (CONTRACT §9). Only `approved` comments are public. */
@@ -208,6 +208,16 @@ export class ReadPolicy {
   /** Revisions are the author's and the editors' working history, published or not. */
   canSeeRevisions(actor: Actor | null | undefined, post: PostVisibility): boolean {
     return this.canSeeNonPublic(actor, post.authorId);
+  }
+
+  /** A post's review decisions (CONTRACT §16): its author's, the editors' and the admins', published or not. */
+  canSeeReviews(actor: Actor | null | undefined, post: PostVisibility): boolean {
+    return this.canSeeNonPublic(actor, post.authorId);
+  }
+
+  /** The audience of POST_SUBMITTED and POST_REVIEWED, whatever the post's state: its author and the reviewers (the roles that read every non-public post). */
+  reviewAudienceOf(post: PostVisibility): EventAudience {
+    return { audience: 'restricted', owner: post.authorId };
   }
 
   /** The audience of an event about a post (or something under it) in the state it is in now. */

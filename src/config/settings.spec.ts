@@ -40,6 +40,9 @@ describe('messages for refused values', () => {
   it('say what the setting accepts and quote the value', () => {
     expect(messageFor({ PORT: 'abc' })).toContain('PORT must be a whole number from 0 to 65535 (got "abc")');
     expect(messageFor({ RESPONSE_CACHE: 'redis' })).toContain('RESPONSE_CACHE must be one of memory, off (got "redis")');
+    expect(messageFor({ POSTS_REVIEW: 'sometimes' })).toContain('POSTS_REVIEW must be one of off, required (got "sometimes")');
+    expect(loadConfig({}).postsReview).toBe('off');
+    expect(loadConfig({ POSTS_REVIEW: 'required' }).postsReview).toBe('required');
     expect(messageFor({ METRICS_ENABLED: 'sometimes' })).toContain('METRICS_ENABLED must be true or false (got "sometimes")');
     expect(messageFor({ CORS_ORIGINS: 'https://ok.example.com, bad' })).toContain('CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com (got "bad")');
     expect(messageFor({ AUTH_JWKS_URL: 'ftp://x', AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' })).toContain('AUTH_JWKS_URL must be a URL starting with https:// or http:// (got "ftp://x")');

@@ -455,6 +455,13 @@ export const SETTINGS = {
     description:
       'Days a trashed post (`DELETE /posts/{id}` on a post not yet in the trash) stays there; then it is deleted for good with its comments, as a second `DELETE` would, checked at start-up and hourly in short batches.',
   }),
+  postsReview: setting('POSTS_REVIEW', oneOf('off', 'required'), {
+    limit: 'Whether authors must submit their posts for review before they are published',
+    group: 'Posts',
+    default: 'off',
+    description:
+      '`off`: authors publish and schedule their own posts; `in_review` and `POST /posts/{id}/reviews` still work for those who want them. `required`: an author cannot publish or schedule their own post (403 `FORBIDDEN`); they submit it with `status: "in_review"` and an editor or admin approves it (or requests changes). Editors and admins publish directly.',
+  }),
   searchLanguage: setting('SEARCH_LANGUAGE', text({ pattern: /^[a-z_]{1,63}$/, like: 'a text search configuration name (`english`, `german`, `simple`…)' }), {
     group: 'Posts',
     description:

@@ -7,7 +7,7 @@ export interface TouchingEvent {
 }
 
 const COMMENT_EVENTS: ReadonlySet<string> = new Set(['commentCreated', 'commentUpdated', 'commentDeleted']);
-const POST_EVENTS: ReadonlySet<string> = new Set(['postCreated', 'postUpdated', 'postPublished', 'postUnpublished', 'postDeleted']);
+const POST_EVENTS: ReadonlySet<string> = new Set(['postCreated', 'postUpdated', 'postPublished', 'postUnpublished', 'postDeleted', 'postSubmitted', 'postReviewed']);
 
 /**
  * The response cache's tags (read-tags.ts) a write's events touch, or null for everything: a

@@ -28,13 +28,21 @@ export interface PostChange {
 }
 
 /**
- * publishAt as it is to be stored: only a scheduled post has one, in the future (given, or
- * the one it already had); given with any other status it is 400.
+ * publishAt as it is to be stored: a scheduled post has one, in the future (given, or the one it
+ * already had); a post in review may have one (given in the future, or kept; null clears it),
+ * used when it is approved (CONTRACT §16); given with any other status it is 400.
  */
 export function publishAtOf(status: PostStatus, given: Date | null | undefined, kept: Date | null, now: Date): Date | null {
-  if (status === 'trashed') throw DomainError.badInput('status "trashed" is reached by DELETE', [{ field: 'status', message: 'must be "draft", "scheduled" or "published"' }]);
+  if (status === 'trashed') throw DomainError.badInput('status "trashed" is reached by DELETE', [{ field: 'status', message: 'must be "draft", "in_review", "scheduled" or "published"' }]);
+  if (status === 'in_review') {
+    if (given === null) return null;
+    if (given !== undefined && given.getTime() <= now.getTime()) {
+      throw DomainError.badInput('publishAt must be in the future', [{ field: 'publishAt', message: 'must be a date-time in the future' }]);
+    }
+    return given ?? kept;
+  }
   if (status !== 'scheduled') {
-    if (given != null) throw DomainError.badInput('publishAt is only taken with status "scheduled"', [{ field: 'publishAt', message: 'is only taken with status "scheduled"' }]);
+    if (given != null) throw DomainError.badInput('publishAt is only taken with status "scheduled" or "in_review"', [{ field: 'publishAt', message: 'is only taken with status "scheduled" or "in_review"' }]);
     return null;
   }
   const publishAt = given ?? kept;

@@ -42,7 +42,9 @@ export const POST_RESOURCE = defineResource({
     postUpdated: 'A post was changed',
     postDeleted: 'A post was deleted (a COMMENT_DELETED for each of its comments comes before it)',
     postPublished: 'A post became public (published by an edit or by its schedule)',
-    postUnpublished: 'A public post stopped being public (back to draft or scheduled, or trashed): ids only',
+    postUnpublished: 'A public post stopped being public (back to draft, in review or scheduled, or trashed): ids only',
+    postSubmitted: 'A post was submitted for review (it became in_review): for its author, editors and admins only',
+    postReviewed: 'A reviewer decided on a post in review (approved: published or scheduled; changes requested: back to draft), with the post as it now is: for its author, editors and admins only',
   },
   eventRefs: {
     postId: {
@@ -60,8 +62,12 @@ declare module '../events/blog-events.js' {
     postUpdated: Post;
     /** A post became public (by a PATCH, a restore or its schedule): the post. */
     postPublished: Post;
-    /** A public post stopped being public (draft, scheduled or trashed): its ids only. */
+    /** A public post stopped being public (draft, in review, scheduled or trashed): its ids only. */
     postUnpublished: { id: number; authorId: number };
     postDeleted: { id: number; authorId: number };
+    /** A post entered in_review: the post (audience: its author and the reviewers). */
+    postSubmitted: Post;
+    /** A decision on a post in review (GET /posts/{id}/reviews lists them): the post after it (audience: its author and the reviewers). */
+    postReviewed: Post;
   }
 }

@@ -100,7 +100,7 @@ export class PostsController {
   @ChoosesLanguage()
   @ApiOperation({
     summary:
-      'Public posts, newest publication first; filter by authorId, tag, publishedAfter/Before, search with q, order with sort; ?status=draft|scheduled|trashed: the non-public ones you may see',
+      'Public posts, newest publication first; filter by authorId, tag, publishedAfter/Before, search with q, order with sort; ?status=draft|in_review|scheduled|trashed: the non-public ones you may see',
     description:
       'Every filter and order pages by cursor (the sort key, then the id). A cursor belongs to the list that issued it: with another order or other filters it is 400 naming cursor. sort=relevance needs q.',
   })

@@ -21,19 +21,26 @@ import { PostEventsResolver } from './post-events.resolver.js';
 import { PostTagsResolver, TagPostsResolver } from './post-tags.resolver.js';
 import { PostCoverResolver } from './post-cover.resolver.js';
 import { TrashRetention } from './trash-retention.js';
+import { PostReviewsController } from './post-reviews.controller.js';
+import { PostReviewsRepository } from './post-reviews.repository.js';
+import { PostReviewsResolver } from './post-reviews.resolver.js';
+import { PostReviews } from './post-reviews.service.js';
 
 @Module({
   imports: [UsersModule, TagsModule, MediaModule, ContentModule, PublicationModule],
-  controllers: [PostsController, PostPreviewsController],
+  controllers: [PostsController, PostPreviewsController, PostReviewsController],
   providers: [
     PostsRepository,
     PostRevisionsRepository,
+    PostReviewsRepository,
     PostSlugsRepository,
     PostsService,
     PostSlugs,
     PostPreviews,
     PostFinder,
     PostRevisions,
+    PostReviews,
+    PostReviewsResolver,
     PostLoaders,
     PostsResolver,
     UserPostsResolver,

@@ -101,7 +101,7 @@ export class PostsResolver {
   @ListSize({ slicingArguments: ['first'], assumedSize: DEFAULT_PAGE_SIZE, sizedFields: ['edges', 'nodes'] })
   @Query(() => PostConnection, {
     description:
-      'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
+      'Public posts, newest publication first; filtered by authorId, tag, publishedAfter/Before, searched, ordered by orderBy; with status DRAFT, IN_REVIEW, SCHEDULED or TRASHED the ones of that state you may see (signed in)',
   })
   async posts(@Args() args: PostsArgs, @Context() context: GraphQLContext): Promise<PostConnection> {
     const languages = this.finder.languagesOf(args.locale ?? undefined, context.req?.headers['accept-language']);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
-import { ReadPolicy } from '../auth/read-policy.js';
+import { type PostStatus, ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { isForeignKeyViolation } from '../common/errors/normalize-error.js';
 import type { EntityTable } from '../common/persistence/entity-table.js';
@@ -17,6 +17,9 @@ import type { Post } from './post.entity.js';
 import { type PostChange, publishAtOf } from './post-change.js';
 import { PostRevisions } from './post-revisions.service.js';
 import { PostsRepository } from './posts.repository.js';
+import type { PostReview } from './post-review.entity.js';
+import { PostReviewsRepository } from './post-reviews.repository.js';
+import type { ReviewDecision } from './models/review-decision.enum.js';
 import { PostPreviews } from './post-previews.service.js';
 import { PostSlugs } from './post-slugs.service.js';
 import { ContentRenderer } from '../content/content-renderer.js';
@@ -57,6 +60,7 @@ export class PostsService {
     private readonly previews: PostPreviews,
     private readonly media: MediaService,
     private readonly config: AppConfig,
+    private readonly reviews: PostReviewsRepository,
   ) {}
 
   /**
@@ -141,6 +145,7 @@ export class PostsService {
     if (input.authorId !== undefined && input.authorId !== who.id) this.policy.authorize(who, 'posts.setAuthor');
     const authorId = input.authorId ?? who.id;
     const status = input.status ?? 'published';
+    this.assertMayPublish(who, status);
     const now = new Date();
     const publishAt = publishAtOf(status, input.publishAt, null, now);
     const locale = input.locale === undefined ? this.config.defaultLocale : this.localeOf(input.locale);
@@ -189,6 +194,7 @@ export class PostsService {
         // Its translations, for the answer's links: a post of a group of its own has none.
         if (this.config.supportedLocales.length > 1) created.groupMembers = group ? await this.posts.groupMembersOf(created.id, manager) : [];
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
+        if (created.status === 'in_review') recorded.push(event('postSubmitted', created, this.readPolicy.reviewAudienceOf(created)));
         await this.events.record(manager, ...recorded);
         return created;
       })
@@ -223,8 +229,10 @@ export class PostsService {
         change.body = revision.body;
       }
       const status = input.status ?? current.status;
+      if (input.status !== undefined || (input.publishAt !== undefined && status === 'scheduled')) this.assertMayPublish(who, status);
       if (input.status !== undefined || input.publishAt !== undefined) {
-        change.publishAt = publishAtOf(status, input.publishAt, current.status === 'scheduled' ? current.publishAt : null, new Date());
+        const kept = current.status === 'scheduled' || current.status === 'in_review' ? current.publishAt : null;
+        change.publishAt = publishAtOf(status, input.publishAt, kept, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
       change.tags = input.tags === undefined ? await this.tags.tagsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
@@ -251,6 +259,38 @@ export class PostsService {
       else await this.apply(current, { status: 'trashed', publishAt: null }, who, manager, recorded);
     });
     this.events.committed(recorded);
+  }
+
+  /**
+   * A reviewer's decision on a post in review (CONTRACT §16), through the one write path: `approve`
+   * publishes it (schedules it when its publishAt is still in the future), `request_changes` returns
+   * it to draft; the decision is recorded with POST_REVIEWED (its author and the reviewers only).
+   * 404 when the caller may not see the post, 403 unless they may review, 409 when it is not in review.
+   */
+  async review(id: number, decision: ReviewDecision, note: string | null, actor: Actor | null): Promise<PostReview> {
+    const who = this.policy.requireActor(actor);
+    const recorded: BlogEvent[] = [];
+    const review = await this.transactions.run(async (manager) => {
+      recorded.length = 0;
+      const current = await this.posts.findForUpdate(id, manager);
+      if (!current || !this.readPolicy.canSeePost(who, current)) throw DomainError.notFound('Post', id);
+      this.policy.authorize(who, 'posts.review');
+      if (current.status !== 'in_review') throw DomainError.conflict(`Post ${id} is not in review (its status is "${current.status}")`);
+      const now = new Date();
+      let change: PostChange = { status: 'draft', publishAt: null };
+      if (decision === 'approve') {
+        const due = current.publishAt;
+        change = due && due.getTime() > now.getTime() ? { status: 'scheduled', publishAt: due } : { status: 'published', publishAt: null };
+      }
+      const updated = await this.apply(current, change, who, manager, recorded);
+      const made = await this.reviews.insert({ postId: id, reviewerId: who.id, decision, note, createdAt: now }, manager);
+      const reviewed = event('postReviewed', updated, this.readPolicy.reviewAudienceOf(updated));
+      recorded.push(reviewed);
+      await this.events.record(manager, reviewed);
+      return made;
+    });
+    this.events.committed(recorded);
+    return review;
   }
 
   /**
@@ -291,6 +331,17 @@ export class PostsService {
     const source = await this.posts.translationSourceOf(postId, manager);
     if (!source || !this.readPolicy.canSeePost(who, source)) throw DomainError.notFound('Post', postId);
     return { id: source.groupId, publishedAt: source.groupPublishedAt };
+  }
+
+  /**
+   * Under POSTS_REVIEW=required, publishing or scheduling (a post written, or a PATCH naming that
+   * status or a new publishAt of a scheduled post) is for those who may publish without review
+   * (posts.publish); others are 403 and submit with `in_review` (posts.submit). With `off`, whoever
+   * may change a post publishes it.
+   */
+  private assertMayPublish(who: Actor, status: PostStatus): void {
+    if (status === 'in_review') this.policy.authorize(who, 'posts.submit', who.id);
+    if ((status === 'published' || status === 'scheduled') && this.config.postsReview === 'required') this.policy.authorize(who, 'posts.publish');
   }
 
   /** The post, locked for the write; 404 when the caller may not see it, 403 when they may see but not change it. */
@@ -352,6 +403,7 @@ export class PostsService {
     if (!wasPublic && isPublic) events.push(event('postPublished', updated));
     else events.push(event('postUpdated', updated, this.readPolicy.audienceOf(updated)));
     if (wasPublic && !isPublic) events.push(event('postUnpublished', { id: updated.id, authorId: updated.authorId }));
+    if (values.status === 'in_review') events.push(event('postSubmitted', updated, this.readPolicy.reviewAudienceOf(updated)));
     recorded.push(...events);
     await this.events.record(manager, ...events);
     return updated;

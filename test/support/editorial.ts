@@ -18,9 +18,9 @@ export const ADMIN_ID = 1;
 export const ALICE_ID = 2;
 export const BOB_ID = 3;
 
-export type PostStatus = 'draft' | 'scheduled' | 'published' | 'trashed';
+export type PostStatus = 'draft' | 'in_review' | 'scheduled' | 'published' | 'trashed';
 /** The states of the matrix; `published` is the control row. */
-export const STATES: PostStatus[] = ['draft', 'scheduled', 'trashed', 'published'];
+export const STATES: PostStatus[] = ['draft', 'in_review', 'scheduled', 'trashed', 'published'];
 
 export interface EditorialPost extends PostBody {
   status: PostStatus;
@@ -121,8 +121,8 @@ export async function createPostWith(app: TestApp, token: string, fields: Record
 }
 
 /**
- * A post by the token's owner in the given state: published (no status sent), a draft, scheduled
- * an hour ahead, or trashed (a draft moved to the trash by DELETE, so that it was never public).
+ * A post by the token's owner in the given state: published (no status sent), a draft, submitted
+ * for review (CONTRACT §16), scheduled an hour ahead, or trashed (a draft moved to the trash by DELETE, so that it was never public).
  * `beforeTrash` runs while a trashed post is still a draft (to comment on it).
  */
 export async function createPostIn(
@@ -134,6 +134,7 @@ export async function createPostIn(
   const text = { title: options.title ?? `A ${state} post`, body: options.body ?? `The body of a ${state} post` };
   if (state === 'published') return createPostWith(app, token, text);
   if (state === 'scheduled') return createPostWith(app, token, { ...text, status: 'scheduled', publishAt: fromNow(3_600_000) });
+  if (state === 'in_review') return createPostWith(app, token, { ...text, status: 'in_review' });
   const draft = await createPostWith(app, token, { ...text, status: 'draft' });
   if (state === 'draft') return draft;
   await options.beforeTrash?.(draft);
@@ -177,7 +178,7 @@ export function expectEditorialFields(body: object, state: PostStatus, door = 't
     expect(post.publishAt, `${door}: publishAt of a scheduled post`).toMatch(ISO);
     expect(post.publishedAt, `${door}: publishedAt of a scheduled post`).toBeNull();
   }
-  if (state === 'draft') expect(post.publishedAt, `${door}: publishedAt of a draft never published`).toBeNull();
+  if (state === 'draft' || state === 'in_review') expect(post.publishedAt, `${door}: publishedAt of a ${state} post never published`).toBeNull();
   if (state === 'published') expect(post.publishedAt, `${door}: publishedAt of a published post`).toMatch(ISO);
   if (state === 'trashed') expect(post.trashedAt, `${door}: trashedAt of a trashed post`).toMatch(ISO);
   else expect(post.trashedAt, `${door}: trashedAt of a post not in the trash`).toBeNull();

@@ -28,7 +28,7 @@ describe('ResourceCatalog', () => {
   it("derives the event types from the resources' declarations, in the order listed", () => {
     const catalog = new ResourceCatalog(list(any(POST_RESOURCE), any(COMMENT_RESOURCE), any(SPROCKET)));
     expect(catalog.eventTypeNames()).toEqual([
-      'POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'POST_PUBLISHED', 'POST_UNPUBLISHED',
+      'POST_CREATED', 'POST_UPDATED', 'POST_DELETED', 'POST_PUBLISHED', 'POST_UNPUBLISHED', 'POST_SUBMITTED', 'POST_REVIEWED',
       'COMMENT_CREATED', 'COMMENT_UPDATED', 'COMMENT_DELETED',
       'SPROCKET_TURNED', 'SPROCKET_STOPPED',
     ]);
@@ -82,10 +82,10 @@ describe('ResourceCatalog', () => {
     expect(() => new ResourceCatalog(list(any(POST_RESOURCE), any(POST_RESOURCE)))).toThrow(/named twice/);
   });
 
-  it("is the application's list: tags, users, posts, revisions, comments, media, then the tables that are no resource", () => {
+  it("is the application's list: tags, users, posts, revisions, reviews, comments, media, then the tables that are no resource", () => {
     const catalog = new ResourceCatalog(RESOURCES);
-    expect(catalog.all().map(({ kind }) => kind)).toEqual(['tag', 'user', 'post', 'revision', 'comment', 'media']);
-    expect(catalog.entities.map(({ name }) => name)).toEqual(['Tag', 'User', 'Post', 'PostRevision', 'Comment', 'Media', 'ApiKey', 'Webhook']);
+    expect(catalog.all().map(({ kind }) => kind)).toEqual(['tag', 'user', 'post', 'revision', 'review', 'comment', 'media']);
+    expect(catalog.entities.map(({ name }) => name)).toEqual(['Tag', 'User', 'Post', 'PostRevision', 'PostReview', 'Comment', 'Media', 'ApiKey', 'Webhook']);
     expect(catalog.eventRefs().map(({ ref }) => ref)).toEqual(['tagId', 'postId', 'authorId', 'commentId', 'mediaId']);
   });
 });

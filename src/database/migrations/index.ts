@@ -21,6 +21,7 @@ import { MediaReferences1765700000000 } from './1765700000000-media-references.j
 import { PostLocales1765800000000 } from './1765800000000-post-locales.js';
 import { GroupPublication1765900000000 } from './1765900000000-group-publication.js';
 import { SearchPerLanguage1765950000000 } from './1765950000000-search-per-language.js';
+import { PostReviews1766000000000 } from './1766000000000-post-reviews.js';
 import { CommentsByAuthor1766040000000 } from './1766040000000-comments-by-author.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
@@ -48,5 +49,6 @@ export const MIGRATIONS = [
   PostLocales1765800000000,
   GroupPublication1765900000000,
   SearchPerLanguage1765950000000,
+  PostReviews1766000000000,
   CommentsByAuthor1766040000000,
 ];

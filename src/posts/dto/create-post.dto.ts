@@ -9,8 +9,8 @@ import { MAX_INT32 } from '../../common/validation/limits.js';
 import { GraphQLPostStatus } from '../models/post-status.enum.js';
 
 /** The states a post may be written into; `trashed` is reached by DELETE only. */
-export const WRITABLE_POST_STATUSES = ['draft', 'scheduled', 'published'] as const satisfies readonly PostStatus[];
-const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled" or "published" (DELETE moves a post to the trash)' };
+export const WRITABLE_POST_STATUSES = ['draft', 'in_review', 'scheduled', 'published'] as const satisfies readonly PostStatus[];
+const STATUS_MESSAGE = { message: 'status must be "draft", "in_review", "scheduled" or "published" (DELETE moves a post to the trash)' };
 
 const TAG_MESSAGE = { each: true, message: 'tags must be names of 1-50 characters' };
 
@@ -121,20 +121,20 @@ export class CreatePostDto {
   @IsOptional()
   canonicalUrl?: string | null;
 
-  @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, SCHEDULED (with publishAt) or PUBLISHED (the default); TRASHED is refused (deletePost trashes)' })
-  @ApiPropertyOptional({ type: 'string', enum: [...WRITABLE_POST_STATUSES], description: 'Default "published"; "scheduled" needs publishAt in the future' })
+  @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, IN_REVIEW (submitted for review, with an optional publishAt), SCHEDULED (with publishAt) or PUBLISHED (the default); TRASHED is refused (deletePost trashes). Under POSTS_REVIEW=required authors may not publish or schedule (FORBIDDEN)' })
+  @ApiPropertyOptional({ type: 'string', enum: [...WRITABLE_POST_STATUSES], description: 'Default "published"; "scheduled" needs publishAt in the future; "in_review" submits it for review (under POSTS_REVIEW=required, the only way for an author: "published" and "scheduled" are 403)' })
   @IsIn(WRITABLE_POST_STATUSES, STATUS_MESSAGE)
   @IsOptional()
   status?: PostStatus;
 
-  @Field(() => GraphQLISODateTime, { nullable: true, description: 'With status SCHEDULED only: when to publish it (in the future)' })
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'With status SCHEDULED: when to publish it (in the future); with IN_REVIEW: when to publish it once approved' })
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
     pattern: DATE_TIME_PATTERN,
     // IsOptional: null is taken, as no date.
     nullable: true,
-    description: 'With status "scheduled" only (else 400): when to publish it, in the future. RFC 3339: 2030-01-01T09:00:00Z',
+    description: 'With status "scheduled" (in the future) or "in_review" (used on approval: scheduled then if still in the future) only, else 400: when to publish it. RFC 3339: 2030-01-01T09:00:00Z',
   })
   @IsDateTime({ message: 'publishAt must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z' })
   @IsOptional()

@@ -12,7 +12,7 @@ import { SLUG_PATTERN } from './create-post.dto.js';
 export const MAX_LOCALE_LENGTH = 35;
 const LOCALE_MESSAGE = { message: 'locale must be * or one of SUPPORTED_LOCALES' };
 
-const STATUS_MESSAGE = { message: 'status must be "draft", "scheduled", "published" or "trashed"' };
+const STATUS_MESSAGE = { message: 'status must be "draft", "in_review", "scheduled", "published" or "trashed"' };
 
 /** A tag's slug as the filter takes it: lower-case a-z, 0-9 and `-` (CONTRACT §8). */
 export const TAG_SLUG_PATTERN = '^[a-z0-9-]{1,50}$';
@@ -32,7 +32,7 @@ export class PostStatusQuery extends PageQueryDto {
   @ApiPropertyOptional({
     type: 'string',
     enum: [...POST_STATUSES],
-    description: 'draft, scheduled or trashed: those of your posts (admins: everyone\'s) in that state, newest first; signed in only (401). Default: the public posts',
+    description: 'draft, in_review, scheduled or trashed: those of your posts (admins: everyone\'s) in that state, newest first; signed in only (401). Default: the public posts',
   })
   @IsIn(POST_STATUSES, STATUS_MESSAGE)
   @IsOptional()

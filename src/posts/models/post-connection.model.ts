@@ -104,7 +104,7 @@ export class PostsArgs {
   @IsOptional()
   search?: string | null;
 
-  @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, SCHEDULED or TRASHED: those of your posts (admins: everyone\'s) in that state, newest first (signed in only). Default: the public posts' })
+  @Field(() => GraphQLPostStatus, { nullable: true, description: 'DRAFT, IN_REVIEW, SCHEDULED or TRASHED: those of your posts (admins: everyone\'s) in that state, newest first (signed in only). Default: the public posts' })
   @IsIn(POST_STATUSES, { message: 'status must be a PostStatus' })
   @IsOptional()
   status?: PostStatus | null;

@@ -7,6 +7,7 @@ import type { PostStatus } from '../../auth/read-policy.js';
  */
 export const GraphQLPostStatus = {
   DRAFT: 'draft',
+  IN_REVIEW: 'in_review',
   SCHEDULED: 'scheduled',
   PUBLISHED: 'published',
   TRASHED: 'trashed',
@@ -17,6 +18,7 @@ registerEnumType(GraphQLPostStatus, {
   description: 'Where a post is in its editorial life; only PUBLISHED posts are public',
   valuesMap: {
     DRAFT: { description: 'Being written: seen only by its author and admins' },
+    IN_REVIEW: { description: 'Submitted for review (POSTS_REVIEW): seen only by its author, editors and admins until reviewPost approves it or requests changes' },
     SCHEDULED: { description: 'Published by the service at publishAt' },
     PUBLISHED: { description: 'Public' },
     TRASHED: { description: 'In the trash: restored by a PATCH of status, deleted for good by a second delete or after TRASH_RETENTION_DAYS' },
