@@ -15,6 +15,7 @@ import { PostsModule } from './posts/posts.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { MediaModule } from './media/media.module.js';
 import { EventsModule } from './events/events.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { EventLogModule } from './event-log/event-log.module.js';
 import { UsersModule } from './users/users.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         RateLimitModule,
         PolicyModule,
         EventsModule,
+        AuditModule,
         AuthModule,
         UsersModule,
         TagsModule,

@@ -1,4 +1,5 @@
 import { ApiKey } from './api-keys/api-key.entity.js';
+import { AuditEntry } from './audit/audit-entry.entity.js';
 import type { ResourceList } from './common/resource/resource-catalog.js';
 import { COMMENT_RESOURCE } from './comments/comment.resource.js';
 import { MEDIA_RESOURCE } from './media/media.resource.js';
@@ -18,5 +19,5 @@ import { Webhook } from './webhooks/webhook.entity.js';
 export const RESOURCES: ResourceList = {
   // Each of its own entity: the catalog holds them as resources of any entity.
   resources: [TAG_RESOURCE, USER_RESOURCE, POST_RESOURCE, REVISION_RESOURCE, REVIEW_RESOURCE, COMMENT_RESOURCE, MEDIA_RESOURCE] as unknown as ResourceList['resources'],
-  tables: [ApiKey, Webhook],
+  tables: [ApiKey, Webhook, AuditEntry],
 };

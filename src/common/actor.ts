@@ -17,4 +17,6 @@ export interface Actor {
   scopes?: readonly Scope[];
   /** The API key behind the actor, when there is one. */
   apiKeyId?: number;
+  /** Set when the credential is an identity provider's token (OIDC), not one of ours: `sso` in the audit log. */
+  external?: boolean;
 }

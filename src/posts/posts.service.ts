@@ -27,8 +27,31 @@ import type { Media } from '../media/media.entity.js';
 import { MediaService } from '../media/media.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { canonicalLocale } from '../config/setting-kinds.js';
+import type { AuditActionName } from '../audit/audit-actions.js';
+import { type AuditChanges, AuditLog, changesOf, SYSTEM } from '../audit/audit-log.service.js';
 
 const SLUG = new RegExp(SLUG_PATTERN);
+
+/** A post's fields whose changes its audit entries show; the body's by its revision numbers (the revisions hold the text). */
+const AUDITED_FIELDS = ['title', 'slug', 'bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'locale', 'authorId', 'status', 'publishAt', 'publishedAt'] as const satisfies readonly (keyof Post)[];
+
+/** The audit action of a change to a post, from its status before and after (CONTRACT §16). */
+function postActionOf(before: Post, after: Post): AuditActionName {
+  if (after.status !== before.status) {
+    if (after.status === 'published') return 'posts.publish';
+    if (after.status === 'scheduled') return 'posts.schedule';
+    if (after.status === 'in_review') return 'posts.submit';
+    if (after.status === 'trashed') return 'posts.trash';
+    if (before.status === 'trashed') return 'posts.restore';
+  } else if (after.status === 'scheduled' && after.publishAt?.getTime() !== before.publishAt?.getTime()) return 'posts.schedule';
+  return 'posts.update';
+}
+
+/** How an audit entry of the one write path names a change made on behalf of another (a review). */
+interface AuditAs {
+  action: AuditActionName;
+  changes: AuditChanges;
+}
 
 /** Whether a write broke idx_posts_translation_locale (another post of the group has that locale). */
 function isTranslationConflict(error: unknown): boolean {
@@ -61,6 +84,7 @@ export class PostsService {
     private readonly media: MediaService,
     private readonly config: AppConfig,
     private readonly reviews: PostReviewsRepository,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -191,6 +215,11 @@ export class PostsService {
         Object.assign(created, tags);
         if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
         await this.revisions.recordFirst(created, who.id, manager);
+        const changes = changesOf(null, created, AUDITED_FIELDS);
+        changes.body = { from: null, to: { revision: 1 } };
+        if (tags.tags.length > 0) changes.tags = { from: null, to: tags.tags };
+        if (input.excerpt != null) changes.excerpt = { from: null, to: input.excerpt };
+        await this.audit.record(manager, who, { action: 'posts.create', resource: { type: 'post', id: created.id }, changes });
         // Its translations, for the answer's links: a post of a group of its own has none.
         if (this.config.supportedLocales.length > 1) created.groupMembers = group ? await this.posts.groupMembersOf(created.id, manager) : [];
         recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
@@ -235,8 +264,9 @@ export class PostsService {
         change.publishAt = publishAtOf(status, input.publishAt, kept, new Date());
       }
       // New tags are a change of the post: apply bumps its version and records POST_UPDATED (tags have no revisions).
-      change.tags = input.tags === undefined ? await this.tags.tagsOfPost(id, manager) : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
-      const updated = await this.apply(current, change, who, manager, recorded, options.expectedVersion);
+      const tagsBefore = await this.tags.tagsOfPost(id, manager);
+      change.tags = input.tags === undefined ? tagsBefore : await this.tags.assignToPost({ id, authorId: current.authorId, status }, input.tags, manager, { replace: true, writer: who });
+      const updated = await this.apply(current, change, who, manager, recorded, options.expectedVersion, undefined, tagsBefore.tags);
       // Its translations, for the answer's links: read only when it has some.
       if (this.config.supportedLocales.length > 1) updated.groupMembers = current.sharesGroup ? await this.posts.groupMembersOf(id, manager) : [];
       return updated;
@@ -255,7 +285,7 @@ export class PostsService {
     await this.transactions.run(async (manager) => {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
-      if (current.status === 'trashed') await this.deleteForGood(current, manager, recorded);
+      if (current.status === 'trashed') await this.deleteForGood(current, who, manager, recorded);
       else await this.apply(current, { status: 'trashed', publishAt: null }, who, manager, recorded);
     });
     this.events.committed(recorded);
@@ -282,7 +312,7 @@ export class PostsService {
         const due = current.publishAt;
         change = due && due.getTime() > now.getTime() ? { status: 'scheduled', publishAt: due } : { status: 'published', publishAt: null };
       }
-      const updated = await this.apply(current, change, who, manager, recorded);
+      const updated = await this.apply(current, change, who, manager, recorded, undefined, { action: 'posts.review', changes: { decision: { from: null, to: decision }, ...(note === null ? {} : { note: { from: null, to: note } }) } });
       const made = await this.reviews.insert({ postId: id, reviewerId: who.id, decision, note, createdAt: now }, manager);
       const reviewed = event('postReviewed', updated, this.readPolicy.reviewAudienceOf(updated));
       recorded.push(reviewed);
@@ -317,7 +347,7 @@ export class PostsService {
       const gone = await this.transactions.run(async (manager) => {
         const current = await this.posts.findForUpdate(id, manager);
         if (!current || current.status !== 'trashed' || !current.trashedAt || current.trashedAt >= before) return false;
-        await this.deleteForGood(current, manager, []);
+        await this.deleteForGood(current, SYSTEM, manager, []);
         return true;
       });
       if (gone) purged += 1;
@@ -362,7 +392,16 @@ export class PostsService {
    * after the change (not sent on publication, which POST_PUBLISHED announces with the post).
    * The events go into `recorded` too (the response cache drops what they touch).
    */
-  private async apply(current: Post, change: PostChange, editor: Actor | null, manager: Executor, recorded: BlogEvent[], expectedVersion?: number): Promise<Post> {
+  private async apply(
+    current: Post,
+    change: PostChange,
+    editor: Actor | null,
+    manager: Executor,
+    recorded: BlogEvent[],
+    expectedVersion?: number,
+    auditAs?: AuditAs,
+    tagsBefore?: readonly string[],
+  ): Promise<Post> {
     const status = change.status ?? current.status;
     const values: Partial<Post> = {};
     if (change.title !== undefined && change.title !== current.title) values.title = change.title;
@@ -371,8 +410,10 @@ export class PostsService {
     for (const key of ['bodyFormat', 'metaTitle', 'metaDescription', 'canonicalUrl', 'coverImageId', 'locale'] as const) {
       if (change[key] !== undefined && change[key] !== current[key]) Object.assign(values, { [key]: change[key] });
     }
+    let excerptBefore: string | null | undefined;
     if (values.body !== undefined || values.bodyFormat !== undefined || change.excerpt !== undefined) {
-      const given = change.excerpt !== undefined ? change.excerpt : await this.posts.customExcerptOf(current.id, manager);
+      if (change.excerpt !== undefined) excerptBefore = await this.posts.customExcerptOf(current.id, manager);
+      const given = change.excerpt !== undefined ? change.excerpt : excerptBefore!;
       const { bodyMedia, ...rendered } = await this.rendered(values.body ?? current.body, values.bodyFormat ?? current.bodyFormat, given, editor, manager);
       Object.assign(values, rendered);
       await this.media.recordBodyMedia(current.id, bodyMedia, manager);
@@ -392,7 +433,12 @@ export class PostsService {
     }
     const updated = await this.posts.updateVersioned(current, values, expectedVersion, manager);
     if (change.tags !== undefined) Object.assign(updated, change.tags);
-    if (values.title !== undefined || values.body !== undefined || values.status !== undefined) await this.revisions.record(updated, editor?.id ?? null, manager);
+    const revision = values.title !== undefined || values.body !== undefined || values.status !== undefined ? await this.revisions.record(updated, editor?.id ?? null, manager) : undefined;
+    await this.audit.record(manager, editor ?? SYSTEM, {
+      action: auditAs?.action ?? postActionOf(current, updated),
+      resource: { type: 'post', id: updated.id },
+      changes: { ...this.changesOf(current, updated, values, revision?.number, excerptBefore, change.excerpt, tagsBefore, change.tags?.tags), ...auditAs?.changes },
+    });
     const wasPublic = current.status === 'published';
     const isPublic = updated.status === 'published';
     // Its earlier public events, and its comments', leave the public log (CONTRACT §18).
@@ -407,6 +453,24 @@ export class PostsService {
     recorded.push(...events);
     await this.events.record(manager, ...events);
     return updated;
+  }
+
+  /** What a change to a post changed, for its audit entry: its fields, its body by revision number, its excerpt and tags when given. */
+  private changesOf(
+    current: Post,
+    updated: Post,
+    values: Partial<Post>,
+    revision: number | undefined,
+    excerptBefore: string | null | undefined,
+    excerpt: string | null | undefined,
+    tagsBefore: readonly string[] | undefined,
+    tags: readonly string[] | undefined,
+  ): AuditChanges {
+    const changes = changesOf(current, updated, AUDITED_FIELDS);
+    if (values.body !== undefined && revision !== undefined) changes.body = { from: { revision: revision - 1 }, to: { revision } };
+    if (excerpt !== undefined && excerpt !== excerptBefore) changes.excerpt = { from: excerptBefore ?? null, to: excerpt };
+    if (tagsBefore && tags && tagsBefore.join(',') !== tags.join(',')) changes.tags = { from: tagsBefore, to: tags };
+    return changes;
   }
 
   /**
@@ -451,10 +515,11 @@ export class PostsService {
   }
 
   /** Deletes a post for good, its comments by cascade, with their events (audience: each comment and the post as they were). */
-  private async deleteForGood(current: Post, manager: Executor, recorded: BlogEvent[]): Promise<void> {
+  private async deleteForGood(current: Post, who: Actor | typeof SYSTEM, manager: Executor, recorded: BlogEvent[]): Promise<void> {
     const comments = await this.posts.cascadedComments(current.id, manager);
     // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
     if (!(await this.posts.delete(current.id, manager))) throw DomainError.notFound('Post', current.id);
+    await this.audit.record(manager, who, { action: 'posts.delete', resource: { type: 'post', id: current.id }, changes: changesOf(current, null, ['title', 'status', 'authorId']) });
     await this.events.eraseContent(manager, { postId: [current.id] });
     const events = [
       ...comments.map((comment) =>

@@ -1,5 +1,6 @@
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditSource } from '../../audit/audit-context.js';
 import type { Actor } from '../actor.js';
 import type { ReadRoute } from '../persistence/read-route.js';
 import type { Loaders } from './loaders.js';
@@ -21,6 +22,8 @@ export interface GraphQLContext {
   readRoute?: ReadRoute | null;
   /** This request's DataLoaders. */
   loaders: Loaders;
+  /** Over a WebSocket: where the operation comes from, for the audit log (over HTTP, the request is). */
+  auditSource?: AuditSource;
   /** Set by a resolver whose answer no cache may keep (a preview). */
   uncacheable?: boolean;
 }

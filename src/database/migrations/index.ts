@@ -23,6 +23,7 @@ import { GroupPublication1765900000000 } from './1765900000000-group-publication
 import { SearchPerLanguage1765950000000 } from './1765950000000-search-per-language.js';
 import { PostReviews1766000000000 } from './1766000000000-post-reviews.js';
 import { CommentsByAuthor1766040000000 } from './1766040000000-comments-by-author.js';
+import { AuditLog1766100000000 } from './1766100000000-audit-log.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   SearchPerLanguage1765950000000,
   PostReviews1766000000000,
   CommentsByAuthor1766040000000,
+  AuditLog1766100000000,
 ];

@@ -1,9 +1,11 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type FormattedExecutionResult, GraphQLError } from 'graphql';
+import { randomUUID } from 'node:crypto';
+import { type ExecutionArgs, type FormattedExecutionResult, GraphQLError } from 'graphql';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import { normalizeError } from '../../../common/errors/normalize-error.js';
 import { clientAddress, trustFunction } from '../../../common/http/client-address.js';
 import { RateLimiter, requestKey } from '../../../common/rate-limit/rate-limiter.js';
@@ -23,6 +25,8 @@ const UNSUPPORTED_PROTOCOL = `Use the ${GRAPHQL_TRANSPORT_WS_PROTOCOL} subprotoc
 interface Connection extends Credential {
   socket: WebSocket;
   address: string;
+  /** The upgrade request's headers (its user agent, for the audit log). */
+  headers: IncomingHttpHeaders;
   authorization?: string;
   unfollow?: () => void;
 }
@@ -68,7 +72,7 @@ export class WebSocketTransport implements OnApplicationShutdown {
       handleProtocols: (protocols) => (protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : false),
     }));
     const server = this.makeServer();
-    wss.on('connection', (socket: WebSocket, _request: IncomingMessage, address: string, release: () => void) => this.connected(server, socket, address, release));
+    wss.on('connection', (socket: WebSocket, request: IncomingMessage, address: string, release: () => void) => this.connected(server, socket, request, address, release));
     httpServer.on('upgrade', this.onUpgrade);
   }
 
@@ -105,9 +109,9 @@ export class WebSocketTransport implements OnApplicationShutdown {
     });
   }
 
-  private connected(server: ReturnType<WebSocketTransport['makeServer']>, socket: WebSocket, address: string, release: () => void): void {
+  private connected(server: ReturnType<WebSocketTransport['makeServer']>, socket: WebSocket, request: IncomingMessage, address: string, release: () => void): void {
     this.metrics.wsConnections.inc();
-    const connection: Connection = { socket, address, actor: null };
+    const connection: Connection = { socket, address, headers: request.headers, actor: null };
     const pinger = this.config.subscriptionsKeepAliveMs > 0 ? keepAlive(socket, this.config.subscriptionsKeepAliveMs) : undefined;
     // Oversized messages (1009) and broken frames are closed by ws itself; nothing to add.
     socket.on('error', (error) => this.logger.debug(`WebSocket: ${error.message}`));
@@ -168,7 +172,10 @@ export class WebSocketTransport implements OnApplicationShutdown {
           if (normalizeError(error).code === 'UNAUTHENTICATED') connection.socket.close(CloseCode.Forbidden, 'Forbidden');
           return [toGraphQLError(error)];
         }
-        return this.runner.prepare(payload, { transport: 'ws', address: connection.address }, connection.actor);
+        const prepared = await this.runner.prepare(payload, { transport: 'ws', address: connection.address }, connection.actor);
+        // What the operation changes is recorded with the socket's address and user agent, and an id of its own.
+        if (!Array.isArray(prepared)) (prepared as ExecutionArgs & { contextValue: GraphQLContext }).contextValue.auditSource = { ip: connection.address, headers: connection.headers, id: randomUUID() };
+        return prepared;
       },
       execute: (args) => this.runner.execute(args),
       subscribe: (args) => this.runner.subscribe(args),

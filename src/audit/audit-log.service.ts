@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../common/actor.js';
+import type { Executor } from '../common/persistence/sql.js';
+import { traceIdsOfActiveSpan } from '../tracing/spans.js';
+import type { AuditActionName } from './audit-actions.js';
+import { auditSource } from './audit-context.js';
+import type { AuditCredential } from './audit-entry.entity.js';
+import { AuditEntriesRepository, type NewAuditEntry } from './audit-entries.repository.js';
+
+/** The actor of the scheduler's and the retention jobs' changes. */
+export const SYSTEM = Symbol('system');
+
+/** Who made a change: an actor, the system, or nobody (a failed sign-in, a sign-up). */
+export type AuditActor = Actor | typeof SYSTEM | null;
+
+/** `{field: {from, to}}`. */
+export type AuditChanges = Record<string, { from: unknown; to: unknown }>;
+
+/** What stands for the value of a secret field, before and after. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Fields whose values never reach an entry, whoever records it: they are named, their values
+ * are REDACTED. The one place that guarantees no password, token, key or secret is in the log.
+ */
+const SECRET_FIELDS = new Set(['password', 'passwordHash', 'currentPassword', 'newPassword', 'secret', 'keyHash', 'key', 'token', 'accessToken', 'refreshToken', 'authorization']);
+
+const USER_AGENT_MAX = 512;
+
+export interface AuditRecord {
+  action: AuditActionName;
+  resource: { type: string; id: number | null };
+  changes?: AuditChanges;
+}
+
+/**
+ * The audit log (CONTRACT §16). Services record each change in the change's own transaction, so
+ * a change that rolls back leaves no entry; where it comes from (address, user agent, request id)
+ * is the request's or the GraphQL operation's (auditSource), the trace id the active span's.
+ */
+@Injectable()
+export class AuditLog {
+  constructor(private readonly entries: AuditEntriesRepository) {}
+
+  /** Records one entry (or several: one statement), in the caller's transaction. */
+  record(executor: Executor, actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
+    const at = new Date();
+    const source = auditSource.getStore();
+    const who = actorOf(actor);
+    const userAgent = source?.headers['user-agent'];
+    const where = {
+      ip: source?.ip ?? null,
+      userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null,
+      requestId: source?.id ?? null,
+      traceId: traceIdsOfActiveSpan().traceId ?? null,
+    };
+    const rows: NewAuditEntry[] = records.map(({ action, resource, changes = {} }) => ({
+      at,
+      ...who,
+      action,
+      resourceType: resource.type,
+      resourceId: resource.id,
+      changes: JSON.stringify(redacted(changes)),
+      ...where,
+    }));
+    return this.entries.append(executor, rows);
+  }
+}
+
+function actorOf(actor: AuditActor): Pick<NewAuditEntry, 'actorId' | 'actorCredential' | 'actorKeyId'> {
+  if (actor === SYSTEM) return { actorId: null, actorCredential: 'system', actorKeyId: null };
+  if (actor === null) return { actorId: null, actorCredential: null, actorKeyId: null };
+  const credential: AuditCredential = actor.apiKeyId !== undefined ? 'api-key' : actor.external ? 'sso' : 'token';
+  return { actorId: actor.id, actorCredential: credential, actorKeyId: actor.apiKeyId ?? null };
+}
+
+function redacted(changes: AuditChanges): AuditChanges {
+  let copy: AuditChanges | undefined;
+  for (const field of Object.keys(changes)) {
+    if (!SECRET_FIELDS.has(field)) continue;
+    copy ??= { ...changes };
+    copy[field] = { from: REDACTED, to: REDACTED };
+  }
+  return copy ?? changes;
+}
+
+/** A value as an entry keeps it: times as ISO 8601, absent as null. */
+function auditValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+/**
+ * The fields that differ between `before` (null: a new resource) and `after` (null: a deleted
+ * one), as `{field: {from, to}}`; arrays and objects compare by their JSON.
+ */
+export function changesOf<T extends object>(before: T | null, after: T | null, fields: readonly (keyof T & string)[]): AuditChanges {
+  const changes: AuditChanges = {};
+  for (const field of fields) {
+    const from = auditValue(before?.[field]);
+    const to = auditValue(after?.[field]);
+    if (from === to || (typeof from === 'object' && typeof to === 'object' && JSON.stringify(from) === JSON.stringify(to))) continue;
+    changes[field] = { from, to };
+  }
+  return changes;
+}
+
+/** A secret field that changed, named: its values are never recorded. */
+export function secretChange(field: string): AuditChanges {
+  return { [field]: { from: REDACTED, to: REDACTED } };
+}
