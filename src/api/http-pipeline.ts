@@ -4,7 +4,7 @@ import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import { ProblemDetailsFilter } from '../common/errors/problem-details.filter.js';
 import { AllowedMethods } from '../common/http/allowed-methods.js';
-import { keepAuditSource } from '../audit/audit-context.js';
+import { keepRequestSource } from '../common/http/request-source.js';
 import { trustFunction } from '../common/http/client-address.js';
 import { parseJsonOrNothing } from '../common/http/json-body.js';
 import { refuseHostileHeaders } from '../common/http/header-text.js';
@@ -132,7 +132,7 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   // The same for an anonymous GraphQL query (its body is parsed by now), before Apollo.
   fastify.addHook('preHandler', graphqlCache.answerGraphQLFromCache);
   // What the handler changes is recorded in the audit log with this request's address, user agent and id.
-  fastify.addHook('preHandler', keepAuditSource);
+  fastify.addHook('preHandler', keepRequestSource);
 
   // ── Handlers ───────────────────────────────────────────────────────────────────────────────
   // Nest registers its controllers' routes and Apollo's /graphql at init; these are plain routes.

@@ -3,7 +3,7 @@ import type { Actor } from '../common/actor.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { traceIdsOfActiveSpan } from '../tracing/spans.js';
 import type { AuditActionName } from './audit-actions.js';
-import { auditSource } from './audit-context.js';
+import { requestSource } from '../common/http/request-source.js';
 import type { AuditCredential } from './audit-entry.entity.js';
 import { AuditEntriesRepository, type NewAuditEntry } from './audit-entries.repository.js';
 
@@ -36,7 +36,7 @@ export interface AuditRecord {
 /**
  * The audit log (CONTRACT §16). Services record each change in the change's own transaction, so
  * a change that rolls back leaves no entry; where it comes from (address, user agent, request id)
- * is the request's or the GraphQL operation's (auditSource), the trace id the active span's.
+ * is the request's or the GraphQL operation's (requestSource), the trace id the active span's.
  */
 @Injectable()
 export class AuditLog {
@@ -45,7 +45,7 @@ export class AuditLog {
   /** Records one entry (or several: one statement), in the caller's transaction. */
   record(executor: Executor, actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
     const at = new Date();
-    const source = auditSource.getStore();
+    const source = requestSource.getStore();
     const who = actorOf(actor);
     const userAgent = source?.headers['user-agent'];
     const where = {

@@ -1,6 +1,6 @@
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuditSource } from '../../audit/audit-context.js';
+import type { RequestSource } from '../http/request-source.js';
 import type { Actor } from '../actor.js';
 import type { ReadRoute } from '../persistence/read-route.js';
 import type { Loaders } from './loaders.js';
@@ -23,7 +23,7 @@ export interface GraphQLContext {
   /** This request's DataLoaders. */
   loaders: Loaders;
   /** Over a WebSocket: where the operation comes from, for the audit log (over HTTP, the request is). */
-  auditSource?: AuditSource;
+  requestSource?: RequestSource;
   /** Set by a resolver whose answer no cache may keep (a preview). */
   uncacheable?: boolean;
 }

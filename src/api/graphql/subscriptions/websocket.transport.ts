@@ -174,7 +174,7 @@ export class WebSocketTransport implements OnApplicationShutdown {
         }
         const prepared = await this.runner.prepare(payload, { transport: 'ws', address: connection.address }, connection.actor);
         // What the operation changes is recorded with the socket's address and user agent, and an id of its own.
-        if (!Array.isArray(prepared)) (prepared as ExecutionArgs & { contextValue: GraphQLContext }).contextValue.auditSource = { ip: connection.address, headers: connection.headers, id: randomUUID() };
+        if (!Array.isArray(prepared)) (prepared as ExecutionArgs & { contextValue: GraphQLContext }).contextValue.requestSource = { ip: connection.address, headers: connection.headers, id: randomUUID() };
         return prepared;
       },
       execute: (args) => this.runner.execute(args),
