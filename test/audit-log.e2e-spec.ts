@@ -90,4 +90,41 @@ describeEachDatabase('audit log', (kind) => {
     expect(published).toMatchObject({ actor_id: null, actor_credential: 'system', ip: null, request_id: null });
     expect(JSON.parse(published.changes)).toMatchObject({ status: { from: 'scheduled', to: 'published' } });
   });
+
+  it('the life of a post on REST and GraphQL: trash, restore, delete for good, review, and writing for another author', async () => {
+    const admin = idOf('admin');
+    const gql = async (query: string, user: 'admin' | 'alice' = 'alice') => expectData(await graphql(app, query, undefined, { token: app.tokens[user] }));
+    // REST: trash, restore, trash, delete for good.
+    const rest = (await http().post('/posts').set(bearer(app.tokens.alice)).send({ title: 'Lifecycle', body: 'b' }).expect(201)).body.id as number;
+    await http().delete(`/posts/${rest}`).set(bearer(app.tokens.alice)).expect(204);
+    await http().patch(`/posts/${rest}`).set(bearer(app.tokens.alice)).send({ status: 'draft' }).expect(200);
+    await http().delete(`/posts/${rest}`).set(bearer(app.tokens.alice)).expect(204);
+    await http().delete(`/posts/${rest}`).set(bearer(app.tokens.alice)).expect(204);
+    const restEntries = await entriesOf('post', rest);
+    expect(restEntries.map((entry) => entry.action)).toEqual(['posts.create', 'posts.trash', 'posts.restore', 'posts.trash', 'posts.delete']);
+    expect(JSON.parse(restEntries[2].changes)).toMatchObject({ status: { from: 'trashed', to: 'draft' } });
+    expect(JSON.parse(restEntries[4].changes)).toMatchObject({ title: { from: 'Lifecycle', to: null } });
+    // GraphQL: submitted, then approved by an admin; scheduled, moved, trashed.
+    const submitted = Number((await gql('mutation { createPost(input: { title: "For review", body: "b", status: IN_REVIEW }) { id } }')).createPost.id);
+    await gql(`mutation { reviewPost(id: ${submitted}, decision: APPROVE, note: "Fine") { id } }`, 'admin');
+    const reviewed = await entriesOf('post', submitted);
+    expect(reviewed.map((entry) => [entry.action, entry.actor_id])).toEqual([
+      ['posts.create', idOf('alice')],
+      ['posts.review', admin],
+    ]);
+    expect(JSON.parse(reviewed[1].changes)).toMatchObject({ status: { from: 'in_review', to: 'published' }, decision: { from: null, to: 'approve' }, note: { from: null, to: 'Fine' } });
+    const later = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const scheduled = Number((await gql(`mutation { createPost(input: { title: "Later", body: "b", status: SCHEDULED, publishAt: "${later(3_600_000)}" }) { id } }`)).createPost.id);
+    await gql(`mutation { updatePost(id: ${scheduled}, input: { publishAt: "${later(7_200_000)}" }) { id } }`);
+    await gql(`mutation { updatePost(id: ${scheduled}, input: { tags: ["audited"] }) { id } }`);
+    await gql(`mutation { deletePost(id: ${scheduled}) }`);
+    const life = await entriesOf('post', scheduled);
+    expect(life.map((entry) => entry.action)).toEqual(['posts.create', 'posts.schedule', 'posts.update', 'posts.trash']);
+    expect(JSON.parse(life[2].changes)).toEqual({ tags: { from: [], to: ['audited'] } });
+    // An admin writing for alice: the entry is the admin's, the author alice.
+    const forAlice = (await http().post('/posts').set(bearer(app.tokens.admin)).send({ title: 'For Alice', body: 'b', authorId: idOf('alice') }).expect(201)).body.id as number;
+    const [written] = await entriesOf('post', forAlice);
+    expect(written.actor_id).toBe(admin);
+    expect(JSON.parse(written.changes)).toMatchObject({ authorId: { from: null, to: idOf('alice') } });
+  });
 });

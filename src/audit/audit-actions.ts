@@ -5,6 +5,8 @@ interface AuditAction {
   label: string;
   /** The row of the permissions table (src/auth/permissions.ts) the change is done under; none for security events of nobody yet (a sign-in). */
   permission: Action | null;
+  /** A second row it is done under, in some cases (a post written for another author: posts.setAuthor). */
+  alsoUnder?: Action;
   /** The type of the resource an entry of this action names (singular). */
   resource: AuditResourceType;
 }
@@ -18,7 +20,7 @@ export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
  * Reads are not changes and have no entry, but for a personal data export.
  */
 export const AUDIT_ACTIONS = {
-  'posts.create': { label: 'A post written (with `authorId`: for another author)', permission: 'posts.write', resource: 'post' },
+  'posts.create': { label: 'A post written (with `authorId`: for another author)', permission: 'posts.write', alsoUnder: 'posts.setAuthor', resource: 'post' },
   'posts.update': { label: "A post's fields changed (a PATCH, a revision restored, unpublished to draft)", permission: 'posts.edit', resource: 'post' },
   'posts.submit': { label: 'A post submitted for review (status `in_review`)', permission: 'posts.submit', resource: 'post' },
   'posts.publish': { label: 'A post published (by its writer, on approval, or by the scheduler: `system`)', permission: 'posts.publish', resource: 'post' },
@@ -63,7 +65,8 @@ export const AUDIT_ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditActionName[
 export function renderAuditActions(): string {
   const lines = ['| Action | What it records | Permission | Resource |', '|---|---|---|---|'];
   for (const [name, action] of Object.entries(AUDIT_ACTIONS) as [string, AuditAction][]) {
-    lines.push(`| \`${name}\` | ${action.label} | ${action.permission ? `\`${action.permission}\`` : '—'} | \`${action.resource}\` |`);
+    const permissions = [action.permission, action.alsoUnder].filter(Boolean).map((permission) => `\`${permission}\``);
+    lines.push(`| \`${name}\` | ${action.label} | ${permissions.join(', ') || '—'} | \`${action.resource}\` |`);
   }
   return lines.join('\n');
 }

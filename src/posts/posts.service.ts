@@ -412,8 +412,9 @@ export class PostsService {
     }
     let excerptBefore: string | null | undefined;
     if (values.body !== undefined || values.bodyFormat !== undefined || change.excerpt !== undefined) {
-      if (change.excerpt !== undefined) excerptBefore = await this.posts.customExcerptOf(current.id, manager);
-      const given = change.excerpt !== undefined ? change.excerpt : excerptBefore!;
+      // The excerpt given before: kept when none is given now, and shown in the audit entry when one is.
+      excerptBefore = await this.posts.customExcerptOf(current.id, manager);
+      const given = change.excerpt !== undefined ? change.excerpt : excerptBefore;
       const { bodyMedia, ...rendered } = await this.rendered(values.body ?? current.body, values.bodyFormat ?? current.bodyFormat, given, editor, manager);
       Object.assign(values, rendered);
       await this.media.recordBodyMedia(current.id, bodyMedia, manager);
