@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { beforeAll, expect, it } from 'vitest';
 import { bearer } from './support/auth.js';
 import { expectData, graphql } from './support/graphql-client.js';
-import { listen, type ListeningApp, LiveSubscription, until, wsClient } from './support/subscriptions.js';
+import { createClient as createSseClient } from 'graphql-sse';
+import { listen, type ListeningApp, LiveSubscription, type OperationClient, until, wsClient } from './support/subscriptions.js';
 import { describeEachDatabase } from './support/test-app.js';
 import { useApp } from './support/fixture.js';
 
@@ -65,7 +66,7 @@ describeEachDatabase('audit log', (kind) => {
     expect(Number((await sql<{ n: number | string }>('SELECT COUNT(*) AS n FROM audit_entries'))[0].n)).toBe(afterCreates);
   });
 
-  it('GraphQL over HTTP and over WebSocket: each mutation has its entry with the source of its own request or socket', async () => {
+  it('GraphQL over HTTP, WebSocket and SSE: each mutation has its entry with the source of its own request or socket', async () => {
     const viaHttp = expectData(await graphql(app, 'mutation { createPost(input: { title: "Via HTTP", body: "b" }) { id } }', undefined, { token: app.tokens.alice }));
     const [httpEntry] = await entriesOf('post', Number(viaHttp.createPost.id));
     expect(httpEntry).toMatchObject({ action: 'posts.create', actor_id: idOf('alice'), actor_credential: 'token' });
@@ -81,6 +82,16 @@ describeEachDatabase('audit log', (kind) => {
     expect(wsEntry.request_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(wsEntry.request_id).not.toBe(httpEntry.request_id);
     await ws.dispose();
+
+    const sse = createSseClient({ url: `${urls.http}/graphql/stream`, singleConnection: false, retryAttempts: 0, headers: { authorization: `Bearer ${app.tokens.alice}`, 'user-agent': 'sse-agent/2', 'x-request-id': 'req-over-sse' } });
+    try {
+      const overSse = new LiveSubscription(sse as OperationClient, 'mutation { createPost(input: { title: "Via SSE", body: "b" }) { id } }');
+      const [sseResult] = await until('the mutation over SSE', () => overSse.results.length > 0 && overSse.results);
+      const [sseEntry] = await entriesOf('post', Number(sseResult.data.createPost.id));
+      expect(sseEntry).toMatchObject({ action: 'posts.create', actor_id: idOf('alice'), actor_credential: 'token', user_agent: 'sse-agent/2', request_id: 'req-over-sse' });
+    } finally {
+      sse.dispose();
+    }
   });
 
   it('the scheduler publishes as the system', async () => {
