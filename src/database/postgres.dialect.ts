@@ -96,8 +96,8 @@ export class PostgresDialect extends Dialect {
     return sql`SELECT ${select}, s.rank AS search_rank, ts_headline(search_configuration(t.locale), t.title || ' ' || t.body, s.query, 'StartSel="", StopSel="", MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS search_snippet FROM (SELECT t.id, ts_rank_cd(t.search, q.query)::float8 AS rank, q.query FROM posts t CROSS JOIN (SELECT ${this.textQuery(query, languages)}) AS q(query) WHERE ${conditions} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) s JOIN posts t ON t.id = s.id ORDER BY ${sql.raw(outer(order))}`;
   }
 
-  searchCondition(query: string, languages: readonly string[]): Fragment {
-    return sql`t.search @@ (${this.textQuery(query, languages)})`;
+  searchCondition(query: string, languages: readonly string[], alias = 't'): Fragment {
+    return sql`${sql.raw(alias)}.search @@ (${this.textQuery(query, languages)})`;
   }
 
   /**

@@ -160,9 +160,9 @@ export class SqliteDialect extends Dialect {
     return sql`SELECT ${select}, p.rank AS search_rank, ${sql.raw(snippet)} AS search_snippet FROM (SELECT t.id, s.rank, s.query, s.source FROM (${matches}) s JOIN posts t ON t.id = s.id${filters} ORDER BY ${sql.raw(inner(order))} LIMIT ${limit}) p JOIN posts t ON t.id = p.id ORDER BY ${sql.raw(outer(order))}`;
   }
 
-  searchCondition(query: string, languages: readonly string[]): Fragment {
+  searchCondition(query: string, languages: readonly string[], alias = 't'): Fragment {
     const matches = this.searchTables(languages).map((table) => sql`SELECT rowid FROM ${sql.raw(table)} WHERE ${sql.raw(table)} MATCH ${query}`);
-    return sql`t.id IN (${sql.join(matches, ' UNION ALL ')})`;
+    return sql`${sql.raw(alias)}.id IN (${sql.join(matches, ' UNION ALL ')})`;
   }
 
   /** The tables of the languages a search reads its query in (in SEARCH_TABLES' order, each once). */

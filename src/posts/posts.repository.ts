@@ -140,6 +140,8 @@ export class PostsRepository extends ResourceRepository<Post> {
   readonly withAuthor: Join<Post, User>;
   /** Its columns under the alias `p`, without the computed ones (Tag.posts: the tags come from Post.tags). */
   private readonly plainColumns: Fragment;
+  /** The columns of a list's read: the post's, and its group's publication time (LIST_TIME). */
+  private readonly listSelect: Fragment;
 
   /** Translations exist only with more than one supported locale: reads of one post then depend on its group (see recordReads). */
   private readonly translated: boolean;
@@ -167,6 +169,7 @@ export class PostsRepository extends ResourceRepository<Post> {
     this.translated = config.supportedLocales.length > 1;
     this.withAuthor = { property: 'author', table: users.table, foreignKey: 'authorId' };
     this.plainColumns = sql.raw(this.table.selectList('p'));
+    this.listSelect = sql`${this.select}, t.group_published_at AS ${sql.raw(LIST_TIME)}`;
     this.lockDueClause = sql.raw(db.dialect.lockRows({ skipLocked: true }));
     this.lockClause = sql.raw(db.dialect.lockRows());
   }
@@ -281,11 +284,6 @@ export class PostsRepository extends ResourceRepository<Post> {
     return where;
   }
 
-  /** The columns of a list's read: the post's, and its group's publication time (LIST_TIME). */
-  private get listSelect(): Fragment {
-    return sql`${this.select}, t.group_published_at AS ${sql.raw(LIST_TIME)}`;
-  }
-
   /** The posts of a list's rows, each with its group's publication time. */
   private listed(rows: Record<string, unknown>[]): Post[] {
     return rows.map((row) => this.listedRow(row));
@@ -371,7 +369,7 @@ export class PostsRepository extends ResourceRepository<Post> {
   private bestOfFiltered(filter: PostFilter, tagIds: readonly number[]): Fragment {
     const holds = this.filterConditions(filter, tagIds, 'b');
     // The dialect writes a search's condition over `t`.
-    if (filter.search) holds.push(this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search), this.searchLanguages(filter)).mapText((text) => text.replace(/\bt\./g, 'b.')));
+    if (filter.search) holds.push(this.sql.dialect.searchCondition(this.sql.dialect.searchText(filter.search), this.searchLanguages(filter), 'b'));
     return bestOfGroup(filter.languages!.chain, holds);
   }
 

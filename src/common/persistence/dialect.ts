@@ -104,8 +104,8 @@ export abstract class Dialect {
    */
   abstract searchStatement(parts: SearchParts): Fragment;
 
-  /** A condition on `t` (a post): it matches the search `query` (searchText) read in `languages` (as SearchParts'). */
-  abstract searchCondition(query: string, languages: readonly string[]): Fragment;
+  /** A condition on the post of `alias` (`t` unless said): it matches the search `query` (searchText) read in `languages` (as SearchParts'). */
+  abstract searchCondition(query: string, languages: readonly string[], alias?: string): Fragment;
 
   /**
    * The text values of `expression` over the rows of `from` (`FROM … WHERE …`, none of them
