@@ -9,6 +9,9 @@ interface PositionRow {
   id: number | string;
 }
 
+/** sql.raw, where the constructor's `sql` (the Sql) hides the tag. */
+const raw = (text: string): Fragment => sql.raw(text);
+
 const toPosition = (row: PositionRow): EventPosition => ({ tx: Number(row.tx), id: Number(row.id) });
 
 /**
@@ -19,12 +22,15 @@ const toPosition = (row: PositionRow): EventPosition => ({ tx: Number(row.tx), i
 export class EventLogRepository {
   /** Only events every reader can already see: one behind a still-open transaction is not yet published anywhere, whatever its age. */
   private readonly visible: Fragment;
+  /** The log's order (Dialect.eventOrder): (tx, id) on PostgreSQL, the id alone on SQLite, whose events all have tx 0. */
+  private readonly oldestFirst: Fragment;
 
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
   ) {
     this.visible = visibleOf(sql);
+    this.oldestFirst = raw(sql.dialect.eventOrder('asc'));
   }
 
   /**
@@ -33,7 +39,7 @@ export class EventLogRepository {
    */
   pruneBatch(before: Date, limit: number): Promise<number> {
     return this.transactions.run(async (manager) => {
-      const batch = sql`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE occurred_at < ${this.sql.timestamp(before)}${this.visible} ORDER BY tx, id LIMIT ${limit}) RETURNING tx, id`;
+      const batch = sql`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE occurred_at < ${this.sql.timestamp(before)}${this.visible} ORDER BY ${this.oldestFirst} LIMIT ${limit}) RETURNING tx, id`;
       const deleted = (await this.sql.written<PositionRow>(batch, manager)).map(toPosition);
       if (deleted.length === 0) return 0;
       const last = deleted.reduce((highest, position) => (isAfter(position, highest) ? position : highest));

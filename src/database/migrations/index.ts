@@ -24,6 +24,7 @@ import { SearchPerLanguage1765950000000 } from './1765950000000-search-per-langu
 import { PostReviews1766000000000 } from './1766000000000-post-reviews.js';
 import { CommentsByAuthor1766040000000 } from './1766040000000-comments-by-author.js';
 import { AuditLog1766100000000 } from './1766100000000-audit-log.js';
+import { SqliteEventsById1766110000000 } from './1766110000000-sqlite-events-by-id.js';
 
 /** Every migration, in order. Listed explicitly so the build and the CLI agree without globs. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   PostReviews1766000000000,
   CommentsByAuthor1766040000000,
   AuditLog1766100000000,
+  SqliteEventsById1766110000000,
 ];

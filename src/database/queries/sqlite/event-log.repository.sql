@@ -13,7 +13,6 @@ WHERE
     WHERE
       occurred_at < ?
     ORDER BY
-      tx,
       id
     LIMIT
       ?
