@@ -42,6 +42,7 @@ describe('PostsService', () => {
     revisions = unit.mock(PostRevisions);
     events = unit.mock(EventPublisher);
     unit.mock(TagsService).assignToPost.mockImplementation(async (_post, names) => ({ tags: [...names], tagIds: names.map((_name, index) => index + 1) }));
+    unit.mock(TagsService).tagsOfPost.mockResolvedValue({ tags: [], tagIds: [] });
     stored = post();
     repository.findForUpdate.mockImplementation(async () => stored);
     repository.findById.mockImplementation(async () => stored);
