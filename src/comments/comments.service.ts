@@ -151,7 +151,7 @@ export class CommentsService {
   }
 
   /**
-   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). The writer's
+   * The INSERT … RETURNING, its event and its audit entry, atomically (one statement on PostgreSQL). The writer's
    * admission (flood limit, blocked, the status it starts in) is the moderation service's, its
    * place in the thread threadOf's; the event's audience is the comment's (a pending one reaches
    * only its author and moderators; one on a draft only those who see the draft). A post the
