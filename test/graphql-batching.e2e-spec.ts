@@ -123,9 +123,9 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     expect(statements).toBe(2);
   });
 
-  // The signed-in user, then the write. For a comment the INSERT … RETURNING with its event: on
-  // PostgreSQL one statement (the event's INSERT made from the new row), on SQLite BEGIN, the two
-  // INSERTs, COMMIT. And, counted or not yet when the metric is read, the relay's reads of the
+  // The signed-in user, then the write. For a comment the INSERT … RETURNING with its event and
+  // its audit entry: on PostgreSQL one statement (their INSERTs made from the new row), on SQLite
+  // BEGIN, the three INSERTs, COMMIT. And, counted or not yet when the metric is read, the relay's reads of the
   // event log (one on its own commit, one more on PostgreSQL when the NOTIFY arrives while that read runs).
 
   // A post is written in one transaction with its revision 1 (BEGIN, the post, its revision, its
@@ -138,9 +138,9 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
   // Two of them since §13: the free slug is looked up, and recorded in post_slugs (§15 adds none:
   // a post of a group of its own has no translation_group_id to set).
   const POST_WRITE_STATEMENTS = kind === 'postgres' ? [9, 10, 11] : [8, 9];
-  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [4, 5, 6, 7] : [7, 8];
+  const COMMENT_WRITE_STATEMENTS = kind === 'postgres' ? [4, 5, 6, 7] : [8, 9];
 
-  it('a new post costs the signed-in user and one transaction; a comment the user, its post, then its INSERT … RETURNING and its event, atomically', async () => {
+  it('a new post costs the signed-in user and one transaction; a comment the user, its post, then its INSERT … RETURNING with its event and audit entry, atomically', async () => {
     const write = async (query: string, variables: Record<string, unknown>) => {
       await relayQuiet(app);
       const before = await metricValue(app, 'db_queries_total');

@@ -29,7 +29,7 @@ export const AUDIT_ACTIONS = {
   'posts.trash': { label: 'A post moved to the trash', permission: 'posts.edit', resource: 'post' },
   'posts.restore': { label: 'A post restored from the trash', permission: 'posts.edit', resource: 'post' },
   'posts.delete': { label: 'A post deleted for good (by a caller, or by the trash retention: `system`)', permission: 'posts.edit', resource: 'post' },
-  'tags.create': { label: 'A tag created', permission: 'tags.manage', resource: 'tag' },
+  'tags.create': { label: "A tag created (or made by a post's writer naming a new tag: `postId` in changes)", permission: 'tags.manage', resource: 'tag' },
   'tags.update': { label: 'A tag renamed', permission: 'tags.manage', resource: 'tag' },
   'tags.delete': { label: 'A tag deleted', permission: 'tags.manage', resource: 'tag' },
   'comments.create': { label: 'A comment written', permission: 'comments.write', resource: 'comment' },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
+import type { Companion } from '../common/persistence/resource-repository.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { traceIdsOfActiveSpan } from '../tracing/spans.js';
 import type { AuditActionName } from './audit-actions.js';
@@ -45,29 +46,44 @@ export class AuditLog {
   /** Records one entry (or several: one statement), in the caller's transaction. */
   record(executor: Executor, actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
     const at = new Date();
-    const source = requestSource.getStore();
     const who = actorOf(actor);
-    const userAgent = source?.headers['user-agent'];
-    const where = {
-      ip: source?.ip ?? null,
-      userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null,
-      requestId: source?.id ?? null,
-      traceId: traceIdsOfActiveSpan().traceId ?? null,
-    };
-    const rows: NewAuditEntry[] = records.map(({ action, resource, changes = {} }) => ({
-      at,
-      ...who,
-      action,
-      resourceType: resource.type,
-      resourceId: resource.id,
-      changes: JSON.stringify(redacted(changes)),
-      ...where,
-    }));
-    return this.entries.append(executor, rows);
+    const where = whereFrom();
+    return this.entries.append(
+      executor,
+      records.map((record) => entryOf(at, who, where, record)),
+    );
+  }
+
+  /**
+   * The entry of a new row, for its repository to write with the row, atomically
+   * (ResourceRepository.insertRecorded, beside its `created` event): the resource's id is the new row's.
+   */
+  created<T extends { id: number }>(actor: AuditActor, action: AuditActionName, resourceType: string, changes: AuditChanges): Companion<T> {
+    const entry = entryOf(new Date(), actorOf(actor), whereFrom(), { action, resource: { type: resourceType, id: null }, changes });
+    return (row, source) => this.entries.appendFrom(source, entry, row.column('id'));
   }
 }
 
-function actorOf(actor: AuditActor): Pick<NewAuditEntry, 'actorId' | 'actorCredential' | 'actorKeyId'> {
+type Who = Pick<NewAuditEntry, 'actorId' | 'actorCredential' | 'actorKeyId'>;
+type Where = Pick<NewAuditEntry, 'ip' | 'userAgent' | 'requestId' | 'traceId'>;
+
+/** Where the change came from: the request's or the operation's source, the active span's trace. */
+function whereFrom(): Where {
+  const source = requestSource.getStore();
+  const userAgent = source?.headers['user-agent'];
+  return {
+    ip: source?.ip ?? null,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null,
+    requestId: source?.id ?? null,
+    traceId: traceIdsOfActiveSpan().traceId ?? null,
+  };
+}
+
+function entryOf(at: Date, who: Who, where: Where, { action, resource, changes = {} }: AuditRecord): NewAuditEntry {
+  return { at, ...who, action, resourceType: resource.type, resourceId: resource.id, changes: JSON.stringify(redacted(changes)), ...where };
+}
+
+function actorOf(actor: AuditActor): Who {
   if (actor === SYSTEM) return { actorId: null, actorCredential: 'system', actorKeyId: null };
   if (actor === null) return { actorId: null, actorCredential: null, actorKeyId: null };
   const credential: AuditCredential = actor.apiKeyId !== undefined ? 'api-key' : actor.external ? 'sso' : 'token';

@@ -11,6 +11,7 @@ import { MAX_INT32 } from '../common/validation/limits.js';
 import { AppConfig } from '../config/app-config.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { AuditLog, changesOf } from '../audit/audit-log.service.js';
 import type { Post } from '../posts/post.entity.js';
 import { PostsService } from '../posts/posts.service.js';
 import type { Comment } from './comment.entity.js';
@@ -44,6 +45,7 @@ export class CommentModerationService {
     private readonly events: EventPublisher,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -158,6 +160,12 @@ export class CommentModerationService {
       }
       const changed = new Map<number, Comment>();
       for (const [status, group] of byStatus) for (const comment of await this.comments.setStatus(group, status, manager)) changed.set(comment.id, comment);
+      // An entry per comment changed, in one statement; those already in their status had no change.
+      await this.audit.record(
+        manager,
+        who,
+        ...[...changed.values()].map((after) => ({ action: 'comments.moderate' as const, resource: { type: 'comment', id: after.id }, changes: changesOf(found.get(after.id)!, after, ['status']) })),
+      );
       await this.withdraw(
         manager,
         [...changed.values()].map((after) => ({ before: found.get(after.id)!, after, post: found.get(after.id)!.post! })),

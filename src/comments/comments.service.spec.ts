@@ -3,6 +3,7 @@ import { codeOf, newTestService, UNIT_EXECUTOR } from '../../test/support/unit.j
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { AuditLog } from '../audit/audit-log.service.js';
 import { PUBLIC_AUDIENCE, ReadPolicy } from '../auth/read-policy.js';
 import { Post } from '../posts/post.entity.js';
 import { PostsService } from '../posts/posts.service.js';
@@ -34,6 +35,7 @@ describe('CommentsService', () => {
   let repository: Mocked<CommentsRepository>;
   let posts: Mocked<PostsService>;
   let events: Mocked<EventPublisher>;
+  let audit: Mocked<AuditLog>;
   let service: CommentsService;
 
   beforeEach(async () => {
@@ -44,7 +46,7 @@ describe('CommentsService', () => {
     events = unit.mock(EventPublisher);
     // Admission and the events of a change are the moderation service's (its own spec and e2e spec): approved at once here.
     const moderation = unit.mock(CommentModerationService);
-    const realModeration = new CommentModerationService(null as never, null as never, new AuthorizationPolicy(), new ReadPolicy(), null as never, null as never, null as never, null as never);
+    const realModeration = new CommentModerationService(null as never, null as never, new AuthorizationPolicy(), new ReadPolicy(), null as never, null as never, null as never, null as never, null as never);
     moderation.admit.mockResolvedValue('approved');
     moderation.changeEvents.mockImplementation((before, after, on) => realModeration.changeEvents(before, after, on));
     repository.findById.mockImplementation(async () => comment());
@@ -56,6 +58,9 @@ describe('CommentsService', () => {
     // The event of a new row, as the repository writes it with the row.
     repository.insertRecorded.mockImplementation(async (values) => comment(values as Partial<Comment>));
     events.created.mockImplementation((name) => ({ event: name }) as unknown as ReturnType<EventPublisher['created']>);
+    // Its audit entry likewise.
+    audit = unit.mock(AuditLog);
+    audit.created.mockImplementation((_actor, action) => ({ audit: action }) as unknown as ReturnType<AuditLog['created']>);
     posts.findById.mockResolvedValue(post());
     posts.exists.mockResolvedValue(true);
     posts.get.mockResolvedValue(post());
@@ -70,8 +75,14 @@ describe('CommentsService', () => {
 
     it('writes as the actor on the post of the path, with commentCreated in the same write', async () => {
       const created = await service.create(7, { body: 'Hi' }, bob);
-      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' });
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Hi', postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' }, { audit: 'comments.create' });
       expect(events.created).toHaveBeenCalledWith('commentCreated', PUBLIC_AUDIENCE);
+      expect(audit.created).toHaveBeenCalledWith(bob, 'comments.create', 'comment', {
+        body: { from: null, to: 'Hi' },
+        postId: { from: null, to: 7 },
+        parentId: { from: null, to: null },
+        status: { from: null, to: 'approved' },
+      });
       expect(created).toMatchObject({ postId: 7, authorId: bob.id });
       expect(events.committed).toHaveBeenCalled();
     });
@@ -109,7 +120,7 @@ describe('CommentsService', () => {
     it('writes parentId and the depth one below its parent, up to COMMENTS_MAX_DEPTH (5 by default)', async () => {
       repository.findParent.mockResolvedValueOnce(parent({ depth: 4 }));
       await service.create(7, { body: 'Re', parentId: 11 }, bob);
-      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Re', parentId: 11, depth: 5, postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' });
+      expect(repository.insertRecorded).toHaveBeenCalledWith({ body: 'Re', parentId: 11, depth: 5, postId: 7, authorId: bob.id, status: 'approved' }, { event: 'commentCreated' }, { audit: 'comments.create' });
       repository.findParent.mockResolvedValueOnce(parent({ depth: 5 }));
       const error = await service.create(7, { body: 'Re', parentId: 11 }, bob).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'parentId' }] });

@@ -12,6 +12,7 @@ import type { Executor } from '../common/persistence/sql.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { type BlogEvent, event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { type AuditChanges, type AuditRecord, AuditLog, changesOf } from '../audit/audit-log.service.js';
 import type { Post } from '../posts/post.entity.js';
 import { PostsService } from '../posts/posts.service.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -22,6 +23,9 @@ import { CommentModerationService } from './comment-moderation.service.js';
 import { CommentsRepository } from './comments.repository.js';
 import type { CreateCommentDto } from './dto/create-comment.dto.js';
 import type { UpdateCommentDto } from './dto/update-comment.dto.js';
+
+/** A comment's fields whose values its deletion's audit entry keeps. */
+const AUDITED_FIELDS = ['body', 'postId', 'parentId', 'authorId', 'status'] as const satisfies readonly (keyof Comment)[];
 
 /**
  * What a list of comments reads: every column by default; with `columns` only those (and what
@@ -48,6 +52,7 @@ export class CommentsService {
     private readonly config: AppConfig,
     private readonly moderation: CommentModerationService,
     private readonly renderer: ContentRenderer,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Which comments of a post the reader sees (ReadPolicy.commentScope): what lists, counts and loaders are keyed and filtered by. */
@@ -146,7 +151,7 @@ export class CommentsService {
   }
 
   /**
-   * The INSERT … RETURNING and its event, atomically (one statement on PostgreSQL). The writer's
+   * The INSERT … RETURNING, its event and its audit entry, atomically (one statement on PostgreSQL). The writer's
    * admission (flood limit, blocked, the status it starts in) is the moderation service's, its
    * place in the thread threadOf's; the event's audience is the comment's (a pending one reaches
    * only its author and moderators; one on a draft only those who see the draft). A post the
@@ -159,8 +164,13 @@ export class CommentsService {
     const { parentId, ...text } = input;
     const thread = await this.threadOf(postId, parentId, who);
     const audience = this.readPolicy.commentAudienceOf({ status, authorId: who.id }, post);
+    const changes: AuditChanges = { body: { from: null, to: text.body }, postId: { from: null, to: postId }, parentId: { from: null, to: thread.parentId ?? null }, status: { from: null, to: status } };
     const comment = await this.comments
-      .insertRecorded({ ...text, bodyHtml: this.renderer.renderComment(text.body), ...thread, postId, authorId: who.id, status }, this.events.created('commentCreated', audience))
+      .insertRecorded(
+        { ...text, bodyHtml: this.renderer.renderComment(text.body), ...thread, postId, authorId: who.id, status },
+        this.events.created('commentCreated', audience),
+        this.audit.created(who, 'comments.create', 'comment', changes),
+      )
       .catch(async (error: unknown) => {
         if (isForeignKeyViolation(error) && !(await this.posts.exists(postId))) throw DomainError.notFound('Post', postId);
         if (isForeignKeyViolation(error) && thread.parentId !== undefined && !(await this.comments.exists(thread.parentId))) throw parentGone(thread.parentId);
@@ -206,6 +216,12 @@ export class CommentsService {
       }
       if (input.status !== undefined) changes.status = input.status;
       const updated = await this.comments.updateVersioned(current, changes, options.expectedVersion, manager);
+      // A new text is its author's edit (with the status it put back to pending); a new status, a moderation.
+      const resource = { type: 'comment', id };
+      const entries: AuditRecord[] = [];
+      if (input.body !== undefined) entries.push({ action: 'comments.update', resource, changes: changesOf(current, updated, input.status === undefined ? ['body', 'status'] : ['body']) });
+      if (input.status !== undefined) entries.push({ action: 'comments.moderate', resource, changes: changesOf(current, updated, ['status']) });
+      await this.audit.record(manager, who, ...entries);
       await this.moderation.withdraw(manager, [{ before: current, after: updated, post }]);
       recorded = this.moderation.changeEvents(current, updated, post);
       await this.events.record(manager, ...recorded);
@@ -229,6 +245,11 @@ export class CommentsService {
       const thread = await this.comments.thread(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
       if (!(await this.comments.delete(id, manager))) throw DomainError.notFound('Comment', id);
+      // One entry: the replies go with it by the cascade, named by their ids.
+      const changes = changesOf(current, null, AUDITED_FIELDS);
+      const replies = thread.filter((comment) => comment.id !== id).map((comment) => comment.id);
+      if (replies.length > 0) changes.replies = { from: replies, to: null };
+      await this.audit.record(manager, who, { action: 'comments.delete', resource: { type: 'comment', id }, changes });
       await this.events.eraseContent(manager, { commentId: thread.map((comment) => comment.id) });
       recorded = thread.map((comment) =>
         event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, post)),

@@ -231,14 +231,24 @@ for (const { name, open, skipped } of DIALECTS) {
     it('inserts a row and its companion from the new row, atomically', async () => {
       const insert = (item: string) => sql`INSERT INTO items (name, created_at) VALUES (${item}, ${dialect.timestamp(at)}) RETURNING id, name`;
       const companion = (label: string) => (source: Fragment) => sql`INSERT INTO item_log (item_id, name) SELECT r.id, ${label} || r.name FROM ${source}`;
-      const row = await dialect.insertWith(insert('parent'), 'items', companion('log of '), send);
+      const row = await dialect.insertWith(insert('parent'), 'items', [companion('log of ')], send);
       expect(row).toEqual({ id: expect.anything(), name: 'parent' });
       const logged = await send<{ item_id: number; name: string }>(sql`SELECT item_id, name FROM item_log`);
       expect(logged.map((entry) => [Number(entry.item_id), entry.name])).toEqual([[Number(row.id), 'log of parent']]);
       // The companion breaks a constraint: the row is not written either.
-      await expect(dialect.insertWith(insert('orphan'), 'items', companion('a label far too long for the check '), send)).rejects.toThrow();
+      await expect(dialect.insertWith(insert('orphan'), 'items', [companion('a label far too long for the check ')], send)).rejects.toThrow();
       expect(await names()).toEqual(['parent']);
       expect(await send(sql`SELECT name FROM item_log`)).toHaveLength(1);
+      // Two companions: each reads the new row (not the row the first one wrote); the second failing takes all back.
+      const second = await dialect.insertWith(insert('twin'), 'items', [companion('a: '), companion('b: ')], send);
+      const twins = await send<{ item_id: number; name: string }>(sql`SELECT item_id, name FROM item_log WHERE item_id = ${second.id} ORDER BY name`);
+      expect(twins.map((entry) => [Number(entry.item_id), entry.name])).toEqual([
+        [Number(second.id), 'a: twin'],
+        [Number(second.id), 'b: twin'],
+      ]);
+      await expect(dialect.insertWith(insert('half'), 'items', [companion('ok: '), companion('a label far too long for the check ')], send)).rejects.toThrow();
+      expect(await names()).toEqual(['parent', 'twin']);
+      expect(await send(sql`SELECT name FROM item_log`)).toHaveLength(3);
     });
 
     it('keeps sending once past the prepared statements it keeps (500 distinct texts)', async () => {

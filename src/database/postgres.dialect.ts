@@ -229,9 +229,10 @@ export class PostgresDialect extends Dialect {
     return work();
   }
 
-  /** One statement, the second INSERT fed from the first in a data-modifying WITH: no BEGIN, no COMMIT, one round trip. */
-  async insertWith(insert: Fragment, _table: string, companion: (source: Fragment) => Fragment, send: Send): Promise<Record<string, unknown>> {
-    const [row] = await send<Record<string, unknown>>(sql`WITH r AS (${insert}), companion AS (${companion(NEW_ROW)}) SELECT * FROM r`);
+  /** One statement, the companion INSERTs fed from the first in a data-modifying WITH: no BEGIN, no COMMIT, one round trip. */
+  async insertWith(insert: Fragment, _table: string, companions: readonly ((source: Fragment) => Fragment)[], send: Send): Promise<Record<string, unknown>> {
+    const fed = companions.map((companion, index) => sql`, ${sql.raw(index === 0 ? 'companion' : `companion_${index + 1}`)} AS (${companion(NEW_ROW)})`);
+    const [row] = await send<Record<string, unknown>>(sql`WITH r AS (${insert})${sql.join(fed, '')} SELECT * FROM r`);
     return row;
   }
 

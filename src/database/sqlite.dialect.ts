@@ -246,13 +246,17 @@ export class SqliteDialect extends Dialect {
     return this.queued(work);
   }
 
-  /** No INSERT inside WITH here: a transaction of the two, the second reading the new row by its rowid. */
-  insertWith(insert: Fragment, table: string, companion: (source: Fragment) => Fragment, send: Send): Promise<Record<string, unknown>> {
+  /**
+   * No INSERT inside WITH here: a transaction of them all, each companion reading the new row by
+   * its id (not by last_insert_rowid(), which the first companion's INSERT moves on).
+   */
+  insertWith(insert: Fragment, table: string, companions: readonly ((source: Fragment) => Fragment)[], send: Send): Promise<Record<string, unknown>> {
     return this.transaction(async (manager) => {
       const [row] = await send<Record<string, unknown>>(insert, manager);
-      let source = this.newRows.get(table);
-      if (source === undefined) this.newRows.set(table, (source = sql.raw(`${table} r WHERE r.id = last_insert_rowid()`)));
-      await send(companion(source), manager);
+      let from = this.newRows.get(table);
+      if (from === undefined) this.newRows.set(table, (from = sql.raw(`${table} r WHERE r.id = `)));
+      const source = sql`${from}${row.id}`;
+      for (const companion of companions) await send(companion(source), manager);
       return row;
     });
   }

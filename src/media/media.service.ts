@@ -13,6 +13,7 @@ import { RateLimiter, rateLimited } from '../common/rate-limit/rate-limiter.js';
 import { AppConfig } from '../config/app-config.js';
 import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { AuditLog, changesOf } from '../audit/audit-log.service.js';
 import type { UpdateMediaDto } from './dto/update-media.dto.js';
 import type { ImageType } from './image-type.js';
 import { Media } from './media.entity.js';
@@ -20,6 +21,9 @@ import { mediaFilePath, variantHref } from './media.resource.js';
 import { MediaRepository } from './media.repository.js';
 import { displayFilename, MediaUploadService, type ReceivedImage } from './media-upload.service.js';
 import { MediaStorage, type ByteRange, type StoredObject } from './storage/media-storage.js';
+
+/** A media item's fields its audit entries show (its facts at upload and deletion; alt, caption, focal point when changed). */
+const AUDITED_FIELDS = ['filename', 'mimeType', 'size', 'width', 'height', 'alt', 'caption', 'focalPoint', 'uploaderId'] as const satisfies readonly (keyof Media)[];
 
 /** The storage key of an item's original. */
 export const originalKey = (id: number) => `media/${id}/original`;
@@ -78,6 +82,7 @@ export class MediaService {
     private readonly cache: ResponseCache,
     private readonly events: EventPublisher,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The worker's wake-up: called after each committed upload. */
@@ -145,6 +150,7 @@ export class MediaService {
         const created = Object.assign(new Media(), inserted, { focalPoint: null, variants: [], isPublic: false });
         // A new item is its uploader's and the editors' until a public post uses it.
         await this.events.record(manager, event('mediaCreated', created, this.readPolicy.mediaAudienceOf(created)));
+        await this.audit.record(manager, writer, { action: 'media.create', resource: { type: 'media', id: created.id }, changes: changesOf(null, created, AUDITED_FIELDS) });
         return created;
       });
       this.events.committed();
@@ -197,7 +203,7 @@ export class MediaService {
       throw DomainError.badInput('Give at least one of alt, caption and focalPoint', [{ field: 'alt', message: 'give at least one of alt, caption and focalPoint' }]);
     }
     const updated = await this.transactions.run(async (manager) => {
-      const current = await this.writable(id, actor, manager);
+      const { current, writer } = await this.writable(id, actor, manager);
       const changes: Partial<Media> = {};
       if (input.alt !== undefined) changes.alt = input.alt;
       if (input.caption !== undefined) changes.caption = input.caption;
@@ -208,6 +214,7 @@ export class MediaService {
       // A Media instance, as in create: the event carries the item as the write left it.
       const changed = Object.assign(new Media(), written, { focalPoint, variants, isPublic: current.isPublic });
       await this.events.record(manager, event('mediaUpdated', changed, this.readPolicy.mediaAudienceOf(this.visibility(changed))));
+      await this.audit.record(manager, writer, { action: 'media.update', resource: { type: 'media', id }, changes: changesOf(current, changed, ['alt', 'caption', 'focalPoint']) });
       return changed;
     });
     this.events.committed();
@@ -222,7 +229,7 @@ export class MediaService {
    */
   async delete(id: number, actor: Actor | null): Promise<void> {
     const variants = await this.transactions.run(async (manager) => {
-      const current = await this.writable(id, actor, manager);
+      const { current, writer } = await this.writable(id, actor, manager);
       const users = await this.media.postsUsing(id, manager);
       if (users.length > 0) {
         const seen = users.filter((post) => this.readPolicy.canSeePost(actor, post)).map((post) => post.id);
@@ -236,6 +243,7 @@ export class MediaService {
       const names = await this.media.variantNames(id);
       if (!(await this.media.delete(id, manager))) throw DomainError.notFound('Media', id);
       await this.events.record(manager, event('mediaDeleted', { id, uploaderId: current.uploaderId }, this.readPolicy.mediaAudienceOf(this.visibility(current))));
+      await this.audit.record(manager, writer, { action: 'media.delete', resource: { type: 'media', id }, changes: changesOf(current, null, AUDITED_FIELDS) });
       return names;
     });
     this.events.committed();
@@ -336,13 +344,13 @@ export class MediaService {
     }
   }
 
-  /** The item, for a write: 404 unless the writer sees it, 403 unless they may change it. */
-  private async writable(id: number, actor: Actor | null, manager: Executor): Promise<Media> {
+  /** The item, for a write, and its writer: 404 unless the writer sees it, 403 unless they may change it. */
+  private async writable(id: number, actor: Actor | null, manager: Executor): Promise<{ current: Media; writer: Actor }> {
     const writer = this.policy.authorize(actor, 'posts.write', actor?.id);
     const current = await this.media.findVisible(id, this.readPolicy.mediaScope(writer), manager);
     if (!current) throw DomainError.notFound('Media', id);
     this.policy.authorize(writer, 'posts.edit', current.uploaderId);
-    return current;
+    return { current, writer };
   }
 
   /**

@@ -12,6 +12,7 @@ import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import type { WriteOptions } from '../common/persistence/write-options.js';
 import { event } from '../events/blog-events.js';
 import { EventPublisher } from '../events/event-publisher.js';
+import { AuditLog, changesOf } from '../audit/audit-log.service.js';
 import type { CreateTagDto } from './dto/create-tag.dto.js';
 import { slugify } from './slug.js';
 import type { Tag } from './tag.entity.js';
@@ -20,6 +21,9 @@ import { type TagAddress, type TagPageRequest, TagsRepository } from './tags.rep
 /** The window of RATE_LIMIT_TAGS_MAX: new tags per writer per hour. */
 const NEW_TAGS_WINDOW_S = 3600;
 const newTagsKey = (userId: number) => `tags:user:${userId}`;
+
+/** A tag's fields whose changes its audit entries show. */
+const AUDITED_FIELDS = ['name', 'slug'] as const satisfies readonly (keyof Tag)[];
 
 /** The most tags one post carries (CONTRACT §8). */
 export const MAX_TAGS_PER_POST = 10;
@@ -40,6 +44,7 @@ export class TagsService {
     private readonly events: EventPublisher,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The tags the reader sees (ReadPolicy.tagScope), most used first. */
@@ -90,12 +95,13 @@ export class TagsService {
   }
 
   async create(input: CreateTagDto, actor: Actor | null): Promise<Tag> {
-    this.policy.authorize(actor, 'tags.manage');
+    const who = this.policy.authorize(actor, 'tags.manage');
     const slug = slugOf(input.name);
     const tag = await this.transactions
       .run(async (manager) => {
         const created = await this.tags.insert({ name: input.name, slug }, manager);
         await this.events.record(manager, event('tagCreated', created));
+        await this.audit.record(manager, who, { action: 'tags.create', resource: { type: 'tag', id: created.id }, changes: changesOf(null, created, AUDITED_FIELDS) });
         return created;
       })
       .catch((error: unknown) => {
@@ -107,7 +113,7 @@ export class TagsService {
 
   /** A new name, and the slug derived from it (a taken slug is 409). */
   async update(id: number, input: CreateTagDto, actor: Actor | null, options: WriteOptions = {}): Promise<Tag> {
-    this.policy.authorize(actor, 'tags.manage');
+    const who = this.policy.authorize(actor, 'tags.manage');
     const slug = slugOf(input.name);
     const tag = await this.transactions
       .run(async (manager) => {
@@ -115,6 +121,7 @@ export class TagsService {
         if (!current) throw DomainError.notFound('Tag', id);
         const updated = await this.tags.updateVersioned(current, { name: input.name, slug }, options.expectedVersion, manager);
         await this.events.record(manager, event('tagUpdated', updated, audienceOfTag(current)));
+        await this.audit.record(manager, who, { action: 'tags.update', resource: { type: 'tag', id }, changes: changesOf(current, updated, AUDITED_FIELDS) });
         return { ...updated, postCount: current.postCount, isPublic: current.isPublic };
       })
       .catch((error: unknown) => {
@@ -126,11 +133,12 @@ export class TagsService {
 
   /** Deletes the tag; the posts that carried it lose it (the foreign key cascades). */
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.policy.authorize(actor, 'tags.manage');
+    const who = this.policy.authorize(actor, 'tags.manage');
     await this.transactions.run(async (manager) => {
       const current = await this.tags.findById(id, manager);
       if (!current || !(await this.tags.delete(id, manager))) throw DomainError.notFound('Tag', id);
       await this.events.record(manager, event('tagDeleted', { id }, audienceOfTag(current)));
+      await this.audit.record(manager, who, { action: 'tags.delete', resource: { type: 'tag', id }, changes: changesOf(current, null, AUDITED_FIELDS) });
     });
     this.events.committed();
   }
@@ -160,6 +168,7 @@ export class TagsService {
     const existing = await this.tags.idsBySlugs([...wanted.keys()], manager);
     await this.countNewTags(options.writer, wanted.size - existing.size);
     const tagIds: number[] = [];
+    const created: Tag[] = [];
     for (const [slug, name] of wanted) {
       const id = existing.get(slug);
       if (id !== undefined) {
@@ -168,10 +177,21 @@ export class TagsService {
       }
       // A new tag is named as written (at most 50 characters, as a tag's name), with its TAG_CREATED.
       const ensured = await this.tags.ensure([...name].slice(0, 50).join(''), slug, post.status === 'published', manager);
-      if (ensured.created) await this.events.record(manager, event('tagCreated', ensured.created, this.readPolicy.audienceOf(post)));
+      if (ensured.created) {
+        await this.events.record(manager, event('tagCreated', ensured.created, this.readPolicy.audienceOf(post)));
+        created.push(ensured.created);
+      }
       tagIds.push(ensured.id);
     }
     await this.tags.setPostTags(postId, tagIds, manager, options);
+    // Tags made by tagging a post: their entries name the post (the post's own entry shows its new tags).
+    if (created.length > 0) {
+      await this.audit.record(
+        manager,
+        options.writer,
+        ...created.map((tag) => ({ action: 'tags.create' as const, resource: { type: 'tag', id: tag.id }, changes: { ...changesOf(null, tag, AUDITED_FIELDS), postId: { from: null, to: postId } } })),
+      );
+    }
     return postTags([...wanted.keys()].map((slug, index) => [slug, tagIds[index]]));
   }
 

@@ -173,11 +173,11 @@ export abstract class Dialect {
   abstract single<T>(work: () => Promise<T>): Promise<T>;
 
   /**
-   * An `INSERT … RETURNING` of one row into `table` and a second INSERT made from the new row
-   * (`companion(source)`: an `INSERT … SELECT … FROM ${source}`, the new row being `r`),
-   * atomically. Returns the new row.
+   * An `INSERT … RETURNING` of one row into `table` (its `id` among the columns returned) and
+   * further INSERTs made from the new row (each `companion(source)`: an `INSERT … SELECT … FROM
+   * ${source}`, the new row being `r`), atomically. Returns the new row.
    */
-  abstract insertWith(insert: Fragment, table: string, companion: (source: Fragment) => Fragment, send: Send): Promise<Record<string, unknown>>;
+  abstract insertWith(insert: Fragment, table: string, companions: readonly ((source: Fragment) => Fragment)[], send: Send): Promise<Record<string, unknown>>;
 
   /** A connection that hears `channels` and comes back after an outage; null where nothing is announced. */
   abstract listen(name: string, channels: readonly string[], handlers: NotificationHandlers): Listener | null;

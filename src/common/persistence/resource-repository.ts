@@ -189,16 +189,20 @@ export abstract class ResourceRepository<T extends Versioned> {
   }
 
   /**
-   * The same INSERT and a second one made from the new row (its `created` event, see
-   * EventPublisher.created), atomically: on PostgreSQL one statement (a data-modifying WITH), on
-   * SQLite one transaction of the two (Dialect.insertWith).
+   * The same INSERT and further ones made from the new row (its `created` event, see
+   * EventPublisher.created; its audit entry, AuditLog.created), atomically: on PostgreSQL one
+   * statement (a data-modifying WITH), on SQLite one transaction of them (Dialect.insertWith).
    */
-  async insertRecorded(values: Omit<Partial<T>, 'id' | 'version'>, companion: Companion<T>): Promise<T> {
+  async insertRecorded(values: Omit<Partial<T>, 'id' | 'version'>, ...companions: Companion<T>[]): Promise<T> {
     const newRow = (this.newRow ??= {
       column: (property) => `r.${this.table.column(property).name}`,
       json: this.sql.dialect.jsonObject(this.table.fields.map((column) => ({ key: column.property, expression: `r.${column.name}`, timestamp: column.timestamp }))),
     });
-    const inserted = await this.sql.insertWith(this.insertStatement(values), this.table.name, (source) => companion(newRow, source));
+    const inserted = await this.sql.insertWith(
+      this.insertStatement(values),
+      this.table.name,
+      companions.map((companion) => (source: Fragment) => companion(newRow, source)),
+    );
     return this.table.fromRow(inserted);
   }
 

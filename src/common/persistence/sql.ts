@@ -82,9 +82,9 @@ export class Sql {
     return this.dialect.writtenRows(await executor!.query(text, params)) as T[];
   }
 
-  /** An `INSERT … RETURNING` of one row into `table` and a second INSERT made from the new row, atomically (see Dialect.insertWith). */
-  insertWith(insert: Fragment, table: string, companion: (source: Fragment) => Fragment): Promise<Record<string, unknown>> {
-    return this.dialect.insertWith(insert, table, companion, (statement, executor) => this.rows(statement, executor));
+  /** An `INSERT … RETURNING` of one row into `table` and further INSERTs made from the new row, atomically (see Dialect.insertWith). */
+  insertWith(insert: Fragment, table: string, companions: readonly ((source: Fragment) => Fragment)[]): Promise<Record<string, unknown>> {
+    return this.dialect.insertWith(insert, table, companions, (statement, executor) => this.rows(statement, executor));
   }
 
   /**
