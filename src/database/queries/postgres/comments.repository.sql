@@ -243,6 +243,38 @@ WITH
       $18
     FROM
       r
+  ),
+  companion_2 AS (
+    INSERT INTO
+      audit_entries (
+        at,
+        actor_id,
+        actor_credential,
+        actor_key_id,
+        action,
+        resource_type,
+        resource_id,
+        changes,
+        ip,
+        user_agent,
+        request_id,
+        trace_id
+      )
+    SELECT
+      $19,
+      $20,
+      $21,
+      $22,
+      $23,
+      $24,
+      r.id,
+      $25,
+      $26,
+      $27,
+      $28,
+      $29
+    FROM
+      r
   )
 SELECT
   *
@@ -320,6 +352,38 @@ WITH
       $14,
       $15,
       $16
+    FROM
+      r
+  ),
+  companion_2 AS (
+    INSERT INTO
+      audit_entries (
+        at,
+        actor_id,
+        actor_credential,
+        actor_key_id,
+        action,
+        resource_type,
+        resource_id,
+        changes,
+        ip,
+        user_agent,
+        request_id,
+        trace_id
+      )
+    SELECT
+      $17,
+      $18,
+      $19,
+      $20,
+      $21,
+      $22,
+      r.id,
+      $23,
+      $24,
+      $25,
+      $26,
+      $27
     FROM
       r
   )

@@ -257,7 +257,41 @@ SELECT
 FROM
   comments r
 WHERE
-  r.id = last_insert_rowid()
+  r.id = ?
+
+-- CommentsRepository.insertRecorded
+INSERT INTO
+  audit_entries (
+    at,
+    actor_id,
+    actor_credential,
+    actor_key_id,
+    action,
+    resource_type,
+    resource_id,
+    changes,
+    ip,
+    user_agent,
+    request_id,
+    trace_id
+  )
+SELECT
+  ?,
+  ?,
+  ?,
+  ?,
+  ?,
+  ?,
+  r.id,
+  ?,
+  ?,
+  ?,
+  ?,
+  ?
+FROM
+  comments r
+WHERE
+  r.id = ?
 
 -- CommentsRepository.page
 SELECT
