@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import type { Executor } from '../common/persistence/sql.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { traceIdsOfActiveSpan } from '../tracing/spans.js';
 import type { AuditActionName } from './audit-actions.js';
 import { requestSource } from '../common/http/request-source.js';
@@ -40,10 +41,23 @@ export interface AuditRecord {
  */
 @Injectable()
 export class AuditLog {
-  constructor(private readonly entries: AuditEntriesRepository) {}
+  constructor(
+    private readonly entries: AuditEntriesRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   /** Records one entry (or several: one statement), in the caller's transaction. */
   record(executor: Executor, actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
+    return this.entries.append(executor, this.rowsOf(actor, records));
+  }
+
+  /** Records entries of an event that writes nothing else (a sign-in, a failed one): one statement of its own. */
+  recordAlone(actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
+    const rows = this.rowsOf(actor, records);
+    return this.transactions.single(() => this.entries.append(undefined, rows));
+  }
+
+  private rowsOf(actor: AuditActor, records: readonly AuditRecord[]): NewAuditEntry[] {
     const at = new Date();
     const source = requestSource.getStore();
     const who = actorOf(actor);
@@ -54,7 +68,7 @@ export class AuditLog {
       requestId: source?.id ?? null,
       traceId: traceIdsOfActiveSpan().traceId ?? null,
     };
-    const rows: NewAuditEntry[] = records.map(({ action, resource, changes = {} }) => ({
+    return records.map(({ action, resource, changes = {} }) => ({
       at,
       ...who,
       action,
@@ -63,7 +77,14 @@ export class AuditLog {
       changes: JSON.stringify(redacted(changes)),
       ...where,
     }));
-    return this.entries.append(executor, rows);
+  }
+
+  /**
+   * A deleted user's name and e-mail out of every entry that names them, as actor or as resource
+   * (CONTRACT §16); the entries stay, with their id. In the deletion's transaction.
+   */
+  eraseUser(executor: Executor, userId: number, identity: { name: string; email: string }): Promise<void> {
+    return this.entries.eraseUser(executor, userId, identity);
   }
 }
 
