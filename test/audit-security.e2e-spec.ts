@@ -334,7 +334,7 @@ describeEachDatabase('audit log: security events', (kind) => {
   });
 });
 
-/** Single sign-on: a provider's first token creates the user (`users.create`), and its changes are `sso`. */
+/** Single sign-on: a provider's first token creates the user (`users.create`), and its changes are `sso`. And the first admin of ADMIN_EMAIL. */
 describeEachDatabase('audit log: single sign-on', (kind) => {
   const ISSUER = 'https://id.test/realms/audit';
   let app: TestApp;
@@ -357,7 +357,9 @@ describeEachDatabase('audit log: single sign-on', (kind) => {
         .setIssuedAt(issuedAt)
         .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
         .sign(pair.privateKey);
-    app = await startTestApp(kind, { env: { AUTH_JWKS_URL: url, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: 'blog-api', RESPONSE_CACHE: 'off' } });
+    app = await startTestApp(kind, {
+      env: { AUTH_JWKS_URL: url, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: 'blog-api', RESPONSE_CACHE: 'off', ADMIN_EMAIL: 'first-admin@example.com', ADMIN_PASSWORD: 'first-admin-password' },
+    });
   }, 60_000);
   afterAll(async () => {
     await app?.close();
@@ -382,5 +384,13 @@ describeEachDatabase('audit log: single sign-on', (kind) => {
     const [, setRole] = await sql<EntryRow>('SELECT * FROM audit_entries WHERE resource_type = $1 AND resource_id = $2 ORDER BY id', ['user', userId]);
     expect(setRole).toMatchObject({ action: 'users.setRole', actor_id: userId, actor_credential: 'sso' });
     expect(JSON.parse(setRole.changes)).toEqual({ role: { from: 'author', to: 'editor' } });
+  });
+
+  it('the first admin of ADMIN_EMAIL, created at start-up, is users.create by the system', async () => {
+    const [admin] = await sql<{ id: number }>('SELECT id FROM users WHERE email = $1', ['first-admin@example.com']);
+    const [created] = await sql<EntryRow>('SELECT * FROM audit_entries WHERE resource_type = $1 AND resource_id = $2 ORDER BY id', ['user', admin.id]);
+    expect(created).toMatchObject({ action: 'users.create', actor_id: null, actor_credential: 'system', ip: null, request_id: null });
+    expect(JSON.parse(created.changes)).toMatchObject({ email: { from: null, to: 'first-admin@example.com' }, role: { from: null, to: 'admin' } });
+    expect(created.changes).not.toContain('first-admin-password');
   });
 });
