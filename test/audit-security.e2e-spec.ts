@@ -306,6 +306,30 @@ describeEachDatabase('audit log: security events', (kind) => {
     expect(table).toContain('Other Olga');
   });
 
+  it('erasure and the export page through any number of entries (here 1,100, more than a page of either)', async () => {
+    const user = await signUp('Many Entries Mo');
+    const changes = JSON.stringify({ name: { from: null, to: user.name }, email: { from: null, to: user.email }, note: { from: null, to: user.name } });
+    await sql(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1100) INSERT INTO audit_entries (at, actor_id, actor_credential, action, resource_type, resource_id, changes) SELECT CURRENT_TIMESTAMP, $1, 'token', 'users.update', 'user', $2, $3 FROM n`,
+      [user.id, user.id, changes],
+    );
+    const exported = await http().get(`/users/${user.id}/export`).set(bearer(user.token)).expect(200);
+    const ids = (exported.body.auditEntries as { id: number }[]).map((entry) => entry.id);
+    // users.create and auth.signIn, the 1,100, and the export.
+    expect(ids).toHaveLength(1103);
+    expect(new Set(ids).size).toBe(1103);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+
+    await http().delete(`/users/${user.id}`).set(bearer(app.tokens.admin)).expect(204);
+    const table = await wholeTable();
+    expect(table).not.toContain(user.name);
+    expect(table).not.toContain(user.email);
+    const erased = await sql<EntryRow>('SELECT * FROM audit_entries WHERE actor_id = $1 ORDER BY id', [user.id]);
+    expect(erased).toHaveLength(1102);
+    expect(JSON.parse(erased[erased.length - 1].changes)).toEqual({});
+    expect(JSON.parse(erased[500].changes)).toEqual({ name: { from: null, to: '[erased]' }, email: { from: null, to: '[erased]' }, note: { from: null, to: '[erased]' } });
+  });
+
   it("the personal data export records users.export and holds the entries whose actor or resource is the user, in the contract's shape", async () => {
     const user = await signUp('Exported Ed');
     await http().patch(`/users/${user.id}`).set(bearer(user.token)).send({ name: 'Exported Ed II' }).expect(200);
