@@ -283,10 +283,11 @@ describeEachDatabase('audit log: security events', (kind) => {
     await http().post('/tokens').send({ email: user.email, password: 'a-wrong-password' }).expect(401);
     await http().patch(`/users/${user.id}`).set(bearer(app.tokens.admin)).send({ role: 'editor' }).expect(200);
     await http().post('/posts').set(bearer(user.token)).send({ title: 'A post of theirs', body: 'b' }).expect(201);
+    await http().post(`/users/${user.id}/api-keys`).set(bearer(user.token)).send({ name: 'Build key', scopes: ['read'] }).expect(201);
     // Another user's entries are left alone.
     const other = await signUp('Other Olga');
     const before = await sql<EntryRow>('SELECT * FROM audit_entries WHERE actor_id = $1 OR (resource_type = $2 AND resource_id = $3) ORDER BY id', [user.id, 'user', user.id]);
-    expect(before.length).toBeGreaterThanOrEqual(6);
+    expect(before.length).toBeGreaterThanOrEqual(7);
     expect(await wholeTable()).toContain(user.email);
 
     await http().delete(`/users/${user.id}`).set(bearer(app.tokens.admin)).expect(204);
@@ -302,6 +303,8 @@ describeEachDatabase('audit log: security events', (kind) => {
     const wrote = after.find((entry) => entry.action === 'posts.create')!;
     expect(wrote.actor_id).toBe(user.id);
     expect(changesOf(wrote).title).toEqual({ from: null, to: 'A post of theirs' });
+    // A key's name is not theirs: kept.
+    expect(changesOf(after.find((entry) => entry.action === 'apiKeys.create')!).name).toEqual({ from: null, to: 'Build key' });
     expect(table).toContain(other.email);
     expect(table).toContain('Other Olga');
   });

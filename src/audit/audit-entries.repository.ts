@@ -87,8 +87,9 @@ export class AuditEntriesRepository {
 
   /**
    * Removes a user's name and e-mail from the entries whose actor or resource they are, and from
-   * the failed sign-ins that tried their e-mail before it named any user: the values of `name` and
-   * `email`, and any value equal to either, become ERASED. Read and rewritten a page at a time
+   * the failed sign-ins that tried their e-mail before it named any user: any value equal to either
+   * becomes ERASED, and so do the values of `name` and `email` where the user is the resource (their
+   * former names and addresses; a tag's or a key's `name` is not theirs). Read and rewritten a page at a time
    * (two statements per USER_PAGE entries), in the caller's transaction.
    */
   async eraseUser(executor: Executor, userId: number, identity: { name: string; email: string }): Promise<void> {
@@ -103,10 +104,11 @@ export class AuditEntriesRepository {
       );
       const rewritten: { id: number; changes: string }[] = [];
       for (const row of rows) {
-        const theirs = Number(row.actor_id) === userId || (row.resource_type === 'user' && Number(row.resource_id) === userId);
+        const aboutThem = row.resource_type === 'user' && Number(row.resource_id) === userId;
         // A failed sign-in of nobody's e-mail matched by its text: only one that tried exactly theirs.
-        if (!theirs && !triedEmail(row.changes, email)) continue;
-        const changes = erased(row.changes, personal);
+        const triedTheirs = !aboutThem && Number(row.actor_id) !== userId && triedEmail(row.changes, email);
+        if (!aboutThem && Number(row.actor_id) !== userId && !triedTheirs) continue;
+        const changes = erased(row.changes, personal, aboutThem || triedTheirs);
         if (changes !== row.changes) rewritten.push({ id: Number(row.id), changes });
       }
       if (rewritten.length > 0) {
@@ -128,15 +130,15 @@ function triedEmail(text: string, email: string): boolean {
   return typeof tried === 'string' && normalizeEmail(tried) === email;
 }
 
-/** `changes` (JSON text) without the person's name and e-mail; the same text when it held neither. */
-function erased(text: string, personal: ReadonlySet<string>): string {
+/** `changes` (JSON text) without the person's name and e-mail (with `byField`, any `name` and `email`); the same text when it held neither. */
+function erased(text: string, personal: ReadonlySet<string>, byField: boolean): string {
   const changes = JSON.parse(text) as Record<string, { from: unknown; to: unknown }>;
   let touched = false;
   for (const [field, change] of Object.entries(changes)) {
     for (const side of ['from', 'to'] as const) {
       const value = change?.[side];
       if (value === null || value === undefined || value === ERASED) continue;
-      if (field === 'name' || field === 'email' || (typeof value === 'string' && personal.has(value))) {
+      if ((byField && (field === 'name' || field === 'email')) || (typeof value === 'string' && personal.has(value))) {
         change[side] = ERASED;
         touched = true;
       }
