@@ -152,7 +152,25 @@ describeEachDatabase('personal data export', (kind) => {
     it('is one document with every key of the contract', () => {
       expect(Object.keys(document)).toEqual(['user', 'posts', 'comments', 'media', 'apiKeys', 'externalIdentities', 'auditEntries']);
       expect(document.externalIdentities).toEqual([]);
-      expect(document.auditEntries).toEqual([]);
+    });
+
+    it("the audit entries whose actor or resource is them, oldest first, in the log's shape; none of another's, and the export itself last", async () => {
+      const sql = (text: string, params: unknown[]) => app.app.get(DataSource).query<{ id: number | string }[]>(kind === 'postgres' ? text : text.replace(/\$\d+/g, '?'), params);
+      const theirs = await sql('SELECT id FROM audit_entries WHERE actor_id = $1 OR (resource_type = $2 AND resource_id = $3) ORDER BY id', [alice.id, 'user', alice.id]);
+      const entries = document.auditEntries as { id: number; actor: { userId: number | null; credential: string | null }; action: string; resource: { type: string; id: number | null } }[];
+      expect(entries.map((entry) => entry.id)).toEqual(theirs.map((row) => Number(row.id)));
+      for (const entry of entries) {
+        expect(Object.keys(entry)).toEqual(['id', 'at', 'actor', 'action', 'resource', 'changes', 'ip', 'userAgent', 'requestId', 'traceId']);
+        expect(entry.actor.userId === alice.id || (entry.resource.type === 'user' && entry.resource.id === alice.id)).toBe(true);
+      }
+      const actions = entries.map((entry) => entry.action);
+      expect(actions[0]).toBe('users.create');
+      expect(actions).toContain('auth.signIn');
+      expect(actions.filter((action) => action === 'posts.create')).toHaveLength(4);
+      expect(actions).toContain('apiKeys.create');
+      expect(entries.at(-1)).toMatchObject({ action: 'users.export', actor: { userId: alice.id, credential: 'token' }, resource: { type: 'user', id: alice.id } });
+      expect(entries.some((entry) => entry.actor.userId === bob.id || (entry.resource.type === 'user' && entry.resource.id === bob.id))).toBe(false);
+      expect(text).not.toContain(secret);
     });
 
     it('the profile as GET /users/{id} shows it to the user themselves, e-mail included', async () => {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Role } from '../common/actor.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { ResourceRepository } from '../common/persistence/resource-repository.js';
-import { Sql } from '../common/persistence/sql.js';
+import { type Executor, Sql } from '../common/persistence/sql.js';
 import { sql } from '../common/persistence/sql-template.js';
 import { ApiKey } from './api-key.entity.js';
 
@@ -51,8 +51,9 @@ export class ApiKeysRepository extends ResourceRepository<ApiKey> {
     await this.sql.written(sql`UPDATE api_keys SET last_used_at = ${this.sql.timestamp(at)} WHERE id = ${id} RETURNING id`);
   }
 
-  /** Deletes one of a user's keys; false when that user has no such key. */
-  async deleteForUser(userId: number, id: number): Promise<boolean> {
-    return (await this.sql.written(sql`DELETE FROM api_keys WHERE id = ${id} AND user_id = ${userId} RETURNING id`)).length > 0;
+  /** Deletes one of a user's keys: its name and user, or null when that user has no such key. */
+  async deleteForUser(userId: number, id: number, executor?: Executor): Promise<{ name: string; userId: number } | null> {
+    const [row] = await this.sql.written<{ name: string; user_id: number }>(sql`DELETE FROM api_keys WHERE id = ${id} AND user_id = ${userId} RETURNING name, user_id`, executor);
+    return row ? { name: row.name, userId: Number(row.user_id) } : null;
   }
 }

@@ -38,7 +38,7 @@ describe('ApiKeysService', () => {
     events = unit.mock(EventPublisher);
     users.exists.mockResolvedValue(true);
     keys.insert.mockImplementation(async (values) => storedKey(values));
-    keys.deleteForUser.mockResolvedValue(true);
+    keys.deleteForUser.mockResolvedValue({ name: 'CI', userId: 2 });
   });
 
   describe('create', () => {
@@ -51,7 +51,7 @@ describe('ApiKeysService', () => {
     it("lets a user create their own keys and an admin anyone's, nobody else", async () => {
       expect(await codeOf(service.create(2, { name: 'K', scopes: ['read'] }, bob))).toBe('FORBIDDEN');
       await service.create(2, { name: 'K', scopes: ['read'] }, admin);
-      expect(keys.insert).toHaveBeenCalledWith(expect.objectContaining({ userId: 2 }));
+      expect(keys.insert).toHaveBeenCalledWith(expect.objectContaining({ userId: 2 }), expect.anything());
     });
 
     it('needs the presence of the person at the keyboard (UsersService.confirmPresence) before anything is stored', async () => {
@@ -104,9 +104,9 @@ describe('ApiKeysService', () => {
     it('revokes for the user or an admin, says credentialsChanged (open sockets close), 404 for a key not theirs', async () => {
       expect(await codeOf(service.revoke(2, 8, bob))).toBe('FORBIDDEN');
       await service.revoke(2, 8, alice);
-      expect(keys.deleteForUser).toHaveBeenCalledWith(2, 8);
+      expect(keys.deleteForUser).toHaveBeenCalledWith(2, 8, expect.anything());
       expect(events.credentialsChanged).toHaveBeenCalledWith(2);
-      keys.deleteForUser.mockResolvedValueOnce(false);
+      keys.deleteForUser.mockResolvedValueOnce(null);
       expect(await codeOf(service.revoke(2, 9, admin))).toBe('NOT_FOUND');
       expect(events.credentialsChanged).toHaveBeenCalledTimes(1);
     });

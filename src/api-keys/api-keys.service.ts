@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { AuditLog, changesOf } from '../audit/audit-log.service.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { ApiKeyVerifier, type VerifiedCredential } from '../auth/credential-verifiers.js';
 import { type Actor, SCOPES, type Scope } from '../common/actor.js';
@@ -24,6 +25,8 @@ export interface ApiKeyView {
 }
 
 const PREFIX = 'blog_';
+/** A key's fields its audit entries show. */
+const AUDITED_FIELDS = ['userId', 'name', 'scopes', 'expiresAt'] as const;
 /** How often `lastUsedAt` is written for a key in use (a write per request would cost more than the request). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -45,6 +48,7 @@ export class ApiKeysService extends ApiKeyVerifier {
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
     config: AppConfig,
+    private readonly audit: AuditLog,
   ) {
     super();
     this.hmacKey = createHmac('sha256', config.jwtSecret).update('blog api keys v1').digest();
@@ -65,9 +69,12 @@ export class ApiKeysService extends ApiKeyVerifier {
     await this.users.confirmPresence(who, input.currentPassword, clientAddress);
     const key = PREFIX + randomBytes(32).toString('base64url');
     const scopes = SCOPES.filter((scope) => input.scopes.includes(scope)).join(',');
-    const created = await this.transactions.single(() =>
-      this.keys.insert({ userId, name: input.name, keyHash: this.hash(key), scopes, expiresAt: input.expiresAt ?? null, lastUsedAt: null }),
-    );
+    const created = await this.transactions.run(async (manager) => {
+      const inserted = await this.keys.insert({ userId, name: input.name, keyHash: this.hash(key), scopes, expiresAt: input.expiresAt ?? null, lastUsedAt: null }, manager);
+      // The key's view: never the key, nor its hash.
+      await this.audit.record(manager, who, { action: 'apiKeys.create', resource: { type: 'apiKey', id: inserted.id }, changes: changesOf(null, { ...toView(inserted), userId }, AUDITED_FIELDS) });
+      return inserted;
+    });
     return { ...toView(created), key };
   }
 
@@ -80,8 +87,13 @@ export class ApiKeysService extends ApiKeyVerifier {
 
   /** Refused from now on, on every instance: the sockets and streams opened with it close at once. */
   async revoke(userId: number, keyId: number, actor: Actor | null): Promise<void> {
-    this.policy.authorize(actor, 'apiKeys.manage', userId);
-    if (!(await this.transactions.single(() => this.keys.deleteForUser(userId, keyId)))) throw DomainError.notFound('API key', keyId);
+    const who = this.policy.authorize(actor, 'apiKeys.manage', userId);
+    const revoked = await this.transactions.run(async (manager) => {
+      const deleted = await this.keys.deleteForUser(userId, keyId, manager);
+      if (deleted) await this.audit.record(manager, who, { action: 'apiKeys.revoke', resource: { type: 'apiKey', id: keyId }, changes: changesOf(deleted, null, ['name', 'userId']) });
+      return deleted !== null;
+    });
+    if (!revoked) throw DomainError.notFound('API key', keyId);
     this.events.credentialsChanged(userId);
   }
 

@@ -39,7 +39,7 @@ export const AUDIT_ACTIONS = {
   'media.create': { label: 'A medium uploaded', permission: 'posts.write', resource: 'media' },
   'media.update': { label: "A medium's alt text or caption changed", permission: 'posts.edit', resource: 'media' },
   'media.delete': { label: 'A medium deleted', permission: 'posts.edit', resource: 'media' },
-  'users.create': { label: 'A user created (sign-up, or a first sign-in with an identity provider)', permission: null, resource: 'user' },
+  'users.create': { label: 'A user created (sign-up: actor null; a first sign-in with an identity provider: `sso`; the first admin of ADMIN_EMAIL: `system`)', permission: null, resource: 'user' },
   'users.update': { label: "A user's name or avatar changed", permission: 'users.edit', resource: 'user' },
   'users.changePassword': { label: "A user's password changed (named, never valued)", permission: 'users.edit', resource: 'user' },
   'users.signOutEverywhere': { label: "A user's tokens and keys revoked (sign out everywhere)", permission: 'users.edit', resource: 'user' },

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
+import { toDate } from '../common/persistence/entity-table.js';
+import { normalizeEmail } from '../common/validation/transforms.js';
 import type { AuditCredential } from './audit-entry.entity.js';
 
 /** An entry as AuditLog hands it to be written. */
@@ -20,15 +22,37 @@ export interface NewAuditEntry {
   traceId: string | null;
 }
 
+/** An entry as CONTRACT §16 shows it (a personal data export, the audit reads). */
+export interface AuditEntryView {
+  id: number;
+  at: Date;
+  actor: { userId: number | null; credential: AuditCredential | null; keyId?: number };
+  action: string;
+  resource: { type: string; id: number | null };
+  changes: Record<string, { from: unknown; to: unknown }>;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  traceId: string | null;
+}
+
+/** What stands for an erased user's name and e-mail in their entries. */
+export const ERASED = '[erased]';
+
+/** Rows of one user's entries read per statement (an export, an erasure). */
+const USER_PAGE = 500;
+
 const INSERT = sql.raw('INSERT INTO audit_entries (at, actor_id, actor_credential, actor_key_id, action, resource_type, resource_id, changes, ip, user_agent, request_id, trace_id)');
+
+const ENTRY_COLUMNS = sql.raw('id, at, actor_id, actor_credential, actor_key_id, action, resource_type, resource_id, changes, ip, user_agent, request_id, trace_id');
 
 /** `audit_entries`: appended to in the transaction of each change; never updated but for an erasure. */
 @Injectable()
 export class AuditEntriesRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Appends entries (one statement), in the caller's transaction. */
-  async append(executor: Executor, entries: readonly NewAuditEntry[]): Promise<void> {
+  /** Appends entries (one statement), in the caller's transaction (none: a statement of its own). */
+  async append(executor: Executor | undefined, entries: readonly NewAuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const rows = entries.map((entry) => sql`(${sql.in(this.values(entry, entry.resourceId))})`);
     await this.sql.rows(sql`${INSERT} VALUES ${sql.join(rows)}`, executor);
@@ -59,4 +83,91 @@ export class AuditEntriesRepository {
       entry.traceId,
     ];
   }
+
+  // A user's entries: the personal data export reads them, the user's deletion erases them.
+
+  /** The entries whose actor or resource is the user, in id order, one page after `after` (an id). */
+  async pageOfUser(userId: number, after: number, limit = USER_PAGE): Promise<AuditEntryView[]> {
+    const rows = await this.sql.rows<Record<string, unknown>>(
+      sql`SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE (actor_id = ${userId} OR (resource_type = 'user' AND resource_id = ${userId})) AND id > ${after} ORDER BY id LIMIT ${limit}`,
+    );
+    return rows.map(viewOf);
+  }
+
+  /**
+   * Removes a user's name and e-mail from the entries whose actor or resource they are, and from
+   * the failed sign-ins that tried their e-mail before it named any user: any value equal to either
+   * becomes ERASED, and so do the values of `name` and `email` where the user is the resource (their
+   * former names and addresses; a tag's or a key's `name` is not theirs). Read and rewritten a page at a time
+   * (two statements per USER_PAGE entries), in the caller's transaction.
+   */
+  async eraseUser(executor: Executor, userId: number, identity: { name: string; email: string }): Promise<void> {
+    const email = normalizeEmail(identity.email);
+    const personal = new Set([identity.name, identity.email, email]);
+    const tried = `%${JSON.stringify(email).slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    let after = 0;
+    for (;;) {
+      const rows = await this.sql.rows<{ id: number | string; actor_id: number | null; resource_type: string; resource_id: number | null; changes: string }>(
+        sql`SELECT id, actor_id, resource_type, resource_id, changes FROM audit_entries WHERE (actor_id = ${userId} OR (resource_type = 'user' AND resource_id = ${userId}) OR (action = 'auth.signInFailed' AND resource_id IS NULL AND LOWER(changes) LIKE ${tried} ESCAPE '\\')) AND id > ${after} ORDER BY id LIMIT ${USER_PAGE}`,
+        executor,
+      );
+      const rewritten: { id: number; changes: string }[] = [];
+      for (const row of rows) {
+        const aboutThem = row.resource_type === 'user' && Number(row.resource_id) === userId;
+        // A failed sign-in of nobody's e-mail matched by its text: only one that tried exactly theirs.
+        const triedTheirs = !aboutThem && Number(row.actor_id) !== userId && triedEmail(row.changes, email);
+        if (!aboutThem && Number(row.actor_id) !== userId && !triedTheirs) continue;
+        const changes = erased(row.changes, personal, aboutThem || triedTheirs);
+        if (changes !== row.changes) rewritten.push({ id: Number(row.id), changes });
+      }
+      if (rewritten.length > 0) {
+        const cases = rewritten.map(({ id, changes }) => sql`WHEN ${id} THEN ${changes}`);
+        await this.sql.written(
+          sql`UPDATE audit_entries SET changes = CASE id ${sql.join(cases, ' ')} END WHERE id IN (${sql.in(rewritten.map(({ id }) => id))}) RETURNING id`,
+          executor,
+        );
+      }
+      if (rows.length < USER_PAGE) return;
+      after = Number(rows[rows.length - 1].id);
+    }
+  }
+}
+
+/** Whether a failed sign-in's `changes` tried this (normalized) e-mail. */
+function triedEmail(text: string, email: string): boolean {
+  const tried = (JSON.parse(text) as { email?: { to?: unknown } }).email?.to;
+  return typeof tried === 'string' && normalizeEmail(tried) === email;
+}
+
+/** `changes` (JSON text) without the person's name and e-mail (with `byField`, any `name` and `email`); the same text when it held neither. */
+function erased(text: string, personal: ReadonlySet<string>, byField: boolean): string {
+  const changes = JSON.parse(text) as Record<string, { from: unknown; to: unknown }>;
+  let touched = false;
+  for (const [field, change] of Object.entries(changes)) {
+    for (const side of ['from', 'to'] as const) {
+      const value = change?.[side];
+      if (value === null || value === undefined || value === ERASED) continue;
+      if ((byField && (field === 'name' || field === 'email')) || (typeof value === 'string' && personal.has(value))) {
+        change[side] = ERASED;
+        touched = true;
+      }
+    }
+  }
+  return touched ? JSON.stringify(changes) : text;
+}
+
+function viewOf(row: Record<string, unknown>): AuditEntryView {
+  const keyId = row.actor_key_id == null ? undefined : Number(row.actor_key_id);
+  return {
+    id: Number(row.id),
+    at: toDate(row.at),
+    actor: { userId: row.actor_id == null ? null : Number(row.actor_id), credential: (row.actor_credential as AuditCredential | null) ?? null, ...(keyId === undefined ? {} : { keyId }) },
+    action: row.action as string,
+    resource: { type: row.resource_type as string, id: row.resource_id == null ? null : Number(row.resource_id) },
+    changes: JSON.parse(row.changes as string) as AuditEntryView['changes'],
+    ip: (row.ip as string | null) ?? null,
+    userAgent: (row.user_agent as string | null) ?? null,
+    requestId: (row.request_id as string | null) ?? null,
+    traceId: (row.trace_id as string | null) ?? null,
+  };
 }

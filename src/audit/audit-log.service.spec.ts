@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Executor } from '../common/persistence/sql.js';
+import type { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { requestSource } from '../common/http/request-source.js';
 import { PERMISSIONS, type Action } from '../auth/permissions.js';
 import { AUDIT_ACTIONS, renderAuditActions } from './audit-actions.js';
@@ -10,7 +11,8 @@ import { AuditLog, changesOf, REDACTED, secretChange, SYSTEM } from './audit-log
 function recording(): { log: AuditLog; written: NewAuditEntry[] } {
   const written: NewAuditEntry[] = [];
   const repository = { append: (_executor: Executor, entries: readonly NewAuditEntry[]) => (written.push(...entries), Promise.resolve()) } as unknown as AuditEntriesRepository;
-  return { log: new AuditLog(repository), written };
+  const transactions = { single: <T>(work: () => Promise<T>) => work() } as unknown as TransactionRunner;
+  return { log: new AuditLog(repository, transactions), written };
 }
 
 const executor = {} as Executor;

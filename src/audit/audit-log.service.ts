@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../common/actor.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
 import type { Executor } from '../common/persistence/sql.js';
+import { TransactionRunner } from '../common/persistence/transaction-runner.js';
 import { traceIdsOfActiveSpan } from '../tracing/spans.js';
 import type { AuditActionName } from './audit-actions.js';
 import { requestSource } from '../common/http/request-source.js';
@@ -41,17 +42,27 @@ export interface AuditRecord {
  */
 @Injectable()
 export class AuditLog {
-  constructor(private readonly entries: AuditEntriesRepository) {}
+  constructor(
+    private readonly entries: AuditEntriesRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   /** Records one entry (or several: one statement), in the caller's transaction. */
   record(executor: Executor, actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
+    return this.entries.append(executor, this.rowsOf(actor, records));
+  }
+
+  /** Records entries of an event that writes nothing else (a sign-in, a failed one): one statement of its own. */
+  recordAlone(actor: AuditActor, ...records: AuditRecord[]): Promise<void> {
+    const rows = this.rowsOf(actor, records);
+    return this.transactions.single(() => this.entries.append(undefined, rows));
+  }
+
+  private rowsOf(actor: AuditActor, records: readonly AuditRecord[]): NewAuditEntry[] {
     const at = new Date();
     const who = actorOf(actor);
     const where = whereFrom();
-    return this.entries.append(
-      executor,
-      records.map((record) => entryOf(at, who, where, record)),
-    );
+    return records.map((record) => entryOf(at, who, where, record));
   }
 
   /**
@@ -61,6 +72,14 @@ export class AuditLog {
   created<T extends { id: number }>(actor: AuditActor, action: AuditActionName, resourceType: string, changes: AuditChanges): Companion<T> {
     const entry = entryOf(new Date(), actorOf(actor), whereFrom(), { action, resource: { type: resourceType, id: null }, changes });
     return (row, source) => this.entries.appendFrom(source, entry, row.column('id'));
+  }
+
+  /**
+   * A deleted user's name and e-mail out of every entry that names them, as actor or as resource
+   * (CONTRACT §16); the entries stay, with their id. In the deletion's transaction.
+   */
+  eraseUser(executor: Executor, userId: number, identity: { name: string; email: string }): Promise<void> {
+    return this.entries.eraseUser(executor, userId, identity);
   }
 }
 

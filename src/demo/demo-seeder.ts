@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { AuditLog, changesOf, SYSTEM } from '../audit/audit-log.service.js';
 import { hashPassword } from '../auth/password-hasher.js';
 import { CommentsRepository } from '../comments/comments.repository.js';
 import { normalizeEmail } from '../common/validation/transforms.js';
@@ -88,6 +89,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
     private readonly tags: TagsRepository,
     private readonly slugs: PostSlugs,
     private readonly renderer: ContentRenderer,
+    private readonly audit: AuditLog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -113,7 +115,8 @@ export class DemoSeeder implements OnApplicationBootstrap {
       return;
     }
     const passwordHash = await hashPassword(adminPassword);
-    await this.users.insert({ name: 'Administrator', email, passwordHash, avatarUrl: null, role: 'admin' }, manager);
+    const admin = await this.users.insert({ name: 'Administrator', email, passwordHash, avatarUrl: null, role: 'admin' }, manager);
+    await this.audit.record(manager, SYSTEM, { action: 'users.create', resource: { type: 'user', id: admin.id }, changes: changesOf(null, admin, ['name', 'email', 'avatarUrl', 'role']) });
     this.logger.log(`Created the first admin ${adminEmail}`);
   }
 

@@ -39,7 +39,7 @@ describe('ExternalAccountsService', () => {
 
   it('the first token creates a user without a usable password, and links the subject', async () => {
     const verified = await service.actorFor(claims({ role: 'admin' }));
-    expect(verified).toEqual({ actor: { id: 9, role: 'admin', expiresAt: 2000, issuedAt: 1000 }, issuedAt: 1000, validAfter: null });
+    expect(verified).toEqual({ actor: { id: 9, role: 'admin', expiresAt: 2000, issuedAt: 1000, external: true }, issuedAt: 1000, validAfter: null });
     expect(users.insert.mock.calls[0][0]).toEqual({ name: 'Carol', email: 'carol@example.com', passwordHash: NO_PASSWORD, avatarUrl: null, role: 'admin' });
     expect(identities.insert).toHaveBeenCalledWith('https://id.test', 'sub-1', 9, 1000, expect.anything());
   });

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AuditLog, changesOf } from '../audit/audit-log.service.js';
 import type { Role } from '../common/actor.js';
 import type { VerifiedCredential } from '../auth/credential-verifiers.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -44,12 +45,13 @@ export class ExternalAccountsService {
     private readonly users: UsersRepository,
     private readonly transactions: TransactionRunner,
     private readonly events: EventPublisher,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The token's actor, with what AuthService's revocation rule needs (the token's `iat`, the user's stamp). */
   async actorFor(claims: ExternalClaims): Promise<VerifiedCredential> {
     const { id, role, tokensValidAfter } = await this.account(claims);
-    return { actor: { id, role, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt }, issuedAt: claims.issuedAt, validAfter: tokensValidAfter };
+    return { actor: { id, role, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt, external: true }, issuedAt: claims.issuedAt, validAfter: tokensValidAfter };
   }
 
   private async account(claims: ExternalClaims): Promise<Account> {
@@ -91,6 +93,8 @@ export class ExternalAccountsService {
         return { role: user.role, changed: false };
       }
       await this.users.update(userId, { role: claims.role }, undefined, manager);
+      // The provider's roles claim, applied on the sign-in of its token: the user's own, through single sign-on.
+      await this.audit.record(manager, { id: userId, role: claims.role, external: true }, { action: 'users.setRole', resource: { type: 'user', id: userId }, changes: { role: { from: user.role, to: claims.role } } });
       return { role: claims.role, changed: true };
     });
     if (result.changed) this.events.credentialsChanged(userId);
@@ -122,6 +126,11 @@ export class ExternalAccountsService {
         // answered below, once that transaction's link can be seen.
         if (await this.users.findByEmail(email, manager)) throw DomainError.conflict('The e-mail address is taken');
         const user = await this.users.insert({ name, email, passwordHash: NO_PASSWORD, avatarUrl: null, role: claims.role }, manager);
+        await this.audit.record(manager, { id: user.id, role: user.role, external: true }, {
+          action: 'users.create',
+          resource: { type: 'user', id: user.id },
+          changes: changesOf(null, user, ['name', 'email', 'avatarUrl', 'role']),
+        });
         if (orphanedLinkId === undefined) await this.identities.insert(claims.issuer, claims.subject, user.id, claims.issuedAt, manager);
         else if (!(await this.identities.relink(orphanedLinkId, user.id, claims.issuedAt, manager))) throw DomainError.conflict('The identity was linked meanwhile');
         return { id: user.id, role: user.role, tokensValidAfter: null };

@@ -37,7 +37,7 @@ export function personalDataSchema(): SchemaObject {
         }),
         description: 'The single sign-on identities linked to the account',
       },
-      auditEntries: { ...array({ type: 'object' }), description: 'The audit entries whose actor or resource is the user (CONTRACT §16); empty until the audit log exists' },
+      auditEntries: { ...array({ type: 'object' }), description: 'The audit entries whose actor or resource is the user (CONTRACT §16), oldest first: `{id, at, actor: {userId, credential, keyId?}, action, resource: {type, id}, changes, ip, userAgent, requestId, traceId}`' },
     },
     required: ['user', 'posts', 'comments', 'media', 'apiKeys', 'externalIdentities', 'auditEntries'],
     additionalProperties: false,

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, type Mocked } from 'vitest';
 import { codeOf, newTestService } from '../../test/support/unit.js';
+import { AuditEntriesRepository } from '../audit/audit-entries.repository.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
@@ -50,6 +51,7 @@ describe('PersonalDataService', () => {
     unit.mock(MediaService).uploadedPage.mockResolvedValue({ items: [], nextCursor: null });
     unit.mock(ApiKeysService).list.mockResolvedValue([]);
     unit.mock(ExternalIdentitiesRepository).linkedTo.mockResolvedValue([]);
+    unit.mock(AuditEntriesRepository).pageOfUser.mockResolvedValue([]);
   });
 
   it('writes the document as it reads it: the first piece goes out before the later pages are read', async () => {

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
+import { AuditEntriesRepository, type AuditEntryView } from '../audit/audit-entries.repository.js';
+import { AuditLog } from '../audit/audit-log.service.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
@@ -44,6 +46,8 @@ export class PersonalDataService {
     private readonly media: MediaService,
     private readonly apiKeys: ApiKeysService,
     private readonly identities: ExternalIdentitiesRepository,
+    private readonly audit: AuditLog,
+    private readonly auditEntries: AuditEntriesRepository,
   ) {}
 
   /**
@@ -54,6 +58,7 @@ export class PersonalDataService {
    * have signed in less than 5 minutes ago or give their current password (400 without either,
    * 403 when wrong, counted as a failed sign-in). Admins give no password.
    *
+   * The export is recorded (`users.export`) before the document is written, so it is in it.
    * Returns the document as pieces of JSON text, read as they are consumed.
    */
   async export(userId: number, actor: Actor | null, currentPassword: string | undefined, clientAddress?: string): Promise<AsyncIterable<string>> {
@@ -62,6 +67,7 @@ export class PersonalDataService {
     const user = await this.users.get(userId);
     if (!this.policy.may(who, 'users.export')) await this.users.confirmPresence(who, currentPassword, clientAddress, CURRENT_PASSWORD_HEADER);
     const apiKeys = await this.apiKeys.list(userId, who);
+    await this.audit.recordAlone(who, { action: 'users.export', resource: { type: 'user', id: userId } });
     return coalesced(this.document(userId, USER_RESOURCE.view(user, true), apiKeys));
   }
 
@@ -74,8 +80,9 @@ export class PersonalDataService {
     yield* items(this.pages((request) => this.media.uploadedPage(userId, request)), (media) => MEDIA_RESOURCE.view(media));
     yield `],"apiKeys":${JSON.stringify(apiKeys)}`;
     yield `,"externalIdentities":${JSON.stringify(await this.identities.linkedTo(userId))}`;
-    // The audit log (CONTRACT §16) does not exist yet: its entries whose actor or resource is the user go here.
-    yield ',"auditEntries":[]}';
+    yield ',"auditEntries":[';
+    yield* items(this.auditPages(userId), (entry) => entry);
+    yield ']}';
   }
 
   /** Every post of theirs in every state, oldest first, each with all its revisions (oldest first). */
@@ -110,6 +117,17 @@ export class PersonalDataService {
       yield* page;
       if (page.length < REVISION_PAGE) return;
       after = page[page.length - 1];
+    }
+  }
+
+  /** The audit entries whose actor or resource is the user, oldest first, page after page. */
+  private async *auditPages(userId: number): AsyncGenerator<AuditEntryView[]> {
+    let after = 0;
+    for (;;) {
+      const page = await this.auditEntries.pageOfUser(userId, after, PAGE);
+      if (page.length > 0) yield page;
+      if (page.length < PAGE) return;
+      after = page[page.length - 1].id;
     }
   }
 

@@ -158,7 +158,7 @@ describe('UsersService', () => {
   it('revokeTokens: the user or an admin, then credentialsChanged', async () => {
     expect(await codeOf(service.revokeTokens(3, alice))).toBe('FORBIDDEN');
     await service.revokeTokens(2, alice);
-    expect(repository.revokeTokens).toHaveBeenCalledWith(2, expect.any(Date));
+    expect(repository.revokeTokens).toHaveBeenCalledWith(2, expect.any(Date), expect.anything());
     expect(events.credentialsChanged).toHaveBeenCalledWith(2);
     repository.revokeTokens.mockResolvedValueOnce(false);
     expect(await codeOf(service.revokeTokens(9, admin))).toBe('NOT_FOUND');

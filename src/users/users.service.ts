@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type AuditRecord, AuditLog, changesOf, secretChange } from '../audit/audit-log.service.js';
 import type { Actor } from '../common/actor.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from '../auth/password-hasher.js';
@@ -21,6 +22,26 @@ import type { UpdateUserDto } from './dto/update-user.dto.js';
 import type { User } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
+/** A new user's fields its `users.create` entry shows. */
+export const CREATED_FIELDS = ['name', 'email', 'avatarUrl', 'role'] as const satisfies readonly (keyof User)[];
+
+/**
+ * The entries of one change to a user, one per kind (CONTRACT §16): its profile (`users.update`),
+ * password (named, never valued), role, and commenting block. A field set to what it was is no change.
+ */
+function updateRecords(current: User, updated: User, passwordChanged: boolean): AuditRecord[] {
+  const resource = { type: 'user', id: current.id };
+  const records: AuditRecord[] = [];
+  const profile = changesOf(current, updated, ['name', 'avatarUrl']);
+  if (Object.keys(profile).length > 0) records.push({ action: 'users.update', resource, changes: profile });
+  if (passwordChanged) records.push({ action: 'users.changePassword', resource, changes: secretChange('password') });
+  const role = changesOf(current, updated, ['role']);
+  if (Object.keys(role).length > 0) records.push({ action: 'users.setRole', resource, changes: role });
+  const blocked = changesOf(current, updated, ['commentsBlocked']);
+  if (Object.keys(blocked).length > 0) records.push({ action: updated.commentsBlocked ? 'users.block' : 'users.unblock', resource, changes: blocked });
+  return records;
+}
+
 /** How recent a sign-in stands in for the current password (creating an API key, exporting one's personal data). */
 export const REAUTHENTICATION_WINDOW_S = 300;
 
@@ -41,6 +62,7 @@ export class UsersService {
     private readonly signIns: SignInLimiter,
     private readonly readPolicy: ReadPolicy,
     private readonly media: MediaService,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Sign-up: RATE_LIMIT_SIGNUP_MAX per client address per window, counted before the password hash (each of many aliased sign-ups counts). */
@@ -61,7 +83,11 @@ export class UsersService {
       role: 'author' as const,
     };
     try {
-      const user = await this.transactions.single(() => this.users.insert(values));
+      const user = await this.transactions.run(async (manager) => {
+        const created = await this.users.insert(values, manager);
+        await this.audit.record(manager, null, { action: 'users.create', resource: { type: 'user', id: created.id }, changes: changesOf(null, created, CREATED_FIELDS) });
+        return created;
+      });
       this.events.changed();
       return user;
     } catch (error) {
@@ -126,7 +152,10 @@ export class UsersService {
       if (!current) throw DomainError.notFound('User', id);
       if (changes.avatarUrl) await this.media.checkAvatar(changes.avatarUrl, who, manager);
       if (current.role === 'admin' && changes.role !== undefined && changes.role !== 'admin') await this.assertNotLastAdmin(id, manager, 'demoted');
-      return this.users.updateVersioned(current, changes, options.expectedVersion, manager);
+      const updated = await this.users.updateVersioned(current, changes, options.expectedVersion, manager);
+      const records = updateRecords(current, updated, changes.passwordHash !== undefined);
+      if (records.length > 0) await this.audit.record(manager, who, ...records);
+      return updated;
     });
     if (changes.role !== undefined || changes.passwordHash !== undefined) this.events.credentialsChanged(id);
     else this.events.changed();
@@ -155,15 +184,18 @@ export class UsersService {
 
   /**
    * Deletes the user with their posts, comments and the media they uploaded that no other user's
-   * post uses (those pass to that post's author: MediaService.eraseUploadsOf), and announces every
-   * deletion. The media's files go after the commit.
+   * post uses (those pass to that post's author: MediaService.eraseUploadsOf), erases their name
+   * and e-mail from the audit log (the entries stay, with the id), and announces every deletion.
+   * The media's files go after the commit.
    */
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.policy.authorize(actor, 'users.edit', id);
+    const who = this.policy.authorize(actor, 'users.edit', id);
     const deleteFiles = await this.transactions.run(async (manager) => {
       const current = await this.users.findById(id, manager);
       if (!current) throw DomainError.notFound('User', id);
       if (current.role === 'admin') await this.assertNotLastAdmin(id, manager, 'deleted');
+      await this.audit.eraseUser(manager, id, current);
+      await this.audit.record(manager, who, { action: 'users.delete', resource: { type: 'user', id }, changes: changesOf(current, null, ['role']) });
       const deleteFiles = await this.media.eraseUploadsOf(id, manager);
       const { posts, comments } = await this.users.cascade(id, manager);
       // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
@@ -190,8 +222,13 @@ export class UsersService {
 
   /** Signs the user out everywhere: every token issued and API key created so far is refused from the next operation on. */
   async revokeTokens(id: number, actor: Actor | null): Promise<void> {
-    this.policy.authorize(actor, 'users.edit', id);
-    if (!(await this.transactions.single(() => this.users.revokeTokens(id, new Date())))) throw DomainError.notFound('User', id);
+    const who = this.policy.authorize(actor, 'users.edit', id);
+    const revoked = await this.transactions.run(async (manager) => {
+      if (!(await this.users.revokeTokens(id, new Date(), manager))) return false;
+      await this.audit.record(manager, who, { action: 'users.signOutEverywhere', resource: { type: 'user', id } });
+      return true;
+    });
+    if (!revoked) throw DomainError.notFound('User', id);
     this.events.credentialsChanged(id);
   }
 

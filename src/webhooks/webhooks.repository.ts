@@ -80,8 +80,8 @@ export class WebhooksRepository {
     return row ? this.fromRow(row) : null;
   }
 
-  async delete(id: number): Promise<boolean> {
-    return (await this.sql.written(sql`DELETE FROM webhooks WHERE id = ${id} RETURNING id`)).length > 0;
+  async delete(id: number, executor?: Executor): Promise<boolean> {
+    return (await this.sql.written(sql`DELETE FROM webhooks WHERE id = ${id} RETURNING id`, executor)).length > 0;
   }
 
   /**

@@ -106,9 +106,7 @@ describe('WebhooksService', () => {
   });
 
   it('is NOT_FOUND for a webhook that does not exist, and refreshes no dispatcher then', async () => {
-    webhooks.update.mockResolvedValueOnce(null);
-    webhooks.delete.mockResolvedValueOnce(false);
-    webhooks.findById.mockResolvedValueOnce(null);
+    webhooks.findById.mockResolvedValue(null);
     expect(await codeOf(service.update(9, { description: 'x' }, admin))).toBe('NOT_FOUND');
     expect(await codeOf(service.delete(9, admin))).toBe('NOT_FOUND');
     expect(await codeOf(service.attempts(9, admin))).toBe('NOT_FOUND');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { type AuditChanges, AuditLog, changesOf, secretChange } from '../audit/audit-log.service.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -26,6 +27,9 @@ export interface WebhookView {
   secret?: string;
 }
 
+/** A webhook's fields its audit entries show (its secret is named, never valued). */
+const AUDITED_FIELDS = ['url', 'types', 'description', 'active'] as const satisfies readonly (keyof WebhookRecord)[];
+
 /** The attempts GET /webhooks/{id}/deliveries lists. */
 const ATTEMPTS_LISTED = 50;
 
@@ -40,16 +44,19 @@ export class WebhooksService {
     private readonly policy: AuthorizationPolicy,
     private readonly config: AppConfig,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly audit: AuditLog,
   ) {}
 
   async create(input: CreateWebhookDto, actor: Actor | null): Promise<WebhookView & { secret: string }> {
-    this.policy.authorize(actor, 'webhooks.manage');
+    const who = this.policy.authorize(actor, 'webhooks.manage');
     await this.assertReachable(input.url);
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const latest = await this.outbox.latest();
     const created = await this.transactions.run(async (manager) => {
       const after = await this.startingPoint(latest, manager);
-      return this.webhooks.insert({ url: input.url, types: unique(input.types), description: input.description ?? null, secret, after }, manager);
+      const inserted = await this.webhooks.insert({ url: input.url, types: unique(input.types), description: input.description ?? null, secret, after }, manager);
+      await this.audit.record(manager, who, { action: 'webhooks.create', resource: { type: 'webhook', id: inserted.id }, changes: { ...changesOf(null, inserted, AUDITED_FIELDS), ...secretChange('secret') } });
+      return inserted;
     });
     this.dispatcher.refresh();
     return { ...toView(created), secret };
@@ -66,18 +73,22 @@ export class WebhooksService {
   }
 
   async update(id: number, input: UpdateWebhookDto, actor: Actor | null): Promise<WebhookView> {
-    this.policy.authorize(actor, 'webhooks.manage');
+    const who = this.policy.authorize(actor, 'webhooks.manage');
     if (input.url !== undefined) await this.assertReachable(input.url);
     // Turned on again: what happened while it was off is not sent.
     const latest = input.active === true ? await this.outbox.latest() : undefined;
     const updated = await this.transactions.run(async (manager) => {
-      const current = latest ? await this.webhooks.findById(id, manager) : null;
-      const after = latest && current && !current.active ? await this.startingPoint(latest, manager) : undefined;
-      return this.webhooks.update(
+      const current = await this.webhooks.findById(id, manager);
+      if (!current) return null;
+      const after = latest && !current.active ? await this.startingPoint(latest, manager) : undefined;
+      const changed = await this.webhooks.update(
         id,
         { url: input.url, types: input.types ? unique(input.types) : undefined, description: input.description, active: input.active, after },
         manager,
       );
+      const changes: AuditChanges = changed ? changesOf(current, changed, AUDITED_FIELDS) : {};
+      if (Object.keys(changes).length > 0) await this.audit.record(manager, who, { action: 'webhooks.update', resource: { type: 'webhook', id }, changes });
+      return changed;
     });
     if (!updated) throw DomainError.notFound('Webhook', id);
     this.dispatcher.refresh();
@@ -85,8 +96,14 @@ export class WebhooksService {
   }
 
   async delete(id: number, actor: Actor | null): Promise<void> {
-    this.policy.authorize(actor, 'webhooks.manage');
-    if (!(await this.transactions.single(() => this.webhooks.delete(id)))) throw DomainError.notFound('Webhook', id);
+    const who = this.policy.authorize(actor, 'webhooks.manage');
+    const deleted = await this.transactions.run(async (manager) => {
+      const current = await this.webhooks.findById(id, manager);
+      if (!current || !(await this.webhooks.delete(id, manager))) return false;
+      await this.audit.record(manager, who, { action: 'webhooks.delete', resource: { type: 'webhook', id }, changes: changesOf(current, null, AUDITED_FIELDS) });
+      return true;
+    });
+    if (!deleted) throw DomainError.notFound('Webhook', id);
     this.dispatcher.refresh();
   }
 
