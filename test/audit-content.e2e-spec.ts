@@ -142,14 +142,16 @@ describeEachDatabase('audit log of content', (kind) => {
       await http().delete(`/comments/${id}`).set(bearer(app.tokens.moderator)).expect(204);
       const deleted = await lastEntry('comment', id);
       expect(deleted).toMatchObject({ action: 'comments.delete', ...byToken('moderator') });
+      // Deleted for good: its words leave every entry about it (v3 Privacy), its states and ids stay.
       expect(changesOf(deleted)).toEqual({
-        body: { from: 'Second words', to: null },
+        body: { from: '[erased]', to: null },
         postId: { from: postId, to: null },
         authorId: { from: idOf('alice'), to: null },
         status: { from: 'hidden', to: null },
         replies: { from: [reply.body.id], to: null },
       });
       expect((await entriesOf('comment', reply.body.id as number)).map((entry) => entry.action)).toEqual(['comments.create']);
+      expect(changesOf((await entriesOf('comment', id))[2])).toEqual({ body: { from: '[erased]', to: '[erased]' }, status: { from: 'approved', to: 'pending' } });
       expect((await entriesOf('comment', id)).map((entry) => entry.action)).toEqual(['comments.create', 'comments.moderate', 'comments.update', 'comments.moderate', 'comments.delete']);
     });
 
@@ -172,7 +174,7 @@ describeEachDatabase('audit log of content', (kind) => {
 
       expectData(await gql('mutation($id: Int!) { deleteComment(id: $id) }', { id }, 'bob'));
       expect(await lastEntry('comment', id)).toMatchObject({ action: 'comments.delete', ...byToken('bob') });
-      expect(changesOf(await lastEntry('comment', id))).toMatchObject({ body: { from: 'Edited over GraphQL', to: null }, status: { from: 'approved', to: null } });
+      expect(changesOf(await lastEntry('comment', id))).toMatchObject({ body: { from: '[erased]', to: null }, status: { from: 'approved', to: null } });
     });
 
     it('a bulk moderation writes one entry per comment it changes (one statement: one time, one request), none for one already in its status', async () => {

@@ -114,7 +114,9 @@ describeEachDatabase('audit log', (kind) => {
     const restEntries = await entriesOf('post', rest);
     expect(restEntries.map((entry) => entry.action)).toEqual(['posts.create', 'posts.trash', 'posts.restore', 'posts.trash', 'posts.delete']);
     expect(JSON.parse(restEntries[2].changes)).toMatchObject({ status: { from: 'trashed', to: 'draft' } });
-    expect(JSON.parse(restEntries[4].changes)).toMatchObject({ title: { from: 'Lifecycle', to: null } });
+    // Deleted for good: its title leaves every entry about it (v3 Privacy); states and ids stay.
+    expect(JSON.parse(restEntries[4].changes)).toMatchObject({ title: { from: '[erased]', to: null }, status: { from: 'trashed', to: null } });
+    expect(JSON.parse(restEntries[0].changes)).toMatchObject({ title: { from: null, to: '[erased]' }, status: { from: null, to: 'published' }, body: { from: null, to: { revision: 1 } } });
     // GraphQL: submitted, then approved by an admin; scheduled, moved, trashed.
     const submitted = Number((await gql('mutation { createPost(input: { title: "For review", body: "b", status: IN_REVIEW }) { id } }')).createPost.id);
     await gql(`mutation { reviewPost(id: ${submitted}, decision: APPROVE, note: "Fine") { id } }`, 'admin');

@@ -299,10 +299,11 @@ describeEachDatabase('audit log: security events', (kind) => {
     expect(changesOf(created)).toEqual({ name: { from: null, to: '[erased]' }, email: { from: null, to: '[erased]' }, role: { from: null, to: 'author' } });
     const renamed = after.find((entry) => entry.action === 'users.update')!;
     expect(changesOf(renamed)).toEqual({ name: { from: '[erased]', to: '[erased]' } });
-    // Their post's entry keeps its title (not their name), and they stay its actor by id.
+    // Their post went with them: its entry loses its title (v3 Privacy), and they stay its actor by id.
     const wrote = after.find((entry) => entry.action === 'posts.create')!;
     expect(wrote.actor_id).toBe(user.id);
-    expect(changesOf(wrote).title).toEqual({ from: null, to: 'A post of theirs' });
+    expect(changesOf(wrote).title).toEqual({ from: null, to: '[erased]' });
+    expect(changesOf(wrote).status).toEqual({ from: null, to: 'published' });
     // A key's name is not theirs: kept.
     expect(changesOf(after.find((entry) => entry.action === 'apiKeys.create')!).name).toEqual({ from: null, to: 'Build key' });
     expect(table).toContain(other.email);

@@ -42,6 +42,9 @@ export const ERASED = '[erased]';
 /** Rows of one user's entries read per statement (an export, an erasure). */
 const USER_PAGE = 500;
 
+/** Ids named by one erasure statement, at most (the drivers bound the parameters of one). */
+const ERASURE_CHUNK = 1000;
+
 const INSERT = sql.raw('INSERT INTO audit_entries (at, actor_id, actor_credential, actor_key_id, action, resource_type, resource_id, changes, ip, user_agent, request_id, trace_id)');
 
 const ENTRY_COLUMNS = sql.raw('id, at, actor_id, actor_credential, actor_key_id, action, resource_type, resource_id, changes, ip, user_agent, request_id, trace_id');
@@ -105,32 +108,56 @@ export class AuditEntriesRepository {
     const email = normalizeEmail(identity.email);
     const personal = new Set([identity.name, identity.email, email]);
     const tried = `%${JSON.stringify(email).slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    await this.rewrite(executor, sql`(actor_id = ${userId} OR (resource_type = 'user' AND resource_id = ${userId}) OR (action = 'auth.signInFailed' AND resource_id IS NULL AND LOWER(changes) LIKE ${tried} ESCAPE '\\'))`, (row) => {
+      const aboutThem = row.resource_type === 'user' && Number(row.resource_id) === userId;
+      // A failed sign-in of nobody's e-mail matched by its text: only one that tried exactly theirs.
+      const triedTheirs = !aboutThem && Number(row.actor_id) !== userId && triedEmail(row.changes, email);
+      if (!aboutThem && Number(row.actor_id) !== userId && !triedTheirs) return row.changes;
+      return erased(row.changes, (field, value) => ((aboutThem || triedTheirs) && (field === 'name' || field === 'email')) || (typeof value === 'string' && personal.has(value)));
+    });
+  }
+
+  /**
+   * Removes the text of deleted content (CONTRACT §7, v3 Privacy: a post or comment deleted for
+   * good, a deleted user's writing) from the entries about it: every string value but those of
+   * `kept` fields (states, times, locales: no one's words) becomes ERASED. `posts` and `comments`
+   * are the resources' ids; `authors`, users whose every post and comment entry is erased (as
+   * their actor: what they wrote). A page at a time, in the deletion's transaction.
+   */
+  async eraseContent(executor: Executor, scope: { posts?: readonly number[]; comments?: readonly number[]; authors?: readonly number[] }, kept: ReadonlySet<string>): Promise<void> {
+    const reached: Fragment[] = [];
+    for (let start = 0; start < (scope.posts?.length ?? 0); start += ERASURE_CHUNK) reached.push(sql`(resource_type = 'post' AND resource_id IN (${sql.in(scope.posts!.slice(start, start + ERASURE_CHUNK))}))`);
+    for (let start = 0; start < (scope.comments?.length ?? 0); start += ERASURE_CHUNK) reached.push(sql`(resource_type = 'comment' AND resource_id IN (${sql.in(scope.comments!.slice(start, start + ERASURE_CHUNK))}))`);
+    if (scope.authors && scope.authors.length > 0) reached.push(sql`(actor_id IN (${sql.in(scope.authors)}) AND resource_type IN ('post', 'comment'))`);
+    for (const where of reached) await this.rewrite(executor, where, (row) => erased(row.changes, (field, value) => typeof value === 'string' && !kept.has(field)));
+  }
+
+  /** Rewrites the `changes` of the entries `where` selects, page by page in id order (two statements per page at most): `rewritten` returns the new text, or the same text to leave it. */
+  private async rewrite(executor: Executor, where: Fragment, rewritten: (row: RewrittenRow) => string): Promise<void> {
     let after = 0;
     for (;;) {
-      const rows = await this.sql.rows<{ id: number | string; actor_id: number | null; resource_type: string; resource_id: number | null; changes: string }>(
-        sql`SELECT id, actor_id, resource_type, resource_id, changes FROM audit_entries WHERE (actor_id = ${userId} OR (resource_type = 'user' AND resource_id = ${userId}) OR (action = 'auth.signInFailed' AND resource_id IS NULL AND LOWER(changes) LIKE ${tried} ESCAPE '\\')) AND id > ${after} ORDER BY id LIMIT ${USER_PAGE}`,
-        executor,
-      );
-      const rewritten: { id: number; changes: string }[] = [];
+      const rows = await this.sql.rows<RewrittenRow>(sql`SELECT id, actor_id, resource_type, resource_id, changes FROM audit_entries WHERE ${where} AND id > ${after} ORDER BY id LIMIT ${USER_PAGE}`, executor);
+      const changed: { id: number; changes: string }[] = [];
       for (const row of rows) {
-        const aboutThem = row.resource_type === 'user' && Number(row.resource_id) === userId;
-        // A failed sign-in of nobody's e-mail matched by its text: only one that tried exactly theirs.
-        const triedTheirs = !aboutThem && Number(row.actor_id) !== userId && triedEmail(row.changes, email);
-        if (!aboutThem && Number(row.actor_id) !== userId && !triedTheirs) continue;
-        const changes = erased(row.changes, personal, aboutThem || triedTheirs);
-        if (changes !== row.changes) rewritten.push({ id: Number(row.id), changes });
+        const changes = rewritten(row);
+        if (changes !== row.changes) changed.push({ id: Number(row.id), changes });
       }
-      if (rewritten.length > 0) {
-        const cases = rewritten.map(({ id, changes }) => sql`WHEN ${id} THEN ${changes}`);
-        await this.sql.written(
-          sql`UPDATE audit_entries SET changes = CASE id ${sql.join(cases, ' ')} END WHERE id IN (${sql.in(rewritten.map(({ id }) => id))}) RETURNING id`,
-          executor,
-        );
+      if (changed.length > 0) {
+        const cases = changed.map(({ id, changes }) => sql`WHEN ${id} THEN ${changes}`);
+        await this.sql.written(sql`UPDATE audit_entries SET changes = CASE id ${sql.join(cases, ' ')} END WHERE id IN (${sql.in(changed.map(({ id }) => id))}) RETURNING id`, executor);
       }
       if (rows.length < USER_PAGE) return;
       after = Number(rows[rows.length - 1].id);
     }
   }
+}
+
+interface RewrittenRow {
+  id: number | string;
+  actor_id: number | null;
+  resource_type: string;
+  resource_id: number | null;
+  changes: string;
 }
 
 /** Whether a failed sign-in's `changes` tried this (normalized) e-mail. */
@@ -139,15 +166,15 @@ function triedEmail(text: string, email: string): boolean {
   return typeof tried === 'string' && normalizeEmail(tried) === email;
 }
 
-/** `changes` (JSON text) without the person's name and e-mail (with `byField`, any `name` and `email`); the same text when it held neither. */
-function erased(text: string, personal: ReadonlySet<string>, byField: boolean): string {
+/** `changes` (JSON text) with ERASED for each value `erases` picks; the same text when it picks none. */
+function erased(text: string, erases: (field: string, value: unknown) => boolean): string {
   const changes = JSON.parse(text) as Record<string, { from: unknown; to: unknown }>;
   let touched = false;
   for (const [field, change] of Object.entries(changes)) {
     for (const side of ['from', 'to'] as const) {
       const value = change?.[side];
       if (value === null || value === undefined || value === ERASED) continue;
-      if ((byField && (field === 'name' || field === 'email')) || (typeof value === 'string' && personal.has(value))) {
+      if (erases(field, value)) {
         change[side] = ERASED;
         touched = true;
       }

@@ -29,6 +29,9 @@ const SECRET_FIELDS = new Set(['password', 'passwordHash', 'currentPassword', 'n
 
 const USER_AGENT_MAX = 512;
 
+/** The fields of a post's or comment's entries whose text is no one's words: kept when the content is erased. */
+const NOT_CONTENT = new Set(['status', 'publishAt', 'publishedAt', 'locale', 'bodyFormat', 'decision']);
+
 export interface AuditRecord {
   action: AuditActionName;
   resource: { type: string; id: number | null };
@@ -80,6 +83,15 @@ export class AuditLog {
    */
   eraseUser(executor: Executor, userId: number, identity: { name: string; email: string }): Promise<void> {
     return this.entries.eraseUser(executor, userId, identity);
+  }
+
+  /**
+   * The text of content deleted for good out of the entries about it (v3 Privacy: no copy of it
+   * stays anywhere), in the deletion's transaction, after its own entry: the posts and comments
+   * of these ids, and what these authors wrote. Their states, times and ids stay.
+   */
+  eraseContent(executor: Executor, scope: { posts?: readonly number[]; comments?: readonly number[]; authors?: readonly number[] }): Promise<void> {
+    return this.entries.eraseContent(executor, scope, NOT_CONTENT);
   }
 }
 

@@ -250,6 +250,7 @@ export class CommentsService {
       const replies = thread.filter((comment) => comment.id !== id).map((comment) => comment.id);
       if (replies.length > 0) changes.replies = { from: replies, to: null };
       await this.audit.record(manager, who, { action: 'comments.delete', resource: { type: 'comment', id }, changes });
+      await this.audit.eraseContent(manager, { comments: thread.map((comment) => comment.id) });
       await this.events.eraseContent(manager, { commentId: thread.map((comment) => comment.id) });
       recorded = thread.map((comment) =>
         event('commentDeleted', { id: comment.id, postId: comment.postId, authorId: comment.authorId }, this.readPolicy.commentAudienceOf(comment, post)),

@@ -521,6 +521,7 @@ export class PostsService {
     // Two deletes that both read the row: only the one whose DELETE removed it succeeds.
     if (!(await this.posts.delete(current.id, manager))) throw DomainError.notFound('Post', current.id);
     await this.audit.record(manager, who, { action: 'posts.delete', resource: { type: 'post', id: current.id }, changes: changesOf(current, null, ['title', 'status', 'authorId']) });
+    await this.audit.eraseContent(manager, { posts: [current.id], comments: comments.map((comment) => comment.id) });
     await this.events.eraseContent(manager, { postId: [current.id] });
     const events = [
       ...comments.map((comment) =>

@@ -207,6 +207,7 @@ export class UsersService {
       const theirPosts = new Set(postIds);
       const replies = comments.filter((c) => c.authorId !== id && !theirPosts.has(c.postId)).map((c) => c.id);
       await this.events.eraseContent(manager, { authorId: [id], postId: postIds, ...(replies.length > 0 ? { commentId: replies } : {}) });
+      await this.audit.eraseContent(manager, { authors: [id], posts: postIds, comments: comments.map((c) => c.id) });
       await this.events.record(
         manager,
         // A comment's deletion has the audience of the comment and its post as they were; a post's deletion is public (CONTRACT §7, ids only).

@@ -8,7 +8,8 @@ WHERE
   id = $1
   AND user_id = $2
 RETURNING
-  id
+  name,
+  user_id
 
 -- ApiKeysRepository.findCredential
 SELECT

@@ -20,3 +20,185 @@ INSERT INTO
   )
 VALUES
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+
+-- AuditEntriesRepository.eraseContent
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    actor_id IN ($1, $2, $3)
+    AND resource_type IN ('post', 'comment')
+  )
+  AND id > $4
+ORDER BY
+  id
+LIMIT
+  $5
+
+-- AuditEntriesRepository.eraseContent
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    resource_type = 'comment'
+    AND resource_id IN ($1, $2, $3)
+  )
+  AND id > $4
+ORDER BY
+  id
+LIMIT
+  $5
+
+-- AuditEntriesRepository.eraseContent
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    resource_type = 'post'
+    AND resource_id IN ($1, $2, $3)
+  )
+  AND id > $4
+ORDER BY
+  id
+LIMIT
+  $5
+
+-- AuditEntriesRepository.eraseContent
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN $1 THEN $2
+    WHEN $3 THEN $4
+    WHEN $5 THEN $6
+    WHEN $7 THEN $8
+    WHEN $9 THEN $10
+  END
+WHERE
+  id IN ($11, $12, $13)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseContent
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN $1 THEN $2
+    WHEN $3 THEN $4
+    WHEN $5 THEN $6
+    WHEN $7 THEN $8
+  END
+WHERE
+  id IN ($9, $10, $11)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseContent
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN $1 THEN $2
+  END
+WHERE
+  id IN ($3, $4, $5)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseUser
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    actor_id = $1
+    OR (
+      resource_type = 'user'
+      AND resource_id = $2
+    )
+    OR (
+      action = 'auth.signInFailed'
+      AND resource_id IS NULL
+      AND LOWER(changes) LIKE $3 ESCAPE '\'
+    )
+  )
+  AND id > $4
+ORDER BY
+  id
+LIMIT
+  $5
+
+-- AuditEntriesRepository.eraseUser
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN $1 THEN $2
+    WHEN $3 THEN $4
+  END
+WHERE
+  id IN ($5, $6, $7)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseUser
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN $1 THEN $2
+  END
+WHERE
+  id IN ($3, $4, $5)
+RETURNING
+  id
+
+-- AuditEntriesRepository.pageOfUser
+SELECT
+  id,
+  at,
+  actor_id,
+  actor_credential,
+  actor_key_id,
+  action,
+  resource_type,
+  resource_id,
+  changes,
+  ip,
+  user_agent,
+  request_id,
+  trace_id
+FROM
+  audit_entries
+WHERE
+  (
+    actor_id = $1
+    OR (
+      resource_type = 'user'
+      AND resource_id = $2
+    )
+  )
+  AND id > $3
+ORDER BY
+  id
+LIMIT
+  $4

@@ -8,7 +8,8 @@ WHERE
   id = ?
   AND user_id = ?
 RETURNING
-  id
+  name,
+  user_id
 
 -- ApiKeysRepository.findCredential
 SELECT

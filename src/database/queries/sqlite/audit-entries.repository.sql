@@ -20,3 +20,185 @@ INSERT INTO
   )
 VALUES
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+
+-- AuditEntriesRepository.eraseContent
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    actor_id IN (?, ?, ?)
+    AND resource_type IN ('post', 'comment')
+  )
+  AND id > ?
+ORDER BY
+  id
+LIMIT
+  ?
+
+-- AuditEntriesRepository.eraseContent
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    resource_type = 'comment'
+    AND resource_id IN (?, ?, ?)
+  )
+  AND id > ?
+ORDER BY
+  id
+LIMIT
+  ?
+
+-- AuditEntriesRepository.eraseContent
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    resource_type = 'post'
+    AND resource_id IN (?, ?, ?)
+  )
+  AND id > ?
+ORDER BY
+  id
+LIMIT
+  ?
+
+-- AuditEntriesRepository.eraseContent
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+  END
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseContent
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+  END
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseContent
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN ? THEN ?
+  END
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseUser
+SELECT
+  id,
+  actor_id,
+  resource_type,
+  resource_id,
+  changes
+FROM
+  audit_entries
+WHERE
+  (
+    actor_id = ?
+    OR (
+      resource_type = 'user'
+      AND resource_id = ?
+    )
+    OR (
+      action = 'auth.signInFailed'
+      AND resource_id IS NULL
+      AND LOWER(changes) LIKE ? ESCAPE '\'
+    )
+  )
+  AND id > ?
+ORDER BY
+  id
+LIMIT
+  ?
+
+-- AuditEntriesRepository.eraseUser
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+  END
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id
+
+-- AuditEntriesRepository.eraseUser
+UPDATE audit_entries
+SET
+  changes = CASE id
+    WHEN ? THEN ?
+  END
+WHERE
+  id IN (?, ?, ?)
+RETURNING
+  id
+
+-- AuditEntriesRepository.pageOfUser
+SELECT
+  id,
+  at,
+  actor_id,
+  actor_credential,
+  actor_key_id,
+  action,
+  resource_type,
+  resource_id,
+  changes,
+  ip,
+  user_agent,
+  request_id,
+  trace_id
+FROM
+  audit_entries
+WHERE
+  (
+    actor_id = ?
+    OR (
+      resource_type = 'user'
+      AND resource_id = ?
+    )
+  )
+  AND id > ?
+ORDER BY
+  id
+LIMIT
+  ?
