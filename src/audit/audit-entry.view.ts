@@ -59,7 +59,7 @@ export function auditItem(entry: AuditEntry): ListItem {
 const nullable = (schema: SchemaObject): SchemaObject => ({ ...schema, nullable: true });
 const LINK: SchemaObject = { type: 'object', properties: { href: { type: 'string' } }, required: ['href'], additionalProperties: false };
 /** A value before or after a change: whatever the field holds (a text, a number, a list of tags, null…). */
-const VALUE: SchemaObject = { nullable: true, description: "The field's value (any JSON value); `[redacted]` for a secret field" };
+const VALUE: SchemaObject = { description: "The field's value (any JSON value, null included); `[redacted]` for a secret field" };
 
 const AUDIT_ENTRY_SCHEMA: SchemaObject = {
   type: 'object',
