@@ -53,7 +53,7 @@ describeEachDatabase('audit log indexes', (kind) => {
     const logger = dataSource().logger;
     const logQuery = logger.logQuery.bind(logger);
     logger.logQuery = (text, params) => {
-      statements.push({ text, params: params ?? [] });
+      statements.push({ text, params: (params ?? []) as unknown[] });
       return logQuery(text, params);
     };
   }, 120_000);
