@@ -10,6 +10,7 @@
  * the time. Not a test: a figure.
  *
  *   --entries <n>  audit entries in the log (200000)
+ *   --delay <ms>   a slow reader: wait this long after each chunk read (0)
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -26,8 +27,9 @@ import { SERVICE_ENV, SERVICE_NODE_FLAGS, out } from './shared.mjs';
 const { fetch } = globalThis;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { entries: { type: 'string', default: '200000' } } });
+const { values } = parseArgs({ options: { entries: { type: 'string', default: '200000' }, delay: { type: 'string', default: '0' } } });
 const entries = Number(values.entries);
+const delay = Number(values.delay);
 if (!Number.isInteger(entries) || entries < 1) throw new Error('--entries takes a positive integer');
 
 const freePort = () =>
@@ -109,6 +111,7 @@ try {
   let bytes = 0;
   for await (const chunk of response.body) {
     bytes += chunk.length;
+    if (delay > 0) await sleep(delay);
     for (const byte of chunk) if (byte === 10) lines++;
   }
   const seconds = (Date.now() - started) / 1000;
@@ -117,6 +120,7 @@ try {
   out(
     JSON.stringify({
       entries,
+      delayMs: delay,
       lines,
       exportMb: +(bytes / 1048576).toFixed(1),
       idleRssMb: +idle.toFixed(1),
