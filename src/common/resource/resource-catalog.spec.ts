@@ -85,7 +85,7 @@ describe('ResourceCatalog', () => {
   it("is the application's list: tags, users, posts, revisions, reviews, comments, media, then the tables that are no resource", () => {
     const catalog = new ResourceCatalog(RESOURCES);
     expect(catalog.all().map(({ kind }) => kind)).toEqual(['tag', 'user', 'post', 'revision', 'review', 'comment', 'media']);
-    expect(catalog.entities.map(({ name }) => name)).toEqual(['Tag', 'User', 'Post', 'PostRevision', 'PostReview', 'Comment', 'Media', 'ApiKey', 'Webhook']);
+    expect(catalog.entities.map(({ name }) => name)).toEqual(['Tag', 'User', 'Post', 'PostRevision', 'PostReview', 'Comment', 'Media', 'ApiKey', 'Webhook', 'AuditEntry']);
     expect(catalog.eventRefs().map(({ ref }) => ref)).toEqual(['tagId', 'postId', 'authorId', 'commentId', 'mediaId']);
   });
 });
