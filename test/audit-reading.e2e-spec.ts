@@ -62,6 +62,19 @@ describeEachDatabase('reading the audit log', (kind) => {
       expect(ndjson.headers['content-type']).toMatch(/^application\/problem\+json/);
     });
 
+    it("an admin's API key: with `write` it reads the log (its entries name the key); a `read` key is 403 INSUFFICIENT_SCOPE", async () => {
+      const keyOf = async (scopes: string[]) =>
+        (await http().post(`/users/${idOf('admin')}/api-keys`).set(asAdmin()).send({ name: `Audit ${scopes.join()}`, scopes }).expect(201)).body as { id: number; key: string };
+      const writer = await keyOf(['read', 'write']);
+      const reader = await keyOf(['read']);
+      const post = await http().post('/posts').set(bearer(writer.key)).send({ title: 'Keyed', body: 'b' }).expect(201);
+      const [keyed] = (await http().get(`/audit?resourceType=post&resourceId=${post.body.id}`).set(bearer(writer.key)).expect(200)).body as Entry[];
+      expect(keyed.actor).toEqual({ userId: idOf('admin'), credential: 'api-key', keyId: writer.id });
+      expect(expectData(await graphql(app, '{ auditEntries(first: 1) { nodes { id } } }', undefined, { token: writer.key })).auditEntries.nodes).toHaveLength(1);
+      expect((await http().get('/audit').set(bearer(reader.key)).expect(403)).body.code).toBe('INSUFFICIENT_SCOPE');
+      expectError(await graphql(app, '{ auditEntries { nodes { id } } }', undefined, { token: reader.key }), 'INSUFFICIENT_SCOPE', ['auditEntries']);
+    });
+
     it('GraphQL: FORBIDDEN for others, UNAUTHENTICATED anonymous', async () => {
       expectError(await graphql(app, '{ auditEntries { nodes { id } } }', undefined, { token: app.tokens.alice }), 'FORBIDDEN', ['auditEntries']);
       expectError(await graphql(app, '{ auditEntries { nodes { id } } }'), 'UNAUTHENTICATED', ['auditEntries']);
