@@ -78,7 +78,8 @@ const word = fc.stringMatching(/^[a-z0-9]{1,12}$/);
  * document keeps to them): GET /posts: sort=relevance needs q, a cursor belongs to the list
  * that issued it, and slug is given alone (limit aside); posts: "scheduled" needs publishAt in the future, publishAt is for "scheduled"
  * only, at most 10 different tags, an authorId is a user's, and a revision restored alone and
- * one the post has; a reply's parent is a comment of the same post.
+ * one the post has; a reply's parent is a comment of the same post; GET /audit: resourceId comes
+ * with resourceType.
  */
 function keepToDescriptions(method: string, template: string, example: Example, known: { revisions: number[]; users: number[] }): void {
   if ((method === 'get' || method === 'head') && template === '/posts') {
@@ -87,6 +88,10 @@ function keepToDescriptions(method: string, template: string, example: Example, 
     const names = new Set(example.query.map(([name]) => name));
     if (['tag', 'q', 'publishedAfter', 'publishedBefore', 'sort'].some((name) => names.has(name))) example.query = example.query.filter(([name]) => name !== 'cursor');
     if (names.has('slug')) example.query = example.query.filter(([name]) => name === 'slug' || name === 'limit');
+  }
+  // GET /audit: resourceId comes with resourceType (ids are per type).
+  if ((method === 'get' || method === 'head') && template === '/audit' && example.query.some(([name]) => name === 'resourceId') && !example.query.some(([name]) => name === 'resourceType')) {
+    example.query = example.query.filter(([name]) => name !== 'resourceId');
   }
   // GET /feed: its cursors are GET /posts' (the plain list's, or with tags a filtered list's `czE6…`).
   if ((method === 'get' || method === 'head') && template === '/feed') {

@@ -47,6 +47,7 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
   let webhookId = 0;
   let tagId = 0;
   let mediaId = 0;
+  let auditId = 0;
   const nextAddress = () => {
     addresses += 1;
     return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
@@ -320,6 +321,29 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     await call('delete', `/webhooks/${doomed}`, { token: tokens.admin, expect: 404 });
   });
 
+  it('the audit log: every representation and NDJSON, paging, one entry, 304, and their errors', async () => {
+    for (const accept of [...ACCEPTS, 'application/x-ndjson']) await call('get', '/audit?limit=1', { token: tokens.admin, headers: { Accept: accept }, expect: 200 });
+    const paged = await call('get', '/audit?limit=1&action=posts.create&after=2000-01-01T00:00:00Z', { token: tokens.admin, expect: 200 });
+    expect(paged.headers.link).toMatch(/rel="next"/);
+    auditId = (paged.body as { id: number }[])[0].id;
+    await call('get', /<([^>]+)>/.exec(paged.headers.link as string)![1], { token: tokens.admin, expect: 200 });
+    for (const accept of ACCEPTS) {
+      const one = await call('get', `/audit/${auditId}`, { token: tokens.admin, headers: { Accept: accept }, expect: 200 });
+      await call('get', `/audit/${auditId}`, { token: tokens.admin, headers: { Accept: accept, 'If-None-Match': one.headers.etag as string }, expect: 304 });
+    }
+    await call('get', '/audit', { expect: 401 });
+    await call('get', '/audit', { token: tokens.alice, expect: 403 });
+    await call('get', '/audit', { token: tokens.alice, headers: { Accept: 'application/x-ndjson' }, expect: 403 });
+    await call('get', '/audit?action=posts.explode', { token: tokens.admin, expect: 400 });
+    await call('get', '/audit?before=yesterday', { token: tokens.admin, headers: { Accept: 'application/x-ndjson' }, expect: 400 });
+    await call('get', '/audit', { token: tokens.admin, headers: { Accept: 'image/png' }, expect: 406 });
+    await call('get', `/audit/${auditId}`, { expect: 401 });
+    await call('get', `/audit/${auditId}`, { token: tokens.bob, expect: 403 });
+    await call('get', '/audit/999999999', { token: tokens.admin, expect: 404 });
+    await call('get', '/audit/abc', { token: tokens.admin, expect: 400 });
+    await call('head', '/audit', { token: tokens.admin, headers: { Accept: 'application/x-ndjson' }, expect: 200 });
+  });
+
   it('tags: every representation, paging, 304, writes and their errors; posts with tags', async () => {
     const created = await call('post', '/tags', { token: tokens.admin, body: { name: 'Conformance Tag' }, expect: 201 });
     tagId = created.body.id as number;
@@ -440,6 +464,10 @@ describeEachDatabase('OpenAPI conformance of real responses', (kind) => {
     for (const template of templates) {
       if (template.includes('/reviews')) {
         await call('head', template.replace('{id}', String(reviewed.id)).replace('{reviewId}', String(review.id)), { token: tokens.alice, expect: 200 });
+        continue;
+      }
+      if (template.startsWith('/audit')) {
+        await call('head', template.replace('{id}', String(auditId)), { token: tokens.admin, expect: 200 });
         continue;
       }
       const webhook = template.startsWith('/webhooks');

@@ -69,7 +69,7 @@ function validLists(schema: Schema): fc.Arbitrary<string[]> {
  * generator keeps to them as a client reading the document would. GET /posts: `sort=relevance`
  * orders a search (it needs `q`), and a cursor belongs to the list that issued it, so none is
  * made up for a filtered or sorted list (nor one of theirs, `czE6…`, for the plain list); `slug`
- * is given alone (limit aside).
+ * is given alone (limit aside). GET /audit: resourceId comes with resourceType.
  */
 const DEPENDENT: Record<string, (query: URLSearchParams) => void> = {
   '/posts': (query) => {
@@ -78,6 +78,10 @@ const DEPENDENT: Record<string, (query: URLSearchParams) => void> = {
     if (filtered || query.get('cursor')?.startsWith('czE6')) query.delete('cursor');
     // slug finds one post: given alone (limit aside).
     if (query.has('slug')) for (const name of [...new Set(query.keys())]) if (name !== 'slug' && name !== 'limit') query.delete(name);
+  },
+  // GET /audit: resourceId is with resourceType (ids are per type).
+  '/audit': (query) => {
+    if (query.has('resourceId') && !query.has('resourceType')) query.delete('resourceId');
   },
   // GET /feed pages as GET /posts does: a tag makes it a filtered list.
   '/feed': (query) => {

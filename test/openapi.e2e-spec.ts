@@ -35,6 +35,8 @@ const OPERATIONS: [string, string][] = [
   ['patch', '/webhooks/{id}'],
   ['delete', '/webhooks/{id}'],
   ['get', '/webhooks/{id}/deliveries'],
+  ['get', '/audit'],
+  ['get', '/audit/{id}'],
   ['get', '/tags'],
   ['post', '/tags'],
   ['get', '/tags/{id}'],
@@ -119,7 +121,7 @@ describeEachDatabase('OpenAPI', (kind) => {
       }
       // ... and no verbs in paths, nothing that is not a resource of the contract.
       for (const path of Object.keys(spec.paths)) {
-        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/tags', '/feed', '/sitemap.xml', '/sitemaps', '/robots.txt', '/media'].some((root) => path.startsWith(root)), path).toBe(true);
+        expect(['/posts', '/comments', '/users', '/tokens', '/events', '/health', '/metrics', '/graphql', '/webhooks', '/audit', '/tags', '/feed', '/sitemap.xml', '/sitemaps', '/robots.txt', '/media'].some((root) => path.startsWith(root)), path).toBe(true);
       }
     });
 

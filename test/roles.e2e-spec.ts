@@ -386,6 +386,21 @@ describeEachDatabase('roles', (kind) => {
       }
     });
 
+    it.each(ROLES)('as %s: the audit log (audit.read)', async (role) => {
+      const { token } = members[role];
+      const list = await http().get('/audit?limit=1').set(bearer(token));
+      const exported = await http().get('/audit').set(bearer(token)).set('accept', 'application/x-ndjson');
+      const graphqlList = await gql('{ auditEntries(first: 1) { totalCount nodes { id } } }', undefined, token);
+      if (onOthers(role, 'audit.read')) {
+        expect(list.status).toBe(200);
+        expect(exported.status).toBe(200);
+        expectData(graphqlList);
+      } else {
+        for (const response of [list, exported]) expectProblem(response, 403, 'FORBIDDEN');
+        expectError(graphqlList, 'FORBIDDEN', ['auditEntries']);
+      }
+    });
+
     it.each(ROLES)("as %s: another user's API keys (apiKeys.manage)", async (role) => {
       const { token } = members[role];
       const list = await http().get(`/users/${owner.id}/api-keys`).set(bearer(token));

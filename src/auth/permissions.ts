@@ -53,6 +53,7 @@ export const PERMISSIONS = {
   'users.setRole': { label: "Set a user's role", grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },
   'apiKeys.manage': { label: 'See, create and revoke API keys', grants: everyone('own') },
   'webhooks.manage': { label: 'Manage webhooks and see their deliveries', grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },
+  'audit.read': { label: 'Read the audit log (GET /audit, auditEntries)', grants: { admin: 'any', editor: 'none', moderator: 'none', author: 'none' } },
 } as const satisfies Record<string, Permission>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -413,6 +413,14 @@ export const SETTINGS = {
       "Days the event log keeps each event (`GET /events`, the `events` subscription's `after`); older events are pruned hourly, and a cursor from before what was pruned is answered 410 `CURSOR_EXPIRED`. Webhook deliveries that ended (delivered or given up) and their attempts are kept as long; pending ones until they end.",
   }),
 
+  auditRetentionDays: setting('AUDIT_RETENTION_DAYS', int(1, 36_500), {
+    limit: 'Days the audit log keeps each entry (pruned at start-up and hourly, in batches)',
+    group: 'Audit log',
+    default: '365',
+    description:
+      'Days the audit log (`GET /audit`, `auditEntries`) keeps each entry; older entries are deleted at start-up and hourly, a batch at a time (docs/audit.md).',
+  }),
+
   otelExporterOtlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', url('http:', 'https:'), {
     group: 'Tracing (OpenTelemetry)',
     description:

@@ -15,6 +15,7 @@ export const USER_DOCS = [
   'docs/media-storage.md',
   'docs/live-updates.md',
   'docs/webhooks.md',
+  'docs/audit.md',
   'docs/sso.md',
   'docs/configuration.md',
   'docs/security.md',

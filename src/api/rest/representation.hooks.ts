@@ -108,13 +108,13 @@ export class RepresentationHooks {
       this.keyForCache(request, reply, route, 'document');
       return done();
     }
-    const negotiated = negotiateRepresentation(request.headers.accept, route.feeds);
+    const negotiated = negotiateRepresentation(request.headers.accept, route.feeds, route.streams === true);
     // Whatever a GET answers (a representation, 304, 406, an error) was chosen with Accept in view.
     if (safe) varyOnAccept(reply);
     const language = safe && route.languages === true && this.translated ? this.languageOf(request, reply) : '';
     if (negotiated === null && safe) {
       return done(
-        new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${availableMediaTypes(route.feeds).join(', ')}`),
+        new DomainError('NOT_ACCEPTABLE', `None of the requested media types is available. Available: ${availableMediaTypes(route.feeds, route.streams === true).join(', ')}`),
       );
     }
     if (safe && route.feeds === 'also' && isFeed(negotiated)) {

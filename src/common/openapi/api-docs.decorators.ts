@@ -130,6 +130,17 @@ export const ApiGetList = (resource: DocumentedResource, ...problems: number[]) 
 /** A GET of a list of posts that also serves them as feeds when Accept asks (CONTRACT §13): ApiGetList's answers and the feed types. */
 export const ApiGetListWithFeeds = (resource: DocumentedResource, ...problems: number[]) => getList(resource, true, problems);
 
+/**
+ * ApiGetList whose 200 is also the whole filtered list as NDJSON (Accept: application/x-ndjson),
+ * one item a line, streamed (limit and cursor do not apply; no Link).
+ */
+export const ApiGetListWithStream = (resource: DocumentedResource, ...problems: number[]) => getList(resource, false, problems, true);
+
+/** The NDJSON of a streamed list: text, one item (as its JSON) a line. */
+const NDJSON_CONTENT = {
+  'application/x-ndjson': { schema: { type: 'string', description: 'One item a line, each as its JSON representation' } satisfies SchemaObject },
+};
+
 /** The feed types (CONTRACT §13): Atom and RSS as XML text, JSON Feed 1.1 as an object. */
 const FEED_CONTENT = {
   'application/atom+xml': { schema: STRING },
@@ -171,7 +182,7 @@ export const ApiGetDocument = (contentType: string, description: string, ...prob
     ApiProblems(...problems),
   );
 
-function getList(resource: DocumentedResource, feeds: boolean, problems: number[]) {
+function getList(resource: DocumentedResource, feeds: boolean, problems: number[], streams = false) {
   return applyDecorators(
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
     ApiQuery({
@@ -186,7 +197,7 @@ function getList(resource: DocumentedResource, feeds: boolean, problems: number[
       headers: feeds
         ? { Link: headerRef('Link', false), Vary: headerRef('Vary'), ETag: headerRef('ETag', false), 'Last-Modified': headerRef('Last-Modified', false) }
         : { Link: headerRef('Link', false), Vary: headerRef('Vary') },
-      content: { ...representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)), ...(feeds ? FEED_CONTENT : {}) },
+      content: { ...representations({ type: 'array', items: resourceRef(resource) }, collectionRef(resource)), ...(feeds ? FEED_CONTENT : {}), ...(streams ? NDJSON_CONTENT : {}) },
     }),
     ...(feeds
       ? [

@@ -24,6 +24,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   operations: 'Health and metrics of the service',
   webhooks: 'Webhooks (admins): events POSTed to your URLs, signed per Standard Webhooks',
   events: 'The event log: every write, oldest first, resumable by cursor',
+  audit: 'The audit log (admins): every change and security event, newest first; as NDJSON, the whole log for export',
   publication: 'What readers and crawlers follow: the feed (Atom, RSS, JSON Feed), the sitemap and robots.txt',
 };
 

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../errors/domain-error.js';
 import type { Format } from './media-types.js';
 
-const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', html: '-html', atom: '-atom', rss: '-rss', jsonfeed: '-jsonfeed' };
+const SUFFIX: Record<Format, string> = { json: '', hal: '-hal', xml: '-xml', html: '-html', atom: '-atom', rss: '-rss', jsonfeed: '-jsonfeed', ndjson: '-ndjson' };
 
 /**
  * Strong ETags: `"<version>"` for JSON, `"<version>-hal"`, `"<version>-xml"` for the other

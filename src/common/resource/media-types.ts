@@ -1,6 +1,6 @@
 import Negotiator from 'negotiator';
 
-export type Format = 'json' | 'hal' | 'xml' | 'html' | FeedFormat;
+export type Format = 'json' | 'hal' | 'xml' | 'html' | 'ndjson' | FeedFormat;
 
 /** The syndication formats (CONTRACT §13): Atom 1.0, RSS 2.0, JSON Feed 1.1. */
 export type FeedFormat = 'atom' | 'rss' | 'jsonfeed';
@@ -34,14 +34,21 @@ export const FEED_MEDIA_TYPES: Record<string, Representation> = {
   'application/feed+json': representation('jsonfeed', 'application/feed+json'),
 };
 
+/**
+ * Newline-delimited JSON (one item a line), which a list route that streams its whole result
+ * offers beside the resource types (`streams`): an export, read by a SIEM line by line.
+ */
+export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
+export const NDJSON = representation('ndjson', NDJSON_MEDIA_TYPE);
+
 /** Which types a route offers: the resource types (the default), those and the feed types (`also`), or the feed types alone (`only`). */
 export type FeedOffer = 'also' | 'only' | undefined;
 
-/** The media types a route with this offer serves, its default first. */
-export function availableMediaTypes(feeds: FeedOffer): string[] {
+/** The media types a route with this offer serves, its default first; with `streams`, NDJSON too. */
+export function availableMediaTypes(feeds: FeedOffer, streams = false): string[] {
   if (feeds === 'only') return Object.keys(FEED_MEDIA_TYPES);
   if (feeds === 'also') return [...AVAILABLE_MEDIA_TYPES, ...Object.keys(FEED_MEDIA_TYPES)];
-  return AVAILABLE_MEDIA_TYPES;
+  return streams ? [...AVAILABLE_MEDIA_TYPES, NDJSON_MEDIA_TYPE] : AVAILABLE_MEDIA_TYPES;
 }
 
 /** Whether a representation is one of the feeds. */
@@ -56,14 +63,14 @@ export const DEFAULT_REPRESENTATION = MEDIA_TYPES['application/json'];
  * none of ours. Media-type parameters other than `q` (`charset=utf-8`, `profile=…`, `level=1`)
  * are ignored: negotiator would otherwise require each to be present on the offered type.
  */
-export function negotiateRepresentation(accept: string | undefined, feeds?: FeedOffer): Representation | null {
-  const offered = availableMediaTypes(feeds);
+export function negotiateRepresentation(accept: string | undefined, feeds?: FeedOffer, streams = false): Representation | null {
+  const offered = availableMediaTypes(feeds, streams);
   if (accept === undefined || accept.trim() === '') return representationOf(offered[0]);
   const type = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(offered);
   return type === undefined ? null : representationOf(type);
 }
 
-const representationOf = (type: string): Representation => MEDIA_TYPES[type] ?? FEED_MEDIA_TYPES[type];
+const representationOf = (type: string): Representation => MEDIA_TYPES[type] ?? FEED_MEDIA_TYPES[type] ?? NDJSON;
 
 /** The media type among `offered` that an Accept header prefers (ties go to the first offered), parameters ignored. */
 export function preferredMediaType(accept: string | undefined, offered: readonly string[]): string | undefined {

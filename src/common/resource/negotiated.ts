@@ -19,6 +19,8 @@ export interface NegotiatedRouteConfig {
    * cached per chosen locale.
    */
   languages?: boolean;
+  /** A list that also answers NDJSON (CONTRACT §16's export): its handler streams the whole result when the request chose it. */
+  streams?: boolean;
 }
 
 /** Adds to a handler's route config (several of these decorators may stand on one handler). */
@@ -38,6 +40,9 @@ export const ServesFeeds = (offer: 'also' | 'only'): MethodDecorator => routeCon
 
 /** A route whose handler returns a RenderedDocument of its own type: no negotiation, but cached, with ETag and Last-Modified. */
 export const ServesDocument = (): MethodDecorator => routeConfig({ document: true });
+
+/** A list that also streams its whole result as NDJSON when Accept asks (NegotiatedRouteConfig.streams). */
+export const StreamsNdjson = (): MethodDecorator => routeConfig({ streams: true });
 
 /** A list of posts in the language the request chooses (NegotiatedRouteConfig.languages). */
 export const ChoosesLanguage = (): MethodDecorator => routeConfig({ languages: true });
