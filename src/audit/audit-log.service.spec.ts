@@ -73,9 +73,9 @@ describe('changesOf', () => {
 });
 
 describe('the audit actions', () => {
-  it('every row of the permissions table but the reading of non-public content has an action', () => {
+  it('every row of the permissions table but the reading of non-public content and of the log itself has an action', () => {
     const covered = new Set(Object.values(AUDIT_ACTIONS).flatMap((action: { permission: Action | null; alsoUnder?: Action }) => [action.permission, action.alsoUnder]));
-    const missing = (Object.keys(PERMISSIONS) as Action[]).filter((permission) => permission !== 'posts.readNonPublic' && !covered.has(permission));
+    const missing = (Object.keys(PERMISSIONS) as Action[]).filter((permission) => permission !== 'posts.readNonPublic' && permission !== 'audit.read' && !covered.has(permission));
     expect(missing).toEqual([]);
   });
 
