@@ -15,6 +15,7 @@ import { DataSource } from 'typeorm';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventRetention } from '../src/event-log/event-retention.js';
+import { AuditRetention } from '../src/audit/audit-retention.js';
 import { MediaRepository } from '../src/media/media.repository.js';
 import { MediaVariantsWorker } from '../src/media/media-variants.worker.js';
 import { PostScheduler } from '../src/posts/post-scheduler.js';
@@ -546,6 +547,13 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await app.app.get(MediaVariantsWorker).sweep(new Date(Date.now() + 2 * 3_600_000));
   await app.app.get(EventRetention).prune(new Date(Date.now() + (app.config.eventsRetentionDays + 1) * 86_400_000));
   await http().get(`/events?after=${events.body[0].cursor as string}`).expect(410);
+  // The audit log (CONTRACT §16): a filtered page and the next (a cursor with its time, and one of an id only), one entry, the NDJSON export, GraphQL with its count, then pruned.
+  const audit = await http().get(`/audit?limit=2&actorId=${aliceId}`).set(bearer(admin)).expect(200);
+  await http().get(next(audit)!).set(bearer(admin)).expect(200);
+  await http().get(`/audit/${audit.body[0].id as number}`).set(bearer(admin)).expect(200);
+  await http().get('/audit?resourceType=post').set(bearer(admin)).set('accept', 'application/x-ndjson').expect(200);
+  await ql('{ auditEntries(first: 1, action: "posts.create") { totalCount nodes { id } } }', admin);
+  await app.app.get(AuditRetention).prune(new Date(Date.now() + (app.config.auditRetentionDays + 1) * 86_400_000));
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -21,6 +21,39 @@ INSERT INTO
 VALUES
   ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 
+-- AuditEntriesRepository.batch
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.resource_type = $1
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  $2
+
+-- AuditEntriesRepository.count
+SELECT
+  COUNT(*) AS count
+FROM
+  audit_entries a
+WHERE
+  a.action = $1
+
 -- AuditEntriesRepository.eraseContent
 SELECT
   id,
@@ -172,6 +205,102 @@ WHERE
 RETURNING
   id
 
+-- AuditEntriesRepository.find
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.id = $1
+
+-- AuditEntriesRepository.page
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.action = $1
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  $2
+
+-- AuditEntriesRepository.page
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.actor_id = $1
+  AND (a.at, a.id) < ($2, $3)
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  $4
+
+-- AuditEntriesRepository.page
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.actor_id = $1
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  $2
+
 -- AuditEntriesRepository.pageOfUser
 SELECT
   id,
@@ -202,3 +331,22 @@ ORDER BY
   id
 LIMIT
   $4
+
+-- AuditEntriesRepository.pruneBatch
+DELETE FROM audit_entries
+WHERE
+  id IN (
+    SELECT
+      p.id
+    FROM
+      audit_entries p
+    WHERE
+      p.at < $1
+    ORDER BY
+      p.at,
+      p.id
+    LIMIT
+      $2
+  )
+RETURNING
+  id

@@ -21,6 +21,39 @@ INSERT INTO
 VALUES
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
+-- AuditEntriesRepository.batch
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.resource_type = ?
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  ?
+
+-- AuditEntriesRepository.count
+SELECT
+  COUNT(*) AS count
+FROM
+  audit_entries a
+WHERE
+  a.action = ?
+
 -- AuditEntriesRepository.eraseContent
 SELECT
   id,
@@ -172,6 +205,102 @@ WHERE
 RETURNING
   id
 
+-- AuditEntriesRepository.find
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.id = ?
+
+-- AuditEntriesRepository.page
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.action = ?
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  ?
+
+-- AuditEntriesRepository.page
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.actor_id = ?
+  AND (a.at, a.id) < (?, ?)
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  ?
+
+-- AuditEntriesRepository.page
+SELECT
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
+FROM
+  audit_entries a
+WHERE
+  a.actor_id = ?
+ORDER BY
+  a.at DESC,
+  a.id DESC
+LIMIT
+  ?
+
 -- AuditEntriesRepository.pageOfUser
 SELECT
   id,
@@ -202,3 +331,22 @@ ORDER BY
   id
 LIMIT
   ?
+
+-- AuditEntriesRepository.pruneBatch
+DELETE FROM audit_entries
+WHERE
+  id IN (
+    SELECT
+      p.id
+    FROM
+      audit_entries p
+    WHERE
+      p.at < ?
+    ORDER BY
+      p.at,
+      p.id
+    LIMIT
+      ?
+  )
+RETURNING
+  id
