@@ -3,7 +3,6 @@ import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common
 import type { EntityTable } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
-import { toDate } from '../common/persistence/entity-table.js';
 import { normalizeEmail } from '../common/validation/transforms.js';
 import { type AuditCredential, AuditEntry } from './audit-entry.entity.js';
 
@@ -47,20 +46,6 @@ export const auditCursor = (entry: AuditEntry) => encodeTimeCursor(entry.at, ent
 /** sql.raw, where the constructor's `sql` (the Sql) hides the tag. */
 const raw = (text: string): Fragment => sql.raw(text);
 
-/** An entry as CONTRACT §16 shows it (a personal data export, the audit reads). */
-export interface AuditEntryView {
-  id: number;
-  at: Date;
-  actor: { userId: number | null; credential: AuditCredential | null; keyId?: number };
-  action: string;
-  resource: { type: string; id: number | null };
-  changes: Record<string, { from: unknown; to: unknown }>;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-  traceId: string | null;
-}
-
 /** What stands for an erased user's name and e-mail in their entries. */
 export const ERASED = '[erased]';
 
@@ -71,8 +56,6 @@ const USER_PAGE = 500;
 const ERASURE_CHUNK = 1000;
 
 const INSERT = sql.raw('INSERT INTO audit_entries (at, actor_id, actor_credential, actor_key_id, action, resource_type, resource_id, changes, ip, user_agent, request_id, trace_id)');
-
-const ENTRY_COLUMNS = sql.raw('id, at, actor_id, actor_credential, actor_key_id, action, resource_type, resource_id, changes, ip, user_agent, request_id, trace_id');
 
 /**
  * `audit_entries`: appended to in the transaction of each change; never updated but for an
@@ -188,11 +171,11 @@ export class AuditEntriesRepository {
   // A user's entries: the personal data export reads them, the user's deletion erases them.
 
   /** The entries whose actor or resource is the user, in id order, one page after `after` (an id). */
-  async pageOfUser(userId: number, after: number, limit = USER_PAGE): Promise<AuditEntryView[]> {
+  async pageOfUser(userId: number, after: number, limit = USER_PAGE): Promise<AuditEntry[]> {
     const rows = await this.sql.rows<Record<string, unknown>>(
-      sql`SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE (actor_id = ${userId} OR (resource_type = 'user' AND resource_id = ${userId})) AND id > ${after} ORDER BY id LIMIT ${limit}`,
+      sql`SELECT ${this.select} FROM audit_entries a WHERE (a.actor_id = ${userId} OR (a.resource_type = 'user' AND a.resource_id = ${userId})) AND a.id > ${after} ORDER BY a.id LIMIT ${limit}`,
     );
-    return rows.map(viewOf);
+    return rows.map((row) => this.fromRow(row));
   }
 
   /**
@@ -279,20 +262,4 @@ function erased(text: string, erases: (field: string, value: unknown) => boolean
     }
   }
   return touched ? JSON.stringify(changes) : text;
-}
-
-function viewOf(row: Record<string, unknown>): AuditEntryView {
-  const keyId = row.actor_key_id == null ? undefined : Number(row.actor_key_id);
-  return {
-    id: Number(row.id),
-    at: toDate(row.at),
-    actor: { userId: row.actor_id == null ? null : Number(row.actor_id), credential: (row.actor_credential as AuditCredential | null) ?? null, ...(keyId === undefined ? {} : { keyId }) },
-    action: row.action as string,
-    resource: { type: row.resource_type as string, id: row.resource_id == null ? null : Number(row.resource_id) },
-    changes: JSON.parse(row.changes as string) as AuditEntryView['changes'],
-    ip: (row.ip as string | null) ?? null,
-    userAgent: (row.user_agent as string | null) ?? null,
-    requestId: (row.request_id as string | null) ?? null,
-    traceId: (row.trace_id as string | null) ?? null,
-  };
 }

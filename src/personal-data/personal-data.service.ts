@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { AuditEntriesRepository, type AuditEntryView } from '../audit/audit-entries.repository.js';
+import { AuditEntriesRepository } from '../audit/audit-entries.repository.js';
+import { type AuditEntryRecord, auditRecord } from '../audit/audit-entry.view.js';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AuthorizationPolicy } from '../auth/authorization-policy.js';
 import type { Actor } from '../common/actor.js';
@@ -121,11 +122,11 @@ export class PersonalDataService {
   }
 
   /** The audit entries whose actor or resource is the user, oldest first, page after page. */
-  private async *auditPages(userId: number): AsyncGenerator<AuditEntryView[]> {
+  private async *auditPages(userId: number): AsyncGenerator<AuditEntryRecord[]> {
     let after = 0;
     for (;;) {
       const page = await this.auditEntries.pageOfUser(userId, after, PAGE);
-      if (page.length > 0) yield page;
+      if (page.length > 0) yield page.map(auditRecord);
       if (page.length < PAGE) return;
       after = page[page.length - 1].id;
     }

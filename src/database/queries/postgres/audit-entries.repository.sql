@@ -303,32 +303,32 @@ LIMIT
 
 -- AuditEntriesRepository.pageOfUser
 SELECT
-  id,
-  at,
-  actor_id,
-  actor_credential,
-  actor_key_id,
-  action,
-  resource_type,
-  resource_id,
-  changes,
-  ip,
-  user_agent,
-  request_id,
-  trace_id
+  a.id,
+  a.at,
+  a.actor_id,
+  a.actor_credential,
+  a.actor_key_id,
+  a.action,
+  a.resource_type,
+  a.resource_id,
+  a.changes,
+  a.ip,
+  a.user_agent,
+  a.request_id,
+  a.trace_id
 FROM
-  audit_entries
+  audit_entries a
 WHERE
   (
-    actor_id = $1
+    a.actor_id = $1
     OR (
-      resource_type = 'user'
-      AND resource_id = $2
+      a.resource_type = 'user'
+      AND a.resource_id = $2
     )
   )
-  AND id > $3
+  AND a.id > $3
 ORDER BY
-  id
+  a.id
 LIMIT
   $4
 
