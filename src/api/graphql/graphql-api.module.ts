@@ -98,7 +98,7 @@ export function buildGraphQLOptions(
       ...(replicas.enabled ? [readRoutingPlugin(replicas)] : []),
       ...(tracingState.enabled ? [tracingPlugin()] : []),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
-      ...(planner.enabled ? [plansPlugin(planner)] : []),
+      plansPlugin(planner),
     ],
     // WebSocket and SSE are served by WebSocketTransportModule and SseTransportModule, through the same gate.
   };

@@ -14,7 +14,7 @@ export function plansPlugin(planner: PostPagePlanner): ApolloServerPlugin<GraphQ
       return {
         async responseForOperation({ queryHash, operationName, operation, schema, request, contextValue }) {
           // A read a replica may serve goes through the resolvers' routing (database/replicas).
-          if (contextValue.readRoute || queryHash === undefined) return null;
+          if (!planner.enabled || contextValue.readRoute || queryHash === undefined) return null;
           const data = await planner.run({ queryHash, operationName: operationName ?? undefined, operation, schema, variables: request.variables, actor: contextValue.actor });
           if (data === undefined) return null;
           return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data } } };
