@@ -102,9 +102,10 @@ export class PostPagePlanner {
     if (prepared === false) return undefined;
     try {
       return await this.execute(prepared, request);
-    } catch (error) {
-      if (error instanceof Declined) return undefined;
-      throw error;
+    } catch {
+      // Declined, or the statement failed (the database away, the pool saturated): the resolvers
+      // then answer as they do without a plan, with their errors in the response.
+      return undefined;
     }
   }
 
