@@ -1,6 +1,7 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { PostPagePlanner, type PlannedRequest } from '../src/api/graphql/plans/post-page-planner.js';
+import { Sql } from '../src/common/persistence/sql.js';
 import { bearer, tokenFor } from './support/auth.js';
 import { type CallerName, createPostWith, type EditorialPost, type PostStatus, signInCallers, STATES } from './support/editorial.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -156,6 +157,21 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
       });
     });
   }
+
+  it('a planned statement that fails leaves the request to the resolvers: their answer, as without a plan', async () => {
+    const postId = posts.get('published')!;
+    planner.enabled = false;
+    const unplanned = await ask(DOCUMENTS[0], postId, undefined);
+    planner.enabled = true;
+    const spy = vi.spyOn(app.app.get(Sql), 'rows').mockRejectedValueOnce(new Error('the database went away'));
+    onTestFinished(() => {
+      spy.mockRestore();
+    });
+    const before = planned;
+    expect(await ask(DOCUMENTS[0], postId, undefined)).toEqual(unplanned);
+    expect(spy).toHaveBeenCalled();
+    expect(planned).toBe(before);
+  });
 
   it('the wide document shows what each reader may see: the published post’s comments differ by reader', async () => {
     // A check that the fixture exercises the scopes (were they equal, a forgotten condition could hide).
