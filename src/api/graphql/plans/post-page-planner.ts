@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
+import type { GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { type CommentScope, type PostScope, ReadPolicy } from '../../../auth/read-policy.js';
 import { commentsTag, POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
@@ -34,8 +34,6 @@ interface Prepared {
   authorProperties?: string[];
   comments?: { columns: TupleColumn[]; authorColumns: TupleColumn[]; first: ArgumentValue };
   tags?: TupleColumn[];
-  /** Each variable the plan reads must be an Int (the declared type's nullability is checked by value). */
-  variables: ReadonlyMap<string, VariableDefinitionNode>;
 }
 
 /** What runs a planned document: its request's variables and reader. */
@@ -58,7 +56,9 @@ const declined = (): never => {
 /**
  * The planned post page (issue 43): `post(id:)` with its scalars, author, comments (with their
  * authors) and tags in ONE statement per request, its plan built on first sight of a document
- * (post-page-plan.ts) and kept in an LRU by the document's hash and operation name. The read
+ * (post-page-plan.ts) and kept in an LRU by the document's hash and operation name (the variables
+ * it reads are looked at on each request: a value the resolvers would refuse, or an absent id,
+ * leaves that request to them). The read
  * policy is applied in the statement, as the repositories apply it: the post's scope
  * (ReadPolicy.postScope) and the comments' (commentScope) are chosen conditions with the reader's
  * id as a parameter, so each scope kind has one statement text, prepared once. The answer is
@@ -110,6 +110,7 @@ export class PostPagePlanner {
   }
 
   private prepare(plan: PostPagePlan, operation: OperationDefinitionNode): Prepared | false {
+    // The variables the plan reads are declared Int or Int!; their values are checked on each request.
     const variables = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
     for (const value of [plan.id, plan.comments?.first]) {
       if (value && 'variable' in value) {
@@ -125,7 +126,6 @@ export class PostPagePlanner {
       });
     return {
       plan,
-      variables,
       postProperties: plan.columns,
       authorProperties: plan.authorColumns,
       comments: plan.comments && {
