@@ -202,7 +202,7 @@ describeEachDatabase('comment threads', (kind) => {
       expect(tooDeep.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     });
 
-    it('Comment.replies is batched: the same number of statements for 2 threads as for 25, and the post page of 50 threaded comments costs 2 statements', async () => {
+    it('Comment.replies is batched: the same number of statements for 2 threads as for 25, and the post page of 50 threaded comments costs 1 statement (planned)', async () => {
       const threads = async (count: number) => {
         const post = await createPost(app, app.tokens.alice);
         for (let index = 0; index < count; index++) {
@@ -223,7 +223,7 @@ describeEachDatabase('comment threads', (kind) => {
       // post, comments, replies (with authors), replies of replies.
       expect(many.statements).toBeLessThanOrEqual(4);
       const POST_PAGE = 'query($id: Int!) { post(id: $id) { title body author { name avatarUrl } comments { body author { name } } } }';
-      expect((await statementsOf(POST_PAGE, { id: busy })).statements).toBe(2);
+      expect((await statementsOf(POST_PAGE, { id: busy })).statements).toBe(1);
     });
   });
 

@@ -7,8 +7,9 @@ import { getIntrospectionQuery } from 'graphql';
 import { serverAudits } from 'graphql-http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/app-config.js';
+import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
 import { PostFinder } from '../src/posts/post-finder.service.js';
 import { ALICE, tokenFor } from './support/auth.js';
 import { TEST_REDIS_URL } from './support/databases.js';
@@ -278,6 +279,12 @@ describe('GraphQL introspection, error masking and the IDE by environment', () =
     });
 
     it('masks internal errors', async () => {
+      // The fault is the resolvers' read (a planned post page reads through its own statement).
+      const planner = production.app.get(PostPagePlanner);
+      planner.enabled = false;
+      onTestFinished(() => {
+        planner.enabled = true;
+      });
       const spy = vi.spyOn(production.app.get(PostFinder), 'findByIds').mockRejectedValueOnce(new Error('boom in the posts table'));
       const result = await graphql(production, '{ post(id: 1) { id } }');
       expect(expectError(result, 'INTERNAL_SERVER_ERROR', ['post']).message).toBe('Internal server error');
@@ -316,6 +323,12 @@ describe('GraphQL introspection, error masking and the IDE by environment', () =
     });
 
     it("shows an internal error's message, never its stack", async () => {
+      // The fault is the resolvers' read (a planned post page reads through its own statement).
+      const planner = development.app.get(PostPagePlanner);
+      planner.enabled = false;
+      onTestFinished(() => {
+        planner.enabled = true;
+      });
       const spy = vi.spyOn(development.app.get(PostFinder), 'findByIds').mockRejectedValueOnce(new Error('boom in development'));
       const result = await graphql(development, '{ post(id: 1) { id } }');
       const error = expectError(result, 'INTERNAL_SERVER_ERROR', ['post']);

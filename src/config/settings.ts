@@ -292,6 +292,12 @@ export const SETTINGS = {
     default: 'false',
     description: '`/graphql` is an Apollo Federation 2 subgraph: `@key(fields: "id")` on `User`, `Post`, `Comment` and `Tag`, `_service` and `_entities`.',
   }),
+  graphqlPlans: setting('GRAPHQL_PLANS', oneOf('on', 'off'), {
+    group: 'GraphQL',
+    default: 'on',
+    description:
+      '`on`: a `post(id:)` query whose selection is the post\'s own fields, its author, comments (with their authors) and tags is planned once per document and answered by one SQL statement; any other document runs field by field. `off`: every document runs field by field (the same answers).',
+  }),
   graphqlMaxAliases: setting('GRAPHQL_MAX_ALIASES', int(0, 100_000), {
     limit: 'Aliases in one GraphQL document; past it 400 before it runs',
     group: 'GraphQL',

@@ -131,6 +131,11 @@ export class PostgresDialect extends Dialect {
     return Array.isArray(value) ? (value as string[]) : [];
   }
 
+  // As text: the driver would parse a json value itself, and the caller hydrates the tuples anyway.
+  jsonRows(values: readonly string[], from: Fragment): Fragment {
+    return sql`(SELECT json_agg(json_build_array(${sql.raw(values.join(', '))}))::text ${from})`;
+  }
+
   eventOrder(direction: 'asc' | 'desc'): string {
     return direction === 'asc' ? 'tx, id' : 'tx DESC, id DESC';
   }

@@ -118,6 +118,10 @@ export class SqliteDialect extends Dialect {
     return typeof value === 'string' ? value.split('\x1f') : [];
   }
 
+  jsonRows(values: readonly string[], from: Fragment): Fragment {
+    return sql`(SELECT json_group_array(json_array(${sql.raw(values.join(', '))})) ${from})`;
+  }
+
   // The single writer leaves every event's tx at 0, so the id alone orders the log; a row-value
   // comparison on (tx, id) would make SQLite read the whole index.
   eventOrder(direction: 'asc' | 'desc'): string {

@@ -18,6 +18,8 @@ import { graphiqlLandingPagePlugin } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
+import { PostPagePlanner } from './plans/post-page-planner.js';
+import { plansPlugin } from './plans/plans.plugin.js';
 import { traceResolvers } from '../../tracing/resolver-context.js';
 import { readRoutingPlugin, routeResolvers } from '../../database/replicas/read-routing.resolvers.js';
 import { ReplicaSet } from '../../database/replicas/replica-set.js';
@@ -53,6 +55,7 @@ export function buildGraphQLOptions(
   gate: OperationGate,
   cache: ResponseCache,
   replicas: ReplicaSet,
+  planner: PostPagePlanner,
 ): ApolloDriverConfig & ApolloFederationDriverConfig {
   const routed = (schema: GraphQLSchema) => (replicas.enabled ? routeResolvers(schema) : schema);
   return {
@@ -95,6 +98,7 @@ export function buildGraphQLOptions(
       ...(replicas.enabled ? [readRoutingPlugin(replicas)] : []),
       ...(tracingState.enabled ? [tracingPlugin()] : []),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
+      plansPlugin(planner),
     ],
     // WebSocket and SSE are served by WebSocketTransportModule and SseTransportModule, through the same gate.
   };
@@ -119,7 +123,7 @@ export class GraphQLApiModule implements OnModuleInit {
         GraphQLModule.forRootAsync<ApolloDriverConfig | ApolloFederationDriverConfig>({
           driver: config.graphqlFederation ? ApolloFederationDriver : ApolloDriver,
           imports: [GraphQLSupportModule],
-          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache, ReplicaSet],
+          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache, ReplicaSet, PostPagePlanner],
           useFactory: buildGraphQLOptions,
         }),
         LiveOperationsModule,

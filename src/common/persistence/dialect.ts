@@ -116,6 +116,13 @@ export abstract class Dialect {
 
   abstract readArray(value: unknown): string[];
 
+  /**
+   * The rows of `from` (`FROM … WHERE …`, with its parameters) as one JSON array (text) of positional arrays, one per
+   * row, each of `values` (SQL expressions) in order; NULL or `[]` when there are no rows. Timestamps
+   * come as either driver's text of them (Date-readable by toDate).
+   */
+  abstract jsonRows(values: readonly string[], from: Fragment): Fragment;
+
   // --- The outbox (`events`) -------------------------------------------------------------------
 
   /**

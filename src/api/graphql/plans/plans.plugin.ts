@@ -1,0 +1,25 @@
+import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
+import type { PostPagePlanner } from './post-page-planner.js';
+
+/**
+ * Planned documents over HTTP (GRAPHQL_PLANS): after the gate admitted the operation and Apollo
+ * resolved it, a document the planner covers is answered from its plan, without graphql-js
+ * execution; any other (or a request its plan declines) runs as before. The hooks around it —
+ * the gate's, metrics, tracing, the response cache's — see the response either way.
+ */
+export function plansPlugin(planner: PostPagePlanner): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async responseForOperation({ queryHash, operationName, operation, schema, request, contextValue }) {
+          // A read a replica may serve goes through the resolvers' routing (database/replicas).
+          if (!planner.enabled || contextValue.readRoute || queryHash === undefined) return null;
+          const data = await planner.run({ queryHash, operationName: operationName ?? undefined, operation, schema, variables: request.variables, actor: contextValue.actor });
+          if (data === undefined) return null;
+          return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data } } };
+        },
+      };
+    },
+  };
+}
