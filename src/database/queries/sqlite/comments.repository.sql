@@ -931,6 +931,26 @@ WHERE
 ORDER BY
   t.id ASC
 
+-- CommentsRepository.visiblePagesFor
+SELECT
+  t.id,
+  t.post_id,
+  t.parent_id,
+  t.body,
+  t.author_id,
+  j.id AS j_id,
+  j.name AS j_name
+FROM
+  comments t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.post_id = ?
+  AND t.status = 'approved'
+ORDER BY
+  t.id ASC
+LIMIT
+  ?
+
 -- CommentsRepository.writerStanding
 SELECT
   u.comments_blocked AS blocked

@@ -190,6 +190,62 @@ FROM
 WHERE
   t.id IN (?, ?, ?)
 
+-- PostsRepository.findByIds
+SELECT
+  t.id,
+  t.title,
+  t.slug,
+  t.body,
+  t.body_format,
+  t.body_html,
+  t.excerpt,
+  t.reading_time_minutes,
+  t.meta_title,
+  t.meta_description,
+  t.canonical_url,
+  t.cover_image_id,
+  t.locale,
+  t.author_id,
+  t.status,
+  t.publish_at,
+  t.published_at,
+  t.trashed_at,
+  t.created_at,
+  t.updated_at,
+  t.version,
+  (
+    SELECT
+      group_concat(g.slug || ' ' || g.id, char(31))
+    FROM
+      post_tags pt
+      JOIN tags g ON g.id = pt.tag_id
+    WHERE
+      pt.post_id = t.id
+  ) AS tags,
+  (
+    SELECT
+      group_concat(m.locale || ' ' || m.id || ' ' || m.status || ' ' || m.author_id, char(31))
+    FROM
+      posts m
+    WHERE
+      COALESCE(m.translation_group_id, m.id) = COALESCE(t.translation_group_id, t.id)
+      AND m.id <> t.id
+  ) AS group_members,
+  j.id AS j_id,
+  j.name AS j_name,
+  j.email AS j_email,
+  j.avatar_url AS j_avatar_url,
+  j.role AS j_role,
+  j.comments_blocked AS j_comments_blocked,
+  j.created_at AS j_created_at,
+  j.updated_at AS j_updated_at,
+  j.version AS j_version
+FROM
+  posts t
+  JOIN users j ON j.id = t.author_id
+WHERE
+  t.id IN (?, ?, ?)
+
 -- PostsRepository.findForUpdate
 SELECT
   t.id,
