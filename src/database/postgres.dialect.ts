@@ -40,6 +40,7 @@ const CONNECT_TIMEOUT_MS = 2500;
  */
 export class PostgresDialect extends Dialect {
   readonly shared = true;
+  readonly writesWith = true;
   /** Its statements' spans come from instrumentation-pg (tracing/tracing.ts), which names the system so too. */
   readonly dbSystemName = 'postgresql';
   /**

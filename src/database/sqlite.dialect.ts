@@ -73,6 +73,7 @@ const PREPARED_STATEMENTS_MAX = 500;
  */
 export class SqliteDialect extends Dialect {
   readonly shared = false;
+  readonly writesWith = false;
   /** Reads of the log wait their turn in the queue (`single`), so no transaction is open meanwhile. */
   readonly eventsVisible = null;
   private readonly prepared = new Map<string, Prepared>();

@@ -4,7 +4,7 @@ import { type AudienceSet, type EventAudience, PUBLIC_AUDIENCE } from '../auth/r
 import { ResponseCache } from '../common/cache/response-cache.js';
 import type { Companion } from '../common/persistence/resource-repository.js';
 import { Dialect } from '../common/persistence/dialect.js';
-import type { Fragment } from '../common/persistence/sql-template.js';
+import { type Fragment, sql } from '../common/persistence/sql-template.js';
 import type { Executor } from '../common/persistence/sql.js';
 import { ResourceCatalog } from '../common/resource/resource-catalog.js';
 import { AppConfig } from '../config/app-config.js';
@@ -15,6 +15,9 @@ import { type ErasureScope, OutboxRepository } from './outbox.repository.js';
 import { traceParentOfActiveSpan } from '../tracing/spans.js';
 
 export const PUB_SUB = Symbol('PUB_SUB');
+
+/** How a resource's JSON starts, its id 0 (see `createdAs`). */
+const ID_PLACEHOLDER = '{"id":0';
 
 /** Ids named by one erasure statement, at most. */
 const ERASURE_CHUNK = 1000;
@@ -153,6 +156,24 @@ export class EventPublisher {
     return (row, source) => {
       const refs = Object.fromEntries(fields.map(([ref, field]) => [ref, row.column(field)]));
       return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource: row.json, audience, traceParent: traceParentOfActiveSpan() });
+    };
+  }
+
+  /**
+   * `created`, for an event whose payload the writer knows but for its id (a new post): the
+   * resource is the text `record` writes for that payload, byte for byte, with the new row's id.
+   */
+  createdAs<T extends { id: number }>({ name, payload, audience }: BlogEvent): Companion<T> {
+    const definition = this.definitionOf(name);
+    const fields = Object.entries(definition.eventRefs ?? {}) as [string, keyof T & string][];
+    // The id is the first field of every resource: the text after it is the payload's own.
+    const text = definition.toJson(Object.assign(definition.copyOf(payload as never), { id: 0 }) as never);
+    if (!text.startsWith(ID_PLACEHOLDER)) throw new Error(`The ${name} payload does not start with its id`);
+    const rest = text.slice(ID_PLACEHOLDER.length);
+    return (row, source) => {
+      const refs = Object.fromEntries(fields.map(([ref, field]) => [ref, row.column(field)]));
+      const resource = sql`${sql.raw(`'{"id":' || CAST(${row.column('id')} AS text) || `)}CAST(${rest} AS text)`;
+      return this.outbox.insertFrom(source, { type: eventType(name), occurredAt: new Date(), origin: this.origin, refs, resource, audience, traceParent: traceParentOfActiveSpan() });
     };
   }
 

@@ -43,7 +43,8 @@ export interface EventFromRow {
   occurredAt: Date;
   origin: string;
   refs: Readonly<Record<string, string>>;
-  resource: string;
+  /** An expression over the new row (its JSON), or the statement's own fragment of it. */
+  resource: string | Fragment;
   audience: EventAudience;
   traceParent: string | null;
 }
@@ -177,7 +178,7 @@ export class OutboxRepository {
   insertFrom(source: Fragment, event: EventFromRow): Fragment {
     const refs = sql.raw(this.layout.refs.map(({ ref }) => event.refs[ref] ?? 'NULL').join(', '));
     const { audience, owner, except } = event.audience;
-    return sql`${this.layout.insert} SELECT ${event.type}, ${this.sql.timestamp(event.occurredAt)}, ${refs}, ${sql.raw(event.resource)}, ${event.origin}, ${audience}, ${owner}, ${except?.audience ?? null}, ${except?.owner ?? null}, ${event.traceParent} FROM ${source}`;
+    return sql`${this.layout.insert} SELECT ${event.type}, ${this.sql.timestamp(event.occurredAt)}, ${refs}, ${typeof event.resource === 'string' ? sql.raw(event.resource) : event.resource}, ${event.origin}, ${audience}, ${owner}, ${except?.audience ?? null}, ${except?.owner ?? null}, ${event.traceParent} FROM ${source}`;
   }
 
   /** Up to `limit` readable events after `position`, oldest first, matching `filter`. */

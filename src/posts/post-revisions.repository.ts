@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { encodeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
 import type { EntityTable } from '../common/persistence/entity-table.js';
+import type { Companion } from '../common/persistence/resource-repository.js';
 import { postTag, recordReadIds } from '../common/cache/read-tags.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
@@ -37,6 +38,12 @@ export class PostRevisionsRepository {
   async recordFirst(post: Post, editorId: number | null, executor: Executor): Promise<void> {
     const statement = sql`INSERT INTO post_revisions (post_id, number, title, body, status, editor_id, created_at) VALUES (${post.id}, 1, ${post.title}, ${post.body}, ${post.status}, ${editorId}, ${this.sql.timestamp(post.updatedAt)})`;
     await this.sql.rows(statement, executor);
+  }
+
+  /** `recordFirst` as a companion of the post's INSERT (ResourceRepository.insertRecorded): its values the new row's. */
+  firstFrom(editorId: number | null): Companion<Post> {
+    return (row, source) =>
+      sql`INSERT INTO post_revisions (post_id, number, title, body, status, editor_id, created_at) SELECT ${raw(row.column('id'))}, 1, ${raw(row.column('title'))}, ${raw(row.column('body'))}, ${raw(row.column('status'))}, ${editorId}, ${raw(row.column('updatedAt'))} FROM ${source}`;
   }
 
   /** One post's revisions, newest first, keyset-paged on the number. */

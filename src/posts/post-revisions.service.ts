@@ -3,6 +3,7 @@ import type { Actor } from '../common/actor.js';
 import { ReadPolicy } from '../auth/read-policy.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { Page, PageRequest } from '../common/pagination/cursor.js';
+import type { Companion } from '../common/persistence/resource-repository.js';
 import type { Executor } from '../common/persistence/sql.js';
 import type { Post } from './post.entity.js';
 import type { PostRevision } from './post-revision.entity.js';
@@ -47,6 +48,11 @@ export class PostRevisions {
   /** Revision 1 of a new post. */
   recordFirst(post: Post, editorId: number, executor: Executor): Promise<void> {
     return this.revisions.recordFirst(post, editorId, executor);
+  }
+
+  /** `recordFirst`, written with the post's row by its INSERT (PostsRepository.insertClaiming). */
+  firstFrom(editorId: number): Companion<Post> {
+    return this.revisions.firstFrom(editorId);
   }
 
   /** The next revision of a post whose title, body or status changed (editor null: the scheduler). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CommentStatus, PostStatus, PostVisibility } from '../auth/read-policy.js';
 import { encodeTimeCursor, type Page, type PageRequest, toPage } from '../common/pagination/cursor.js';
-import { type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
+import { type Companion, type Join, type ReadScope, ResourceRepository } from '../common/persistence/resource-repository.js';
 import { toDate } from '../common/persistence/entity-table.js';
 import { type Executor, Sql } from '../common/persistence/sql.js';
 import { type Fragment, sql } from '../common/persistence/sql-template.js';
@@ -79,6 +79,10 @@ function toAddress(row: AddressRow): PostAddress {
 
 /** The cursor of a public post: its group's publication time, then its id (the public list's order). */
 export const publicCursor = (post: Post) => encodeTimeCursor(post.groupPublishedAt ?? post.publishedAt ?? post.createdAt, post.id);
+
+/** PostSlugsRepository.claim of the new row's slug, as the guard of insertClaiming. */
+const CLAIM_FROM_ROW: Companion<Post> = (row, source) =>
+  sql`INSERT INTO post_slugs (slug, post_id) SELECT ${sql.raw(row.column('slug'))}, ${sql.raw(row.column('id'))} FROM ${source} ON CONFLICT (slug) DO NOTHING RETURNING slug`;
 
 /** A post's translation group: its translation_group_id, NULL for a group of its own (its id); the expression idx_posts_translation_locale indexes. */
 const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
@@ -183,6 +187,22 @@ export class PostsRepository extends ResourceRepository<Post> {
     // A post's translations are other posts, and a new one names only itself in its events: with
     // translations, a read of posts by id is dropped by any write of a post, as a list is.
     if (read.kind !== 'ids' || this.translated) recordReadTags(POSTS_TAG);
+  }
+
+  /** Whether `insertClaiming` is open to this dialect (one statement: PostgreSQL). */
+  get insertsClaiming(): boolean {
+    return this.sql.dialect.writesWith;
+  }
+
+  /**
+   * A new post whose row, the claim of its slug in post_slugs and `companions` (its revision 1,
+   * audit entry and events) are one statement. When another post has or had the slug the claim
+   * writes nothing, and nor does any companion: the caller claims another slug and records them
+   * itself (`claimed` false).
+   */
+  async insertClaiming(values: Omit<Partial<Post>, 'id' | 'version'>, companions: readonly Companion<Post>[], executor: Executor): Promise<{ post: Post; claimed: boolean }> {
+    const { row, held } = await this.insertGuarded(values, CLAIM_FROM_ROW, companions, executor);
+    return { post: row, claimed: held };
   }
 
   /** What a translation needs of the post it translates: what the read policy looks at, its locale and its group. */

@@ -13,7 +13,7 @@ import { EventPublisher } from '../events/event-publisher.js';
 import { TagsService } from '../tags/tags.service.js';
 import { type CreatePostDto, SLUG_PATTERN } from './dto/create-post.dto.js';
 import type { UpdatePostDto } from './dto/update-post.dto.js';
-import type { Post } from './post.entity.js';
+import { Post } from './post.entity.js';
 import { type PostChange, publishAtOf } from './post-change.js';
 import { PostRevisions } from './post-revisions.service.js';
 import { PostsRepository } from './posts.repository.js';
@@ -184,48 +184,51 @@ export class PostsService {
         const slug = await this.slugs.proposeFor(input.title, input.slug, manager);
         if (input.coverImageId != null) await this.media.checkCover(input.coverImageId, who, manager);
         const { bodyMedia, ...rendered } = await this.rendered(input.body, bodyFormat, input.excerpt ?? null, who, manager);
-        const created = await this.posts.insert(
-          {
-            title: input.title,
-            slug,
-            body: input.body,
-            bodyFormat,
-            ...rendered,
-            metaTitle: input.metaTitle ?? null,
-            metaDescription: input.metaDescription ?? null,
-            canonicalUrl: input.canonicalUrl ?? null,
-            coverImageId: input.coverImageId ?? null,
-            locale,
-            translationGroupId: group?.id,
-            groupPublishedAt: earliest(group?.publishedAt ?? null, publishedAt),
-            authorId,
-            status,
-            publishAt,
-            publishedAt,
-            trashedAt: null,
-            createdAt: now,
-          },
-          manager,
-        );
+        const values = {
+          title: input.title,
+          slug,
+          body: input.body,
+          bodyFormat,
+          ...rendered,
+          metaTitle: input.metaTitle ?? null,
+          metaDescription: input.metaDescription ?? null,
+          canonicalUrl: input.canonicalUrl ?? null,
+          coverImageId: input.coverImageId ?? null,
+          locale,
+          translationGroupId: group?.id,
+          groupPublishedAt: earliest(group?.publishedAt ?? null, publishedAt),
+          authorId,
+          status,
+          publishAt,
+          publishedAt,
+          trashedAt: null,
+          createdAt: now,
+        };
+        // The common post (its own group, no tags, no media in its body, a slug to claim, one
+        // event): one statement writes it, claims its slug and, if the claim holds, records it
+        // (PostgreSQL; the order of two events in one WITH would be the database's to choose).
+        if (this.posts.insertsClaiming && !group && bodyMedia.length === 0 && (input.tags ?? []).length === 0 && slug !== '' && status !== 'in_review') {
+          // The post as its row reads back, but for its id: what its entry and events carry.
+          const expected = Object.assign(new Post(), values, { id: 0, version: 1, updatedAt: now, tags: [], tagIds: [] });
+          const companions = [
+            this.revisions.firstFrom(who.id),
+            this.audit.created<Post>(who, 'posts.create', 'post', this.createdChanges(expected, input)),
+            ...this.createdEvents(expected).map((made) => this.events.createdAs<Post>(made)),
+          ];
+          const { post: inserted, claimed } = await this.posts.insertClaiming(values, companions, manager);
+          if (claimed) {
+            const created = Object.assign(inserted, { tags: [], tagIds: [] });
+            if (this.config.supportedLocales.length > 1) created.groupMembers = [];
+            recorded.push(...this.createdEvents(created));
+            return created;
+          }
+          // Taken meanwhile: the post has its row alone, and is recorded as any other.
+          return this.recordCreated(inserted, input, slug, who, bodyMedia, undefined, recorded, manager);
+        }
+        const created = await this.posts.insert(values, manager);
         // The group's first publication: its other posts take their place in the lists from it.
         if (group && publishedAt && earliest(group.publishedAt, publishedAt) === publishedAt) await this.posts.placeGroup(group.id, publishedAt, created.id, manager);
-        created.slug = await this.slugs.claimFor(created.id, slug, input.title, input.slug, manager);
-        if (bodyMedia.length > 0) await this.media.recordBodyMedia(created.id, bodyMedia, manager);
-        const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
-        Object.assign(created, tags);
-        if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
-        await this.revisions.recordFirst(created, who.id, manager);
-        const changes = changesOf(null, created, AUDITED_FIELDS);
-        changes.body = { from: null, to: { revision: 1 } };
-        if (tags.tags.length > 0) changes.tags = { from: null, to: tags.tags };
-        if (input.excerpt != null) changes.excerpt = { from: null, to: input.excerpt };
-        await this.audit.record(manager, who, { action: 'posts.create', resource: { type: 'post', id: created.id }, changes });
-        // Its translations, for the answer's links: a post of a group of its own has none.
-        if (this.config.supportedLocales.length > 1) created.groupMembers = group ? await this.posts.groupMembersOf(created.id, manager) : [];
-        recorded.push(event('postCreated', created, this.readPolicy.audienceOf(created)));
-        if (created.status === 'in_review') recorded.push(event('postSubmitted', created, this.readPolicy.reviewAudienceOf(created)));
-        await this.events.record(manager, ...recorded);
-        return created;
+        return this.recordCreated(created, input, slug, who, bodyMedia, group, recorded, manager);
       })
       .catch((error: unknown) => {
         if (isTranslationConflict(error)) throw translationConflict(locale);
@@ -239,6 +242,47 @@ export class PostsService {
   }
 
   /** PATCH: title, body, status (publish, unpublish, schedule, restore from the trash), publishAt, or a revision's content. */
+  /** What `create` writes after a post's row, in its transaction: its slug's claim, body media, tags, revision 1, audit entry and events (into `recorded`). */
+  private async recordCreated(
+    created: Post,
+    input: CreatePostDto,
+    slug: string,
+    who: Actor,
+    bodyMedia: readonly number[],
+    group: { id: number } | undefined,
+    recorded: BlogEvent[],
+    manager: Executor,
+  ): Promise<Post> {
+    created.slug = await this.slugs.claimFor(created.id, slug, input.title, input.slug, manager);
+    if (bodyMedia.length > 0) await this.media.recordBodyMedia(created.id, bodyMedia, manager);
+    const tags = await this.tags.assignToPost(created, input.tags ?? [], manager, { replace: false, writer: who });
+    Object.assign(created, tags);
+    if (created.status === 'published' && tags.tags.length > 0) await this.tags.announceTagsOf(created.id, manager);
+    await this.revisions.recordFirst(created, who.id, manager);
+    await this.audit.record(manager, who, { action: 'posts.create', resource: { type: 'post', id: created.id }, changes: this.createdChanges(created, input) });
+    // Its translations, for the answer's links: a post of a group of its own has none.
+    if (this.config.supportedLocales.length > 1) created.groupMembers = group ? await this.posts.groupMembersOf(created.id, manager) : [];
+    recorded.push(...this.createdEvents(created));
+    await this.events.record(manager, ...recorded);
+    return created;
+  }
+
+  /** The changes of a new post's audit entry: its fields, its body by revision 1, its tags and its excerpt when given. */
+  private createdChanges(created: Post, input: CreatePostDto): AuditChanges {
+    const changes = changesOf(null, created, AUDITED_FIELDS);
+    changes.body = { from: null, to: { revision: 1 } };
+    if (created.tags && created.tags.length > 0) changes.tags = { from: null, to: created.tags };
+    if (input.excerpt != null) changes.excerpt = { from: null, to: input.excerpt };
+    return changes;
+  }
+
+  /** A new post's events: POST_CREATED, and POST_SUBMITTED for one in review. */
+  private createdEvents(created: Post): BlogEvent[] {
+    const made: BlogEvent[] = [event('postCreated', created, this.readPolicy.audienceOf(created))];
+    if (created.status === 'in_review') made.push(event('postSubmitted', created, this.readPolicy.reviewAudienceOf(created)));
+    return made;
+  }
+
   async update(id: number, input: UpdatePostDto, actor: Actor | null, options: WriteOptions = {}): Promise<Post> {
     const who = this.policy.requireActor(actor);
     const recorded: BlogEvent[] = [];

@@ -179,6 +179,9 @@ export abstract class Dialect {
   /** Runs a write that is one statement, atomic by itself, with no transaction around it. */
   abstract single<T>(work: () => Promise<T>): Promise<T>;
 
+  /** Whether an INSERT's companions ride in its statement (a data-modifying WITH), or are statements of their own (insertWith). */
+  abstract readonly writesWith: boolean;
+
   /**
    * An `INSERT … RETURNING` of one row into `table` (its `id` among the columns returned) and
    * further INSERTs made from the new row (each `companion(source)`: an `INSERT … SELECT … FROM

@@ -8,6 +8,7 @@ import { type Fragment, sql } from './sql-template.js';
 const ASC = sql.raw('ASC');
 const DESC = sql.raw('DESC');
 const VERSION_BUMP = sql.raw('version = version + 1');
+const NEW_ROW = sql.raw('r');
 import { preconditionFailed } from './write-options.js';
 
 /** A new row, as a write made from it in the same statement sees it (see `insertRecorded`). */
@@ -194,16 +195,37 @@ export abstract class ResourceRepository<T extends Versioned> {
    * statement (a data-modifying WITH), on SQLite one transaction of them (Dialect.insertWith).
    */
   async insertRecorded(values: Omit<Partial<T>, 'id' | 'version'>, ...companions: Companion<T>[]): Promise<T> {
-    const newRow = (this.newRow ??= {
-      column: (property) => `r.${this.table.column(property).name}`,
-      json: this.sql.dialect.jsonObject(this.table.fields.map((column) => ({ key: column.property, expression: `r.${column.name}`, timestamp: column.timestamp }))),
-    });
+    const newRow = this.recordedRow();
     const inserted = await this.sql.insertWith(
       this.insertStatement(values),
       this.table.name,
       companions.map((companion) => (source: Fragment) => companion(newRow, source)),
     );
     return this.table.fromRow(inserted);
+  }
+
+  /**
+   * Where the dialect writes companions in the row's statement (Dialect.writesWith): the INSERT,
+   * `guard` (an INSERT made from the new row that may write nothing: `ON CONFLICT DO NOTHING
+   * RETURNING …`) and the companions, which hold only if the guard wrote its row, in one
+   * data-modifying WITH. Returns the new row and whether the guard (and so each companion) wrote.
+   */
+  protected async insertGuarded(values: Omit<Partial<T>, 'id' | 'version'>, guard: Companion<T>, companions: readonly Companion<T>[], executor: Executor): Promise<{ row: T; held: boolean }> {
+    if (!this.sql.dialect.writesWith) throw new Error('insertGuarded: this dialect writes no INSERT inside WITH');
+    const newRow = this.recordedRow();
+    const guarded = sql`r WHERE EXISTS (SELECT 1 FROM guard)`;
+    const fed = companions.map((companion, index) => sql`, ${sql.raw(`companion_${index + 1}`)} AS (${companion(newRow, guarded)})`);
+    const statement = sql`WITH r AS (${this.insertStatement(values)}), guard AS (${guard(newRow, NEW_ROW)})${sql.join(fed, '')} SELECT r.*, EXISTS (SELECT 1 FROM guard) AS guard_held FROM r`;
+    const [inserted] = await this.sql.rows<Record<string, unknown>>(statement, executor);
+    return { row: this.table.fromRow(inserted), held: inserted.guard_held === true };
+  }
+
+  /** The new row of a companion (see NewRow). */
+  private recordedRow(): NewRow<T> {
+    return (this.newRow ??= {
+      column: (property) => `r.${this.table.column(property).name}`,
+      json: this.sql.dialect.jsonObject(this.table.fields.map((column) => ({ key: column.property, expression: `r.${column.name}`, timestamp: column.timestamp }))),
+    });
   }
 
   /** `INSERT INTO posts (title, body, …) VALUES ($1, $2, …) RETURNING id, title, …` of the given columns. */
