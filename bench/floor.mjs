@@ -25,7 +25,7 @@
  * Prints one JSON line `{"msg":"Listening on http://HOST:PORT"}` when ready.
  */
 import { Buffer } from 'node:buffer';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import process from 'node:process';
 import { URL, URLSearchParams } from 'node:url';
@@ -104,20 +104,43 @@ const INSERT_POST =
   "VALUES (?, ?, ?, 'plain', ?, ?, ?, ?, 'published', ?, ?, ?, ?, 1)";
 const CLAIM_SLUG = 'INSERT INTO post_slugs (slug, post_id) VALUES (?, ?) ON CONFLICT (slug) DO NOTHING RETURNING slug';
 const SET_SLUG = 'UPDATE posts SET slug = ? WHERE id = ?';
+// And the rows the service records with it (issue 43: a floor that writes the same rows): revision
+// 1, the POST_CREATED event with the post's JSON, and the audit entry with its changes.
+const INSERT_REVISION = "INSERT INTO post_revisions (post_id, number, title, body, status, editor_id, created_at) VALUES (?, 1, ?, ?, 'published', ?, ?)";
+const INSERT_EVENT = "INSERT INTO events (type, occurred_at, post_id, author_id, resource, origin, audience) VALUES ('POST_CREATED', ?, ?, ?, ?, ?, 'public')";
+const INSERT_AUDIT =
+  "INSERT INTO audit_entries (at, actor_id, actor_credential, action, resource_type, resource_id, changes, ip, user_agent, request_id) VALUES (?, ?, 'token', 'posts.create', 'post', ?, ?, ?, ?, ?)";
+const FLOOR_ORIGIN = 'floor';
+
+/** The JSON of the new post (its event's resource) and its audit entry's changes, as the service writes them. */
+function recordsOf(post, id, slug, now) {
+  const at = now.toISOString();
+  const resource = JSON.stringify({
+    id, title: post.title, slug, body: post.body, bodyFormat: 'plain', bodyHtml: post.bodyHtml, excerpt: post.excerpt, readingTimeMinutes: post.readingTimeMinutes,
+    metaTitle: null, metaDescription: null, canonicalUrl: null, coverImageId: null, locale: post.locale, authorId: post.authorId, status: 'published',
+    publishAt: null, publishedAt: at, trashedAt: null, createdAt: at, updatedAt: at, version: 1, tags: [],
+  });
+  const changes = JSON.stringify({
+    title: { from: null, to: post.title }, slug: { from: null, to: slug }, bodyFormat: { from: null, to: 'plain' }, locale: { from: null, to: post.locale },
+    authorId: { from: null, to: post.authorId }, status: { from: null, to: 'published' }, publishedAt: { from: null, to: at }, body: { from: null, to: { revision: 1 } },
+  });
+  return { resource, changes };
+}
 
 /**
  * A new post's row and slug (PostSlugs.proposeFor and claimFor): the first free candidate of its
- * title's slug, claimed after the insert; `post-{id}` when the title leaves nothing. `db` runs the
- * statements (synchronously on SQLite, so this is awaited only on PostgreSQL). Returns the id.
+ * title's slug, claimed after the insert; `post-{id}` when the title leaves nothing; then its
+ * revision, event and audit entry (`db.record`). `db` runs the statements (synchronously on
+ * SQLite, so this is awaited only on PostgreSQL). Returns the id.
  */
 function writePost(post, db) {
   const chain = (value, next) => (value instanceof Promise ? value.then(next) : next(value));
   const base = rules.slugify(post.title);
   const freeFrom = (from, next) => chain(db.slugsLike(fittedSlug(from, MAX_SLUG_LENGTH - 8)), (used) => next(firstFreeSlug(from, used)));
   const claimNext = (id) =>
-    freeFrom(base || `post-${id}`, (slug) => chain(db.claim(slug, id), (claimed) => (claimed ? chain(db.setSlug(id, slug), () => id) : claimNext(id))));
+    freeFrom(base || `post-${id}`, (slug) => chain(db.claim(slug, id), (claimed) => (claimed ? chain(db.setSlug(id, slug), () => chain(db.record(id, slug), () => id)) : claimNext(id))));
   const insert = (proposed) =>
-    chain(db.insert(proposed), (id) => (proposed === '' ? claimNext(id) : chain(db.claim(proposed, id), (claimed) => (claimed ? id : claimNext(id)))));
+    chain(db.insert(proposed), (id) => (proposed === '' ? claimNext(id) : chain(db.claim(proposed, id), (claimed) => (claimed ? chain(db.record(id, proposed), () => id) : claimNext(id)))));
   return base === '' ? insert('') : freeFrom(base, insert);
 }
 
@@ -156,6 +179,9 @@ async function sqliteStore(file) {
     insertPost: db.prepare(INSERT_POST),
     claimSlug: db.prepare(CLAIM_SLUG),
     setSlug: db.prepare(SET_SLUG),
+    insertRevision: db.prepare(INSERT_REVISION),
+    insertEvent: db.prepare(INSERT_EVENT),
+    insertAudit: db.prepare(INSERT_AUDIT),
   };
   const run = (statement, method, ...args) => {
     statements++;
@@ -197,6 +223,12 @@ async function sqliteStore(file) {
           insert: (slug) => Number(run(sql.insertPost, 'run', post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, at, at, at, at).lastInsertRowid),
           claim: (slug, id) => run(sql.claimSlug, 'all', slug, id).length === 1,
           setSlug: (id, slug) => run(sql.setSlug, 'run', slug, id),
+          record: (id, slug) => {
+            const { resource, changes } = recordsOf(post, id, slug, now);
+            run(sql.insertRevision, 'run', id, post.title, post.body, post.authorId, at);
+            run(sql.insertAudit, 'run', at, post.authorId, id, changes, post.ip, post.userAgent, post.requestId);
+            run(sql.insertEvent, 'run', at, id, post.authorId, resource, FLOOR_ORIGIN);
+          },
         });
       }).immediate();
     },
@@ -268,6 +300,12 @@ async function postgresStore(url, poolSize) {
             (await on('insert_post', `${numbered(INSERT_POST)} RETURNING id`, [post.title, slug, post.body, post.bodyHtml, post.excerpt, post.readingTimeMinutes, post.authorId, now, now, now, now]))[0].id,
           claim: async (slug, postId) => (await on('claim_slug', numbered(CLAIM_SLUG), [slug, postId])).length === 1,
           setSlug: (postId, slug) => on('set_slug', numbered(SET_SLUG), [slug, postId]),
+          record: async (postId, slug) => {
+            const { resource, changes } = recordsOf(post, postId, slug, now);
+            await on('insert_revision', numbered(INSERT_REVISION), [postId, post.title, post.body, post.authorId, now]);
+            await on('insert_audit', numbered(INSERT_AUDIT), [now, post.authorId, postId, changes, post.ip, post.userAgent, post.requestId]);
+            await on('insert_event', numbered(INSERT_EVENT), [now, postId, post.authorId, resource, FLOOR_ORIGIN]);
+          },
         });
         await on(undefined, 'COMMIT');
         return id;
@@ -435,8 +473,8 @@ async function postPage(store, variables, { withTags = false, withHtml = false }
   return { data: { post: page } };
 }
 
-async function createPost(store, variables, authorization, secret) {
-  const userId = verifyBearer(authorization, secret);
+async function createPost(store, variables, request, secret) {
+  const userId = verifyBearer(request.headers.authorization, secret);
   const actor = userId === null ? null : await store.actor(userId);
   if (actor === null) return graphqlError('Sign in to do this', 'UNAUTHENTICATED');
   const input = variables?.input ?? {};
@@ -447,6 +485,8 @@ async function createPost(store, variables, authorization, secret) {
   }
   const rendered = rules.renderer.renderPost(body, 'plain');
   const post = { title, body, authorId: actor.id, bodyHtml: rendered.bodyHtml, excerpt: rules.renderer.excerptOf(rendered), readingTimeMinutes: rendered.readingTimeMinutes };
+  // Where it came from, for its audit entry (the service's requestSource).
+  Object.assign(post, { locale: 'en', ip: request.socket.remoteAddress ?? null, userAgent: request.headers['user-agent']?.slice(0, 512) ?? null, requestId: randomUUID() });
   const id = await store.createPost(post, new Date());
   return { data: { createPost: { id, title } } };
 }
@@ -479,7 +519,7 @@ async function graphql(store, request, response, secret) {
   else if (document?.query === POST_PAGE_TAGS_QUERY) result = await postPage(store, document.variables, { withTags: true });
   else if (document?.query === POST_PAGE_HTML_QUERY) result = await postPage(store, document.variables, { withHtml: true });
   else if (document?.query === CREATE_POST_MUTATION) {
-    result = await createPost(store, document.variables, request.headers.authorization, secret);
+    result = await createPost(store, document.variables, request, secret);
   } else result = graphqlError('The floor serves only the bench documents', 'GRAPHQL_VALIDATION_FAILED');
   send(response, result.errors && !result.data ? 400 : 200, `${JSON.stringify(result)}\n`);
 }

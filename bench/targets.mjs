@@ -24,7 +24,8 @@ export function targetRows(report) {
     { name: 'GET /posts/{id} / floor', value: ratioOf('rest-post', 'ratio'), at: 0.6, atLeast: true, show: times },
     { name: 'GET /posts / floor', value: ratioOf('rest-posts', 'ratio'), at: 0.6, atLeast: true, show: times },
     { name: 'GET /posts/{id}/comments / floor', value: ratioOf('rest-comments', 'ratio'), at: 0.6, atLeast: true, show: times },
-    { name: 'createPost / floor', value: ratioOf('graphql-create-post', 'ratio'), at: 0.5, atLeast: true, show: times },
+    // Issue 43: against a floor that writes the same rows (the post, its slug, revision 1, its event and its audit entry).
+    { name: 'createPost / floor (same rows)', value: ratioOf('graphql-create-post', 'ratio'), at: 0.6, atLeast: true, show: times },
     { name: 'Hot-set hit ratio at 20 writes/s', value: typeof hotSet20 === 'number' ? hotSet20 : null, at: 0.95, atLeast: true, show: percent },
     { name: 'Cold start, median of 5', value: report.coldStart?.medianMs ?? null, at: 1500, atLeast: false, show: (ms) => `${(ms / 1000).toFixed(2)} s` },
     { name: 'Idle RSS', value: report.coldStart?.idleRssMb ?? null, at: 150, atLeast: false, show: (mb) => `${mb.toFixed(0)} MB` },

@@ -241,7 +241,6 @@ export class PostsService {
     return post;
   }
 
-  /** PATCH: title, body, status (publish, unpublish, schedule, restore from the trash), publishAt, or a revision's content. */
   /** What `create` writes after a post's row, in its transaction: its slug's claim, body media, tags, revision 1, audit entry and events (into `recorded`). */
   private async recordCreated(
     created: Post,
@@ -283,6 +282,7 @@ export class PostsService {
     return made;
   }
 
+  /** PATCH: title, body, status (publish, unpublish, schedule, restore from the trash), publishAt, or a revision's content. */
   async update(id: number, input: UpdatePostDto, actor: Actor | null, options: WriteOptions = {}): Promise<Post> {
     const who = this.policy.requireActor(actor);
     const recorded: BlogEvent[] = [];
