@@ -47,8 +47,9 @@ const BASE = { name: 'ResourceRepository', file: 'src/common/persistence/resourc
 const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT)\b/i;
 /** Methods a dialect sends nothing for. */
 const SILENT: Record<DatabaseKind, string[]> = {
-  // No NOTIFY where no other instance shares the database; nothing held back where reads never wait.
-  sqlite: ['OutboxRepository.notify', 'OutboxRepository.heldBack'],
+  // No NOTIFY where no other instance shares the database; nothing held back where reads never wait;
+  // no INSERT inside WITH (a new post's companions are statements of their own).
+  sqlite: ['OutboxRepository.notify', 'OutboxRepository.heldBack', 'PostsRepository.insertClaiming'],
   postgres: [],
 };
 

@@ -1680,6 +1680,185 @@ RETURNING
   updated_at,
   version
 
+-- PostsRepository.insertClaiming
+WITH
+  r AS (
+    INSERT INTO
+      posts (
+        title,
+        slug,
+        body,
+        body_format,
+        body_html,
+        excerpt,
+        reading_time_minutes,
+        meta_title,
+        meta_description,
+        canonical_url,
+        cover_image_id,
+        locale,
+        author_id,
+        status,
+        publish_at,
+        published_at,
+        trashed_at,
+        created_at,
+        updated_at,
+        version,
+        custom_excerpt,
+        group_published_at
+      )
+    VALUES
+      ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+    RETURNING
+      id,
+      title,
+      slug,
+      body,
+      body_format,
+      body_html,
+      excerpt,
+      reading_time_minutes,
+      meta_title,
+      meta_description,
+      canonical_url,
+      cover_image_id,
+      locale,
+      author_id,
+      status,
+      publish_at,
+      published_at,
+      trashed_at,
+      created_at,
+      updated_at,
+      version
+  ),
+  guard AS (
+    INSERT INTO
+      post_slugs (slug, post_id)
+    SELECT
+      r.slug,
+      r.id
+    FROM
+      r
+    ON CONFLICT (slug) DO NOTHING
+    RETURNING
+      slug
+  ),
+  companion_1 AS (
+    INSERT INTO
+      post_revisions (post_id, number, title, body, status, editor_id, created_at)
+    SELECT
+      r.id,
+      1,
+      r.title,
+      r.body,
+      r.status,
+      $23,
+      r.updated_at
+    FROM
+      r
+    WHERE
+      EXISTS (
+        SELECT
+          1
+        FROM
+          guard
+      )
+  ),
+  companion_2 AS (
+    INSERT INTO
+      audit_entries (
+        at,
+        actor_id,
+        actor_credential,
+        actor_key_id,
+        action,
+        resource_type,
+        resource_id,
+        changes,
+        ip,
+        user_agent,
+        request_id,
+        trace_id
+      )
+    SELECT
+      $24,
+      $25,
+      $26,
+      $27,
+      $28,
+      $29,
+      r.id,
+      $30,
+      $31,
+      $32,
+      $33,
+      $34
+    FROM
+      r
+    WHERE
+      EXISTS (
+        SELECT
+          1
+        FROM
+          guard
+      )
+  ),
+  companion_3 AS (
+    INSERT INTO
+      events (
+        type,
+        occurred_at,
+        tag_id,
+        post_id,
+        author_id,
+        comment_id,
+        media_id,
+        resource,
+        origin,
+        audience,
+        audience_owner,
+        audience_except,
+        audience_except_owner,
+        trace_parent
+      )
+    SELECT
+      $35,
+      $36,
+      NULL,
+      r.id,
+      r.author_id,
+      NULL,
+      NULL,
+      '{"id":' || CAST(r.id AS text) || CAST($37 AS text),
+      $38,
+      $39,
+      $40,
+      $41,
+      $42,
+      $43
+    FROM
+      r
+    WHERE
+      EXISTS (
+        SELECT
+          1
+        FROM
+          guard
+      )
+  )
+SELECT
+  r.*,
+  EXISTS (
+    SELECT
+      1
+    FROM
+      guard
+  ) AS guard_held
+FROM
+  r
+
 -- PostsRepository.lockDue
 SELECT
   t.id,
