@@ -4,7 +4,7 @@ import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import { ProblemDetailsFilter } from '../common/errors/problem-details.filter.js';
 import { AllowedMethods } from '../common/http/allowed-methods.js';
-import { keepRequestSource } from '../common/http/request-source.js';
+import { requestSourceHook } from '../common/http/request-source.js';
 import { trustFunction } from '../common/http/client-address.js';
 import { parseJsonOrNothing } from '../common/http/json-body.js';
 import { refuseHostileHeaders } from '../common/http/header-text.js';
@@ -21,7 +21,8 @@ import { GraphQLCacheHooks } from './graphql/cache/graphql-cache.hooks.js';
 import { GRAPHQL_PATH, ideEnabled } from './graphql/graphql-api.module.js';
 import { graphqlRateLimitResponder } from './graphql/graphql-error-responder.js';
 import { IDE_ASSETS_PATH, serveGraphiqlAssets } from './graphql/ide/graphiql.js';
-import { SseTransport } from './graphql/subscriptions/sse.transport.js';
+import { SSE_PATH, SseTransport } from './graphql/subscriptions/sse.transport.js';
+import { EXPORT_ROUTE } from '../personal-data/personal-data.controller.js';
 import { WebSocketTransport } from './graphql/subscriptions/websocket.transport.js';
 import { FAVICON_PATH, serveFavicon } from './rest/favicon.js';
 import { passUploadThrough, refuseMisplacedUploads, uploadLimits } from '../media/upload-parsers.js';
@@ -131,8 +132,9 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   fastify.addHook('preHandler', representations.answerRepresentationFromCache);
   // The same for an anonymous GraphQL query (its body is parsed by now), before Apollo.
   fastify.addHook('preHandler', graphqlCache.answerGraphQLFromCache);
-  // What the handler changes is recorded in the audit log with this request's address, user agent and id.
-  fastify.addHook('preHandler', keepRequestSource);
+  // What the handler changes is recorded in the audit log with this request's address, user agent and id
+  // (a GET changes nothing, but an SSE stream's mutations and a personal data export, which is recorded).
+  fastify.addHook('preHandler', requestSourceHook([SSE_PATH, EXPORT_ROUTE]));
 
   // ── Handlers ───────────────────────────────────────────────────────────────────────────────
   // Nest registers its controllers' routes and Apollo's /graphql at init; these are plain routes.

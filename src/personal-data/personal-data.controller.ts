@@ -10,6 +10,9 @@ import { ParseIdPipe } from '../common/validation/validation.pipe.js';
 import { personalDataSchema } from './personal-data.schema.js';
 import { CURRENT_PASSWORD_HEADER, PersonalDataService } from './personal-data.service.js';
 
+/** The export's route as Fastify names it: a GET that records its own audit entry (users.export). */
+export const EXPORT_ROUTE = '/users/:id/export';
+
 @ApiTags('users')
 @Controller('users')
 export class PersonalDataController {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
-import { requestSource } from '../../../common/http/request-source.js';
+import { requestSource, withRequestSource } from '../../../common/http/request-source.js';
 import { ReadPolicy } from '../../../auth/read-policy.js';
 import type { Actor } from '../../../common/actor.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
@@ -146,7 +146,10 @@ export class OperationRunner {
   async execute(args: ExecutionArgs): Promise<ExecutionResult> {
     const context = args.contextValue as GraphQLContext;
     // Over a socket no HTTP request is around the operation: its own source is (an SSE stream's request is).
-    if (context.requestSource && requestSource.getStore() !== context.requestSource) return requestSource.run(context.requestSource, () => this.execute(args));
+    if (context.requestSource && requestSource.getStore() !== context.requestSource) {
+      const { result, release } = withRequestSource(context.requestSource, () => this.execute(args));
+      return result.finally(release);
+    }
     if (!this.mutations.has(context)) return this.executeTraced(args);
     try {
       return await this.executeTraced(args);
