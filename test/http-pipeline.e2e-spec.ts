@@ -49,7 +49,7 @@ const PIPELINE: Hooks = {
   // The last is @fastify/multipart's (loaded at ready, after the pipeline's own): it watches for a premature close.
   onRequest: [...NEST_ON_REQUEST, 'echoRequestId', 'sendSecurityHeaders', 'rateLimit', 'refuseMalformedQuery', 'refuseHostileHeaders', 'negotiate', 'anonymous'],
   preParsing: ['refuseUnrouted', 'refuseMisplacedUploads'],
-  preHandler: ['answerRepresentationFromCache', 'answerGraphQLFromCache', 'keepRequestSource'],
+  preHandler: ['answerRepresentationFromCache', 'answerGraphQLFromCache', 'answerPlannedDocument', 'keepRequestSource'],
   preSerialization: ['renderRepresentation'],
   onSend: ['keepGraphQLAnswer', 'sendPageHeaders'],
   // Nest's adapter's own, @fastify/multipart's, then the metrics.

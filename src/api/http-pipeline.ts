@@ -18,6 +18,7 @@ import { tracingState } from '../tracing/tracing-state.js';
 import { METRICS_PATH, recordHttpMetrics, serveMetrics } from '../metrics/metrics.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { GraphQLCacheHooks } from './graphql/cache/graphql-cache.hooks.js';
+import { PlannedAnswers } from './graphql/plans/planned-answers.js';
 import { GRAPHQL_PATH, ideEnabled } from './graphql/graphql-api.module.js';
 import { graphqlRateLimitResponder } from './graphql/graphql-error-responder.js';
 import { IDE_ASSETS_PATH, serveGraphiqlAssets } from './graphql/ide/graphiql.js';
@@ -73,7 +74,7 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   // First of all: every route registered from here on (Nest's at init included) tells which methods its path serves.
   fastify.addHook('onRoute', allowedMethods.learnRoute);
   // Fields the hooks below keep on each request, declared once so every request has the same shape.
-  for (const [name, initial] of Object.entries({ ...RepresentationHooks.requestFields, ...GraphQLCacheHooks.requestFields })) {
+  for (const [name, initial] of Object.entries({ ...RepresentationHooks.requestFields, ...GraphQLCacheHooks.requestFields, ...PlannedAnswers.requestFields })) {
     fastify.decorateRequest(name, initial);
   }
 
@@ -132,6 +133,9 @@ export function registerHttpPipeline(app: NestFastifyApplication, config: AppCon
   fastify.addHook('preHandler', representations.answerRepresentationFromCache);
   // The same for an anonymous GraphQL query (its body is parsed by now), before Apollo.
   fastify.addHook('preHandler', graphqlCache.answerGraphQLFromCache);
+  // A planned document (GRAPHQL_PLANS) through the gate and its one statement, answered before Apollo.
+  const plannedAnswers = app.get(PlannedAnswers).at(GRAPHQL_PATH);
+  if (plannedAnswers) fastify.addHook('preHandler', plannedAnswers);
   // What the handler changes is recorded in the audit log with this request's address, user agent and id
   // (a GET changes nothing, but an SSE stream's mutations and a personal data export, which is recorded).
   fastify.addHook('preHandler', requestSourceHook([SSE_PATH, EXPORT_ROUTE]));

@@ -20,6 +20,7 @@ import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
 import { PostPagePlanner } from './plans/post-page-planner.js';
 import { plansPlugin } from './plans/plans.plugin.js';
+import { PlannedAnswers } from './plans/planned-answers.js';
 import { traceResolvers } from '../../tracing/resolver-context.js';
 import { readRoutingPlugin, routeResolvers } from '../../database/replicas/read-routing.resolvers.js';
 import { ReplicaSet } from '../../database/replicas/replica-set.js';
@@ -112,7 +113,7 @@ export function buildGraphQLOptions(
  */
 @Module({
   // Registered by the HTTP pipeline (api/http-pipeline.ts), with GraphiQL's assets and the transports.
-  providers: [GraphQLCacheHooks],
+  providers: [GraphQLCacheHooks, PlannedAnswers],
 })
 export class GraphQLApiModule implements OnModuleInit {
   /** The driver is chosen at start-up: with GRAPHQL_FEDERATION=true an Apollo Federation 2 subgraph. */
@@ -126,6 +127,7 @@ export class GraphQLApiModule implements OnModuleInit {
           inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache, ReplicaSet, PostPagePlanner],
           useFactory: buildGraphQLOptions,
         }),
+        GraphQLSupportModule,
         LiveOperationsModule,
         WebSocketTransportModule,
         SseTransportModule,

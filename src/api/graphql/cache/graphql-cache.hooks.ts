@@ -2,17 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { lookupLocale } from '../../../common/i18n/locale-lookup.js';
 import { AppConfig } from '../../../config/app-config.js';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import Negotiator from 'negotiator';
 import { collectReadTags } from '../../../common/cache/read-tags.js';
 import { CACHE_STATUS, ResponseCache } from '../../../common/cache/response-cache.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
-
-/** Apollo's two media types for a single result (runHttpQuery's MEDIA_TYPES). */
-const JSON_TYPE = 'application/json; charset=utf-8';
-const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
-/** What Apollo negotiates among for a single result (chooseContentTypeForSingleResultResponse). */
-const OFFERED = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE, 'application/json; callback'];
-const ACCEPT_MEMO_MAX = 256;
+import { singleResultMediaType } from '../single-result-media-type.js';
 
 /** An answer as sent: `{"data":…}` and a newline; its media type is chosen afresh for each request. */
 interface CachedAnswer {
@@ -98,8 +91,6 @@ export function operationKey(request: FastifyRequest): string | null {
  */
 @Injectable()
 export class GraphQLCacheHooks {
-  private readonly mediaTypes = new Map<string, string | null>();
-
   constructor(
     private readonly cache: ResponseCache,
     private readonly metrics: MetricsService,
@@ -127,7 +118,7 @@ export class GraphQLCacheHooks {
       if (key === null) return done();
       const since = this.cache.generation();
       const hit = this.cache.get<CachedAnswer>(key);
-      const mediaType = hit && this.mediaType(request);
+      const mediaType = hit && singleResultMediaType(request.method, request.headers.accept);
       if (hit && mediaType) {
         this.metrics.recordGraphQLOperation('query');
         reply.header('cache-status', CACHE_STATUS.hit).header('content-type', mediaType).send(hit.body);
@@ -145,25 +136,6 @@ export class GraphQLCacheHooks {
       done(null, payload);
     };
     return { answerGraphQLFromCache, keepGraphQLAnswer };
-  }
-
-  /**
-   * The media type Apollo answers this request's Accept with, or null where Apollo would do
-   * something else (406, or GraphiQL for a browser's GET): such requests go to Apollo.
-   */
-  private mediaType(request: FastifyRequest): string | null {
-    const accept = request.headers.accept;
-    if (accept === undefined || accept === '') return JSON_TYPE;
-    const memo = `${request.method}\u0000${accept}`;
-    let type = this.mediaTypes.get(memo);
-    if (type === undefined) {
-      const preferred = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
-      type = preferred === JSON_TYPE || preferred === GRAPHQL_RESPONSE_TYPE ? preferred : null;
-      if (request.method === 'GET' && /text\/html/i.test(accept)) type = null;
-      if (this.mediaTypes.size >= ACCEPT_MEMO_MAX) this.mediaTypes.clear();
-      this.mediaTypes.set(memo, type);
-    }
-    return type;
   }
 }
 

@@ -27,7 +27,8 @@ function refuse(error: GraphQLError): GraphQLRequestListener<BaseContext> {
 export function gatePlugin(gate: OperationGate, cache: ResponseCache): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart({ request, contextValue, schema }) {
-      const verdict = await gate.admit(request, { transport: 'http', address: contextValue.clientAddress }, schema);
+      // The planned path (plans/planned-answers.ts) may have taken the verdict already.
+      const verdict = contextValue.req?.graphqlAdmission?.verdict ?? (await gate.admit(request, { transport: 'http', address: contextValue.clientAddress }, schema));
       const budget = 'admitted' in verdict ? verdict.admitted.budget : 'refused' in verdict ? verdict.budget : undefined;
       // The cost budget's item after the request limit's (in a batch, the last operation's standing).
       if (budget && contextValue.reply) setRateLimitItem(contextValue.reply, budget);

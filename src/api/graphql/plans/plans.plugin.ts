@@ -3,10 +3,11 @@ import type { GraphQLContext } from '../../../common/graphql/graphql-context.js'
 import type { PostPagePlanner } from './post-page-planner.js';
 
 /**
- * Planned documents over HTTP (GRAPHQL_PLANS): after the gate admitted the operation and Apollo
- * resolved it, a document the planner covers is answered from its plan, without graphql-js
- * execution; any other (or a request its plan declines) runs as before. The hooks around it —
- * the gate's, metrics, tracing, the response cache's — see the response either way.
+ * Planned documents inside Apollo (GRAPHQL_PLANS): GET /graphql, and POST when the planned path
+ * before Apollo is off (tracing, read replicas; plans/planned-answers.ts). After the gate admitted
+ * the operation and Apollo resolved it, a document the planner covers is answered from its plan,
+ * without graphql-js execution; any other (or a request its plan declines) runs as before. The
+ * hooks around it — the gate's, metrics, tracing, the response cache's — see the response either way.
  */
 export function plansPlugin(planner: PostPagePlanner): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -14,7 +15,10 @@ export function plansPlugin(planner: PostPagePlanner): ApolloServerPlugin<GraphQ
       return {
         async responseForOperation({ queryHash, operationName, operation, schema, request, contextValue }) {
           // A read a replica may serve goes through the resolvers' routing (database/replicas).
-          if (!planner.enabled || contextValue.readRoute || queryHash === undefined) return null;
+          // Over POST the planned path before Apollo has already tried (plans/planned-answers.ts).
+          if (!planner.enabled || contextValue.readRoute || contextValue.req?.graphqlAdmission || queryHash === undefined) return null;
+          // Apollo asks even when no operation was resolved (an unknown operationName): its error follows.
+          if (!operation) return null;
           const data = await planner.run({ queryHash, operationName: operationName ?? undefined, operation, schema, variables: request.variables, actor: contextValue.actor });
           if (data === undefined) return null;
           return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data } } };
