@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
 import { GraphQLContextFactory } from '../src/api/graphql/graphql-context.factory.js';
 import { OperationGate } from '../src/api/graphql/gate/operation-gate.js';
 import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
