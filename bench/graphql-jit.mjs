@@ -16,13 +16,13 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { POST_PAGE_QUERY } from './shared.mjs';
+import { out as print, POST_PAGE_QUERY } from './shared.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VERSION = '0.8.9';
 const { values } = parseArgs({ options: { sqlite: { type: 'string' }, query: { type: 'string', default: POST_PAGE_QUERY }, n: { type: 'string', default: '4000' }, rounds: { type: 'string', default: '3' } } });
 if (!values.sqlite) {
-  console.error('usage: node bench/graphql-jit.mjs --sqlite FILE (a dataset kept by node bench/run.mjs --keep)');
+  process.stderr.write('usage: node bench/graphql-jit.mjs --sqlite FILE (a dataset kept by node bench/run.mjs --keep)\n');
   process.exit(2);
 }
 
@@ -67,11 +67,11 @@ async function time(once) {
 }
 const js = JSON.stringify(await execute({ schema, document, variableValues: variables(6), contextValue: context() }));
 const jit = compiled.stringify(await compiled.query(undefined, context(), variables(6)));
-console.log(`the same bytes: ${js === jit}`);
+print(`the same bytes: ${js === jit}`);
 for (let round = 0; round < Number(values.rounds); round++) {
   const a = await time(async (index) => JSON.stringify(await execute({ schema, document, variableValues: variables(index), contextValue: context() })));
   const b = await time(async (index) => compiled.stringify(await compiled.query(undefined, context(), variables(index))));
   const c = await time(async (index) => JSON.stringify(await compiled.query(undefined, context(), variables(index))));
-  console.log(`graphql-js ${a} µs; graphql-jit ${b} µs (its stringify), ${c} µs (JSON.stringify) per document`);
+  print(`graphql-js ${a} µs; graphql-jit ${b} µs (its stringify), ${c} µs (JSON.stringify) per document`);
 }
 await app.close();

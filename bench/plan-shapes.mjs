@@ -12,6 +12,7 @@
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
+import { out as print } from './shared.mjs';
 
 const { values } = parseArgs({ options: { sqlite: { type: 'string' }, database: { type: 'string' }, n: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '3' } } });
 const N = Number(values.n);
@@ -34,7 +35,7 @@ async function measure(name, once) {
   for (let index = 0; index < N; index++) await once(1 + (index % 2000));
   const wall = Number(process.hrtime.bigint() - started) / N / 1000;
   const used = process.cpuUsage(cpu);
-  console.log(`${name.padEnd(58)} ${wall.toFixed(1).padStart(7)} µs wall ${((used.user + used.system) / N).toFixed(1).padStart(7)} µs CPU`);
+  print(`${name.padEnd(58)} ${wall.toFixed(1).padStart(7)} µs wall ${((used.user + used.system) / N).toFixed(1).padStart(7)} µs CPU`);
 }
 
 if (values.sqlite) {
@@ -63,7 +64,7 @@ if (values.sqlite) {
   }
   const check = whole.get(7, 10, 7);
   const planned = page(tuples.get(7, 10, 7), fromTuples(tuples.get(7, 10, 7).planned_comments));
-  console.log(`database-built JSON is the plan's bytes: ${`{"data":{"post":${check}}}\n` === planned}`);
+  print(`database-built JSON is the plan's bytes: ${`{"data":{"post":${check}}}\n` === planned}`);
 } else if (values.database) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: values.database });
@@ -86,10 +87,10 @@ if (values.sqlite) {
   const row = await send(tuples, 7);
   const planned = page(row, fromTuples(row.planned_comments));
   for (const [name, statement] of [['json', json], ['jsonb', jsonb]]) {
-    console.log(`${name} text is the plan's bytes: ${`{"data":{"post":${(await send(statement, 7)).page}}}\n` === planned}`);
+    print(`${name} text is the plan's bytes: ${`{"data":{"post":${(await send(statement, 7)).page}}}\n` === planned}`);
   }
   await client.end();
 } else {
-  console.error('usage: node bench/plan-shapes.mjs --sqlite FILE | --database postgres://…');
+  process.stderr.write('usage: node bench/plan-shapes.mjs --sqlite FILE | --database postgres://…\n');
   process.exit(2);
 }
