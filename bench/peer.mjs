@@ -1,7 +1,8 @@
 /**
  * The peer in `npm run bench -- --peer postgraphile`: PostGraphile, what a user would run instead
- * of the service on the same PostgreSQL tables. This module installs it (cached under the temp
- * dir), gives it its own copy of the bench database, discovers the names of its post-page fields
+ * of the service on the same PostgreSQL tables. This module installs it and the Node binaries the
+ * bench runs on (`installNode`, for `--node N` too; cached under the temp dir), gives it its own
+ * copy of the bench database, discovers the names of its post-page fields
  * by introspection, and compares its post page with the service's as data (not bytes: the two
  * schemas name things differently).
  *
