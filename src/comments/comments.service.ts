@@ -165,9 +165,10 @@ export class CommentsService {
     const thread = await this.threadOf(postId, parentId, who);
     const audience = this.readPolicy.commentAudienceOf({ status, authorId: who.id }, post);
     const changes: AuditChanges = { body: { from: null, to: text.body }, postId: { from: null, to: postId }, parentId: { from: null, to: thread.parentId ?? null }, status: { from: null, to: status } };
+    const bodyHtml = await this.renderer.renderComment(text.body);
     const comment = await this.comments
       .insertRecorded(
-        { ...text, bodyHtml: this.renderer.renderComment(text.body), ...thread, postId, authorId: who.id, status },
+        { ...text, bodyHtml, ...thread, postId, authorId: who.id, status },
         this.events.created('commentCreated', audience),
         this.audit.created(who, 'comments.create', 'comment', changes),
       )
@@ -211,7 +212,7 @@ export class CommentsService {
       const changes: { body?: string; bodyHtml?: string; status?: CommentStatus } = {};
       if (input.body !== undefined) {
         changes.body = input.body;
-        changes.bodyHtml = this.renderer.renderComment(input.body);
+        changes.bodyHtml = await this.renderer.renderComment(input.body);
         if ((await this.moderation.admitEdit(who, manager)) && current.status === 'approved') changes.status = 'pending';
       }
       if (input.status !== undefined) changes.status = input.status;

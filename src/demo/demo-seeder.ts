@@ -121,8 +121,8 @@ export class DemoSeeder implements OnApplicationBootstrap {
   }
 
   /** A demo post's text as the write path stores it (the demo titles are distinct: their slugs too). */
-  private content(title: string, body: string): Pick<Post, 'title' | 'slug' | 'body' | 'bodyFormat' | 'bodyHtml' | 'excerpt' | 'readingTimeMinutes' | 'locale'> {
-    const rendered = this.renderer.renderPost(body, 'plain');
+  private async content(title: string, body: string): Promise<Pick<Post, 'title' | 'slug' | 'body' | 'bodyFormat' | 'bodyHtml' | 'excerpt' | 'readingTimeMinutes' | 'locale'>> {
+    const rendered = await this.renderer.renderPost(body, 'plain');
     return {
       title,
       slug: postSlug(title),
@@ -147,11 +147,11 @@ export class DemoSeeder implements OnApplicationBootstrap {
     const posts: Post[] = [];
     for (const demo of DEMO_POSTS) {
       const createdAt = at();
-      posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, groupPublishedAt: createdAt, createdAt }, manager));
+      posts.push(await this.posts.insert({ ...(await this.content(demo.title, demo.body)), authorId: users[demo.author].id, status: 'published', publishedAt: createdAt, groupPublishedAt: createdAt, createdAt }, manager));
     }
     for (const demo of DEMO_UNPUBLISHED) {
       const publishAt = demo.status === 'scheduled' ? new Date(start + 30 * 86_400_000) : null;
-      posts.push(await this.posts.insert({ ...this.content(demo.title, demo.body), authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
+      posts.push(await this.posts.insert({ ...(await this.content(demo.title, demo.body)), authorId: users[demo.author].id, status: demo.status, publishAt, createdAt: at() }, manager));
     }
     for (const post of posts) {
       await this.slugs.claimFor(post.id, post.slug, post.title, post.slug, manager);
@@ -169,7 +169,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
         {
           postId: posts[demo.post].id,
           body: demo.body,
-          bodyHtml: this.renderer.renderComment(demo.body),
+          bodyHtml: await this.renderer.renderComment(demo.body),
           authorId: users[demo.author].id,
           parentId: parent?.id ?? null,
           depth: (parent?.depth ?? 0) + 1,

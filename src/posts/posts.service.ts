@@ -544,9 +544,9 @@ export class PostsService {
     writer: Actor | null,
     manager: Executor,
   ): Promise<Pick<Post, 'bodyHtml' | 'excerpt' | 'customExcerpt' | 'readingTimeMinutes'> & { bodyMedia: number[] }> {
-    const ids = this.renderer.mediaIdsOf(body, format);
+    const ids = await this.renderer.mediaIdsOf(body, format);
     const usable = writer && ids.length > 0 ? await this.media.usableIn(ids, writer, manager) : new Map<number, Media>();
-    const rendered = this.renderer.renderPost(body, format, (id) => {
+    const rendered = await this.renderer.renderPost(body, format, (id) => {
       const media = usable.get(id);
       return media && { width: media.width, height: media.height, alt: media.alt, variants: this.media.plannedVariants(media) };
     });
