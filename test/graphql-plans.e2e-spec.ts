@@ -1,9 +1,11 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { PostPagePlanner, type PlannedRequest } from '../src/api/graphql/plans/post-page-planner.js';
+import type { PlannedRequest } from '../src/api/graphql/plans/plan-completion.js';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { Sql } from '../src/common/persistence/sql.js';
+import { encodeCursor } from '../src/common/pagination/cursor.js';
 import { bearer, tokenFor } from './support/auth.js';
-import { type CallerName, createPostWith, type EditorialPost, type PostStatus, signInCallers, STATES } from './support/editorial.js';
+import { ADMIN_ID, ALICE_ID, BOB_ID, type CallerName, createPostWith, type EditorialPost, type PostStatus, signInCallers, STATES } from './support/editorial.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -12,6 +14,9 @@ import { describeEachDatabase, startTestApp, type TestApp } from './support/test
  * planned field, aliases, __typename, literals and `first`) is run with plans on and off on the
  * same database, for ALICE's posts in every state (each with comments in every moderation
  * status, replies and tags), by every kind of reader, and the answers must be the same bytes.
+ * So are the list documents (`posts`: the visibility matrix's, every connection field, pages
+ * after each kind of cursor, authorId, bad cursors and `first` out of range) over a database
+ * holding posts in every state, and the `user(id:)` documents for each user and a missing one.
  * The planner's answers are counted, so a document that silently fell back cannot pass as planned.
  */
 
@@ -35,10 +40,12 @@ const FIRST_QUERY = 'query First($id: Int!, $first: Int) { post(id: $id) { id co
 
 interface Document {
   name: string;
-  query: (postId: number) => string;
-  variables?: (postId: number) => Record<string, unknown>;
+  /** Of a post's id (`over: 'posts'`, the default), a user's (`'users'`), or of nothing (`'list'`). */
+  query: (subject: number) => string;
+  variables?: (subject: number) => Record<string, unknown>;
   /** Whether the planner answers it (false: it must fall back, and still answer the same). */
   planned: boolean;
+  over?: 'posts' | 'list' | 'users';
 }
 
 const byId = (postId: number) => ({ id: postId });
@@ -60,11 +67,68 @@ const DOCUMENTS: Document[] = [
   { name: 'a fragment (not planned)', query: () => 'query($id: Int!) { post(id: $id) { ...P } } fragment P on Post { title author { name } }', variables: byId, planned: false },
 ];
 
+/** Cursors of the public list, read (unplanned) once the posts exist. */
+const cursors = { second: '', last: '', publishedId: '', draftId: '' };
+
+const LIST_PAGE = `query Page($after: String, $first: Int) { posts(first: $first, after: $after) {
+  pageInfo { hasPreviousPage hasNextPage startCursor endCursor } edges { cursor node { id title publishedAt tags { slug } } } } }`;
+const listAfter = (after: () => string, first = 2) => ({ query: () => LIST_PAGE, variables: () => ({ after: after(), first }), over: 'list' as const });
+const BY_AUTHOR = 'query($author: Int) { posts(authorId: $author, first: 2) { totalCount nodes { id authorId } pageInfo { hasNextPage hasPreviousPage endCursor } } }';
+const USER_PAGE = 'query User($id: Int!, $first: Int) { user(id: $id) { id name posts(first: $first) { title author { name } } } }';
+
+const LIST_DOCUMENTS: Document[] = [
+  { name: 'posts: the visibility matrix’s list', query: () => '{ posts(first: 100) { totalCount edges { node { id } } } }', planned: true, over: 'list' },
+  {
+    name: 'posts: every planned field, aliased, with __typename',
+    query: () => `query Front($first: Int) { front: posts(first: $first) { __typename count: totalCount info: pageInfo { __typename hasNextPage hasPreviousPage startCursor endCursor }
+      edges { __typename cursor rank snippet node { __typename ${ALL_POST_FIELDS} author { __typename id name avatarUrl } tags { __typename id name slug createdAt updatedAt } } }
+      nodes { id heading: title by: author { name } labels: tags { slug } } } }`,
+    variables: () => ({ first: 3 }),
+    planned: true,
+    over: 'list',
+  },
+  { name: 'posts: first not given (20)', query: () => '{ posts { nodes { id title } pageInfo { hasNextPage endCursor } } }', planned: true, over: 'list' },
+  { name: 'posts: after the first page (a time cursor, by variable)', ...listAfter(() => cursors.second), planned: true },
+  { name: 'posts: after the first page (a literal cursor)', query: () => `{ posts(first: 3, after: "${cursors.second}") { pageInfo { hasPreviousPage endCursor } nodes { id } } }`, planned: true, over: 'list' },
+  { name: 'posts: after an id-only cursor of a published post', ...listAfter(() => cursors.publishedId), planned: true },
+  { name: 'posts: after an id-only cursor of a draft', ...listAfter(() => cursors.draftId), planned: true },
+  { name: 'posts: after the last post (an empty page)', ...listAfter(() => cursors.last), planned: true },
+  { name: 'posts: after: null', ...listAfter(() => null as unknown as string, 100), planned: true },
+  { name: 'posts(authorId: ALICE)', query: () => BY_AUTHOR, variables: () => ({ author: ALICE_ID }), planned: true, over: 'list' },
+  { name: 'posts(authorId: null)', query: () => BY_AUTHOR, variables: () => ({ author: null }), planned: true, over: 'list' },
+  { name: 'posts(authorId: a missing user)', query: () => BY_AUTHOR, variables: () => ({ author: 999_999 }), planned: true, over: 'list' },
+  // Declined: the resolvers answer (their errors), planned or not.
+  { name: 'posts: a bad cursor (declined)', ...listAfter(() => 'not-a-cursor'), planned: false },
+  { name: 'posts: a cursor too long (declined)', ...listAfter(() => 'x'.repeat(1401)), planned: false },
+  { name: 'posts(first: 0) (declined)', ...listAfter(() => cursors.second, 0), planned: false },
+  { name: 'posts(first: 101) (declined)', ...listAfter(() => cursors.second, 101), planned: false },
+  { name: 'posts(first: null) (declined)', ...listAfter(() => cursors.second, null as unknown as number), planned: false },
+  { name: 'posts(authorId: 0) (declined)', query: () => BY_AUTHOR, variables: () => ({ author: 0 }), planned: false, over: 'list' },
+  { name: 'posts with comments inside (declined)', query: () => '{ posts(first: 20) { nodes { author { name } comments { author { name } } } } }', planned: false, over: 'list' },
+  { name: 'posts(orderBy: TITLE_ASC) (declined)', query: () => '{ posts(first: 3, orderBy: TITLE_ASC) { nodes { id } } }', planned: false, over: 'list' },
+  { name: 'posts(status: DRAFT) (declined)', query: () => '{ posts(first: 3, status: DRAFT) { nodes { id } } }', planned: false, over: 'list' },
+];
+
+const USER_DOCUMENTS: Document[] = [
+  { name: 'user: the visibility matrix’s user posts', query: (id) => `{ user(id: ${id}) { posts(first: 100) { id } } }`, planned: true, over: 'users' },
+  {
+    name: 'user: every planned field, aliased, with __typename',
+    query: () => `query Who($id: Int!) { who: user(id: $id) { __typename id name avatarUrl written: posts { __typename ${ALL_POST_FIELDS} author { id name } tags { __typename slug name } } } }`,
+    variables: (id) => ({ id }),
+    planned: true,
+    over: 'users',
+  },
+  { name: 'user: posts(first: $first) = 1', query: () => USER_PAGE, variables: (id) => ({ id, first: 1 }), planned: true, over: 'users' },
+  { name: 'user: posts(first: $first) not given', query: () => USER_PAGE, variables: (id) => ({ id }), planned: true, over: 'users' },
+  { name: 'user: posts(first: 0) (declined)', query: () => USER_PAGE, variables: (id) => ({ id, first: 0 }), planned: false, over: 'users' },
+  { name: 'user: email (declined)', query: (id) => `{ user(id: ${id}) { id email } }`, planned: false, over: 'users' },
+];
+
 type Reader = CallerName | 'editor' | 'moderator';
 
 describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the same bytes', (kind) => {
   let app: TestApp;
-  let planner: PostPagePlanner;
+  let planner: QueryPlanner;
   let planned = 0;
   const tokens = new Map<Reader, string | undefined>();
   const posts = new Map<PostStatus | 'missing', number>();
@@ -75,7 +139,7 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
     expect(bench.POST_PAGE_QUERY).toContain('post(id: $id)');
     // No response cache: each answer is computed, in the mode it is asked in. Every comment starts pending.
     app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'off', COMMENTS_MODERATION: 'all' } });
-    planner = app.app.get(PostPagePlanner);
+    planner = app.app.get(QueryPlanner);
     const run = planner.run.bind(planner);
     planner.run = async (plannedRequest: PlannedRequest) => {
       const data = await run(plannedRequest);
@@ -122,6 +186,23 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
       posts.set(state, post.id);
     }
     posts.set('missing', 999_999);
+    // More public posts, by two authors, some tagged: the list pages over them.
+    for (let index = 0; index < 4; index++) {
+      const token = tokens.get(index % 2 === 0 ? 'bob' : 'alice')!;
+      await createPostWith(app, token, { title: `Public ${index}`, body: `Listed ${index}`, ...(index < 2 ? { tags: ['News', `list-${index}`] } : {}) });
+    }
+    planner.enabled = false;
+    const list = async (query: string) => {
+      const response = await http().post('/graphql').send({ query });
+      expect(response.status, response.text).toBe(200);
+      return response.body.data.posts as { pageInfo: { endCursor: string }; nodes: { id: number }[] };
+    };
+    cursors.second = (await list('{ posts(first: 2) { pageInfo { endCursor } nodes { id } } }')).pageInfo.endCursor;
+    const all = await list('{ posts(first: 100) { pageInfo { endCursor } nodes { id } } }');
+    cursors.last = all.pageInfo.endCursor;
+    cursors.publishedId = encodeCursor(all.nodes[1].id);
+    cursors.draftId = encodeCursor(posts.get('draft')!);
+    planner.enabled = true;
   }, 120_000);
   afterAll(() => app?.close());
 
@@ -134,12 +215,21 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
 
   const READERS: Reader[] = ['anonymous', 'bob', 'bobKey', 'alice', 'aliceKey', 'moderator', 'editor', 'admin', 'adminKey'];
 
-  for (const document of DOCUMENTS) {
+  const users = new Map<string, number>([
+    ['alice', ALICE_ID],
+    ['bob', BOB_ID],
+    ['admin', ADMIN_ID],
+    ['missing', 999_999],
+  ]);
+  const subjectsOf = (document: Document): Map<string, number> => (document.over === 'list' ? new Map([['the list', 0]]) : document.over === 'users' ? users : posts);
+
+  for (const document of [...DOCUMENTS, ...LIST_DOCUMENTS, ...USER_DOCUMENTS]) {
     describe(document.name, () => {
-      it(`the same answer planned and unplanned, for every post state and reader (${document.planned ? 'planned' : 'declined'})`, async () => {
+      it(`the same answer planned and unplanned, for every subject and reader (${document.planned ? 'planned' : 'declined'})`, async () => {
         let compared = 0;
         const before = planned;
-        for (const [state, postId] of posts) {
+        const subjects = subjectsOf(document);
+        for (const [state, postId] of subjects) {
           for (const reader of READERS) {
             const token = tokens.get(reader);
             planner.enabled = false;
@@ -147,12 +237,12 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
             planner.enabled = true;
             const answered = planned;
             const withPlan = await ask(document, postId, token);
-            expect(withPlan, `${state} post, read by ${reader}`).toEqual(unplanned);
-            expect(planned - answered, `${state} post, read by ${reader}: answered by the plan`).toBe(document.planned ? 1 : 0);
+            expect(withPlan, `${state}, read by ${reader}`).toEqual(unplanned);
+            expect(planned - answered, `${state}, read by ${reader}: answered by the plan`).toBe(document.planned ? 1 : 0);
             compared++;
           }
         }
-        expect(compared).toBe(posts.size * READERS.length);
+        expect(compared).toBe(subjects.size * READERS.length);
         expect(planned - before).toBe(document.planned ? compared : 0);
       });
     });

@@ -16,7 +16,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventRetention } from '../src/event-log/event-retention.js';
 import { AuditRetention } from '../src/audit/audit-retention.js';
-import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { MediaRepository } from '../src/media/media.repository.js';
 import { MediaVariantsWorker } from '../src/media/media-variants.worker.js';
 import { PostScheduler } from '../src/posts/post-scheduler.js';
@@ -359,7 +359,7 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await ql(`{ posts(authorId: ${aliceId}, first: 1) { totalCount nodes { id } } }`);
   await ql(`{ post(id: ${postId}) { title author { name avatarUrl } comments { body author { name } } } }`);
   // The same page unplanned (GRAPHQL_PLANS=off, or a document the plan declines): the resolvers' statements.
-  const planner = app.app.get(PostPagePlanner);
+  const planner = app.app.get(QueryPlanner);
   planner.enabled = false;
   await ql(`{ post(id: ${postId}) { title author { name avatarUrl } comments { body author { name } } } }`);
   planner.enabled = true;

@@ -1,6 +1,6 @@
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
-import type { PostPagePlanner } from './post-page-planner.js';
+import type { QueryPlanner } from './query-planner.js';
 
 /**
  * Planned documents over HTTP (GRAPHQL_PLANS): after the gate admitted the operation and Apollo
@@ -8,7 +8,7 @@ import type { PostPagePlanner } from './post-page-planner.js';
  * execution; any other (or a request its plan declines) runs as before. The hooks around it —
  * the gate's, metrics, tracing, the response cache's — see the response either way.
  */
-export function plansPlugin(planner: PostPagePlanner): ApolloServerPlugin<GraphQLContext> {
+export function plansPlugin(planner: QueryPlanner): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {

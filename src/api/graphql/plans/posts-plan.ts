@@ -1,0 +1,179 @@
+import type { FieldNode, GraphQLSchema } from 'graphql';
+import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
+import { decodeListCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, MAX_PAGE_SIZE, type PageRequest } from '../../../common/pagination/cursor.js';
+import type { Sql } from '../../../common/persistence/sql.js';
+import { type Fragment, sql } from '../../../common/persistence/sql-template.js';
+import { MAX_POST_CURSOR_LENGTH } from '../../../posts/dto/list-posts.query.js';
+import { complete, declined, intOf, isNull, isUnset, type PlannedRequest, type RootPlanner, stringOf } from './plan-completion.js';
+import { type ArgumentValue, argumentsOf, decline, keyOf, leaf, objectType, type PlannedField, plainFields, selectionsOf, typename, uniqueKeys, type Variables } from './plan-walk.js';
+import { LIST_TIME, newPostColumns, type PlanTables, postFields, type PostTuple, postTupleOf, postTupleSelect, postsOfTuples } from './post-selection.js';
+
+/** The plan of `posts(first, after, authorId)`: the connection's fields and what its statement reads. */
+export interface PostsPlan {
+  key: string;
+  first: ArgumentValue;
+  after: ArgumentValue;
+  authorId: ArgumentValue;
+  fields: PlannedField[];
+  tuple: PostTuple;
+  /** Whether totalCount is selected (a COUNT in the statement). */
+  total: boolean;
+  /** Whether pageInfo.hasPreviousPage is selected (an EXISTS in the statement, with `after`). */
+  previous: boolean;
+}
+
+const PAGE_INFO_FIELDS = new Set(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
+
+/**
+ * The plain public list, `posts(first, after, authorId)` (issue 43), in ONE statement per request:
+ * the page's posts (newest group publication first, then id, keyset-paged on both, as
+ * PostsRepository.publicPage) with their authors and tags as JSON tuples, and, when selected, the
+ * list's count (PostsRepository.countVisible) and whether posts come before the page (its
+ * anyPublicFrom). The public list holds the published posts whoever reads (the scope of
+ * PostFinder.scope without `status`), so no reader's id is a parameter. Anything past the plain list
+ * (search, tag, status, dates, orderBy, locale, translations, comments inside the list) runs as
+ * before; so does a request whose `first`, `authorId` or `after` the resolver would refuse, with its error.
+ */
+export class PostsPlanner implements RootPlanner<PostsPlan> {
+  constructor(
+    private readonly db: Sql,
+    private readonly tables: PlanTables,
+    private readonly translated: boolean,
+  ) {}
+
+  plan(schema: GraphQLSchema, root: FieldNode, variables: Variables): PostsPlan {
+    // With translations a list shows one post per group, in the request's language: left to the resolvers.
+    if (this.translated) decline();
+    const args = argumentsOf(root, { first: 'Int', after: 'String', authorId: 'Int' }, variables);
+    const selection = newPostColumns();
+    const connection = objectType(schema, 'PostConnection');
+    const edge = objectType(schema, 'PostEdge');
+    const pageInfo = objectType(schema, 'PageInfo');
+    let total = false;
+    let previous = false;
+    const fields: PlannedField[] = [];
+    for (const field of plainFields(selectionsOf(root))) {
+      const key = keyOf(field);
+      const name = field.name.value;
+      if (name === '__typename') {
+        fields.push(typename(field, 'PostConnection'));
+      } else if (name === 'totalCount') {
+        fields.push(leaf(connection, field));
+        total = true;
+      } else if (name === 'nodes') {
+        if (field.arguments?.length) decline();
+        fields.push({ key, kind: 'list', relation: 'nodes', fields: postFields(schema, field, selection, variables, { comments: false }) });
+      } else if (name === 'edges') {
+        if (field.arguments?.length) decline();
+        const edgeFields: PlannedField[] = [];
+        for (const child of plainFields(selectionsOf(field))) {
+          const childName = child.name.value;
+          if (childName === '__typename') edgeFields.push(typename(child, 'PostEdge'));
+          // rank and snippet are a search's: null on the plain list, as its edges carry none.
+          else if (childName === 'cursor' || childName === 'rank' || childName === 'snippet') edgeFields.push(leaf(edge, child));
+          else if (childName === 'node') {
+            if (child.arguments?.length) decline();
+            edgeFields.push({ key: keyOf(child), kind: 'object', relation: 'node', fields: postFields(schema, child, selection, variables, { comments: false }) });
+          } else decline();
+        }
+        uniqueKeys(edgeFields);
+        fields.push({ key, kind: 'list', relation: 'edges', fields: edgeFields });
+      } else if (name === 'pageInfo') {
+        if (field.arguments?.length) decline();
+        const infoFields: PlannedField[] = [];
+        for (const child of plainFields(selectionsOf(field))) {
+          const childName = child.name.value;
+          if (childName === '__typename') infoFields.push(typename(child, 'PageInfo'));
+          else if (PAGE_INFO_FIELDS.has(childName)) infoFields.push(leaf(pageInfo, child));
+          else decline();
+          if (childName === 'hasPreviousPage') previous = true;
+        }
+        uniqueKeys(infoFields);
+        fields.push({ key, kind: 'object', relation: 'pageInfo', fields: infoFields });
+      } else {
+        decline();
+      }
+    }
+    uniqueKeys(fields);
+    const absent = { absent: true } as const;
+    return {
+      key: keyOf(root),
+      first: args.first ?? absent,
+      after: args.after ?? absent,
+      authorId: args.authorId ?? absent,
+      fields,
+      tuple: postTupleOf(this.tables, selection),
+      total,
+      previous,
+    };
+  }
+
+  async answer(plan: PostsPlan, request: PlannedRequest): Promise<unknown> {
+    const { variables } = request;
+    // first: Int = 20, 1-100, an explicit null refused (FirstArg): outside that, the resolver's validation answers.
+    const first = isUnset(plan.first, variables) ? DEFAULT_PAGE_SIZE : intOf(plan.first, variables);
+    if (first === undefined || first < 1 || first > MAX_PAGE_SIZE) return declined();
+    let authorId: number | undefined;
+    if (!isUnset(plan.authorId, variables) && !isNull(plan.authorId, variables)) {
+      authorId = intOf(plan.authorId, variables);
+      if (authorId === undefined || authorId < 1) return declined();
+    }
+    let page: PageRequest = { limit: first };
+    if (!isUnset(plan.after, variables) && !isNull(plan.after, variables)) {
+      const after = stringOf(plan.after, variables);
+      if (after === undefined || after.length > MAX_POST_CURSOR_LENGTH) return declined();
+      try {
+        page = { limit: first, ...decodeListCursor(after, 'after') };
+      } catch {
+        // Not a cursor the list issued: the resolver answers its BAD_USER_INPUT.
+        return declined();
+      }
+    }
+    // As PostsRepository records a list and a count, and TagsRepository a post's tags.
+    recordReadTags(POSTS_TAG);
+    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, page, authorId));
+    const posts = postsOfTuples(row.planned_posts, plan.tuple);
+    const hasNextPage = posts.length > first;
+    if (hasNextPage) posts.length = first;
+    if (plan.tuple.tags) recordReadIds(postTag, posts.map((post) => post.id as number));
+    const edges = posts.map((post) => ({ cursor: encodeTimeCursor(post[LIST_TIME]!, post.id as number), node: post }));
+    const connection = {
+      edges,
+      nodes: posts,
+      pageInfo: {
+        hasNextPage,
+        hasPreviousPage: page.after !== undefined && Number(row.planned_previous) === 1,
+        startCursor: edges.length > 0 ? edges[0].cursor : null,
+        endCursor: edges.length > 0 ? edges[edges.length - 1].cursor : null,
+      },
+      totalCount: plan.total ? Number(row.planned_total) : undefined,
+    };
+    return complete(plan.fields, connection);
+  }
+
+  /** The one statement: the page as JSON tuples; the count and whether posts come before it, when selected. */
+  private statement(plan: PostsPlan, page: PageRequest, authorId: number | undefined): Fragment {
+    const { select, join, values } = postTupleSelect(this.tables, plan.tuple);
+    const scope = (alias: string): Fragment[] => {
+      const where = [sql.raw(`${alias}.status = 'published'`)];
+      if (authorId !== undefined) where.push(sql`${sql.raw(alias)}.author_id = ${authorId}`);
+      return where;
+    };
+    const where = scope('t');
+    if (page.after !== undefined) where.push(sql`(t.group_published_at, t.id) < ${this.keyOf(page)}`);
+    const from = sql`FROM (SELECT ${select} FROM posts t${join}${sql.where(where)} ORDER BY t.group_published_at DESC, t.id DESC LIMIT ${page.limit + 1}) x`;
+    const columns = [sql`${this.tables.dialect.jsonRows(values, from)} AS planned_posts`];
+    if (plan.total) columns.push(sql`(SELECT COUNT(*) FROM posts t${sql.where(scope('t'))}) AS planned_total`);
+    if (plan.previous && page.after !== undefined) {
+      const before = [...scope('t'), sql`(t.group_published_at, t.id) >= ${this.keyOf(page)}`];
+      columns.push(sql`CASE WHEN EXISTS (SELECT 1 FROM posts t${sql.where(before)}) THEN 1 ELSE 0 END AS planned_previous`);
+    }
+    return sql`SELECT ${sql.join(columns)}`;
+  }
+
+  /** The (group_published_at, id) of a cursor, as PostsRepository.keyOf: its time, or (an id-only cursor) that post's. */
+  private keyOf(page: PageRequest): Fragment {
+    if (page.afterTime !== undefined) return sql`(${this.db.timestamp(page.afterTime)}, ${page.after})`;
+    return sql`((SELECT k.group_published_at FROM posts k WHERE k.id = ${page.after}), ${page.after})`;
+  }
+}
