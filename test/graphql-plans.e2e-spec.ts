@@ -272,3 +272,98 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
     expect(JSON.parse(draft.text)).toEqual({ data: { __typename_probe: null } });
   });
 });
+
+/**
+ * With translations (SUPPORTED_LOCALES > 1) a list shows each translation group once, in the
+ * request's language (the `locale` argument, else Accept-Language, else DEFAULT_LOCALE, along
+ * LOCALE_FALLBACKS): the planned list must choose the same post of each group, count groups alike
+ * and page alike, for every way of asking for a language.
+ */
+describeEachDatabase('GraphQL plans: planned and unplanned lists in a language answer the same bytes', (kind) => {
+  let app: TestApp;
+  let planner: QueryPlanner;
+  let planned = 0;
+  const tokens = new Map<string, string | undefined>();
+  let second = '';
+
+  beforeAll(async () => {
+    app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'off', SUPPORTED_LOCALES: 'en,de,de-CH,fr', LOCALE_FALLBACKS: 'de-CH:de' } });
+    planner = app.app.get(QueryPlanner);
+    const run = planner.run.bind(planner);
+    planner.run = async (plannedRequest: PlannedRequest) => {
+      const data = await run(plannedRequest);
+      if (data !== undefined) planned++;
+      return data;
+    };
+    const callers = await signInCallers(app);
+    for (const name of ['anonymous', 'alice', 'admin'] as const) tokens.set(name, callers[name].token);
+    const alice = tokens.get('alice')!;
+    const bob = callers.bob.token!;
+    // Groups in English with German, Swiss German and French translations (one a draft), German-only posts, a French draft group.
+    for (let index = 0; index < 4; index++) {
+      const token = index % 2 === 0 ? alice : bob;
+      const source = await createPostWith(app, token, { title: `Group ${index}`, body: `English ${index}`, tags: [`group-${index}`] });
+      await createPostWith(app, token, { title: `Gruppe ${index}`, body: `Deutsch ${index}`, locale: 'de', translationOf: { postId: source.id } });
+      if (index % 2 === 0) await createPostWith(app, token, { title: `Gruppe CH ${index}`, body: `Schweiz ${index}`, locale: 'de-CH', translationOf: { postId: source.id } });
+      if (index === 1) {
+        await createPostWith(app, token, { title: `Groupe ${index}`, body: `Brouillon ${index}`, locale: 'fr', status: 'draft', translationOf: { postId: source.id } });
+        // ALICE's translation in a group of BOB's: the list of her posts shows it (the best of her posts in the group).
+        await createPostWith(app, tokens.get('admin')!, { title: `Gruppe CH ${index}`, body: `Von ALICE ${index}`, locale: 'de-CH', authorId: ALICE_ID, translationOf: { postId: source.id } });
+      }
+      await createPostWith(app, token, { title: `Nur Deutsch ${index}`, body: `Allein ${index}`, locale: 'de' });
+    }
+    const draft = await createPostWith(app, alice, { title: 'Brouillon', body: 'Pas encore', locale: 'fr', status: 'draft' });
+    await createPostWith(app, alice, { title: 'Draft translation published', body: 'Now', locale: 'en', translationOf: { postId: draft.id } });
+    planner.enabled = false;
+    const page = await request(app.server).post('/graphql').set('accept-language', 'de').send({ query: '{ posts(first: 3) { pageInfo { endCursor } } }' });
+    expect(page.status, page.text).toBe(200);
+    second = page.body.data.posts.pageInfo.endCursor as string;
+    planner.enabled = true;
+  }, 120_000);
+  afterAll(() => app?.close());
+
+  const LANGUAGE_LIST = `query($locale: String, $after: String, $author: Int) { posts(first: 4, locale: $locale, after: $after, authorId: $author) { totalCount
+    pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { id title locale tags { slug } author { name } } } } }`;
+  const CASES: { name: string; variables: () => Record<string, unknown>; acceptLanguage?: string; planned: boolean }[] = [
+    { name: 'no language asked for (DEFAULT_LOCALE)', variables: () => ({}), planned: true },
+    { name: 'Accept-Language: de', variables: () => ({}), acceptLanguage: 'de', planned: true },
+    { name: 'Accept-Language: de-CH (falls back to de)', variables: () => ({}), acceptLanguage: 'de-CH, en;q=0.5', planned: true },
+    { name: 'Accept-Language: fr', variables: () => ({}), acceptLanguage: 'fr', planned: true },
+    { name: 'Accept-Language: ja (none supported)', variables: () => ({}), acceptLanguage: 'ja', planned: true },
+    { name: 'locale: "DE" over Accept-Language: fr', variables: () => ({ locale: 'DE' }), acceptLanguage: 'fr', planned: true },
+    { name: 'locale: "*" (every translation)', variables: () => ({ locale: '*' }), planned: true },
+    { name: 'locale: null', variables: () => ({ locale: null }), acceptLanguage: 'de', planned: true },
+    { name: 'locale: "de", after the first page', variables: () => ({ locale: 'de', after: second }), planned: true },
+    { name: 'locale: "de", authorId: ALICE', variables: () => ({ locale: 'de', author: ALICE_ID }), planned: true },
+    { name: 'locale: "xx" (declined: refused)', variables: () => ({ locale: 'xx' }), planned: false },
+  ];
+
+  for (const entry of CASES) {
+    it(`${entry.name}: the same answer planned and unplanned, for each reader (${entry.planned ? 'planned' : 'declined'})`, async () => {
+      for (const [reader, token] of tokens) {
+        const ask = async () => {
+          const call = request(app.server).post('/graphql').set('content-type', 'application/json');
+          if (token) void call.set(bearer(token));
+          if (entry.acceptLanguage) void call.set('accept-language', entry.acceptLanguage);
+          const response = await call.send(JSON.stringify({ query: LANGUAGE_LIST, variables: entry.variables() }));
+          return { status: response.status, type: response.headers['content-type'] as string, text: response.text };
+        };
+        planner.enabled = false;
+        const unplanned = await ask();
+        planner.enabled = true;
+        const before = planned;
+        expect(await ask(), `read by ${reader}`).toEqual(unplanned);
+        expect(planned - before, `read by ${reader}: answered by the plan`).toBe(entry.planned ? 1 : 0);
+      }
+    });
+  }
+
+  it('the languages show different posts (were they equal, a forgotten group condition could hide)', async () => {
+    const texts = new Set<string>();
+    for (const locale of ['en', 'de', 'de-CH', '*']) {
+      const response = await request(app.server).post('/graphql').send({ query: 'query($locale: String) { posts(first: 100, locale: $locale) { nodes { id } } }', variables: { locale } });
+      texts.add(response.text);
+    }
+    expect(texts.size).toBe(4);
+  });
+});

@@ -19,6 +19,8 @@ export interface PlannedRequest {
   schema: GraphQLSchema;
   variables: Record<string, unknown> | undefined;
   actor: Actor | null;
+  /** The request's Accept-Language (a list's language with translations). */
+  acceptLanguage: string | undefined;
 }
 
 /** A planned root field: its plan, made once per document, and its answer at each request. */

@@ -15,7 +15,15 @@ export function plansPlugin(planner: QueryPlanner): ApolloServerPlugin<GraphQLCo
         async responseForOperation({ queryHash, operationName, operation, schema, request, contextValue }) {
           // A read a replica may serve goes through the resolvers' routing (database/replicas).
           if (!planner.enabled || contextValue.readRoute || queryHash === undefined) return null;
-          const data = await planner.run({ queryHash, operationName: operationName ?? undefined, operation, schema, variables: request.variables, actor: contextValue.actor });
+          const data = await planner.run({
+            queryHash,
+            operationName: operationName ?? undefined,
+            operation,
+            schema,
+            variables: request.variables,
+            actor: contextValue.actor,
+            acceptLanguage: contextValue.req?.headers['accept-language'],
+          });
           if (data === undefined) return null;
           return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data } } };
         },

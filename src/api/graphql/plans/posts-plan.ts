@@ -1,19 +1,22 @@
 import type { FieldNode, GraphQLSchema } from 'graphql';
 import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
 import { decodeListCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, MAX_PAGE_SIZE, type PageRequest } from '../../../common/pagination/cursor.js';
+import { type ListLocale, listLocale, type LocaleSettings } from '../../../common/i18n/locale-lookup.js';
 import type { Sql } from '../../../common/persistence/sql.js';
 import { type Fragment, sql } from '../../../common/persistence/sql-template.js';
-import { MAX_POST_CURSOR_LENGTH } from '../../../posts/dto/list-posts.query.js';
+import { MAX_LOCALE_LENGTH, MAX_POST_CURSOR_LENGTH } from '../../../posts/dto/list-posts.query.js';
+import { bestOfGroup, GROUP_OF } from '../../../posts/posts.repository.js';
 import { complete, declined, intOf, isNull, isUnset, type PlannedRequest, type RootPlanner, stringOf } from './plan-completion.js';
 import { type ArgumentValue, argumentsOf, decline, keyOf, leaf, objectType, type PlannedField, plainFields, selectionsOf, typename, uniqueKeys, type Variables } from './plan-walk.js';
 import { LIST_TIME, newPostColumns, type PlanTables, postFields, type PostTuple, postTupleOf, postTupleSelect, postsOfTuples } from './post-selection.js';
 
-/** The plan of `posts(first, after, authorId)`: the connection's fields and what its statement reads. */
+/** The plan of `posts(first, after, authorId, locale)`: the connection's fields and what its statement reads. */
 export interface PostsPlan {
   key: string;
   first: ArgumentValue;
   after: ArgumentValue;
   authorId: ArgumentValue;
+  locale: ArgumentValue;
   fields: PlannedField[];
   tuple: PostTuple;
   /** Whether totalCount is selected (a COUNT in the statement). */
@@ -25,26 +28,31 @@ export interface PostsPlan {
 const PAGE_INFO_FIELDS = new Set(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
 
 /**
- * The plain public list, `posts(first, after, authorId)` (issue 43), in ONE statement per request:
- * the page's posts (newest group publication first, then id, keyset-paged on both, as
+ * The plain public list, `posts(first, after, authorId, locale)` (issue 43), in ONE statement per
+ * request: the page's posts (newest group publication first, then id, keyset-paged on both, as
  * PostsRepository.publicPage) with their authors and tags as JSON tuples, and, when selected, the
  * list's count (PostsRepository.countVisible) and whether posts come before the page (its
  * anyPublicFrom). The public list holds the published posts whoever reads (the scope of
- * PostFinder.scope without `status`), so no reader's id is a parameter. Anything past the plain list
- * (search, tag, status, dates, orderBy, locale, translations, comments inside the list) runs as
- * before; so does a request whose `first`, `authorId` or `after` the resolver would refuse, with its error.
+ * PostFinder.scope without `status`), so no reader's id is a parameter. With translations
+ * (SUPPORTED_LOCALES > 1) the list's language is chosen as PostFinder.languagesOf chooses it (the
+ * `locale` argument, else Accept-Language, else DEFAULT_LOCALE) and each group shows its best post
+ * (the repository's bestOfGroup), one statement text per chain. Anything past the plain list
+ * (search, tag, status, dates, orderBy, comments inside the list) runs as before; so does a request
+ * whose `first`, `authorId`, `after` or `locale` the resolver would refuse, with its error.
  */
 export class PostsPlanner implements RootPlanner<PostsPlan> {
+  private readonly translated: boolean;
+
   constructor(
     private readonly db: Sql,
     private readonly tables: PlanTables,
-    private readonly translated: boolean,
-  ) {}
+    private readonly locales: LocaleSettings,
+  ) {
+    this.translated = locales.supportedLocales.length > 1;
+  }
 
   plan(schema: GraphQLSchema, root: FieldNode, variables: Variables): PostsPlan {
-    // With translations a list shows one post per group, in the request's language: left to the resolvers.
-    if (this.translated) decline();
-    const args = argumentsOf(root, { first: 'Int', after: 'String', authorId: 'Int' }, variables);
+    const args = argumentsOf(root, { first: 'Int', after: 'String', authorId: 'Int', locale: 'String' }, variables);
     const selection = newPostColumns();
     const connection = objectType(schema, 'PostConnection');
     const edge = objectType(schema, 'PostEdge');
@@ -101,6 +109,7 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
       first: args.first ?? absent,
       after: args.after ?? absent,
       authorId: args.authorId ?? absent,
+      locale: args.locale ?? absent,
       fields,
       tuple: postTupleOf(this.tables, selection),
       total,
@@ -129,9 +138,10 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
         return declined();
       }
     }
+    const languages = this.languagesOf(plan, request);
     // As PostsRepository records a list and a count, and TagsRepository a post's tags.
     recordReadTags(POSTS_TAG);
-    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, page, authorId));
+    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, page, authorId, languages));
     const posts = postsOfTuples(row.planned_posts, plan.tuple);
     const hasNextPage = posts.length > first;
     if (hasNextPage) posts.length = first;
@@ -151,8 +161,24 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
     return complete(plan.fields, connection);
   }
 
+  /**
+   * The list's language, as PostFinder.languagesOf: undefined with a single supported locale (a
+   * locale given must still be one of them); a locale the resolver refuses declines.
+   */
+  private languagesOf(plan: PostsPlan, request: PlannedRequest): ListLocale | undefined {
+    let given: string | undefined;
+    if (!isUnset(plan.locale, request.variables) && !isNull(plan.locale, request.variables)) {
+      given = stringOf(plan.locale, request.variables);
+      // UTF-16 length: never less than the validator's count, so a locale it refuses is never answered here.
+      if (given === undefined || given.length > MAX_LOCALE_LENGTH) return declined();
+    }
+    const chosen = listLocale(given, request.acceptLanguage, this.locales);
+    if (chosen === null) return declined();
+    return this.translated ? chosen : undefined;
+  }
+
   /** The one statement: the page as JSON tuples; the count and whether posts come before it, when selected. */
-  private statement(plan: PostsPlan, page: PageRequest, authorId: number | undefined): Fragment {
+  private statement(plan: PostsPlan, page: PageRequest, authorId: number | undefined, languages: ListLocale | undefined): Fragment {
     const { select, join, values } = postTupleSelect(this.tables, plan.tuple);
     const scope = (alias: string): Fragment[] => {
       const where = [sql.raw(`${alias}.status = 'published'`)];
@@ -160,10 +186,12 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
       return where;
     };
     const where = scope('t');
+    if (languages?.perGroup) where.push(bestOfGroup(languages.chain, scope('b')));
     if (page.after !== undefined) where.push(sql`(t.group_published_at, t.id) < ${this.keyOf(page)}`);
     const from = sql`FROM (SELECT ${select} FROM posts t${join}${sql.where(where)} ORDER BY t.group_published_at DESC, t.id DESC LIMIT ${page.limit + 1}) x`;
     const columns = [sql`${this.tables.dialect.jsonRows(values, from)} AS planned_posts`];
-    if (plan.total) columns.push(sql`(SELECT COUNT(*) FROM posts t${sql.where(scope('t'))}) AS planned_total`);
+    // As PostsRepository.countVisible: a group counts once in a language.
+    if (plan.total) columns.push(sql`(SELECT ${sql.raw(languages?.perGroup ? `COUNT(DISTINCT ${GROUP_OF('t')})` : 'COUNT(*)')} FROM posts t${sql.where(scope('t'))}) AS planned_total`);
     if (plan.previous && page.after !== undefined) {
       const before = [...scope('t'), sql`(t.group_published_at, t.id) >= ${this.keyOf(page)}`];
       columns.push(sql`CASE WHEN EXISTS (SELECT 1 FROM posts t${sql.where(before)}) THEN 1 ELSE 0 END AS planned_previous`);

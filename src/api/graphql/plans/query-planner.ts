@@ -23,7 +23,7 @@ interface Planned {
 
 /**
  * Planned documents (issue 43): a query of ONE root field among `post(id:)`, `posts(first, after,
- * authorId)` and `user(id:)` is planned on first sight (plan-walk.ts and each root's planner) and
+ * authorId, locale)` and `user(id:)` is planned on first sight (plan-walk.ts and each root's planner) and
  * its plan kept in an LRU by the document's hash and operation name; at each request the plan
  * reads the variables (a value the resolvers would refuse leaves that request to them) and sends
  * one statement. A document with anything the plans do not cover has no plan and runs as before.
@@ -41,7 +41,7 @@ export class QueryPlanner {
     const tables = new PlanTables(db);
     this.roots = {
       post: new PostPlanner(db, tables, readPolicy, translated),
-      posts: new PostsPlanner(db, tables, translated),
+      posts: new PostsPlanner(db, tables, config),
       user: new UserPlanner(db, tables),
     };
   }
