@@ -263,6 +263,28 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
     expect(planned).toBe(before);
   });
 
+  it('the database unavailable while a planned statement runs: the resolvers’ error and data, at once (one statement, no second wait)', async () => {
+    const sqlRows = app.app.get(Sql);
+    for (const document of [DOCUMENTS[0], LIST_DOCUMENTS[1], USER_DOCUMENTS[2]]) {
+      const subject = document.over === 'users' ? ALICE_ID : posts.get('published')!;
+      const failing = () => vi.spyOn(sqlRows, 'rows').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+      planner.enabled = false;
+      const unplannedSpy = failing();
+      const unplanned = await ask(document, subject, undefined);
+      unplannedSpy.mockRestore();
+      planner.enabled = true;
+      const spy = failing();
+      const before = planned;
+      const withPlan = await ask(document, subject, undefined);
+      const calls = spy.mock.calls.length;
+      spy.mockRestore();
+      expect(JSON.parse(unplanned.text).errors[0].extensions.code, document.name).toBe('SERVICE_UNAVAILABLE');
+      expect(withPlan, document.name).toEqual(unplanned);
+      expect(planned - before, `${document.name}: answered by the plan`).toBe(1);
+      expect(calls, `${document.name}: statements sent`).toBe(1);
+    }
+  });
+
   it('the wide document shows what each reader may see: the published post’s comments differ by reader', async () => {
     // A check that the fixture exercises the scopes (were they equal, a forgotten condition could hide).
     const texts = new Set<string>();

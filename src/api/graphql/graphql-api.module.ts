@@ -98,7 +98,7 @@ export function buildGraphQLOptions(
       ...(replicas.enabled ? [readRoutingPlugin(replicas)] : []),
       ...(tracingState.enabled ? [tracingPlugin()] : []),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
-      plansPlugin(planner),
+      plansPlugin(planner, gate.formatError),
     ],
     // WebSocket and SSE are served by WebSocketTransportModule and SseTransportModule, through the same gate.
   };

@@ -1,4 +1,5 @@
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import { type GraphQLFormattedError, locatedError } from 'graphql';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import type { QueryPlanner } from './query-planner.js';
 
@@ -6,16 +7,18 @@ import type { QueryPlanner } from './query-planner.js';
  * Planned documents over HTTP (GRAPHQL_PLANS): after the gate admitted the operation and Apollo
  * resolved it, a document the planner covers is answered from its plan, without graphql-js
  * execution; any other (or a request its plan declines) runs as before. The hooks around it —
- * the gate's, metrics, tracing, the response cache's — see the response either way.
+ * the gate's, metrics, tracing, the response cache's — see the response either way. When the
+ * database is unavailable, the root field's error is the one graphql-js would report (located at
+ * it, formatted by Apollo's formatError: `formatError`).
  */
-export function plansPlugin(planner: QueryPlanner): ApolloServerPlugin<GraphQLContext> {
+export function plansPlugin(planner: QueryPlanner, formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
         async responseForOperation({ queryHash, operationName, operation, schema, request, contextValue }) {
           // A read a replica may serve goes through the resolvers' routing (database/replicas).
           if (!planner.enabled || contextValue.readRoute || queryHash === undefined) return null;
-          const data = await planner.run({
+          const answer = await planner.run({
             queryHash,
             operationName: operationName ?? undefined,
             operation,
@@ -24,8 +27,11 @@ export function plansPlugin(planner: QueryPlanner): ApolloServerPlugin<GraphQLCo
             actor: contextValue.actor,
             acceptLanguage: contextValue.req?.headers['accept-language'],
           });
-          if (data === undefined) return null;
-          return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data } } };
+          if (answer === undefined) return null;
+          const http = { status: undefined, headers: new HeaderMap() };
+          if (!('unavailable' in answer)) return { http, body: { kind: 'single', singleResult: { data: answer.data } } };
+          const error = locatedError(answer.unavailable, [answer.root], [answer.root.alias?.value ?? answer.root.name.value]);
+          return { http, body: { kind: 'single', singleResult: { errors: [formatError(error.toJSON(), error)], data: answer.data } } };
         },
       };
     },

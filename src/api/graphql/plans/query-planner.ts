@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { OperationDefinitionNode } from 'graphql';
+import { type FieldNode, isNonNullType, type OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { ReadPolicy } from '../../../auth/read-policy.js';
+import { normalizeError } from '../../../common/errors/normalize-error.js';
 import { Sql } from '../../../common/persistence/sql.js';
 import { AppConfig } from '../../../config/app-config.js';
-import type { PlannedRequest, RootPlanner } from './plan-completion.js';
+import { Declined, type PlannedRequest, type RootPlanner } from './plan-completion.js';
 import { NoPlan, plainFields, type Variables } from './plan-walk.js';
 import { PostPlanner } from './post-plan.js';
 import { PlanTables } from './post-selection.js';
@@ -14,12 +15,21 @@ import { UserPlanner } from './user-plan.js';
 /** How many documents' plans (or their absence) are kept. */
 const MAX_PLANS = 500;
 
-/** A document's plan: its one root field's response key, planner and plan. */
+/** A document's plan: its one root field (its node, response key, whether it may be null), planner and plan. */
 interface Planned {
+  root: FieldNode;
   key: string;
+  nullable: boolean;
   planner: RootPlanner<unknown>;
   plan: unknown;
 }
+
+/**
+ * What a planned document answers: its data, or the database's unavailability while its statement
+ * ran — the error the root field's resolver would have met, answered at once (the resolvers would
+ * wait for the database a second time) with the data graphql-js gives a failed root field.
+ */
+export type PlannedAnswer = { data: Record<string, unknown> } | { unavailable: unknown; root: FieldNode; data: Record<string, unknown> | null };
 
 /**
  * Planned documents (issue 43): a query of ONE root field among `post(id:)`, `posts(first, after,
@@ -46,8 +56,8 @@ export class QueryPlanner {
     };
   }
 
-  /** The response's `data`, or undefined when the document has no plan or this request cannot be answered by it. */
-  async run(request: PlannedRequest): Promise<Record<string, unknown> | undefined> {
+  /** The answer, or undefined when the document has no plan or this request cannot be answered by it. */
+  async run(request: PlannedRequest): Promise<PlannedAnswer | undefined> {
     const key = `${request.queryHash}\u0000${request.operationName ?? ''}`;
     let planned = this.plans.get(key);
     if (planned === undefined) {
@@ -56,10 +66,13 @@ export class QueryPlanner {
     }
     if (planned === false) return undefined;
     try {
-      return { [planned.key]: await planned.planner.answer(planned.plan, request) };
-    } catch {
-      // Declined, or the statement failed (the database away, the pool saturated): the resolvers
-      // then answer as they do without a plan, with their errors in the response.
+      return { data: { [planned.key]: await planned.planner.answer(planned.plan, request) } };
+    } catch (error) {
+      if (!(error instanceof Declined) && normalizeError(error).code === 'SERVICE_UNAVAILABLE') {
+        return { unavailable: error, root: planned.root, data: planned.nullable ? { [planned.key]: null } : null };
+      }
+      // Declined, or the statement failed otherwise: the resolvers then answer as they do without
+      // a plan, with their errors in the response.
       return undefined;
     }
   }
@@ -69,9 +82,10 @@ export class QueryPlanner {
       if (!plannable(operation)) return null;
       const [root, ...others] = plainFields(operation.selectionSet);
       const planner = Object.hasOwn(this.roots, root.name.value) ? this.roots[root.name.value] : undefined;
-      if (others.length > 0 || !planner || !schema.getQueryType()) return null;
+      const field = schema.getQueryType()?.getFields()[root.name.value];
+      if (others.length > 0 || !planner || !field) return null;
       const variables: Variables = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
-      return { key: root.alias?.value ?? root.name.value, planner, plan: planner.plan(schema, root, variables) };
+      return { root, key: root.alias?.value ?? root.name.value, nullable: !isNonNullType(field.type), planner, plan: planner.plan(schema, root, variables) };
     } catch (error) {
       if (error instanceof NoPlan) return null;
       throw error;
