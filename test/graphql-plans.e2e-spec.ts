@@ -104,7 +104,16 @@ const LIST_DOCUMENTS: Document[] = [
   { name: 'posts(first: 101) (declined)', ...listAfter(() => cursors.second, 101), planned: false },
   { name: 'posts(first: null) (declined)', ...listAfter(() => cursors.second, null as unknown as number), planned: false },
   { name: 'posts(authorId: 0) (declined)', query: () => BY_AUTHOR, variables: () => ({ author: 0 }), planned: false, over: 'list' },
-  { name: 'posts with comments inside (declined)', query: () => '{ posts(first: 20) { nodes { author { name } comments { author { name } } } } }', planned: false, over: 'list' },
+  { name: 'posts: graphql-batching’s front page (comments inside)', query: () => '{ posts(first: 20) { nodes { author { name } comments { author { name } } } } }', planned: true, over: 'list' },
+  {
+    name: 'posts: comments(first: $first) inside, aliased, with every comment field',
+    query: () => `query($first: Int) { posts(first: 20) { edges { node { id talk: comments(first: $first) { __typename ${ALL_COMMENT_FIELDS} by: author { id name } } } } } }`,
+    variables: () => ({ first: 3 }),
+    planned: true,
+    over: 'list',
+  },
+  { name: 'posts: comments(first: 0) inside (declined)', query: () => 'query($first: Int) { posts(first: 4) { nodes { id comments(first: $first) { id } } } }', variables: () => ({ first: 0 }), planned: false, over: 'list' },
+  { name: 'posts: commentCount (declined)', query: () => '{ posts(first: 4) { nodes { id commentCount } } }', planned: false, over: 'list' },
   { name: 'posts(orderBy: TITLE_ASC) (declined)', query: () => '{ posts(first: 3, orderBy: TITLE_ASC) { nodes { id } } }', planned: false, over: 'list' },
   { name: 'posts(status: DRAFT) (declined)', query: () => '{ posts(first: 3, status: DRAFT) { nodes { id } } }', planned: false, over: 'list' },
 ];
@@ -120,6 +129,7 @@ const USER_DOCUMENTS: Document[] = [
   },
   { name: 'user: posts(first: $first) = 1', query: () => USER_PAGE, variables: (id) => ({ id, first: 1 }), planned: true, over: 'users' },
   { name: 'user: posts(first: $first) not given', query: () => USER_PAGE, variables: (id) => ({ id }), planned: true, over: 'users' },
+  { name: 'user: posts with their comments', query: () => 'query($id: Int!) { user(id: $id) { name posts(first: 3) { id comments { id status body author { name } } } } }', variables: (id) => ({ id }), planned: true, over: 'users' },
   { name: 'user: posts(first: 0) (declined)', query: () => USER_PAGE, variables: (id) => ({ id, first: 0 }), planned: false, over: 'users' },
   { name: 'user: email (declined)', query: (id) => `{ user(id: ${id}) { id email } }`, planned: false, over: 'users' },
 ];

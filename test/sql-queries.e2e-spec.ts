@@ -370,6 +370,7 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   // Planned: the bench's post page with its tags, a front page and a user with every planned relation of their posts.
   await ql(`{ post(id: ${postId}) { title body author { name avatarUrl } comments { body author { name } } tags { slug name } } }`);
   await ql('{ posts(first: 5) { pageInfo { hasNextPage endCursor } edges { cursor node { id title author { name avatarUrl } tags { slug name } } } } }');
+  await ql('{ posts(first: 2) { nodes { id comments(first: 2) { body author { name } } } } }');
   await ql(`{ user(id: ${aliceId}) { name avatarUrl posts(first: 2) { title author { name } tags { slug } } } }`);
   await ql('{ users(first: 2) { totalCount nodes { name posts(first: 2) { title } } } }');
   await ql(`{ comment(id: ${comments.body[0].id as number}) { body post { title } author { name } } }`);

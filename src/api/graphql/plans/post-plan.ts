@@ -3,24 +3,30 @@ import { type CommentScope, type PostScope, ReadPolicy } from '../../../auth/rea
 import { commentsTag, POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
 import type { Sql } from '../../../common/persistence/sql.js';
 import { type Fragment, sql } from '../../../common/persistence/sql-template.js';
-import { MAX_PAGE_SIZE } from '../../../common/pagination/cursor.js';
-import type { Comment } from '../../../comments/comment.entity.js';
 import { DEFAULT_COMMENTS_PAGE_SIZE } from '../../../comments/models/comment.inputs.js';
-import type { User } from '../../../users/user.entity.js';
 import {
   bySlug,
   complete,
   declined,
   hydrate,
   intOf,
-  isUnset,
   parseTuples,
   type PlannedRequest,
   type RootPlanner,
   type TupleColumn,
 } from './plan-completion.js';
 import { type ArgumentValue, argumentsOf, decline, keyOf, type PlannedField, type Variables } from './plan-walk.js';
-import { newPostColumns, type PlanTables, postFields, type PostColumns } from './post-selection.js';
+import {
+  type CommentsTuple,
+  commentsFirstOf,
+  commentsOfTuples,
+  commentsTupleOf,
+  commentsTuples,
+  newPostColumns,
+  type PlanTables,
+  postFields,
+  type PostColumns,
+} from './post-selection.js';
 
 /** The plan of `post(id:)`: the post's fields and what its statement reads, in the order of its tuples. */
 export interface PostPlan {
@@ -28,7 +34,7 @@ export interface PostPlan {
   id: ArgumentValue;
   fields: PlannedField[];
   selection: PostColumns;
-  comments?: { columns: TupleColumn[]; authorColumns: TupleColumn[]; first: ArgumentValue };
+  comments?: CommentsTuple;
   tags?: TupleColumn[];
 }
 
@@ -52,18 +58,14 @@ export class PostPlanner implements RootPlanner<PostPlan> {
     const { id } = argumentsOf(root, { id: 'Int' }, variables);
     if (id === undefined) decline();
     const selection = newPostColumns();
-    const fields = postFields(schema, root, selection, variables, { comments: true });
+    const fields = postFields(schema, root, selection, variables);
     const { tables } = this;
     return {
       key: keyOf(root),
       id: id!,
       fields,
       selection,
-      comments: selection.comments && {
-        columns: tables.tuple(tables.comments, selection.comments.columns),
-        authorColumns: tables.tuple(tables.users, selection.comments.authorColumns ?? []),
-        first: selection.comments.first,
-      },
+      comments: selection.comments && commentsTupleOf(tables, selection.comments),
       tags: selection.tagColumns && tables.tuple(tables.tags, selection.tagColumns),
     };
   }
@@ -71,14 +73,7 @@ export class PostPlanner implements RootPlanner<PostPlan> {
   async answer(plan: PostPlan, request: PlannedRequest): Promise<unknown> {
     const id = intOf(plan.id, request.variables);
     if (id === undefined) return declined();
-    let first = DEFAULT_COMMENTS_PAGE_SIZE;
-    if (plan.comments) {
-      const given = intOf(plan.comments.first, request.variables);
-      if (given !== undefined) first = given;
-      else if (!isUnset(plan.comments.first, request.variables)) return declined();
-      // Outside 1-100 the resolver's validation answers (with its error).
-      if (first < 1 || first > MAX_PAGE_SIZE) return declined();
-    }
+    const first = plan.comments ? commentsFirstOf(plan.comments.first, request.variables) : DEFAULT_COMMENTS_PAGE_SIZE;
     const statement = this.statement(plan, id, first, this.readPolicy.postScope(request.actor), this.readPolicy.commentScope(request.actor));
     recordReadIds(postTag, [id]);
     if (this.translated) recordReadTags(POSTS_TAG);
@@ -88,44 +83,23 @@ export class PostPlanner implements RootPlanner<PostPlan> {
     const { posts, users } = this.tables;
     const post = posts.fromRow(row, '', plan.selection.columns) as unknown as Record<string, unknown>;
     if (plan.selection.authorColumns) post.author = users.fromRow(row, 'a_', plan.selection.authorColumns);
-    if (plan.comments) post.comments = commentsOf(row.planned_comments, plan.comments.columns, plan.comments.authorColumns);
+    if (plan.comments) post.comments = commentsOfTuples(row.planned_comments, plan.comments);
     if (plan.tags) post.tags = parseTuples(row.planned_tags).map((tuple) => hydrate(tuple, plan.tags!, 0)).sort(bySlug);
     return complete(plan.fields, post);
   }
 
   /** The one statement: the post (and its author) by id within the reader's scope, its comments and tags as JSON tuples. */
   private statement(plan: PostPlan, id: number, first: number, postScope: PostScope, commentScope: CommentScope): Fragment {
-    const { posts, users, comments, dialect } = this.tables;
+    const { posts, users } = this.tables;
     const { selection } = plan;
     const select: Fragment[] = [sql.raw(posts.selectList('p', '', selection.columns))];
     if (selection.authorColumns) select.push(sql.raw(users.selectList('a', 'a_', selection.authorColumns)));
-    if (plan.comments) {
-      const { columns, authorColumns } = plan.comments;
-      const inner = [
-        ...columns.map((column, index) => `c.${comments.column(column.property as keyof Comment & string).name} AS v${index}`),
-        ...authorColumns.map((column, index) => `u.${users.column(column.property as keyof User & string).name} AS v${columns.length + index}`),
-      ];
-      const values = inner.map((_, index) => `x.v${index}`);
-      const join = authorColumns.length > 0 ? sql.raw(' JOIN users u ON u.id = c.author_id') : sql.empty;
-      const visible = commentCondition(commentScope);
-      const from = sql`FROM (SELECT ${sql.raw(inner.join(', '))} FROM comments c${join} WHERE c.post_id = ${id}${visible ? sql` AND ${visible}` : sql.empty} ORDER BY c.id ASC LIMIT ${first}) x`;
-      select.push(sql`${dialect.jsonRows(values, from)} AS planned_comments`);
-    }
+    if (plan.comments) select.push(sql`${commentsTuples(this.tables, plan.comments, sql`${id}`, first, commentScope)} AS planned_comments`);
     if (plan.tags) select.push(sql`${this.tables.tagsOf(plan.tags, sql`${id}`)} AS planned_tags`);
     const join = selection.authorColumns ? sql.raw(' JOIN users a ON a.id = p.author_id') : sql.empty;
     const visible = postCondition(postScope);
     return sql`SELECT ${sql.join(select)} FROM posts p${join} WHERE p.id = ${id}${visible ? sql` AND ${visible}` : sql.empty}`;
   }
-}
-
-function commentsOf(value: unknown, columns: readonly TupleColumn[], authorColumns: readonly TupleColumn[]): Record<string, unknown>[] {
-  const comments = parseTuples(value).map((tuple) => {
-    const comment = hydrate(tuple, columns, 0);
-    if (authorColumns.length > 0) comment.author = hydrate(tuple, authorColumns, columns.length);
-    return comment;
-  });
-  // Oldest first, as the statement's ORDER BY (an aggregate keeps no order the standard promises).
-  return comments.sort((a, b) => (a.id as number) - (b.id as number));
 }
 
 /** ReadPolicy.postScope as a condition on `p` (PostsRepository's own literals), null: every post. */
@@ -135,18 +109,6 @@ function postCondition(scope: PostScope): Fragment | null {
       return sql`p.status = 'published'`;
     case 'public-or-own':
       return sql`(p.status = 'published' OR p.author_id = ${scope.ownerId})`;
-    case 'all':
-      return null;
-  }
-}
-
-/** ReadPolicy.commentScope as a condition on `c` (CommentsRepository's), null: every comment. */
-function commentCondition(scope: CommentScope): Fragment | null {
-  switch (scope.kind) {
-    case 'approved':
-      return sql`c.status = 'approved'`;
-    case 'approved-or-own':
-      return sql`(c.status = 'approved' OR (c.status = 'pending' AND c.author_id = ${scope.authorId}))`;
     case 'all':
       return null;
   }

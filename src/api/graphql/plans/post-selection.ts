@@ -1,4 +1,7 @@
 import type { FieldNode, GraphQLSchema } from 'graphql';
+import type { CommentScope } from '../../../auth/read-policy.js';
+import { MAX_PAGE_SIZE } from '../../../common/pagination/cursor.js';
+import { DEFAULT_COMMENTS_PAGE_SIZE } from '../../../comments/models/comment.inputs.js';
 import { type EntityTable, toDate } from '../../../common/persistence/entity-table.js';
 import type { Sql } from '../../../common/persistence/sql.js';
 import { type Fragment, sql } from '../../../common/persistence/sql-template.js';
@@ -7,7 +10,7 @@ import { Comment } from '../../../comments/comment.entity.js';
 import { Post } from '../../../posts/post.entity.js';
 import { Tag } from '../../../tags/tag.entity.js';
 import { User } from '../../../users/user.entity.js';
-import { bySlug, declined, hydrate, parseTuples, type TupleColumn } from './plan-completion.js';
+import { bySlug, declined, hydrate, intOf, isUnset, parseTuples, type TupleColumn } from './plan-completion.js';
 import {
   addColumn,
   type ArgumentValue,
@@ -26,7 +29,7 @@ import {
   type Variables,
 } from './plan-walk.js';
 
-/** A post's comments as a plan reads them (post(id:) only): their fields, columns, their authors' and `first`. */
+/** A post's comments as a plan reads them: their fields, columns, their authors' and `first`. */
 export interface PlannedComments {
   fields: PlannedField[];
   columns: string[];
@@ -50,11 +53,11 @@ export interface PostColumns {
 export const newPostColumns = (): PostColumns => ({ columns: ['id'] });
 
 /**
- * The fields of a Post selection: its column fields, `author`, `tags`, and (with `comments`) its
- * comments with their authors. A relation selected twice (aliases) reads the union of columns;
- * comments only once (their `first` is the one statement's).
+ * The fields of a Post selection: its column fields, `author`, `tags`, and its comments with
+ * their authors. A relation selected twice (aliases) reads the union of columns; comments only
+ * once in a document (their `first` is the one statement's).
  */
-export function postFields(schema: GraphQLSchema, node: FieldNode, into: PostColumns, variables: Variables, options: { comments: boolean }): PlannedField[] {
+export function postFields(schema: GraphQLSchema, node: FieldNode, into: PostColumns, variables: Variables): PlannedField[] {
   const post = objectType(schema, 'Post');
   const fields: PlannedField[] = [];
   for (const field of plainFields(selectionsOf(node))) {
@@ -76,7 +79,7 @@ export function postFields(schema: GraphQLSchema, node: FieldNode, into: PostCol
       const tagFields = columnObject(schema, 'Tag', field, into.tagColumns);
       addColumn(into.tagColumns, 'slug');
       fields.push({ key, kind: 'list', relation: 'tags', fields: tagFields });
-    } else if (name === 'comments' && options.comments && into.comments === undefined) {
+    } else if (name === 'comments' && into.comments === undefined) {
       into.comments = commentsOf(schema, field, variables);
       fields.push({ key, kind: 'list', relation: 'comments', fields: into.comments.fields });
     } else {
@@ -145,14 +148,77 @@ export class PlanTables {
 }
 
 /**
+ * Post.comments(first) for this request: `first` as the resolver reads it (default 50, 1-100, an
+ * explicit null refused: else the resolver's validation answers, declined).
+ */
+export function commentsFirstOf(first: ArgumentValue, variables: Record<string, unknown> | undefined): number {
+  const given = isUnset(first, variables) ? DEFAULT_COMMENTS_PAGE_SIZE : intOf(first, variables);
+  if (given === undefined || given < 1 || given > MAX_PAGE_SIZE) return declined();
+  return given;
+}
+
+/** ReadPolicy.commentScope as a condition on `c` (CommentsRepository's), null: every comment. */
+export function commentCondition(scope: CommentScope): Fragment | null {
+  switch (scope.kind) {
+    case 'approved':
+      return sql`c.status = 'approved'`;
+    case 'approved-or-own':
+      return sql`(c.status = 'approved' OR (c.status = 'pending' AND c.author_id = ${scope.authorId}))`;
+    case 'all':
+      return null;
+  }
+}
+
+/** A post's comments (and their authors) as JSON tuples over `from` (`FROM …` with `c` and `u`), oldest first, the reader's scope applied. */
+export function commentsTuples(tables: PlanTables, comments: CommentsTuple, postId: Fragment, first: number, scope: CommentScope): Fragment {
+  const inner = [
+    ...comments.columns.map((column, index) => `c.${tables.comments.column(column.property as keyof Comment & string).name} AS v${index}`),
+    ...comments.authorColumns.map((column, index) => `u.${tables.users.column(column.property as keyof User & string).name} AS v${comments.columns.length + index}`),
+  ];
+  const values = inner.map((_, index) => `x.v${index}`);
+  const join = comments.authorColumns.length > 0 ? sql.raw(' JOIN users u ON u.id = c.author_id') : sql.empty;
+  const visible = commentCondition(scope);
+  const from = sql`FROM (SELECT ${sql.raw(inner.join(', '))} FROM comments c${join} WHERE c.post_id = ${postId}${visible ? sql` AND ${visible}` : sql.empty} ORDER BY c.id ASC LIMIT ${first}) x`;
+  return tables.dialect.jsonRows(values, from);
+}
+
+/** The comments of a jsonRows value, each with its author, oldest first (an aggregate keeps no order the standard promises). */
+export function commentsOfTuples(value: unknown, comments: CommentsTuple): Record<string, unknown>[] {
+  const list = parseTuples(value).map((tuple) => {
+    const comment = hydrate(tuple, comments.columns, 0);
+    if (comments.authorColumns.length > 0) comment.author = hydrate(tuple, comments.authorColumns, comments.columns.length);
+    return comment;
+  });
+  return list.sort((a, b) => (a.id as number) - (b.id as number));
+}
+
+/** A post's comments' tuple: their columns, their authors' (none: not selected) and `first`. */
+export interface CommentsTuple {
+  columns: TupleColumn[];
+  authorColumns: TupleColumn[];
+  first: ArgumentValue;
+}
+
+export function commentsTupleOf(tables: PlanTables, comments: PlannedComments): CommentsTuple {
+  return { columns: tables.tuple(tables.comments, comments.columns), authorColumns: tables.tuple(tables.users, comments.authorColumns ?? []), first: comments.first };
+}
+
+/**
  * A post of a list as one positional tuple: its columns, its group's publication time (the
  * lists' order and cursors), its author's columns (LEFT JOINed: a missing author leaves the
- * request to the resolvers) and its tags as nested JSON tuples.
+ * request to the resolvers), its tags and its comments as nested JSON tuples.
  */
 export interface PostTuple {
   columns: TupleColumn[];
   author?: TupleColumn[];
   tags?: TupleColumn[];
+  comments?: CommentsTuple;
+}
+
+/** What a list's tuple reads that depends on the request: its comments' `first` and the reader's comment scope. */
+export interface TupleRequest {
+  commentsFirst: number;
+  commentScope: CommentScope;
 }
 
 /** The property under which a hydrated list post carries its group's publication time. */
@@ -163,6 +229,7 @@ export function postTupleOf(tables: PlanTables, selection: PostColumns): PostTup
     columns: tables.tuple(tables.posts, selection.columns),
     author: selection.authorColumns && tables.tuple(tables.users, selection.authorColumns),
     tags: selection.tagColumns && tables.tuple(tables.tags, selection.tagColumns),
+    comments: selection.comments && commentsTupleOf(tables, selection.comments),
   };
 }
 
@@ -170,13 +237,14 @@ export function postTupleOf(tables: PlanTables, selection: PostColumns): PostTup
  * The inner select list of a list's posts over `t` (and `a`, the author, when selected), as
  * `v0, v1, …`, and the JOIN it needs; `jsonRows` of them (`x.v0, …`) makes the list one value.
  */
-export function postTupleSelect(tables: PlanTables, tuple: PostTuple): { select: Fragment; join: Fragment; values: string[] } {
+export function postTupleSelect(tables: PlanTables, tuple: PostTuple, request: TupleRequest): { select: Fragment; join: Fragment; values: string[] } {
   const select: Fragment[] = [];
   const column = (expression: string) => sql.raw(`${expression} AS v${select.length}`);
   for (const { property } of tuple.columns) select.push(column(`t.${tables.posts.column(property as keyof Post & string).name}`));
   select.push(column('t.group_published_at'));
   for (const { property } of tuple.author ?? []) select.push(column(`a.${tables.users.column(property as keyof User & string).name}`));
   if (tuple.tags) select.push(sql`${tables.tagsOf(tuple.tags, sql.raw('t.id'))} AS ${sql.raw(`v${select.length}`)}`);
+  if (tuple.comments) select.push(sql`${commentsTuples(tables, tuple.comments, sql.raw('t.id'), request.commentsFirst, request.commentScope)} AS ${sql.raw(`v${select.length}`)}`);
   return {
     select: sql.join(select),
     join: tuple.author ? sql.raw(' LEFT JOIN users a ON a.id = t.author_id') : sql.empty,
@@ -196,7 +264,8 @@ export function postsOfTuples(value: unknown, tuple: PostTuple): (Record<string,
       offset += tuple.author.length;
       post.author = author.id === null ? null : author;
     }
-    if (tuple.tags) post.tags = parseTuples(row[offset]).map((tag) => hydrate(tag, tuple.tags!, 0)).sort(bySlug);
+    if (tuple.tags) post.tags = parseTuples(row[offset++]).map((tag) => hydrate(tag, tuple.tags!, 0)).sort(bySlug);
+    if (tuple.comments) post.comments = commentsOfTuples(row[offset], tuple.comments);
     return post;
   });
   // A published post has a group publication time; were one without, its place would be the

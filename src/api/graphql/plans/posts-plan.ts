@@ -1,5 +1,6 @@
 import type { FieldNode, GraphQLSchema } from 'graphql';
-import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
+import { ReadPolicy } from '../../../auth/read-policy.js';
+import { commentsTag, POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
 import { decodeListCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, MAX_PAGE_SIZE, type PageRequest } from '../../../common/pagination/cursor.js';
 import { type ListLocale, listLocale, type LocaleSettings } from '../../../common/i18n/locale-lookup.js';
 import type { Sql } from '../../../common/persistence/sql.js';
@@ -8,7 +9,18 @@ import { MAX_LOCALE_LENGTH, MAX_POST_CURSOR_LENGTH } from '../../../posts/dto/li
 import { bestOfGroup, GROUP_OF } from '../../../posts/posts.repository.js';
 import { complete, declined, intOf, isNull, isUnset, type PlannedRequest, type RootPlanner, stringOf } from './plan-completion.js';
 import { type ArgumentValue, argumentsOf, decline, keyOf, leaf, objectType, type PlannedField, plainFields, selectionsOf, typename, uniqueKeys, type Variables } from './plan-walk.js';
-import { LIST_TIME, newPostColumns, type PlanTables, postFields, type PostTuple, postTupleOf, postTupleSelect, postsOfTuples } from './post-selection.js';
+import {
+  commentsFirstOf,
+  LIST_TIME,
+  newPostColumns,
+  type PlanTables,
+  postFields,
+  type PostTuple,
+  postTupleOf,
+  postTupleSelect,
+  postsOfTuples,
+  type TupleRequest,
+} from './post-selection.js';
 
 /** The plan of `posts(first, after, authorId, locale)`: the connection's fields and what its statement reads. */
 export interface PostsPlan {
@@ -30,14 +42,15 @@ const PAGE_INFO_FIELDS = new Set(['hasNextPage', 'hasPreviousPage', 'startCursor
 /**
  * The plain public list, `posts(first, after, authorId, locale)` (issue 43), in ONE statement per
  * request: the page's posts (newest group publication first, then id, keyset-paged on both, as
- * PostsRepository.publicPage) with their authors and tags as JSON tuples, and, when selected, the
+ * PostsRepository.publicPage) with their authors, tags and comments (with their authors, in the
+ * reader's comment scope, as the post page's) as JSON tuples, and, when selected, the
  * list's count (PostsRepository.countVisible) and whether posts come before the page (its
  * anyPublicFrom). The public list holds the published posts whoever reads (the scope of
  * PostFinder.scope without `status`), so no reader's id is a parameter. With translations
  * (SUPPORTED_LOCALES > 1) the list's language is chosen as PostFinder.languagesOf chooses it (the
  * `locale` argument, else Accept-Language, else DEFAULT_LOCALE) and each group shows its best post
  * (the repository's bestOfGroup), one statement text per chain. Anything past the plain list
- * (search, tag, status, dates, orderBy, comments inside the list) runs as before; so does a request
+ * (search, tag, status, dates, orderBy, commentCount) runs as before; so does a request
  * whose `first`, `authorId`, `after` or `locale` the resolver would refuse, with its error.
  */
 export class PostsPlanner implements RootPlanner<PostsPlan> {
@@ -46,6 +59,7 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
   constructor(
     private readonly db: Sql,
     private readonly tables: PlanTables,
+    private readonly readPolicy: ReadPolicy,
     private readonly locales: LocaleSettings,
   ) {
     this.translated = locales.supportedLocales.length > 1;
@@ -70,7 +84,7 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
         total = true;
       } else if (name === 'nodes') {
         if (field.arguments?.length) decline();
-        fields.push({ key, kind: 'list', relation: 'nodes', fields: postFields(schema, field, selection, variables, { comments: false }) });
+        fields.push({ key, kind: 'list', relation: 'nodes', fields: postFields(schema, field, selection, variables) });
       } else if (name === 'edges') {
         if (field.arguments?.length) decline();
         const edgeFields: PlannedField[] = [];
@@ -81,7 +95,7 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
           else if (childName === 'cursor' || childName === 'rank' || childName === 'snippet') edgeFields.push(leaf(edge, child));
           else if (childName === 'node') {
             if (child.arguments?.length) decline();
-            edgeFields.push({ key: keyOf(child), kind: 'object', relation: 'node', fields: postFields(schema, child, selection, variables, { comments: false }) });
+            edgeFields.push({ key: keyOf(child), kind: 'object', relation: 'node', fields: postFields(schema, child, selection, variables) });
           } else decline();
         }
         uniqueKeys(edgeFields);
@@ -139,13 +153,18 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
       }
     }
     const languages = this.languagesOf(plan, request);
-    // As PostsRepository records a list and a count, and TagsRepository a post's tags.
+    const tupleRequest: TupleRequest = {
+      commentsFirst: plan.tuple.comments ? commentsFirstOf(plan.tuple.comments.first, variables) : 0,
+      commentScope: this.readPolicy.commentScope(request.actor),
+    };
+    // As PostsRepository records a list and a count, TagsRepository a post's tags and CommentsRepository its comments.
     recordReadTags(POSTS_TAG);
-    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, page, authorId, languages));
+    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, page, authorId, languages, tupleRequest));
     const posts = postsOfTuples(row.planned_posts, plan.tuple);
     const hasNextPage = posts.length > first;
     if (hasNextPage) posts.length = first;
     if (plan.tuple.tags) recordReadIds(postTag, posts.map((post) => post.id as number));
+    if (plan.tuple.comments) recordReadIds(commentsTag, posts.map((post) => post.id as number));
     const edges = posts.map((post) => ({ cursor: encodeTimeCursor(post[LIST_TIME]!, post.id as number), node: post }));
     const connection = {
       edges,
@@ -178,8 +197,8 @@ export class PostsPlanner implements RootPlanner<PostsPlan> {
   }
 
   /** The one statement: the page as JSON tuples; the count and whether posts come before it, when selected. */
-  private statement(plan: PostsPlan, page: PageRequest, authorId: number | undefined, languages: ListLocale | undefined): Fragment {
-    const { select, join, values } = postTupleSelect(this.tables, plan.tuple);
+  private statement(plan: PostsPlan, page: PageRequest, authorId: number | undefined, languages: ListLocale | undefined, tupleRequest: TupleRequest): Fragment {
+    const { select, join, values } = postTupleSelect(this.tables, plan.tuple, tupleRequest);
     const scope = (alias: string): Fragment[] => {
       const where = [sql.raw(`${alias}.status = 'published'`)];
       if (authorId !== undefined) where.push(sql`${sql.raw(alias)}.author_id = ${authorId}`);

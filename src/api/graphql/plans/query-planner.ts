@@ -51,8 +51,8 @@ export class QueryPlanner {
     const tables = new PlanTables(db);
     this.roots = {
       post: new PostPlanner(db, tables, readPolicy, translated),
-      posts: new PostsPlanner(db, tables, config),
-      user: new UserPlanner(db, tables),
+      posts: new PostsPlanner(db, tables, readPolicy, config),
+      user: new UserPlanner(db, tables, readPolicy),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { FieldNode, GraphQLSchema } from 'graphql';
-import { POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
+import { ReadPolicy } from '../../../auth/read-policy.js';
+import { commentsTag, POSTS_TAG, postTag, recordReadIds, recordReadTags } from '../../../common/cache/read-tags.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../../common/pagination/cursor.js';
 import type { Sql } from '../../../common/persistence/sql.js';
 import { type Fragment, sql } from '../../../common/persistence/sql-template.js';
@@ -20,7 +21,7 @@ import {
   uniqueKeys,
   type Variables,
 } from './plan-walk.js';
-import { newPostColumns, type PlanTables, postFields, type PostTuple, postTupleOf, postTupleSelect, postsOfTuples } from './post-selection.js';
+import { commentsFirstOf, newPostColumns, type PlanTables, postFields, type PostTuple, postTupleOf, postTupleSelect, postsOfTuples, type TupleRequest } from './post-selection.js';
 
 /** The plan of `user(id:)`: the user's fields and what its statement reads. */
 export interface UserPlan {
@@ -36,12 +37,13 @@ export interface UserPlan {
  * `user(id:)` (issue 43) in ONE statement: the user's column fields (not email nor
  * commentsBlocked, whose visibility is the resolvers' logic) and User.posts(first), their newest
  * public posts (PostsRepository.publicPagesFor: published whoever reads, newest group
- * publication first, then id) with those posts' authors and tags as JSON tuples.
+ * publication first, then id) with those posts' authors, tags and comments as JSON tuples.
  */
 export class UserPlanner implements RootPlanner<UserPlan> {
   constructor(
     private readonly db: Sql,
     private readonly tables: PlanTables,
+    private readonly readPolicy: ReadPolicy,
   ) {}
 
   plan(schema: GraphQLSchema, root: FieldNode, variables: Variables): UserPlan {
@@ -61,8 +63,7 @@ export class UserPlanner implements RootPlanner<UserPlan> {
       } else if (name === 'posts' && posts === undefined) {
         const { first } = argumentsOf(field, { first: 'Int' }, variables);
         const selection = newPostColumns();
-        // A plain list field: its items are posts (their comments left to the resolvers).
-        const postsFields = postFields(schema, field, selection, variables, { comments: false });
+        const postsFields = postFields(schema, field, selection, variables);
         posts = { tuple: postTupleOf(this.tables, selection), first: first ?? { absent: true } };
         fields.push({ key: keyOf(field), kind: 'list', relation: 'posts', fields: postsFields });
       } else {
@@ -84,7 +85,11 @@ export class UserPlanner implements RootPlanner<UserPlan> {
       if (given === undefined || given < 1 || given > MAX_PAGE_SIZE) return declined();
       first = given;
     }
-    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, id, first));
+    const tupleRequest: TupleRequest = {
+      commentsFirst: plan.posts?.tuple.comments ? commentsFirstOf(plan.posts.tuple.comments.first, variables) : 0,
+      commentScope: this.readPolicy.commentScope(request.actor),
+    };
+    const [row] = await this.db.rows<Record<string, unknown>>(this.statement(plan, id, first, tupleRequest));
     if (!row) return null;
     const user = this.tables.users.fromRow(row, '', plan.columns) as unknown as Record<string, unknown>;
     if (plan.posts) {
@@ -92,15 +97,16 @@ export class UserPlanner implements RootPlanner<UserPlan> {
       recordReadTags(POSTS_TAG);
       const posts = postsOfTuples(row.planned_posts, plan.posts.tuple);
       if (plan.posts.tuple.tags) recordReadIds(postTag, posts.map((post) => post.id as number));
+      if (plan.posts.tuple.comments) recordReadIds(commentsTag, posts.map((post) => post.id as number));
       user.posts = posts;
     }
     return complete(plan.fields, user);
   }
 
-  private statement(plan: UserPlan, id: number, first: number): Fragment {
+  private statement(plan: UserPlan, id: number, first: number, tupleRequest: TupleRequest): Fragment {
     const select: Fragment[] = [sql.raw(this.tables.users.selectList('u', '', plan.columns))];
     if (plan.posts) {
-      const { select: inner, join, values } = postTupleSelect(this.tables, plan.posts.tuple);
+      const { select: inner, join, values } = postTupleSelect(this.tables, plan.posts.tuple, tupleRequest);
       const from = sql`FROM (SELECT ${inner} FROM posts t${join} WHERE t.status = 'published' AND t.author_id = ${id} ORDER BY t.group_published_at DESC, t.id DESC LIMIT ${first}) x`;
       select.push(sql`${this.tables.dialect.jsonRows(values, from)} AS planned_posts`);
     }

@@ -64,6 +64,73 @@ SELECT
 SELECT
   (
     SELECT
+      json_agg(json_build_array(x.v0, x.v1, x.v2))::text
+    FROM
+      (
+        SELECT
+          t.id AS v0,
+          t.group_published_at AS v1,
+          (
+            SELECT
+              json_agg(json_build_array(x.v0, x.v1, x.v2, x.v3))::text
+            FROM
+              (
+                SELECT
+                  c.id AS v0,
+                  c.body AS v1,
+                  u.id AS v2,
+                  u.name AS v3
+                FROM
+                  comments c
+                  JOIN users u ON u.id = c.author_id
+                WHERE
+                  c.post_id = t.id
+                  AND c.status = 'approved'
+                ORDER BY
+                  c.id ASC
+                LIMIT
+                  $1
+              ) x
+          ) AS v2
+        FROM
+          posts t
+        WHERE
+          t.status = 'published'
+          AND NOT EXISTS (
+            SELECT
+              1
+            FROM
+              posts b
+            WHERE
+              COALESCE(b.translation_group_id, b.id) = COALESCE(t.translation_group_id, t.id)
+              AND b.id <> t.id
+              AND b.status = 'published'
+              AND (
+                CASE b.locale
+                  WHEN 'en' THEN 0
+                  ELSE 1
+                END,
+                b.id
+              ) < (
+                CASE t.locale
+                  WHEN 'en' THEN 0
+                  ELSE 1
+                END,
+                t.id
+              )
+          )
+        ORDER BY
+          t.group_published_at DESC,
+          t.id DESC
+        LIMIT
+          $2
+      ) x
+  ) AS planned_posts
+
+-- PostsPlanner.answer (src/api/graphql/plans/posts-plan.ts)
+SELECT
+  (
+    SELECT
       json_agg(json_build_array(x.v0, x.v1))::text
     FROM
       (
