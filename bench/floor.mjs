@@ -14,6 +14,7 @@
  *                   update, an absolute `Link` rel="next"
  *   POST /graphql   the post page query   (3 statements: post, author, comments joined with authors;
  *                   with `tags { slug name }`, a 4th: the post's tags; with `bodyHtml`, the stored rendering)
+ *   POST /graphql   the posts page query (2 statements: the page as GET /posts reads it, the authors' names)
  *   POST /graphql   the createPost mutation (HS256 bearer token checked by hand; the actor, then in a
  *                   transaction the slugs its slug could clash with, the row rendered on write, the slug's
  *                   claim in post_slugs: 6 statements with BEGIN and COMMIT)
@@ -38,6 +39,8 @@ import {
   POST_PAGE_HTML_QUERY,
   POST_PAGE_QUERY,
   POST_PAGE_TAGS_QUERY,
+  POSTS_PAGE_FIRST,
+  POSTS_PAGE_QUERY,
   decodeCursor,
   decodePostCursor,
   decodeTimeCursor,
@@ -473,6 +476,31 @@ async function postPage(store, variables, { withTags = false, withHtml = false }
   return { data: { post: page } };
 }
 
+/** The posts page: the public list's page (after a time cursor), each post with its author's name and its tags' slugs. */
+async function postsPage(store, variables) {
+  const given = variables?.after ?? null;
+  const after = given === null ? undefined : decodeTimeCursor(given);
+  if (after === null) return graphqlError('after is not a cursor this service issued', 'BAD_USER_INPUT');
+  const rows = await store.posts(POSTS_PAGE_FIRST + 1, after);
+  const items = rows.slice(0, POSTS_PAGE_FIRST);
+  const names = new Map(items.length === 0 ? [] : (await store.names([...new Set(items.map((row) => row.author_id))])).map((user) => [Number(user.id), user.name]));
+  const edges = items.map((row) => {
+    const publishedAt = store.iso(row.published_at);
+    return {
+      cursor: encodeTimeCursor(new Date(publishedAt), row.id),
+      node: {
+        id: row.id,
+        title: row.title,
+        excerpt: row.excerpt,
+        publishedAt,
+        author: { name: names.get(Number(row.author_id)) },
+        tags: store.tags(row.tags).map((tag) => ({ slug: tag.split('\x1e')[0] })),
+      },
+    };
+  });
+  return { data: { posts: { pageInfo: { hasNextPage: rows.length > POSTS_PAGE_FIRST, endCursor: edges.length > 0 ? edges[edges.length - 1].cursor : null }, edges } } };
+}
+
 async function createPost(store, variables, request, secret) {
   const userId = verifyBearer(request.headers.authorization, secret);
   const actor = userId === null ? null : await store.actor(userId);
@@ -518,6 +546,7 @@ async function graphql(store, request, response, secret) {
   if (document?.query === POST_PAGE_QUERY) result = await postPage(store, document.variables);
   else if (document?.query === POST_PAGE_TAGS_QUERY) result = await postPage(store, document.variables, { withTags: true });
   else if (document?.query === POST_PAGE_HTML_QUERY) result = await postPage(store, document.variables, { withHtml: true });
+  else if (document?.query === POSTS_PAGE_QUERY) result = await postsPage(store, document.variables);
   else if (document?.query === CREATE_POST_MUTATION) {
     result = await createPost(store, document.variables, request, secret);
   } else result = graphqlError('The floor serves only the bench documents', 'GRAPHQL_VALIDATION_FAILED');

@@ -44,6 +44,7 @@ import {
   POST_PAGE_HTML_QUERY,
   POST_PAGE_QUERY,
   POST_PAGE_TAGS_QUERY,
+  POSTS_PAGE_QUERY,
   SERVICE_ENV,
   SERVICE_NODE_FLAGS,
   encodeCursor,
@@ -86,7 +87,7 @@ Node      --node N          the service, the floor and the cold start run on Nod
                             under the temp dir, as the peer's is
 Other     --scenarios a,b   only these (rest-post, rest-post-auth, rest-posts, rest-posts-search, rest-posts-tag,
                             rest-comments, rest-feed, graphql-post-page, graphql-post-page-tags, graphql-post-page-markdown,
-                            graphql-create-post,
+                            graphql-posts-page, graphql-create-post,
                             fanout, fanout-redis, cache-hot-set,
                             cold-start: start-up time, idle RSS and modules, bench/cold-start.mjs)
           --quick           1 round of 2 s, 0.5 s warm-up, 200 subscribers, 5 events (a smoke run)
@@ -457,6 +458,7 @@ const SCENARIO_IDS = [
   'graphql-post-page',
   'graphql-post-page-tags',
   'graphql-post-page-markdown',
+  'graphql-posts-page',
   'graphql-create-post',
   'fanout',
   'fanout-redis',
@@ -485,6 +487,7 @@ function scenarios(ctx) {
   const pick = (random, list) => list[randomInt(random, 0, list.length - 1)];
   const graphqlPost = (query, postId) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query, variables: { id: postId } }) });
   const postPageTags = (postId) => graphqlPost(POST_PAGE_TAGS_QUERY, postId);
+  const postsPage = (after) => ({ method: 'POST', path: '/graphql', headers: JSON_HEADERS, body: JSON.stringify({ query: POSTS_PAGE_QUERY, variables: { after } }) });
   return [
     {
       id: 'rest-post',
@@ -605,6 +608,21 @@ function scenarios(ctx) {
       unavailable: markdownPosts === 0 ? 'the dataset has no Markdown posts (--markdown-posts 0)' : null,
       request: (random) => graphqlPost(POST_PAGE_HTML_QUERY, randomMarkdownPost(random)),
       samples: () => markdownCheckIds.map((id) => graphqlPost(POST_PAGE_HTML_QUERY, id)),
+    },
+    {
+      // The front page over GraphQL: the public list's first page, each post with its author's name and tags.
+      id: 'graphql-posts-page',
+      name: 'GraphQL posts page (20, author, tags)',
+      graphql: true,
+      dynamic: false,
+      cacheable: true,
+      request: () => postsPage(null),
+      samples: () => [
+        postsPage(null),
+        // A (publishedAt, id) cursor, as the public list issues them.
+        postsPage(encodeTimeCursor(new Date(Date.UTC(2100, 0, 1)), Math.max(1, ctx.posts - 10))),
+        ...(markdownPosts > 0 ? [postsPage(encodeTimeCursor(new Date(Date.UTC(2025, 0, 31)), 1))] : []),
+      ],
     },
     {
       // The Atom feed of the newest public posts (CONTRACT §13): the public list's page, the

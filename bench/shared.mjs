@@ -91,6 +91,13 @@ export const POST_PAGE_TAGS_QUERY =
 export const POST_PAGE_HTML_QUERY =
   'query PostPageHtml($id: Int!) { post(id: $id) { title body bodyHtml author { name avatarUrl } comments { body author { name } } } }';
 
+/** The front page over GraphQL: the plain public list's page (planned by the service: one statement), each post with its author's name and its tags' slugs. */
+export const POSTS_PAGE_QUERY =
+  'query PostsPage($after: String) { posts(first: 20, after: $after) { pageInfo { hasNextPage endCursor } edges { cursor node { id title excerpt publishedAt author { name } tags { slug } } } } }';
+
+/** The page size of POSTS_PAGE_QUERY. */
+export const POSTS_PAGE_FIRST = 20;
+
 export const CREATE_POST_MUTATION =
   'mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { id title } }';
 

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { ADMIN, ALICE, BOB, tokenFor } from './support/auth.js';
 import { expectData, expectError, graphql, metricValue, relayQuiet } from './support/graphql-client.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -93,12 +94,38 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     expect(statements).toBeLessThanOrEqual(4);
   });
 
-  it('totalCount costs one COUNT, and only when selected', async () => {
+  it('totalCount costs one COUNT, and only when selected (unplanned: the resolvers)', async () => {
+    const planner = app.app.get(QueryPlanner);
+    planner.enabled = false;
+    onTestFinished(() => {
+      planner.enabled = true;
+    });
     const without = await measure('{ posts(first: 5) { nodes { id } } }');
     const withCount = await measure('{ posts(first: 5) { totalCount nodes { id } } }');
     expect(expectData(withCount.result).posts.totalCount).toBe(29);
     expect(without.statements).toBe(1);
     expect(withCount.statements).toBe(2);
+  });
+
+  it('the plain list is planned: 1 statement with authors, tags, totalCount and hasPreviousPage, on a page after a cursor too', async () => {
+    const LIST = `query($after: String) { posts(first: 10, after: $after) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor }
+      edges { cursor node { id title author { name avatarUrl } tags { slug } } } } }`;
+    const first = await measure(LIST);
+    const { posts } = expectData(first.result);
+    expect(posts.edges).toHaveLength(10);
+    expect(posts.totalCount).toBe(29);
+    expect(new Set(posts.edges.map((edge: { node: { author: { name: string } } }) => edge.node.author.name)).size).toBeGreaterThan(1);
+    const next = await measure(LIST, { after: posts.pageInfo.endCursor });
+    expect(expectData(next.result).posts.pageInfo.hasPreviousPage).toBe(true);
+    console.log(`[${kind}] planned posts(first: 10): ${first.statements} statement, ${next.statements} after a cursor`);
+    expect(first.statements).toBe(1);
+    expect(next.statements).toBe(1);
+  });
+
+  it('user(id:) with its posts, their authors and tags is planned: 1 statement', async () => {
+    const { result, statements } = await measure('query($id: Int!) { user(id: $id) { id name avatarUrl posts(first: 5) { title author { name } tags { slug } } } }', { id: 2 });
+    expect(expectData(result).user.posts.length).toBeGreaterThan(0);
+    expect(statements).toBe(1);
   });
 
   it('every list and relation is batched: users → posts → comments → post, author and counts', async () => {
@@ -120,14 +147,25 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     expect(statements).toBe(3);
   });
 
-  it('comments per post are paged in the same single statement (first/after per post)', async () => {
-    const { result, statements } = await measure('{ posts(first: 20) { nodes { id comments(first: 2) { id postId } } } }');
+  it('comments per post are paged in the same single statement (first/after per post); planned, the list and its comments are one', async () => {
+    const query = '{ posts(first: 20) { nodes { id comments(first: 2) { id postId } } } }';
+    const planner = app.app.get(QueryPlanner);
+    planner.enabled = false;
+    onTestFinished(() => {
+      planner.enabled = true;
+    });
+    const { result, statements } = await measure(query);
     const { posts } = expectData(result);
     for (const node of posts.nodes) {
       expect(node.comments.length).toBeLessThanOrEqual(2);
       expect(node.comments.every((comment: { postId: number }) => comment.postId === node.id)).toBe(true);
     }
     expect(statements).toBe(2);
+    planner.enabled = true;
+    // Another text: the response cache keeps the answers above.
+    const planned = await measure(`${query}\n# planned`);
+    expect(planned.result.body).toEqual(result.body);
+    expect(planned.statements).toBe(1);
   });
 
   // The signed-in user, then the write. For a comment the INSERT … RETURNING with its event and

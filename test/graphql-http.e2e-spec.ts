@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/app-config.js';
-import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { PostFinder } from '../src/posts/post-finder.service.js';
 import { ALICE, tokenFor } from './support/auth.js';
 import { TEST_REDIS_URL } from './support/databases.js';
@@ -280,7 +280,7 @@ describe('GraphQL introspection, error masking and the IDE by environment', () =
 
     it('masks internal errors', async () => {
       // The fault is the resolvers' read (a planned post page reads through its own statement).
-      const planner = production.app.get(PostPagePlanner);
+      const planner = production.app.get(QueryPlanner);
       planner.enabled = false;
       onTestFinished(() => {
         planner.enabled = true;
@@ -324,7 +324,7 @@ describe('GraphQL introspection, error masking and the IDE by environment', () =
 
     it("shows an internal error's message, never its stack", async () => {
       // The fault is the resolvers' read (a planned post page reads through its own statement).
-      const planner = development.app.get(PostPagePlanner);
+      const planner = development.app.get(QueryPlanner);
       planner.enabled = false;
       onTestFinished(() => {
         planner.enabled = true;

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
 import { GraphQLContextFactory } from '../src/api/graphql/graphql-context.factory.js';
 import { OperationGate } from '../src/api/graphql/gate/operation-gate.js';
-import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { bearer } from './support/auth.js';
 import { createPostWith, signInCallers } from './support/editorial.js';
 import { describeEachDatabase, startTestApp, type TestApp } from './support/test-app.js';
@@ -48,14 +48,14 @@ function costLeft(answer: Answer): number {
 
 describeEachDatabase('GraphQL plans over HTTP: answered before Apollo, as Apollo answers', (kind) => {
   let app: TestApp;
-  let planner: PostPagePlanner;
+  let planner: QueryPlanner;
   let postId: number;
   let draftId: number;
   const tokens = new Map<string, string | undefined>();
 
   beforeAll(async () => {
     app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'off', RATE_LIMIT_COST_MAX: '1000000', RATE_LIMIT_MAX: '100000' } });
-    planner = app.app.get(PostPagePlanner);
+    planner = app.app.get(QueryPlanner);
     const callers = await signInCallers(app);
     for (const caller of Object.values(callers)) tokens.set(caller.name, caller.token);
     const alice = tokens.get('alice')!;
@@ -181,12 +181,12 @@ describeEachDatabase('GraphQL plans over HTTP: answered before Apollo, as Apollo
 
 describeEachDatabase('GraphQL plans over HTTP: the response cache keeps a planned answer as Apollo’s', (kind) => {
   let app: TestApp;
-  let planner: PostPagePlanner;
+  let planner: QueryPlanner;
   let ids: number[];
 
   beforeAll(async () => {
     app = await startTestApp(kind, { env: { RESPONSE_CACHE: 'memory' } });
-    planner = app.app.get(PostPagePlanner);
+    planner = app.app.get(QueryPlanner);
     const { alice } = await signInCallers(app);
     ids = [];
     for (const title of ['First', 'Second']) ids.push((await createPostWith(app, alice.token!, { title, body: `The ${title} post.` })).id);

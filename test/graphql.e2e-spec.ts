@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { encodeTimeCursor } from '../src/common/pagination/cursor.js';
-import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { PostFinder } from '../src/posts/post-finder.service.js';
 import { expectData, expectError, graphql } from './support/graphql-client.js';
 import { ISO } from './support/resources.js';
@@ -314,7 +314,7 @@ describeEachDatabase('GraphQL queries and mutations', (kind) => {
     it('INTERNAL_SERVER_ERROR with a masked message, and SERVICE_UNAVAILABLE for an unreachable database', async () => {
       const posts = app.app.get(PostFinder);
       // The fault is the resolvers' read (a planned post page reads through its own statement).
-      const planner = app.app.get(PostPagePlanner);
+      const planner = app.app.get(QueryPlanner);
       planner.enabled = false;
       onTestFinished(() => {
         planner.enabled = true;

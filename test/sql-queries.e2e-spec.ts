@@ -16,7 +16,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventRetention } from '../src/event-log/event-retention.js';
 import { AuditRetention } from '../src/audit/audit-retention.js';
-import { PostPagePlanner } from '../src/api/graphql/plans/post-page-planner.js';
+import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { MediaRepository } from '../src/media/media.repository.js';
 import { MediaVariantsWorker } from '../src/media/media-variants.worker.js';
 import { PostScheduler } from '../src/posts/post-scheduler.js';
@@ -353,18 +353,26 @@ async function workload(app: TestApp, parties: Parties): Promise<void> {
   await ql('{ posts(first: 1, search: "post", tag: ["news"]) { totalCount edges { rank snippet } } }');
   await ql('{ posts(first: 1, orderBy: TITLE_ASC, status: DRAFT) { totalCount nodes { id } } }', alice);
 
-  // GraphQL: lists with counts and batched children, a page after a cursor, the post page.
+  // GraphQL: lists with counts and batched children, a page after a cursor, the post page, a
+  // user with their posts; each planned (GRAPHQL_PLANS: one statement) and unplanned (GRAPHQL_PLANS=off,
+  // or a document the plan declines: the resolvers' statements).
   const page = await ql(`{ posts(first: 3) { totalCount pageInfo { endCursor } nodes { id author { name } commentCount comments(first: 2) { body author { name } } } } }`);
-  await ql(`{ posts(first: 2, after: "${page.posts.pageInfo.endCursor as string}") { pageInfo { hasPreviousPage } nodes { id } } }`);
-  await ql(`{ posts(authorId: ${aliceId}, first: 1) { totalCount nodes { id } } }`);
-  await ql(`{ post(id: ${postId}) { title author { name avatarUrl } comments { body author { name } } } }`);
-  // The same page unplanned (GRAPHQL_PLANS=off, or a document the plan declines): the resolvers' statements.
-  const planner = app.app.get(PostPagePlanner);
-  planner.enabled = false;
-  await ql(`{ post(id: ${postId}) { title author { name avatarUrl } comments { body author { name } } } }`);
+  const endCursor = page.posts.pageInfo.endCursor as string;
+  const planner = app.app.get(QueryPlanner);
+  for (const enabled of [true, false]) {
+    planner.enabled = enabled;
+    await ql(`{ posts(first: 2, after: "${endCursor}") { pageInfo { hasPreviousPage } nodes { id } } }`);
+    await ql(`{ posts(authorId: ${aliceId}, first: 1) { totalCount nodes { id } } }`);
+    await ql(`{ post(id: ${postId}) { title author { name avatarUrl } comments { body author { name } } } }`);
+    await ql(`{ user(id: ${aliceId}) { posts(first: 2) { title } } }`);
+  }
   planner.enabled = true;
+  // Planned: the bench's post page with its tags, a front page and a user with every planned relation of their posts.
+  await ql(`{ post(id: ${postId}) { title body author { name avatarUrl } comments { body author { name } } tags { slug name } } }`);
+  await ql('{ posts(first: 5) { pageInfo { hasNextPage endCursor } edges { cursor node { id title author { name avatarUrl } tags { slug name } } } } }');
+  await ql('{ posts(first: 2) { nodes { id comments(first: 2) { body author { name } } } } }');
+  await ql(`{ user(id: ${aliceId}) { name avatarUrl posts(first: 2) { title author { name } tags { slug } } } }`);
   await ql('{ users(first: 2) { totalCount nodes { name posts(first: 2) { title } } } }');
-  await ql(`{ user(id: ${aliceId}) { posts(first: 2) { title } } }`);
   await ql(`{ comment(id: ${comments.body[0].id as number}) { body post { title } author { name } } }`);
 
   // Posts and comments: create (with the event), change (with and without If-Match), delete.

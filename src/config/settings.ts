@@ -296,7 +296,7 @@ export const SETTINGS = {
     group: 'GraphQL',
     default: 'on',
     description:
-      '`on`: a `post(id:)` query whose selection is the post\'s own fields, its author, comments (with their authors) and tags is planned once per document and answered by one SQL statement; any other document runs field by field. `off`: every document runs field by field (the same answers).',
+      '`on`: a query of one root field — `post(id:)` (the post\'s own fields, its author, comments with their authors, tags), the plain list `posts(first, after, authorId, locale)` (its edges, nodes, pageInfo and totalCount; each post\'s own fields, author, tags and comments) or `user(id:)` (id, name, avatarUrl and their posts) — is planned once per document and answered by one SQL statement; any other document runs field by field. `off`: every document runs field by field (the same answers).',
   }),
   graphqlMaxAliases: setting('GRAPHQL_MAX_ALIASES', int(0, 100_000), {
     limit: 'Aliases in one GraphQL document; past it 400 before it runs',

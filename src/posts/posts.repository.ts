@@ -85,7 +85,7 @@ const CLAIM_FROM_ROW: Companion<Post> = (row, source) =>
   sql`INSERT INTO post_slugs (slug, post_id) SELECT ${sql.raw(row.column('slug'))}, ${sql.raw(row.column('id'))} FROM ${source} ON CONFLICT (slug) DO NOTHING RETURNING slug`;
 
 /** A post's translation group: its translation_group_id, NULL for a group of its own (its id); the expression idx_posts_translation_locale indexes. */
-const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
+export const GROUP_OF = (alias: string) => `COALESCE(${alias}.translation_group_id, ${alias}.id)`;
 
 /**
  * The other posts of a post's group, read with it: `locale id status author_id` each (a locale
@@ -126,7 +126,7 @@ const LIST_TIME = 'list_time';
  * group's posts are found through idx_posts_translation_locale. The chain's locales are
  * SUPPORTED_LOCALES, written as literals: one statement text per chain.
  */
-function bestOfGroup(chain: readonly string[], holds: readonly Fragment[]): Fragment {
+export function bestOfGroup(chain: readonly string[], holds: readonly Fragment[]): Fragment {
   const rank = (alias: string) => `CASE ${alias}.locale ${chain.map((locale, index) => `WHEN ${literal(locale)} THEN ${index}`).join(' ')} ELSE ${chain.length} END`;
   const before = sql.raw(`(${rank('b')}, b.id) < (${rank('t')}, t.id)`);
   return sql`NOT EXISTS (SELECT 1 FROM posts b WHERE ${sql.raw(GROUP_OF('b'))} = ${sql.raw(GROUP_OF('t'))} AND b.id <> t.id AND ${sql.join([...holds, before], ' AND ')})`;

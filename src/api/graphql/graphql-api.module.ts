@@ -18,7 +18,7 @@ import { graphiqlLandingPagePlugin } from './ide/graphiql.js';
 import { GraphQLSupportModule } from './graphql-support.module.js';
 import { operationMetricsPlugin } from './plugins/operation-metrics.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
-import { PostPagePlanner } from './plans/post-page-planner.js';
+import { QueryPlanner } from './plans/query-planner.js';
 import { plansPlugin } from './plans/plans.plugin.js';
 import { PlannedAnswers } from './plans/planned-answers.js';
 import { traceResolvers } from '../../tracing/resolver-context.js';
@@ -56,7 +56,7 @@ export function buildGraphQLOptions(
   gate: OperationGate,
   cache: ResponseCache,
   replicas: ReplicaSet,
-  planner: PostPagePlanner,
+  planner: QueryPlanner,
 ): ApolloDriverConfig & ApolloFederationDriverConfig {
   const routed = (schema: GraphQLSchema) => (replicas.enabled ? routeResolvers(schema) : schema);
   return {
@@ -99,7 +99,7 @@ export function buildGraphQLOptions(
       ...(replicas.enabled ? [readRoutingPlugin(replicas)] : []),
       ...(tracingState.enabled ? [tracingPlugin()] : []),
       ...(ideEnabled(config) ? [graphiqlLandingPagePlugin()] : []),
-      plansPlugin(planner),
+      plansPlugin(planner, gate.formatError),
     ],
     // WebSocket and SSE are served by WebSocketTransportModule and SseTransportModule, through the same gate.
   };
@@ -124,7 +124,7 @@ export class GraphQLApiModule implements OnModuleInit {
         GraphQLModule.forRootAsync<ApolloDriverConfig | ApolloFederationDriverConfig>({
           driver: config.graphqlFederation ? ApolloFederationDriver : ApolloDriver,
           imports: [GraphQLSupportModule],
-          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache, ReplicaSet, PostPagePlanner],
+          inject: [AppConfig, GraphQLContextFactory, MetricsService, OperationGate, ResponseCache, ReplicaSet, QueryPlanner],
           useFactory: buildGraphQLOptions,
         }),
         GraphQLSupportModule,

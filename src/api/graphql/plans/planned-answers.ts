@@ -10,12 +10,14 @@ import { tracingState } from '../../../tracing/tracing-state.js';
 import { type GateVerdict, OperationGate } from '../gate/operation-gate.js';
 import { isRecord } from '../gate/request-checks.js';
 import { singleResultMediaType } from '../single-result-media-type.js';
-import { PostPagePlanner } from './post-page-planner.js';
+import { type PlannedAnswer, QueryPlanner } from './query-planner.js';
 
 /** What the planned path found out about a request it then left to Apollo, so that nothing is done twice. */
 export interface GraphQLAdmission {
   actor: Actor | null;
   verdict: GateVerdict;
+  /** The plan's answer when it was one Apollo must send (the database unavailable: an error to format); undefined: declined or not tried. */
+  answer?: PlannedAnswer;
 }
 
 /**
@@ -36,7 +38,7 @@ export class PlannedAnswers {
   static readonly requestFields = { graphqlAdmission: null } as const;
 
   constructor(
-    private readonly planner: PostPagePlanner,
+    private readonly planner: QueryPlanner,
     private readonly gate: OperationGate,
     private readonly schemaHost: GraphQLSchemaHost,
     private readonly cache: ResponseCache,
@@ -70,18 +72,25 @@ export class PlannedAnswers {
     }
     const schema = this.schemaHost.schema;
     const verdict = await this.gate.admit(body, { transport: 'http', address: request.ip }, schema);
-    request.graphqlAdmission = { actor, verdict };
+    const admission: GraphQLAdmission = { actor, verdict };
+    request.graphqlAdmission = admission;
     if (!('admitted' in verdict)) return false;
     const { admitted } = verdict;
-    const data = await this.planner.run({
+    const answer = await this.planner.run({
       queryHash: admitted.hash,
       operationName: admitted.operationName,
       operation: admitted.operation,
       schema,
       variables: admitted.variables,
       actor,
+      acceptLanguage: request.headers['accept-language'],
     });
-    if (data === undefined) return false;
+    if (answer === undefined) return false;
+    if ('unavailable' in answer) {
+      // Apollo's plugin formats the error as for any other request.
+      admission.answer = answer;
+      return false;
+    }
     if (admitted.budget) setRateLimitItem(reply, admitted.budget);
     this.metrics.recordGraphQLOperation('query');
     const state = request.graphqlCache;
@@ -90,7 +99,7 @@ export class PlannedAnswers {
       if (state) state.storable = true;
       reply.header('cache-status', state ? CACHE_STATUS.miss : CACHE_STATUS.uncacheable);
     }
-    reply.header('content-type', mediaType).send(`${JSON.stringify({ data })}\n`);
+    reply.header('content-type', mediaType).send(`${JSON.stringify({ data: answer.data })}\n`);
     return true;
   }
 }
