@@ -18,10 +18,10 @@ export class GraphQLContextFactory {
   async forHttp(req: FastifyRequest, reply: FastifyReply): Promise<GraphQLContext> {
     // The planned path (plans/planned-answers.ts) may have checked the credential already.
     const admission = req.graphqlAdmission;
-    if (admission) return { req, reply, actor: admission.actor, clientAddress: req.ip, loaders: new Loaders() };
     let actor: Actor | null;
     try {
-      actor = await this.gate.authenticate(req.headers.authorization);
+      if (admission?.failure !== undefined) throw admission.failure;
+      actor = admission ? admission.actor : await this.gate.authenticate(req.headers.authorization);
     } catch (error) {
       throw toGraphQLError(error);
     }

@@ -15,11 +15,13 @@ import { type PlannedAnswer, QueryPlanner } from './query-planner.js';
 /** What the planned path found out about a request it then left to Apollo, so that nothing is done twice. */
 export interface GraphQLAdmission {
   actor: Actor | null;
-  verdict: GateVerdict;
+  /** The credential's error (Apollo's context throws it: the credential is not looked at twice). */
+  failure?: unknown;
+  /** The gate's verdict; undefined when the credential failed. */
+  verdict?: GateVerdict;
   /** The plan's answer when it was one Apollo must send (the database unavailable: an error to format); undefined: declined or not tried. */
   answer?: PlannedAnswer;
 }
-
 /**
  * POST /graphql for planned documents, before Apollo (a `preHandler` after the response cache's
  * lookup). A request of the plain shape (a query string; variables, operationName; no extensions,
@@ -66,8 +68,9 @@ export class PlannedAnswers {
     let actor: Actor | null;
     try {
       actor = await this.gate.authenticate(request.headers.authorization);
-    } catch {
-      // Apollo's context answers the credential's error.
+    } catch (failure) {
+      // Apollo's context answers the credential's error (the database away: after one wait, not two).
+      request.graphqlAdmission = { actor: null, failure };
       return false;
     }
     const schema = this.schemaHost.schema;
