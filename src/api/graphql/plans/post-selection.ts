@@ -158,7 +158,7 @@ export function commentsFirstOf(first: ArgumentValue, variables: Record<string, 
 }
 
 /** ReadPolicy.commentScope as a condition on `c` (CommentsRepository's), null: every comment. */
-export function commentCondition(scope: CommentScope): Fragment | null {
+function commentCondition(scope: CommentScope): Fragment | null {
   switch (scope.kind) {
     case 'approved':
       return sql`c.status = 'approved'`;
@@ -169,7 +169,7 @@ export function commentCondition(scope: CommentScope): Fragment | null {
   }
 }
 
-/** A post's comments (and their authors) as JSON tuples over `from` (`FROM …` with `c` and `u`), oldest first, the reader's scope applied. */
+/** The first `first` comments of the post `postId` (an SQL expression) the reader may see (`scope`), oldest first, with their authors' columns, as JSON tuples. */
 export function commentsTuples(tables: PlanTables, comments: CommentsTuple, postId: Fragment, first: number, scope: CommentScope): Fragment {
   const inner = [
     ...comments.columns.map((column, index) => `c.${tables.comments.column(column.property as keyof Comment & string).name} AS v${index}`),
