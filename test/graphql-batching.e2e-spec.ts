@@ -84,14 +84,27 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     expect(page.statements).toBe(1);
   });
 
-  it('posts(first: 20) with authors and comments with their authors costs at most 4 statements', async () => {
-    const { result, statements } = await measure(FRONT_PAGE);
-    const { posts } = expectData(result);
-    expect(posts.nodes).toHaveLength(20);
-    const comments = posts.nodes.flatMap((node: { comments: unknown[] }) => node.comments);
-    expect(comments.length).toBeGreaterThan(40);
-    console.log(`[${kind}] posts(first: 20) with authors and ${comments.length} comments with authors: ${statements} statements`);
-    expect(statements).toBeLessThanOrEqual(4);
+  it('posts(first: 20) with authors and comments with their authors: 1 statement planned, at most 4 through the resolvers', async () => {
+    const planner = app.app.get(QueryPlanner);
+    const counts: number[] = [];
+    for (const enabled of [true, false]) {
+      planner.enabled = enabled;
+      try {
+        // Another text of the same document for the second run: the response cache keeps the first's answer.
+        const { result, statements } = await measure(enabled ? FRONT_PAGE : `${FRONT_PAGE}\n# through the resolvers`);
+        const { posts } = expectData(result);
+        expect(posts.nodes).toHaveLength(20);
+        const comments = posts.nodes.flatMap((node: { comments: unknown[] }) => node.comments);
+        expect(comments.length).toBeGreaterThan(40);
+        console.log(`[${kind}] posts(first: 20) with authors and ${comments.length} comments with authors, ${enabled ? 'planned' : 'unplanned'}: ${statements} statements`);
+        counts.push(statements);
+      } finally {
+        planner.enabled = true;
+      }
+    }
+    expect(counts[0]).toBe(1);
+    expect(counts[1]).toBeGreaterThan(1);
+    expect(counts[1]).toBeLessThanOrEqual(4);
   });
 
   it('totalCount costs one COUNT, and only when selected (unplanned: the resolvers)', async () => {
