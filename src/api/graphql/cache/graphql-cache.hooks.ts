@@ -17,10 +17,19 @@ export interface GraphQLCacheState {
   key: string;
   /** The cache's generation when the request arrived, before anything was read. */
   since: number;
-  /** Set by the gate plugin once the answer is a query's data without errors. */
+  /** Set (markStorable) once the answer is a query's data without errors. */
   storable: boolean;
   /** The tags of what the operation read (read-tags.ts). */
   tags: Set<string>;
+}
+
+/**
+ * Whether an answer may be kept (the gate's plugin and the planned path decide it; `state` is null
+ * when the request was not looked up: a credential, a mutation): its Cache-Status.
+ */
+export function markStorable(state: GraphQLCacheState | null, storable: boolean): string {
+  if (state) state.storable = storable;
+  return storable ? CACHE_STATUS.miss : CACHE_STATUS.uncacheable;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,7 +1,8 @@
 import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
 import { setRateLimitItem } from '../../../common/rate-limit/rate-limit-headers.js';
-import { CACHE_STATUS, type ResponseCache } from '../../../common/cache/response-cache.js';
+import type { ResponseCache } from '../../../common/cache/response-cache.js';
+import { markStorable } from '../cache/graphql-cache.hooks.js';
 import type { GraphQLContext } from '../../../common/graphql/graphql-context.js';
 import type { OperationGate } from './operation-gate.js';
 
@@ -57,8 +58,7 @@ export function gatePlugin(gate: OperationGate, cache: ResponseCache): ApolloSer
             response.body.singleResult.errors === undefined &&
             response.body.singleResult.data !== undefined &&
             response.body.singleResult.data !== null;
-          if (state) state.storable = storable;
-          response.http.headers.set('cache-status', storable ? CACHE_STATUS.miss : CACHE_STATUS.uncacheable);
+          response.http.headers.set('cache-status', markStorable(state, storable));
         },
       };
     },

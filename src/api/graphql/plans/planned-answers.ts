@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Actor } from '../../../common/actor.js';
-import { CACHE_STATUS, ResponseCache } from '../../../common/cache/response-cache.js';
+import { ResponseCache } from '../../../common/cache/response-cache.js';
+import { markStorable } from '../cache/graphql-cache.hooks.js';
 import { setRateLimitItem } from '../../../common/rate-limit/rate-limit-headers.js';
 import { ReplicaSet } from '../../../database/replicas/replica-set.js';
 import { MetricsService } from '../../../metrics/metrics.service.js';
@@ -96,12 +97,8 @@ export class PlannedAnswers {
     }
     if (admitted.budget) setRateLimitItem(reply, admitted.budget);
     this.metrics.recordGraphQLOperation('query');
-    const state = request.graphqlCache;
-    if (this.cache.enabled) {
-      // As the gate's plugin marks an admitted query's answer with data and no errors.
-      if (state) state.storable = true;
-      reply.header('cache-status', state ? CACHE_STATUS.miss : CACHE_STATUS.uncacheable);
-    }
+    // An admitted query's data without errors, as the gate's plugin decides it.
+    if (this.cache.enabled) reply.header('cache-status', markStorable(request.graphqlCache, request.graphqlCache !== null));
     reply.header('content-type', mediaType).send(`${JSON.stringify({ data: answer.data })}\n`);
     return true;
   }
