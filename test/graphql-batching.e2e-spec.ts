@@ -208,14 +208,25 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
       await relayQuiet(app);
       return { data: expectData(result), statements: (await metricValue(app, 'db_queries_total')) - before };
     };
-    const post = await write('mutation($input: CreatePostInput!) { createPost(input: $input) { id title createdAt } }', { input: { title: 'Counted', body: 'b' } });
-    expect(post).toMatchObject({ data: { createPost: { title: 'Counted' } } });
-    expect(POST_WRITE_STATEMENTS).toContain(post.statements);
-    const comment = await write('mutation($input: CreateCommentInput!) { createComment(input: $input) { id postId } }', {
-      input: { postId: post.data.createPost.id, body: 'Counted too' },
-    });
-    expect(comment).toMatchObject({ data: { createComment: { postId: post.data.createPost.id } } });
-    expect(COMMENT_WRITE_STATEMENTS).toContain(comment.statements);
+    // As measure() does for reads: three writes of each kind, and the smallest count is a write's own
+    // (on a busy machine one may take in a background look or two; three in a row do not).
+    const posts = [];
+    for (let run = 0; run < 3; run++) {
+      const post = await write('mutation($input: CreatePostInput!) { createPost(input: $input) { id title createdAt } }', { input: { title: `Counted ${run}`, body: 'b' } });
+      expect(post).toMatchObject({ data: { createPost: { title: `Counted ${run}` } } });
+      posts.push(post);
+    }
+    expect(POST_WRITE_STATEMENTS).toContain(Math.min(...posts.map((post) => post.statements)));
+    const postId = posts[0].data.createPost.id;
+    const comments = [];
+    for (let run = 0; run < 3; run++) {
+      const comment = await write('mutation($input: CreateCommentInput!) { createComment(input: $input) { id postId } }', {
+        input: { postId, body: `Counted too ${run}` },
+      });
+      expect(comment).toMatchObject({ data: { createComment: { postId } } });
+      comments.push(comment);
+    }
+    expect(COMMENT_WRITE_STATEMENTS).toContain(Math.min(...comments.map((comment) => comment.statements)));
     const missing = await graphql(app, 'mutation { createComment(input: { postId: 999999, body: "x" }) { id } }', undefined, { token: tokens[1] });
     expectError(missing, 'NOT_FOUND', ['createComment']);
   });
