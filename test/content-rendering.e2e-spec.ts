@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ContentRenderer } from '../src/content/content-renderer.js';
+import { TransactionRunner } from '../src/common/persistence/transaction-runner.js';
 import { textProblem } from '../src/common/validation/well-formed.js';
 import { ALICE, bearer, tokenFor } from './support/auth.js';
 import { expectData, graphql } from './support/graphql-client.js';
@@ -71,6 +73,31 @@ describeEachDatabase('content rendering', (kind) => {
       const asMarkdown = await http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ bodyFormat: 'markdown' }).expect(200);
       expect(asMarkdown.body.bodyHtml).toBe('<p><em>hi</em> <em>there</em></p>');
     });
+  });
+
+  it('a write that renders a body has the engine ready before its transaction opens (loading it there would hold the write lock)', async () => {
+    const renderer = app.app.get(ContentRenderer);
+    const transactions = app.app.get(TransactionRunner);
+    const post = await created({ body: 'plain first' });
+    const comment = (await http().post(`/posts/${post.id}/comments`).set(bearer(alice)).send({ body: 'a *comment*' }).expect(201)).body as { id: number };
+    const writes: [string, () => Promise<unknown>][] = [
+      ['a Markdown post', () => created({ body: '*new*', bodyFormat: 'markdown' })],
+      ['a PATCH of the body', async () => http().patch(`/posts/${post.id}`).set(bearer(alice)).send({ body: '*edited*' }).expect(200)],
+      ['a comment edited', async () => http().patch(`/comments/${comment.id}`).set(bearer(alice)).send({ body: '**edited**' }).expect(200)],
+    ];
+    for (const [what, write] of writes) {
+      const engine = vi.spyOn(renderer, 'engine');
+      const run = vi.spyOn(transactions, 'run');
+      try {
+        await write();
+        expect(engine.mock.invocationCallOrder.length, what).toBeGreaterThan(0);
+        expect(run.mock.invocationCallOrder.length, what).toBeGreaterThan(0);
+        expect(engine.mock.invocationCallOrder[0], what).toBeLessThan(run.mock.invocationCallOrder[0]);
+      } finally {
+        engine.mockRestore();
+        run.mockRestore();
+      }
+    }
   });
 
   describe(`the XSS corpus (${vectors.length} vectors)`, () => {

@@ -205,6 +205,7 @@ export class CommentsService {
       throw DomainError.badInput('Give body or status (or both)', [{ field: 'body', message: 'body or status is required' }]);
     }
     let recorded: BlogEvent[] = [];
+    if (input.body !== undefined) await this.renderer.prepare('markdown');
     const comment = await this.transactions.run(async (manager) => {
       const { current, post } = await this.lockVisible(id, who, manager);
       if (input.body !== undefined) this.policy.authorize(who, 'comments.edit', current.authorId);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PublicUrls } from '../publication/public-urls.js';
 import { ContentEngine } from './content-engine.js';
 import { ContentRenderer } from './content-renderer.js';
@@ -23,5 +23,14 @@ describe('ContentRenderer (the engine loaded on first use)', () => {
     const first = await renderer.engine();
     expect(await renderer.engine()).toBe(first);
     expect(first.renderComment('[a](https://blog.example.com/x) [b](https://example.org)')).toBe(engine.renderComment('[a](https://blog.example.com/x) [b](https://example.org)'));
+  });
+
+  it('prepares the engine for Markdown, HTML and a format not known yet; plain text needs none', async () => {
+    for (const [format, loads] of [['plain', false], ['markdown', true], ['html', true], [undefined, true]] as const) {
+      const fresh = new ContentRenderer(urls);
+      const engineOf = vi.spyOn(fresh, 'engine');
+      await fresh.prepare(format);
+      expect(engineOf.mock.calls.length, String(format)).toBe(loads ? 1 : 0);
+    }
   });
 });

@@ -26,6 +26,15 @@ export class ContentRenderer {
     return this.engineOnce;
   }
 
+  /**
+   * Loads what a body of this format will need (all of it for a format not known yet), for a
+   * write to call before its transaction: the first import takes tens of milliseconds, and a
+   * transaction that waits for it holds the database's write lock meanwhile.
+   */
+  async prepare(format: BodyFormat | undefined): Promise<void> {
+    if (format === undefined || format === 'markdown' || format === 'html') await this.engine();
+  }
+
   /** A post's body as safe HTML (ContentEngine.renderPost). */
   async renderPost(body: string, format: BodyFormat, media?: BodyMediaLookup): Promise<RenderedBody> {
     if (format !== 'markdown' && format !== 'html') return { bodyHtml: plainTextToHtml(body), text: body, readingTimeMinutes: readingTimeMinutes(body) };

@@ -175,6 +175,7 @@ export class PostsService {
     const locale = input.locale === undefined ? this.config.defaultLocale : this.localeOf(input.locale);
     const translationOf = typeof input.translationOf === 'object' ? input.translationOf.postId : input.translationOf;
     const recorded: BlogEvent[] = [];
+    await this.renderer.prepare(input.bodyFormat ?? 'plain');
     const post = await this.transactions
       .run(async (manager) => {
         recorded.length = 0;
@@ -286,6 +287,8 @@ export class PostsService {
   async update(id: number, input: UpdatePostDto, actor: Actor | null, options: WriteOptions = {}): Promise<Post> {
     const who = this.policy.requireActor(actor);
     const recorded: BlogEvent[] = [];
+    // The format may be the post's own, known only in the transaction: all of it then.
+    if (input.body !== undefined || input.bodyFormat !== undefined || input.excerpt !== undefined || input.revision !== undefined) await this.renderer.prepare(input.bodyFormat);
     const post = await this.transactions.run(async (manager) => {
       recorded.length = 0;
       const current = await this.writable(id, who, manager);
