@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlannedRequest } from '../src/api/graphql/plans/plan-completion.js';
 import { QueryPlanner } from '../src/api/graphql/plans/query-planner.js';
 import { Sql } from '../src/common/persistence/sql.js';
@@ -258,40 +258,58 @@ describeEachDatabase('GraphQL plans: planned and unplanned post pages answer the
     });
   }
 
+  /**
+   * Asks with the next statement sent (Sql.rows) failing with `message`. The post scheduler and
+   * the other background jobs send statements of their own every second: one of them may take the
+   * failure, or send one more statement while the request runs. So this tries up to three times,
+   * until `reached` says the failure went to the request. A path that is wrong every time still
+   * fails.
+   */
+  const askFailing = async (
+    document: Document,
+    subject: number,
+    message: string,
+    reached: (tried: { answer: Awaited<ReturnType<typeof ask>>; calls: number; answeredByPlan: number }) => boolean,
+  ) => {
+    for (let attempt = 1; ; attempt++) {
+      const spy = vi.spyOn(app.app.get(Sql), 'rows').mockRejectedValueOnce(new Error(message));
+      const before = planned;
+      try {
+        const answer = await ask(document, subject, undefined);
+        const tried = { answer, calls: spy.mock.calls.length, answeredByPlan: planned - before };
+        if (reached(tried) || attempt === 3) return tried;
+      } finally {
+        spy.mockRestore();
+      }
+    }
+  };
+  const hasErrors = (answer: { text: string }) => (JSON.parse(answer.text) as { errors?: unknown[] }).errors !== undefined;
+
   it('a planned statement that fails leaves the request to the resolvers: their answer, as without a plan', async () => {
     const postId = posts.get('published')!;
     planner.enabled = false;
     const unplanned = await ask(DOCUMENTS[0], postId, undefined);
     planner.enabled = true;
-    const spy = vi.spyOn(app.app.get(Sql), 'rows').mockRejectedValueOnce(new Error('the database went away'));
-    onTestFinished(() => {
-      spy.mockRestore();
-    });
-    const before = planned;
-    expect(await ask(DOCUMENTS[0], postId, undefined)).toEqual(unplanned);
-    expect(spy).toHaveBeenCalled();
-    expect(planned).toBe(before);
+    // Reached when the plan did not answer (a background job's statement would have taken the failure instead).
+    const withPlan = await askFailing(DOCUMENTS[0], postId, 'the database went away', (tried) => tried.answeredByPlan === 0);
+    expect(withPlan.answer).toEqual(unplanned);
+    expect(withPlan.calls).toBeGreaterThan(0);
+    expect(withPlan.answeredByPlan).toBe(0);
   });
 
   it('the database unavailable while a planned statement runs: the resolvers’ error and data, at once (one statement, no second wait)', async () => {
-    const sqlRows = app.app.get(Sql);
     for (const document of [DOCUMENTS[0], LIST_DOCUMENTS[1], USER_DOCUMENTS[2]]) {
       const subject = document.over === 'users' ? ALICE_ID : posts.get('published')!;
-      const failing = () => vi.spyOn(sqlRows, 'rows').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+      const outage = 'Connection terminated unexpectedly';
       planner.enabled = false;
-      const unplannedSpy = failing();
-      const unplanned = await ask(document, subject, undefined);
-      unplannedSpy.mockRestore();
+      const unplanned = await askFailing(document, subject, outage, (tried) => hasErrors(tried.answer));
       planner.enabled = true;
-      const spy = failing();
-      const before = planned;
-      const withPlan = await ask(document, subject, undefined);
-      const calls = spy.mock.calls.length;
-      spy.mockRestore();
-      expect(JSON.parse(unplanned.text).errors[0].extensions.code, document.name).toBe('SERVICE_UNAVAILABLE');
-      expect(withPlan, document.name).toEqual(unplanned);
-      expect(planned - before, `${document.name}: answered by the plan`).toBe(1);
-      expect(calls, `${document.name}: statements sent`).toBe(1);
+      // Reached when the answer has the error and no other statement was sent meanwhile.
+      const withPlan = await askFailing(document, subject, outage, (tried) => hasErrors(tried.answer) && tried.calls === 1);
+      expect(JSON.parse(unplanned.answer.text).errors[0].extensions.code, document.name).toBe('SERVICE_UNAVAILABLE');
+      expect(withPlan.answer, document.name).toEqual(unplanned.answer);
+      expect(withPlan.answeredByPlan, `${document.name}: answered by the plan`).toBe(1);
+      expect(withPlan.calls, `${document.name}: statements sent`).toBe(1);
     }
   });
 
