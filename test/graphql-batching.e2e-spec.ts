@@ -210,23 +210,18 @@ describeEachDatabase('GraphQL batching (SQL statements per request)', (kind) => 
     };
     // As measure() does for reads: three writes of each kind, and the smallest count is a write's own
     // (on a busy machine one may take in a background look or two; three in a row do not).
-    const posts = [];
-    for (let run = 0; run < 3; run++) {
-      const post = await write('mutation($input: CreatePostInput!) { createPost(input: $input) { id title createdAt } }', { input: { title: `Counted ${run}`, body: 'b' } });
-      expect(post).toMatchObject({ data: { createPost: { title: `Counted ${run}` } } });
-      posts.push(post);
-    }
-    expect(POST_WRITE_STATEMENTS).toContain(Math.min(...posts.map((post) => post.statements)));
-    const postId = posts[0].data.createPost.id;
-    const comments = [];
-    for (let run = 0; run < 3; run++) {
-      const comment = await write('mutation($input: CreateCommentInput!) { createComment(input: $input) { id postId } }', {
-        input: { postId, body: `Counted too ${run}` },
-      });
-      expect(comment).toMatchObject({ data: { createComment: { postId } } });
-      comments.push(comment);
-    }
-    expect(COMMENT_WRITE_STATEMENTS).toContain(Math.min(...comments.map((comment) => comment.statements)));
+    const threeWrites = async (query: string, input: (run: number) => Record<string, unknown>) => {
+      const runs = [];
+      for (let run = 0; run < 3; run++) runs.push(await write(query, { input: input(run) }));
+      return { runs, statements: Math.min(...runs.map((run) => run.statements)) };
+    };
+    const posts = await threeWrites('mutation($input: CreatePostInput!) { createPost(input: $input) { id title createdAt } }', (run) => ({ title: `Counted ${run}`, body: 'b' }));
+    posts.runs.forEach((post, run) => expect(post).toMatchObject({ data: { createPost: { title: `Counted ${run}` } } }));
+    expect(POST_WRITE_STATEMENTS).toContain(posts.statements);
+    const postId = posts.runs[0].data.createPost.id;
+    const comments = await threeWrites('mutation($input: CreateCommentInput!) { createComment(input: $input) { id postId } }', (run) => ({ postId, body: `Counted too ${run}` }));
+    for (const comment of comments.runs) expect(comment).toMatchObject({ data: { createComment: { postId } } });
+    expect(COMMENT_WRITE_STATEMENTS).toContain(comments.statements);
     const missing = await graphql(app, 'mutation { createComment(input: { postId: 999999, body: "x" }) { id } }', undefined, { token: tokens[1] });
     expectError(missing, 'NOT_FOUND', ['createComment']);
   });

@@ -9,6 +9,9 @@ export type { BodyMedia, BodyMediaLookup, RenderedBody } from './content-engine.
 /** The engine module, imported once per process, on the first body that needs it. */
 let engineModule: Promise<typeof import('./content-engine.js')> | undefined;
 
+/** Whether a body of this format is rendered by the engine (plain text needs none). */
+const needsEngine = (format: BodyFormat): boolean => format === 'markdown' || format === 'html';
+
 /**
  * Renders bodies to safe HTML on write (CONTRACT §13): a read never parses Markdown. The work is
  * ContentEngine's; markdown-it and sanitize-html are loaded on the first Markdown, HTML or
@@ -32,18 +35,18 @@ export class ContentRenderer {
    * transaction that waits for it holds the database's write lock meanwhile.
    */
   async prepare(format: BodyFormat | undefined): Promise<void> {
-    if (format === undefined || format === 'markdown' || format === 'html') await this.engine();
+    if (format === undefined || needsEngine(format)) await this.engine();
   }
 
   /** A post's body as safe HTML (ContentEngine.renderPost). */
   async renderPost(body: string, format: BodyFormat, media?: BodyMediaLookup): Promise<RenderedBody> {
-    if (format !== 'markdown' && format !== 'html') return { bodyHtml: plainTextToHtml(body), text: body, readingTimeMinutes: readingTimeMinutes(body) };
+    if (!needsEngine(format)) return { bodyHtml: plainTextToHtml(body), text: body, readingTimeMinutes: readingTimeMinutes(body) };
     return (await this.engine()).renderPost(body, format, media);
   }
 
   /** The ids of the media items the body shows as images (ContentEngine.mediaIdsOf). */
   async mediaIdsOf(body: string, format: BodyFormat): Promise<number[]> {
-    if (format !== 'markdown' && format !== 'html') return [];
+    if (!needsEngine(format)) return [];
     return (await this.engine()).mediaIdsOf(body, format);
   }
 
