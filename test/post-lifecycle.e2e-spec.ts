@@ -595,6 +595,9 @@ describeEachDatabase('the editorial life of a post', (kind) => {
       try {
         const followed = await createPostWith(app, alice(), { title: 'Hooked', body: 'x', status: 'draft' });
         await patchPost(app, followed.id, alice(), { status: 'published' });
+        // Delivered while the post is public: one sent after it went back to draft carries no
+        // resource (the draft withdraws its content from the stored events, CONTRACT §18).
+        await until('the POST_PUBLISHED of the followed post', () => receiver.payloads().some((payload) => payload.data.postId === followed.id && payload.type === 'POST_PUBLISHED'), 20_000);
         await patchPost(app, followed.id, alice(), { status: 'draft' });
         const quiet = await createPostWith(app, alice(), { title: 'Never public', body: 'x', status: 'draft' });
         await patchPost(app, quiet.id, alice(), { status: 'scheduled', publishAt: fromNow(3_600_000) });
